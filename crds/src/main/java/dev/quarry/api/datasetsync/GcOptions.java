@@ -1,0 +1,16 @@
+package dev.quarry.api.datasetsync;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.quarry.api.common.Patterns;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Pattern;
+
+/** How Gc sweeps the remote. */
+public record GcOptions(
+    @JsonPropertyDescription("Report what would be deleted and delete nothing. Set to false to delete.")
+        @Default("true")
+        Boolean dryRun,
+    @JsonPropertyDescription("Never delete an object younger than this, so pushes in flight are safe.")
+        @Default("24h")
+        @Pattern(Patterns.DURATION)
+        String gracePeriod) {}

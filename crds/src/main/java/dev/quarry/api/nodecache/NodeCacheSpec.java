@@ -1,0 +1,39 @@
+package dev.quarry.api.nodecache;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.quarry.api.common.ObjectStore;
+import dev.quarry.api.common.Patterns;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.Toleration;
+import java.util.List;
+import java.util.Map;
+
+/** Dataset images mounted on selected nodes, the hottest copied to node-local disk and switched over live. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "self.images.all(i, self.images.exists_one(j, j.name == i.name))",
+    message = "image names must be unique")
+@ValidationRule(
+    value = "!self.images.exists(i, i.source.startsWith('s3://')) || has(self.store)",
+    message = "images with an s3:// source need spec.store")
+@ValidationRule(
+    value = "self.images.all(i, !i.source.startsWith('s3://') || has(i.checksum))",
+    message = "images with an s3:// source need a checksum")
+public record NodeCacheSpec(
+    @JsonPropertyDescription("Labels a node must have to run the agent; every node when empty.")
+        Map<String, String> nodeSelector,
+    @JsonPropertyDescription("Tolerations of the agent pods, for example to reach tainted GPU nodes.")
+        List<Toleration> tolerations,
+    @JsonPropertyDescription("Directory on each node under which every image is mounted at <mountRoot>/<name>.")
+        @Default("/mnt/quarry")
+        @Pattern(Patterns.ABSOLUTE_PATH)
+        String mountRoot,
+    @JsonPropertyDescription("The node-local cache.") @Required CacheStorage cache,
+    @JsonPropertyDescription("The images.") @Required @Size(max = 500) List<CacheImage> images,
+    @JsonPropertyDescription("How the agents decide what to cache.") CachePolicy policy,
+    @JsonPropertyDescription("The object store of images with an s3:// source.") ObjectStore store) {}

@@ -1,0 +1,23 @@
+package dev.quarry.api.nodecache;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.util.List;
+
+/** A summary of every node's agent report; per-node detail lives in the agents' own objects. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record NodeCacheStatus(
+    @JsonPropertyDescription("The generation of the spec this status describes.") Long observedGeneration,
+    @JsonPropertyDescription("Pending, Ready or Degraded.") CachePhase phase,
+    @JsonPropertyDescription("Nodes whose agent mounts every image, as ready/selected.") String nodes,
+    @JsonPropertyDescription("Nodes selected for the agent.") Integer nodesSelected,
+    @JsonPropertyDescription("Nodes whose agent mounts every image.") Integer nodesReady,
+    @JsonPropertyDescription("Local copies across all nodes.") Integer cachedCopies,
+    @JsonPropertyDescription("Bytes read from local copies over the window, all nodes.") Long bytesReadLocal,
+    @JsonPropertyDescription("Bytes read from sources over the window, all nodes.") Long bytesReadSource,
+    @JsonPropertyDescription("Share of bytes served locally over the window, as a percentage (87%).")
+        String hitRatio,
+    @JsonPropertyDescription("Each image across all nodes.") List<ImageSummary> images,
+    @JsonPropertyDescription("Ready is True when every selected node mounts every image.")
+        List<Condition> conditions) {}

@@ -1,0 +1,38 @@
+package dev.quarry.api.shardsort;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.quarry.api.common.Patterns;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.ValidationRule;
+
+/** Where the output shards go, in which format, and how large each one is. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "[has(self.shardSize), has(self.recordsPerShard), has(self.shardCount)].filter(x, x).size() == 1",
+    message = "output needs exactly one of shardSize, recordsPerShard or shardCount")
+public record ShardOutput(
+    @JsonPropertyDescription("Output shard URLs as a brace template whose range numbers the shards. The range may be"
+            + " open-ended, for example s3://datasets/shuffled-{000000..}.tar; a closed range that is too short"
+            + " for the shards the job produces fails the plan phase before anything is written. Required unless"
+            + " the order is keymap, whose lines name the templates.")
+        @Pattern("^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/.*\\{[0-9]+\\.\\.([0-9]+)?\\}.*$")
+        String template,
+    @JsonPropertyDescription("Archive format of the output shards; a value other than the input's converts."
+            + " Defaults to the input format.")
+        ShardFormat format,
+    @JsonPropertyDescription("Target size of each shard's payload, as a quantity (256Mi). Records are never split:"
+            + " a shard is closed at the first record that brings it to the size or beyond.")
+        @Pattern(Patterns.BYTE_SIZE)
+        String shardSize,
+    @JsonPropertyDescription("Exactly this many records per shard; the last shard may have fewer.")
+        @Min(1)
+        @Max(100000000)
+        Long recordsPerShard,
+    @JsonPropertyDescription("Exactly this many shards, whose record counts differ by at most one (with a keymap"
+            + " order: this many per key map template).")
+        @Min(1)
+        @Max(10000000)
+        Long shardCount) {}

@@ -1,0 +1,29 @@
+package dev.quarry.cli;
+
+import dev.quarry.cli.gen.GenCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code quarry} command: what worker pods run, and what users run on their own machine. */
+@Command(
+    name = "quarry",
+    mixinStandardHelpOptions = true,
+    versionProvider = QuarryVersion.class,
+    description = {
+      "Moves and reshapes AI training datasets where they live: in S3-compatible object storage or a local folder.",
+      ""
+    },
+    subcommands = {GenCommand.class, CommandLine.HelpCommand.class})
+public final class QuarryCommand {
+  public static void main(String[] args) {
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command tree with Quarry's error handling, for {@link #main} and for tests. */
+  public static CommandLine commandLine() {
+    CommandLine commandLine = new CommandLine(new QuarryCommand());
+    commandLine.setExecutionExceptionHandler(new UserErrorHandler());
+    commandLine.setCaseInsensitiveEnumValuesAllowed(true);
+    return commandLine;
+  }
+}

@@ -1,0 +1,75 @@
+package dev.quarry.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class QuarryCommandTest {
+  @TempDir Path temp;
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int quarry(String... args) {
+    CommandLine commandLine = QuarryCommand.commandLine();
+    commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(err, true));
+    return commandLine.execute(args);
+  }
+
+  @Test
+  void helpListsTheCommands() {
+    assertThat(quarry("--help")).isZero();
+    assertThat(out.toString()).contains("Usage: quarry").contains("gen ");
+  }
+
+  @Test
+  void genWritesTheDatasetAndReportsItAsJson() throws Exception {
+    Path dir = temp.resolve("ds");
+    int exit = quarry("gen", "--out", dir.toString(), "--shards", "3", "--records", "20", "--image-size", "2Ki",
+        "--prefix", "demo", "--json");
+
+    assertThat(exit).as(err.toString()).isZero();
+    JsonNode result = new ObjectMapper().readTree(out.toString());
+    assertThat(result.get("shards").asLong()).isEqualTo(3);
+    assertThat(result.get("records").asLong()).isEqualTo(60);
+    assertThat(result.get("bytes").asLong()).isEqualTo(
+        Files.size(dir.resolve("demo-000000.tar")) + Files.size(dir.resolve("demo-000001.tar"))
+            + Files.size(dir.resolve("demo-000002.tar")));
+    assertThat(result.get("shardList").get(2).get("name").asText()).isEqualTo("demo-000002.tar");
+    assertThat(err.toString()).contains("gen: 3/3 shards");
+  }
+
+  @Test
+  void genSummarizesForPeople() {
+    assertThat(quarry("gen", "--out", temp.resolve("ds").toString(), "--shards", "2", "--records", "5")).isZero();
+    assertThat(out.toString()).startsWith("Wrote 2 shards, 10 records, ");
+  }
+
+  @Test
+  void badSizeIsOneLineThatSaysWhatToWrite() {
+    assertThat(quarry("gen", "--out", temp.toString(), "--image-size", "100MB")).isEqualTo(1);
+    assertThat(err.toString().strip()).isEqualTo("quarry: Invalid byte size: 100MB (must be a whole number with an"
+        + " optional suffix Ki, Mi, Gi, Ti, Pi, Ei, k, M, G, T, P or E, for example 256Mi)");
+  }
+
+  @Test
+  void unknownFormatNamesTheFormatsThereAre() {
+    assertThat(quarry("gen", "--out", temp.toString(), "--format", "rar")).isEqualTo(2);
+    assertThat(err.toString()).contains("Invalid shard format: rar (must be one of tar)");
+  }
+
+  @Test
+  void missingOutputFolderIsAUsageError() {
+    assertThat(quarry("gen")).isEqualTo(2);
+    assertThat(err.toString()).contains("Missing required option: '--out=DIR'");
+  }
+}
