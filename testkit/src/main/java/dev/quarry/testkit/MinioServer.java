@@ -1,0 +1,131 @@
+package dev.quarry.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * A real MinIO server on a free loopback port, with a fresh data folder and credentials generated for it. Built
+ * from its Go module by {@code e2e/tools/install-test-tools.sh}.
+ */
+public final class MinioServer implements AutoCloseable {
+  public static final String REGION = "us-east-1";
+  private static final int START_ATTEMPTS = 3;
+
+  private final ServerProcess process;
+  private final Path dataDir;
+  private final int port;
+  private final String accessKey;
+  private final String secretKey;
+
+  private MinioServer(ServerProcess process, Path dataDir, int port, String accessKey, String secretKey) {
+    this.process = process;
+    this.dataDir = dataDir;
+    this.port = port;
+    this.accessKey = accessKey;
+    this.secretKey = secretKey;
+  }
+
+  /** Starts a server with an empty data folder; retries on another port if the chosen one was taken meanwhile. */
+  public static MinioServer start() throws IOException, InterruptedException {
+    Path binary = TestTools.binary("minio");
+    Path dataDir = Files.createTempDirectory("quarry-minio-");
+    String accessKey = "quarry-" + UUID.randomUUID().toString().substring(0, 8);
+    String secretKey = UUID.randomUUID().toString();
+    IOException last = null;
+    for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+      int port = TestTools.freeLoopbackPort();
+      int consolePort = TestTools.freeLoopbackPort();
+      try {
+        ServerProcess process = ServerProcess.start("minio", List.of(binary.toString(), "server",
+                "--address", "127.0.0.1:" + port, "--console-address", "127.0.0.1:" + consolePort, "--quiet",
+                dataDir.resolve("data").toString()),
+            Map.of("MINIO_ROOT_USER", accessKey, "MINIO_ROOT_PASSWORD", secretKey, "MINIO_BROWSER", "off",
+                "MINIO_UPDATE", "off"),
+            dataDir.resolve("minio-" + attempt + ".log"),
+            URI.create("http://127.0.0.1:" + port + "/minio/health/live"), Duration.ofSeconds(60));
+        return new MinioServer(process, dataDir, port, accessKey, secretKey);
+      } catch (IOException e) {
+        last = e;
+      }
+    }
+    deleteRecursively(dataDir);
+    throw last;
+  }
+
+  /** The S3 endpoint, for example {@code http://127.0.0.1:39123}. */
+  public URI endpoint() {
+    return URI.create("http://127.0.0.1:" + port);
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public String accessKey() {
+    return accessKey;
+  }
+
+  public String secretKey() {
+    return secretKey;
+  }
+
+  /** A path-style S3 client for this server; the caller closes it. */
+  public S3Client client() {
+    return clientFor(endpoint());
+  }
+
+  /** A path-style S3 client with this server's credentials for another endpoint, such as a proxy in front. */
+  public S3Client clientFor(URI endpoint) {
+    return S3Client.builder()
+        .endpointOverride(endpoint)
+        .region(Region.of(REGION))
+        .credentialsProvider(credentials())
+        .forcePathStyle(true)
+        .build();
+  }
+
+  /** This server's credentials for an S3 client. */
+  public StaticCredentialsProvider credentials() {
+    return StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey));
+  }
+
+  /** Creates a bucket with a unique name and returns the name. */
+  public String createBucket(String prefix) {
+    String bucket = (prefix + "-" + UUID.randomUUID().toString().substring(0, 8)).toLowerCase();
+    try (S3Client s3 = client()) {
+      s3.createBucket(b -> b.bucket(bucket));
+    }
+    return bucket;
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  @Override
+  public void close() {
+    process.close();
+    deleteRecursively(dataDir);
+  }
+
+  private static void deleteRecursively(Path dir) {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot delete " + dir, e);
+    }
+  }
+}

@@ -1,0 +1,47 @@
+package dev.quarry.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Finds the test servers that {@code e2e/tools/install-test-tools.sh} builds, and free loopback ports for them. */
+public final class TestTools {
+  private TestTools() {}
+
+  /** The folder holding the tools' binaries: {@code $QUARRY_TOOLS_BIN}, else {@code ~/.cache/quarry/tools/bin}. */
+  public static Path binDirectory() {
+    String configured = System.getenv("QUARRY_TOOLS_BIN");
+    if (configured != null && !configured.isBlank()) {
+      return Path.of(configured);
+    }
+    String toolsDir = System.getenv("QUARRY_TOOLS_DIR");
+    Path tools = toolsDir != null && !toolsDir.isBlank()
+        ? Path.of(toolsDir)
+        : Path.of(System.getProperty("user.home"), ".cache", "quarry", "tools");
+    return tools.resolve("bin");
+  }
+
+  /** The path of the tool's binary; fails with what to run when it has not been built. */
+  public static Path binary(String name) {
+    Path binary = binDirectory().resolve(name);
+    if (!Files.isExecutable(binary)) {
+      throw new IllegalStateException("Cannot find test tool " + name + " in " + binDirectory()
+          + ": run e2e/tools/install-test-tools.sh (or e2e/run-tests.sh) first");
+    }
+    return binary;
+  }
+
+  /** A port that was free on 127.0.0.1 a moment ago. Servers still retry, because another process may take it. */
+  public static int freeLoopbackPort() {
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.setReuseAddress(true);
+      socket.bind(new InetSocketAddress("127.0.0.1", 0));
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot find a free loopback port", e);
+    }
+  }
+}
