@@ -1,5 +1,6 @@
 package dev.quarry.api;
 
+import dev.quarry.testkit.RepositoryRoot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -18,7 +19,7 @@ class CommittedCrdsTest {
   @ParameterizedTest
   @FieldSource("dev.quarry.api.GeneratedCrds#FILES")
   void moduleCopyMatchesGenerated(String file) throws IOException {
-    Path committed = GeneratedCrds.repositoryRoot().resolve("crds/yaml").resolve(file);
+    Path committed = RepositoryRoot.find().resolve("crds/yaml").resolve(file);
     assertThat(committed).exists();
     assertThat(Files.readString(committed)).as(HOW_TO_UPDATE).isEqualTo(GeneratedCrds.yaml(file));
   }
@@ -26,14 +27,14 @@ class CommittedCrdsTest {
   @ParameterizedTest
   @FieldSource("dev.quarry.api.GeneratedCrds#FILES")
   void chartCopyMatchesGenerated(String file) throws IOException {
-    Path committed = GeneratedCrds.repositoryRoot().resolve("charts/quarry/crds").resolve(file);
+    Path committed = RepositoryRoot.find().resolve("charts/quarry/crds").resolve(file);
     assertThat(committed).exists();
     assertThat(Files.readString(committed)).as(HOW_TO_UPDATE).isEqualTo(GeneratedCrds.yaml(file));
   }
 
   @Test
   void noStaleFilesAreCommitted() throws IOException {
-    try (var files = Files.list(GeneratedCrds.repositoryRoot().resolve("charts/quarry/crds"))) {
+    try (var files = Files.list(RepositoryRoot.find().resolve("charts/quarry/crds"))) {
       assertThat(files.map(path -> path.getFileName().toString()))
           .as("every CRD in the chart is one the API classes generate")
           .allMatch(GeneratedCrds.FILES::contains);

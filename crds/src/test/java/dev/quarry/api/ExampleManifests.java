@@ -1,5 +1,6 @@
 package dev.quarry.api;
 
+import dev.quarry.testkit.RepositoryRoot;
 import dev.quarry.api.datasetsync.DatasetSyncSpec;
 import dev.quarry.api.nodecache.NodeCacheSpec;
 import dev.quarry.api.shardsort.ShardSortJobSpec;
@@ -25,12 +26,12 @@ public final class ExampleManifests {
 
   /** Every manifest in docs/examples. */
   public static List<Path> valid() {
-    return yamlFiles(GeneratedCrds.repositoryRoot().resolve("docs/examples"));
+    return yamlFiles(RepositoryRoot.find().resolve("docs/examples"));
   }
 
   /** Every manifest the schema must refuse; each starts with a line {@code # refused: <message>}. */
   public static List<Path> invalid() {
-    return yamlFiles(GeneratedCrds.repositoryRoot().resolve("crds/src/test/resources/invalid"));
+    return yamlFiles(RepositoryRoot.find().resolve("crds/src/test/resources/invalid"));
   }
 
   /** The part of the API server's message that an invalid manifest expects. */

@@ -2,8 +2,6 @@ package dev.quarry.api;
 
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -29,17 +27,5 @@ public final class GeneratedCrds {
   /** The generated CRD of {@code file}, parsed. */
   public static CustomResourceDefinition crd(String file) {
     return Serialization.unmarshal(yaml(file), CustomResourceDefinition.class);
-  }
-
-  /** The repository root, found from the module's working directory. */
-  public static Path repositoryRoot() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.exists(dir.resolve("charts/quarry/Chart.yaml"))) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new IllegalStateException("Cannot find the repository root above " + Path.of("").toAbsolutePath());
-    }
-    return dir;
   }
 }
