@@ -13,6 +13,8 @@ echo "== System packages"
 e2e/tools/install-packages.sh
 echo "== Test servers"
 e2e/tools/install-test-tools.sh
+echo "== Python (WebDataset)"
+e2e/tools/install-python-env.sh
 # shellcheck disable=SC1091
 source "${QUARRY_TOOLS_DIR:-$HOME/.cache/quarry/tools}/versions.env"
 export QUARRY_TOOLS_BIN

@@ -6,7 +6,7 @@ import dev.quarry.api.shardsort.ShardSortJob;
 import dev.quarry.api.shardsort.ShardSortJobStatus;
 import dev.quarry.api.shardsort.ShardSortPhase;
 import dev.quarry.testkit.KubeApi;
-import dev.quarry.testkit.KubeApi.CommandResult;
+import dev.quarry.testkit.CommandResult;
 import dev.quarry.testkit.KubeApiExtension;
 import dev.quarry.testkit.RepositoryRoot;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;

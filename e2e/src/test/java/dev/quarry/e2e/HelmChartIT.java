@@ -2,15 +2,15 @@ package dev.quarry.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quarry.testkit.CommandResult;
 import dev.quarry.testkit.RepositoryRoot;
 import dev.quarry.testkit.TestTools;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -46,13 +46,9 @@ class HelmChartIT {
   }
 
   private static String helm(String... args) throws IOException, InterruptedException {
-    String[] command = new String[args.length + 1];
-    command[0] = TestTools.binary("helm").toString();
-    System.arraycopy(args, 0, command, 1, args.length);
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor(2, TimeUnit.MINUTES)).isTrue();
-    assertThat(process.exitValue()).as(output).isZero();
-    return output;
+    List<String> command = new ArrayList<>();
+    command.add(TestTools.binary("helm").toString());
+    command.addAll(List.of(args));
+    return CommandResult.check(null, command.toArray(String[]::new));
   }
 }

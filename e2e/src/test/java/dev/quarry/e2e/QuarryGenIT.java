@@ -2,6 +2,7 @@ package dev.quarry.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quarry.testkit.CommandResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -13,32 +14,29 @@ class QuarryGenIT {
 
   @Test
   void jarPrintsHelpAndVersion() throws Exception {
-    QuarryJar.Run help = QuarryJar.run(temp, "--help");
+    CommandResult help = QuarryJar.run(temp, "--help");
     assertThat(help.exitCode()).isZero();
     assertThat(help.stdout()).contains("Usage: quarry", "gen");
-    QuarryJar.Run version = QuarryJar.run(temp, "--version");
+    CommandResult version = QuarryJar.run(temp, "--version");
     assertThat(version.stdout()).startsWith("quarry ");
   }
 
   @Test
   void jarGeneratesADatasetThatGnuTarVerifies() throws Exception {
-    QuarryJar.Run run = QuarryJar.run(temp, "gen", "--out", "ds", "--shards", "4", "--records", "25",
+    CommandResult run = QuarryJar.run(temp, "gen", "--out", "ds", "--shards", "4", "--records", "25",
         "--image-size", "8Ki");
     assertThat(run.exitCode()).as(run.stderr()).isZero();
     assertThat(run.stdout()).startsWith("Wrote 4 shards, 100 records");
     for (int shard = 0; shard < 4; shard++) {
       Path file = temp.resolve("ds").resolve(String.format("train-%06d.tar", shard));
-      Process tar = new ProcessBuilder("tar", "-tf", file.toString()).redirectErrorStream(true).start();
-      String listing = new String(tar.getInputStream().readAllBytes());
-      assertThat(tar.waitFor()).as(listing).isZero();
-      assertThat(listing.lines()).hasSize(50);
+      assertThat(CommandResult.check(temp, "tar", "-tf", file.toString()).lines()).hasSize(50);
     }
     assertThat(Files.list(temp.resolve("ds")).count()).isEqualTo(4);
   }
 
   @Test
   void jarRefusesBadInputWithoutAStackTrace() throws Exception {
-    QuarryJar.Run run = QuarryJar.run(temp, "gen", "--out", "ds", "--shards", "-3");
+    CommandResult run = QuarryJar.run(temp, "gen", "--out", "ds", "--shards", "-3");
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.stderr().strip()).isEqualTo("quarry: Invalid shard count: -3 (must be from 1 to 1000000)");
     assertThat(temp.resolve("ds")).doesNotExist();

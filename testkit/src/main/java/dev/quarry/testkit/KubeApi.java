@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -114,7 +113,7 @@ public final class KubeApi implements AutoCloseable {
     command.add(TestTools.binary("kubectl").toString());
     command.add("--kubeconfig=" + kubeconfig);
     command.addAll(List.of(args));
-    return CommandResult.run(command);
+    return CommandResult.run(null, command);
   }
 
   @Override
@@ -125,26 +124,6 @@ public final class KubeApi implements AutoCloseable {
       Files.deleteIfExists(kubeconfig);
     } catch (IOException ignored) {
       // A leftover temp file is harmless.
-    }
-  }
-
-  /** What a command printed and returned. */
-  public record CommandResult(int exitCode, String stdout, String stderr) {
-    static CommandResult run(List<String> command) throws IOException, InterruptedException {
-      Path out = Files.createTempFile("quarry-cmd-", ".out");
-      Path err = Files.createTempFile("quarry-cmd-", ".err");
-      try {
-        Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        if (!process.waitFor(2, TimeUnit.MINUTES)) {
-          process.destroyForcibly();
-          throw new IOException("Cannot run " + command + ": no exit within 2 minutes");
-        }
-        return new CommandResult(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-            Files.readString(err, StandardCharsets.UTF_8));
-      } finally {
-        Files.deleteIfExists(out);
-        Files.deleteIfExists(err);
-      }
     }
   }
 }

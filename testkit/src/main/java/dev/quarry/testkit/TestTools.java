@@ -34,6 +34,20 @@ public final class TestTools {
     return binary;
   }
 
+  /** The Python of the venv that {@code e2e/tools/install-python-env.sh} makes, with WebDataset and msgpack. */
+  public static Path python() {
+    String configured = System.getenv("QUARRY_PYTHON_DIR");
+    Path venv = configured != null && !configured.isBlank()
+        ? Path.of(configured)
+        : Path.of(System.getProperty("user.home"), ".cache", "quarry", "python");
+    Path python = venv.resolve("bin/python");
+    if (!Files.isExecutable(python)) {
+      throw new IllegalStateException("Cannot find the test Python in " + venv
+          + ": run e2e/tools/install-python-env.sh (or e2e/run-tests.sh) first");
+    }
+    return python;
+  }
+
   /** A port that was free on 127.0.0.1 a moment ago. Servers still retry, because another process may take it. */
   public static int freeLoopbackPort() {
     try (ServerSocket socket = new ServerSocket()) {

@@ -1,16 +1,27 @@
 package dev.quarry.core.archive;
 
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.stream.Collectors;
 
 /** Archive formats of shards, named by their file extension. */
 public enum ShardFormat {
-  TAR("tar");
+  TAR("tar"),
+  TAR_GZ("tar.gz", "tgz"),
+  TAR_LZ4("tar.lz4"),
+  ZIP("zip"),
+  MSGPACK("msgpack");
 
   private final String extension;
+  private final String alias;
 
   ShardFormat(String extension) {
+    this(extension, null);
+  }
+
+  ShardFormat(String extension, String alias) {
     this.extension = extension;
+    this.alias = alias;
   }
 
   /** The file extension without a leading dot, for example {@code tar.gz}. */
@@ -18,14 +29,35 @@ public enum ShardFormat {
     return extension;
   }
 
-  /** The format whose extension is {@code extension}. */
+  /** Whether the format is a tar stream (possibly compressed), whose members have raw byte ranges. */
+  public boolean isTar() {
+    return this == TAR || this == TAR_GZ || this == TAR_LZ4;
+  }
+
+  /** The format whose extension is {@code extension} ({@code tgz} is {@code tar.gz}). */
   public static ShardFormat ofExtension(String extension) {
     for (ShardFormat format : values()) {
-      if (format.extension.equals(extension)) {
+      if (format.extension.equals(extension) || extension.equals(format.alias)) {
         return format;
       }
     }
-    throw new IllegalArgumentException("Invalid shard format: " + extension + " (must be one of "
-        + Arrays.stream(values()).map(ShardFormat::extension).collect(Collectors.joining(", ")) + ")");
+    throw new IllegalArgumentException("Invalid shard format: " + extension + " (must be one of " + names() + ")");
+  }
+
+  /** The format a shard's object or file name ends with, for example {@code train-0001.tar.lz4}. */
+  public static ShardFormat ofName(String name) {
+    String lower = name.toLowerCase(Locale.ROOT);
+    // Longest extensions first, so that x.tar.gz is not taken for something ending in .gz alone.
+    for (ShardFormat format : new ShardFormat[] {TAR_GZ, TAR_LZ4, TAR, ZIP, MSGPACK}) {
+      if (lower.endsWith("." + format.extension) || (format.alias != null && lower.endsWith("." + format.alias))) {
+        return format;
+      }
+    }
+    throw new IllegalArgumentException("Cannot infer the shard format of " + name + ": its name must end in ."
+        + names().replace(", ", ", .") + ", or give the format explicitly");
+  }
+
+  private static String names() {
+    return Arrays.stream(values()).map(ShardFormat::extension).collect(Collectors.joining(", "));
   }
 }

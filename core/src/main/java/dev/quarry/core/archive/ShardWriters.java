@@ -1,16 +1,20 @@
 package dev.quarry.core.archive;
 
-import dev.quarry.core.archive.tar.TarShardWriter;
+import dev.quarry.core.archive.compress.Compression;
+import dev.quarry.core.archive.tar.TarWriter;
+import java.io.IOException;
 import java.io.OutputStream;
 
-/** The entry point for writing shards: one writer per format. */
+/** The entry point for writing shards: one writer per format. Closing a writer finishes the archive and the stream. */
 public final class ShardWriters {
   private ShardWriters() {}
 
-  /** A writer of {@code format} onto {@code out}; closing the writer finishes the archive and closes {@code out}. */
-  public static ShardWriter open(ShardFormat format, OutputStream out) {
+  public static ShardWriter open(ShardFormat format, OutputStream out) throws IOException {
     return switch (format) {
-      case TAR -> new TarShardWriter(out);
+      case TAR -> new TarWriter(out);
+      case TAR_GZ -> new TarWriter(Compression.gzip(out));
+      case TAR_LZ4 -> new TarWriter(Compression.lz4(out));
+      case ZIP, MSGPACK -> throw new IllegalArgumentException("Cannot write " + format.extension() + " shards yet");
     };
   }
 }

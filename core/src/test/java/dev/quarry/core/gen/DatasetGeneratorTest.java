@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.testkit.CommandResult;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -104,13 +102,6 @@ class DatasetGeneratorTest {
   }
 
   private static List<String> run(Path dir, String... command) throws Exception {
-    Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-    List<String> lines = new ArrayList<>();
-    try (var reader = process.inputReader(StandardCharsets.UTF_8)) {
-      reader.lines().forEach(lines::add);
-    }
-    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(process.exitValue()).as(String.join("\n", lines)).isZero();
-    return lines;
+    return CommandResult.check(dir, command).lines().toList();
   }
 }

@@ -1,0 +1,36 @@
+package dev.quarry.core.archive;
+
+import java.io.IOException;
+
+/**
+ * A shard that cannot be read as its format says: malformed, truncated, unsafe, or beyond a limit. The message names
+ * the shard and, where there is one, the member.
+ */
+public class ArchiveException extends IOException {
+  private final String shard;
+
+  public ArchiveException(String shard, String message) {
+    super(message);
+    this.shard = shard;
+  }
+
+  public ArchiveException(String shard, String message, Throwable cause) {
+    super(message, cause);
+    this.shard = shard;
+  }
+
+  /** "Cannot read shard S: reason" */
+  public static ArchiveException of(String shard, String reason) {
+    return new ArchiveException(shard, "Cannot read shard " + shard + ": " + reason);
+  }
+
+  /** "Cannot read member M of shard S: reason" */
+  public static ArchiveException ofMember(String shard, String member, String reason) {
+    return new ArchiveException(shard, "Cannot read member " + member + " of shard " + shard + ": " + reason);
+  }
+
+  /** The shard's name as the reader was given it. */
+  public String shard() {
+    return shard;
+  }
+}

@@ -1,0 +1,101 @@
+package dev.quarry.core.archive.tar;
+
+import static dev.quarry.core.archive.tar.TarFormat.*;
+
+import dev.quarry.core.archive.ArchiveException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/** One 512-byte tar header block, parsed and checked. */
+record TarHeader(byte[] rawName, byte type, long size, byte[] rawLinkName, boolean gnu) {
+
+  /** Parses {@code block}, found at {@code offset} of {@code shard}; refuses bad checksums and malformed numbers. */
+  static TarHeader parse(String shard, byte[] block, long offset) throws ArchiveException {
+    long stored = parseNumber(shard, block, CHECKSUM, CHECKSUM_LEN, offset, "checksum");
+    long unsigned = 0;
+    long signed = 0;
+    for (int i = 0; i < BLOCK; i++) {
+      int b = (i >= CHECKSUM && i < CHECKSUM + CHECKSUM_LEN) ? ' ' : block[i];
+      unsigned += b & 0xff;
+      signed += b;
+    }
+    if (stored != unsigned && stored != signed) {
+      throw ArchiveException.of(shard, "invalid tar header at offset " + offset + ": checksum " + stored
+          + " does not match " + unsigned + " (the shard is corrupt or not a tar archive)");
+    }
+    boolean gnu = matches(block, MAGIC, "ustar  \0");
+    boolean posix = matches(block, MAGIC, "ustar\0");
+    byte[] name = field(block, NAME, NAME_LEN);
+    if (posix && block[PREFIX] != 0) {
+      byte[] prefix = field(block, PREFIX, PREFIX_LEN);
+      byte[] joined = Arrays.copyOf(prefix, prefix.length + 1 + name.length);
+      joined[prefix.length] = '/';
+      System.arraycopy(name, 0, joined, prefix.length + 1, name.length);
+      name = joined;
+    }
+    long size = parseNumber(shard, block, SIZE, NUMBER_LEN, offset, "size");
+    return new TarHeader(name, block[TYPE], size, field(block, LINKNAME, NAME_LEN), gnu);
+  }
+
+  /** The bytes of a NUL-terminated field. */
+  static byte[] field(byte[] block, int offset, int length) {
+    int end = offset;
+    while (end < offset + length && block[end] != 0) {
+      end++;
+    }
+    return Arrays.copyOfRange(block, offset, end);
+  }
+
+  private static boolean matches(byte[] block, int offset, String text) {
+    byte[] expected = text.getBytes(StandardCharsets.US_ASCII);
+    return Arrays.equals(block, offset, offset + expected.length, expected, 0, expected.length);
+  }
+
+  /**
+   * A numeric field: octal digits with leading spaces and trailing NULs or spaces, or GNU base-256 (first byte with
+   * the high bit set) for values beyond octal's range.
+   */
+  static long parseNumber(String shard, byte[] block, int offset, int length, long headerOffset, String what)
+      throws ArchiveException {
+    if ((block[offset] & 0x80) != 0) {
+      if ((block[offset] & 0x40) != 0) {
+        throw invalidNumber(shard, headerOffset, what, "a negative base-256 number");
+      }
+      long value = block[offset] & 0x3f;
+      for (int i = 1; i < length; i++) {
+        if (value > (Long.MAX_VALUE >> 8)) {
+          throw invalidNumber(shard, headerOffset, what, "a base-256 number beyond 2^63");
+        }
+        value = (value << 8) | (block[offset + i] & 0xff);
+      }
+      return value;
+    }
+    int i = offset;
+    int end = offset + length;
+    while (i < end && block[i] == ' ') {
+      i++;
+    }
+    long value = 0;
+    int digits = 0;
+    for (; i < end && block[i] >= '0' && block[i] <= '7'; i++, digits++) {
+      if (value > (Long.MAX_VALUE >> 3)) {
+        throw invalidNumber(shard, headerOffset, what, "an octal number beyond 2^63");
+      }
+      value = (value << 3) | (block[i] - '0');
+    }
+    for (; i < end; i++) {
+      if (block[i] != 0 && block[i] != ' ') {
+        throw invalidNumber(shard, headerOffset, what, "a non-octal character");
+      }
+    }
+    if (digits == 0 && !what.equals("checksum")) {
+      return 0;
+    }
+    return value;
+  }
+
+  private static ArchiveException invalidNumber(String shard, long offset, String what, String problem) {
+    return ArchiveException.of(shard, "invalid tar header at offset " + offset + ": its " + what + " field holds "
+        + problem + " (the shard is corrupt)");
+  }
+}
