@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** What a real command printed and returned; tests run GNU tar, Python, kubectl and helm through it. */
@@ -14,10 +15,17 @@ public record CommandResult(int exitCode, String stdout, String stderr) {
 
   /** Runs {@code command} in {@code directory} (null: the current one) and waits for it. */
   public static CommandResult run(Path directory, List<String> command) throws IOException, InterruptedException {
+    return run(directory, Map.of(), command);
+  }
+
+  /** Runs {@code command} with {@code environment} added to this process's, and waits for it. */
+  public static CommandResult run(Path directory, Map<String, String> environment, List<String> command)
+      throws IOException, InterruptedException {
     Path out = Files.createTempFile("quarry-cmd-", ".out");
     Path err = Files.createTempFile("quarry-cmd-", ".err");
     try {
       ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+      builder.environment().putAll(environment);
       if (directory != null) {
         builder.directory(directory.toFile());
       }

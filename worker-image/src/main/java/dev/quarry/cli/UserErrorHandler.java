@@ -15,7 +15,8 @@ final class UserErrorHandler implements IExecutionExceptionHandler {
 
   @Override
   public int handleExecutionException(Exception e, CommandLine command, ParseResult parsed) throws Exception {
-    if (e instanceof IllegalArgumentException || e instanceof IOException || e instanceof UncheckedIOException) {
+    if (e instanceof IllegalArgumentException || e instanceof IllegalStateException || e instanceof IOException
+        || e instanceof UncheckedIOException) {
       command.getErr().println(command.getColorScheme().errorText("quarry: " + e.getMessage()));
       return USER_ERROR;
     }

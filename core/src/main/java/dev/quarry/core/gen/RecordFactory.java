@@ -7,14 +7,14 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /** Makes the records of a synthetic dataset; each record's bytes depend only on the spec and its position. */
-final class RecordFactory {
+public final class RecordFactory {
   private final DatasetSpec spec;
 
-  RecordFactory(DatasetSpec spec) {
+  public RecordFactory(DatasetSpec spec) {
     this.spec = spec;
   }
 
-  Record record(int shard, int position) {
+  public Record record(int shard, int position) {
     String key = spec.recordKey(shard, position);
     // One generator per record, seeded from the record's global number, so shards can be made in any order.
     long number = (long) shard * spec.recordsPerShard() + position;

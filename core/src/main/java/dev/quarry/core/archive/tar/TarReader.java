@@ -280,14 +280,14 @@ public final class TarReader implements ShardReader {
         throw ArchiveException.ofMember(shard, name, "its " + size + " bytes exceed the " + limits.maxMemberBytes()
             + " bytes a member may have in memory");
       }
-      byte[] data = new byte[(int) size];
+      // readNBytes grows its buffer as bytes arrive, so a corrupt size field cannot force a huge allocation.
       try (InputStream stream = data()) {
-        int read = stream.readNBytes(data, 0, data.length);
-        if (read < data.length) {
+        byte[] data = stream.readNBytes((int) size);
+        if (data.length < size) {
           throw truncated(name);
         }
+        return data;
       }
-      return data;
     }
 
     @Override

@@ -1,0 +1,175 @@
+package dev.quarry.core.archive.zip;
+
+import dev.quarry.core.archive.Member;
+import dev.quarry.core.archive.Record;
+import dev.quarry.core.archive.ShardWriter;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.LocalDateTime;
+import java.util.zip.CRC32;
+import java.util.zip.Deflater;
+import org.apache.commons.compress.archivers.zip.Zip64Mode;
+import org.apache.commons.compress.archivers.zip.ZipArchiveEntry;
+import org.apache.commons.compress.archivers.zip.ZipArchiveOutputStream;
+
+/**
+ * Writes a zip whose bytes depend only on the members: every entry gets the same metadata (DOS time 1980-01-01
+ * 00:00:00 whatever the time zone, Unix mode 0444, UTF-8 name, no extra fields, no comment). Sizes and CRC-32 go in
+ * each local header, never in a data descriptor, so streaming readers know a member's size before its data; zip64
+ * records are added only when needed (more than 65,535 entries, or offsets past 4 GiB).
+ */
+public final class ZipWriter implements ShardWriter {
+  /** How members are compressed. */
+  public enum Method {
+    /** Deflated at the default level; a member that does not shrink is stored instead, as {@code zip} does. */
+    DEFLATED,
+    /** Stored as is: for data that is already compressed, such as JPEG. */
+    STORED
+  }
+
+  static final int FILE_MODE = 0100444;
+  /** The earliest time a zip can hold; set as local time, so the DOS fields are the same in every time zone. */
+  static final LocalDateTime ENTRY_TIME = LocalDateTime.of(1980, 1, 1, 0, 0);
+
+  private final Method method;
+  private final CountingOutput counted;
+  private final RecordBuffer buffer;
+  private final ZipArchiveOutputStream zip;
+  private final Deflater deflater = new Deflater(Deflater.DEFAULT_COMPRESSION, true);
+  private long records;
+  private boolean closed;
+
+  public ZipWriter(OutputStream out) {
+    this(out, Method.DEFLATED);
+  }
+
+  public ZipWriter(OutputStream out, Method method) {
+    this.method = method;
+    this.counted = new CountingOutput(out);
+    this.buffer = new RecordBuffer(counted);
+    this.zip = new ZipArchiveOutputStream(buffer);
+    zip.setEncoding("UTF-8");
+    zip.setUseLanguageEncodingFlag(true);
+    zip.setCreateUnicodeExtraFields(ZipArchiveOutputStream.UnicodeExtraFieldPolicy.NEVER);
+    zip.setUseZip64(Zip64Mode.AsNeeded);
+  }
+
+  @Override
+  public void write(Record record) throws IOException {
+    for (Member member : record.members()) {
+      writeMember(member.name(), member.data());
+    }
+    buffer.drain();
+    records++;
+  }
+
+  private void writeMember(String name, byte[] data) throws IOException {
+    CRC32 crc = new CRC32();
+    crc.update(data);
+    byte[] deflated = method == Method.DEFLATED ? deflate(data) : null;
+    boolean store = deflated == null || deflated.length >= data.length;
+    byte[] raw = store ? data : deflated;
+
+    ZipArchiveEntry entry = new ZipArchiveEntry(name);
+    // setTimeLocal, not setTime: setTime converts through the default time zone and, for the DOS minimum, can add
+    // extended-timestamp extra fields.
+    entry.setTimeLocal(ENTRY_TIME);
+    entry.setUnixMode(FILE_MODE);
+    entry.setMethod(store ? ZipArchiveEntry.STORED : ZipArchiveEntry.DEFLATED);
+    entry.setSize(data.length);
+    entry.setCompressedSize(raw.length);
+    entry.setCrc(crc.getValue());
+    // A raw entry with known sizes and CRC gets them in its local header; a deflated entry put the usual way would
+    // get a data descriptor instead, because the stream cannot be rewound.
+    zip.addRawArchiveEntry(entry, new ByteArrayInputStream(raw));
+  }
+
+  private byte[] deflate(byte[] data) {
+    deflater.reset();
+    deflater.setInput(data);
+    deflater.finish();
+    ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(64, data.length / 2));
+    byte[] chunk = new byte[1 << 16];
+    while (!deflater.finished()) {
+      int length = deflater.deflate(chunk);
+      out.write(chunk, 0, length);
+      // Past the data's own size it will be stored anyway.
+      if (out.size() > data.length) {
+        return null;
+      }
+    }
+    return out.toByteArray();
+  }
+
+  @Override
+  public long records() {
+    return records;
+  }
+
+  @Override
+  public long bytesWritten() {
+    return counted.count;
+  }
+
+  /** Writes the central directory and closes the stream. */
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      zip.close();
+    } finally {
+      deflater.end();
+    }
+  }
+
+  /** Collects the many small writes of one record, then hands them on without flushing the stream below. */
+  private static final class RecordBuffer extends BufferedOutputStream {
+    RecordBuffer(OutputStream out) {
+      super(out, 1 << 16);
+    }
+
+    void drain() throws IOException {
+      if (count > 0) {
+        out.write(buf, 0, count);
+        count = 0;
+      }
+    }
+  }
+
+  private static final class CountingOutput extends OutputStream {
+    private final OutputStream out;
+    private long count;
+
+    CountingOutput(OutputStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      out.write(b);
+      count++;
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length) throws IOException {
+      out.write(bytes, offset, length);
+      count += length;
+    }
+
+    @Override
+    public void flush() throws IOException {
+      out.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+      out.close();
+    }
+  }
+}

@@ -1,0 +1,39 @@
+package dev.quarry.core.json;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+
+/** The one JSON configuration: results, manifests, plans and job specs all read and write through it. */
+public final class Json {
+  private static final ObjectMapper MAPPER = new ObjectMapper()
+      .enable(SerializationFeature.INDENT_OUTPUT)
+      .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      .setSerializationInclusion(JsonInclude.Include.NON_NULL);
+
+  private Json() {}
+
+  public static String write(Object value) {
+    try {
+      return MAPPER.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot write " + value.getClass().getSimpleName() + " as JSON", e);
+    }
+  }
+
+  public static byte[] bytes(Object value) {
+    return write(value).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  public static <T> T read(byte[] json, Class<T> type) throws IOException {
+    return MAPPER.readValue(json, type);
+  }
+
+  public static <T> T read(String json, Class<T> type) throws IOException {
+    return MAPPER.readValue(json, type);
+  }
+}

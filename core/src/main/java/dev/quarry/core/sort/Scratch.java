@@ -1,0 +1,63 @@
+package dev.quarry.core.sort;
+
+/**
+ * The names of every object a shard sort keeps under its scratch prefix. Each phase index writes only under its own
+ * names and writes its done marker last, so a rerun of an index can tell finished work from leftovers.
+ */
+public final class Scratch {
+  private final String prefix;
+
+  /** {@code prefix} ends with '/', or is empty. */
+  public Scratch(String prefix) {
+    this.prefix = prefix.isEmpty() || prefix.endsWith("/") ? prefix : prefix + "/";
+  }
+
+  public String prefix() {
+    return prefix;
+  }
+
+  /** The input shard list the extract workers agreed on: written by the first extract to need it. */
+  public String inputs() {
+    return prefix + "inputs.json";
+  }
+
+  /** Sorted runs of record entries written by extract worker {@code index}. */
+  public String runPrefix(int index) {
+    return String.format("%sextract/%05d/run-", prefix, index);
+  }
+
+  /** Written last by extract worker {@code index}: its counts. */
+  public String extractDone(int index) {
+    return String.format("%sextract/%05d/done.json", prefix, index);
+  }
+
+  /** The raw tar bytes of input shard {@code shard} when it is not a plain tar (decompressed or re-encoded). */
+  public String pack(int shard) {
+    return String.format("%spacks/%08d.tar", prefix, shard);
+  }
+
+  /** Local spill runs of the plan phase's external sort. */
+  public String planSortPrefix() {
+    return prefix + "plan/sort/run-";
+  }
+
+  /** The ordered record entries of output shard {@code shard}. */
+  public String shardPlan(long shard) {
+    return String.format("%splan/shards/%08d.plan", prefix, shard);
+  }
+
+  /** Written last by the plan phase: the output shards, their names and sizes. */
+  public String planDone() {
+    return prefix + "plan/plan.json";
+  }
+
+  /** Written when output shard {@code shard} is committed: its size, records and checksum. */
+  public String created(long shard) {
+    return String.format("%screate/%08d.json", prefix, shard);
+  }
+
+  /** The JSON result of one phase index, for the operator's progress reporting. */
+  public String result(String phase, int index) {
+    return String.format("%sresults/%s-%05d.json", prefix, phase, index);
+  }
+}

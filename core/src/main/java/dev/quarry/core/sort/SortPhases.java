@@ -1,0 +1,108 @@
+package dev.quarry.core.sort;
+
+import dev.quarry.core.json.Json;
+import dev.quarry.core.policy.Problems;
+import dev.quarry.core.sort.commit.CommitPhase;
+import dev.quarry.core.sort.create.CreatePhase;
+import dev.quarry.core.sort.create.CreatedShard;
+import dev.quarry.core.sort.extract.ExtractPhase;
+import dev.quarry.core.sort.extract.ExtractResult;
+import dev.quarry.core.sort.extract.PackStore;
+import dev.quarry.core.sort.plan.PlanPhase;
+import dev.quarry.core.sort.plan.PlanSummary;
+import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.Location;
+import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.store.RequestCounts;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The phases of a shard sort, each run as one index and reported as a {@link PhaseResult} (also kept in scratch for
+ * the operator): extract (many indexes), plan (one), create (many indexes), commit (one). Worker pods run one phase
+ * index each; a local run calls them one after the other.
+ */
+public final class SortPhases {
+  private final SortSpec spec;
+  private final ObjectStores stores;
+  private final Location scratchRoot;
+  private final PackStore packs;
+  private final boolean packEverything;
+  private final PrintStream log;
+
+  public SortPhases(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs, boolean packEverything,
+      PrintStream log) {
+    this.spec = spec;
+    this.stores = stores;
+    this.scratchRoot = scratchRoot;
+    this.packs = packs;
+    this.packEverything = packEverything;
+    this.log = log;
+  }
+
+  public PhaseResult extract(int index, int count) throws IOException, InterruptedException {
+    return timed("extract", index, count, (problems, details) -> {
+      ExtractResult result = new ExtractPhase(spec, stores, scratchRoot, packs, packEverything, log)
+          .run(index, count, problems);
+      details.put("inputBytes", result.inputBytes());
+      details.put("missingShards", result.missingShards());
+      details.put("runs", result.runs().size());
+      details.put("peakMetadataBytes", result.peakMetadataBytes());
+      details.put("metadataBytesPerRecord", result.metadataBytesPerRecord());
+      return new long[] {result.shards(), result.records(), result.bytes()};
+    });
+  }
+
+  public PhaseResult plan(int extractCount) throws IOException, InterruptedException {
+    return timed("plan", 0, 1, (problems, details) -> {
+      PlanSummary plan = new PlanPhase(spec, stores, scratchRoot, log).run(extractCount, problems);
+      details.put("outputFormat", plan.outputFormat());
+      details.put("duplicatesDropped", plan.duplicatesDropped());
+      details.put("recordsDropped", plan.recordsDropped());
+      details.put("shardNames", plan.shards().stream().limit(20).map(s -> s.url() + " (" + s.records()
+          + " records, " + s.bytes() + " bytes)").toList());
+      return new long[] {plan.shards().size(), plan.records(), plan.bytes()};
+    });
+  }
+
+  public PhaseResult create(int index, int count) throws IOException, InterruptedException {
+    return timed("create", index, count, (problems, details) -> {
+      List<CreatedShard> shards = new CreatePhase(spec, stores, scratchRoot, packs, log).run(index, count);
+      return new long[] {shards.size(), shards.stream().mapToLong(CreatedShard::records).sum(),
+          shards.stream().mapToLong(CreatedShard::size).sum()};
+    });
+  }
+
+  public PhaseResult commit() throws IOException, InterruptedException {
+    return timed("commit", 0, 1, (problems, details) -> {
+      details.put("manifests", new CommitPhase(stores, scratchRoot, log).run());
+      PlanSummary plan = CreatePhase.readPlan(scratchRoot.store(), new Scratch(scratchRoot.key()));
+      return new long[] {plan.shards().size(), plan.records(), plan.bytes()};
+    });
+  }
+
+  private interface Phase {
+    /** Runs the phase; returns shards, records and bytes. */
+    long[] run(Problems problems, Map<String, Object> details) throws IOException, InterruptedException;
+  }
+
+  private PhaseResult timed(String phase, int index, int count, Phase body) throws IOException, InterruptedException {
+    RequestCounts before = stores.requests().snapshot();
+    Instant start = Instant.now();
+    Problems problems = new Problems();
+    Map<String, Object> details = new LinkedHashMap<>();
+    long[] totals = body.run(problems, details);
+    Instant end = Instant.now();
+    double seconds = Math.max((end.toEpochMilli() - start.toEpochMilli()) / 1000.0, 0.001);
+    PhaseResult result = new PhaseResult(phase, index, count, start.toString(), end.toString(), seconds, totals[0],
+        totals[1], totals[2], (long) (totals[2] / seconds),
+        PhaseResult.Requests.of(stores.requests().snapshot().minus(before)), problems.counts(), problems.warnings(),
+        details);
+    scratchRoot.store().put(new Scratch(scratchRoot.key()).result(phase, index), Json.bytes(result));
+    return result;
+  }
+}

@@ -1,0 +1,88 @@
+package dev.quarry.core.sort.commit;
+
+import dev.quarry.core.json.Json;
+import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.create.CreatePhase;
+import dev.quarry.core.sort.create.CreatedShard;
+import dev.quarry.core.sort.plan.PlanSummary;
+import dev.quarry.core.sort.plan.PlannedShard;
+import dev.quarry.core.sort.spec.BraceTemplate;
+import dev.quarry.core.store.Location;
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.store.ObjectStores;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The last step: once every output shard has its done marker, writes per output template a WebDataset wids index
+ * and then a manifest, next to the shards: for {@code s3://b/out/train-{000000..}.tar} they are
+ * {@code s3://b/out/train.wids.json} and {@code s3://b/out/train.manifest.json}. The manifest is the commit point.
+ */
+public final class CommitPhase {
+  private final ObjectStores stores;
+  private final ObjectStore scratchStore;
+  private final Scratch scratch;
+  private final PrintStream log;
+
+  public CommitPhase(ObjectStores stores, Location scratchRoot, PrintStream log) {
+    this.stores = stores;
+    this.scratchStore = scratchRoot.store();
+    this.scratch = new Scratch(scratchRoot.key());
+    this.log = log;
+  }
+
+  /** Writes the indexes and manifests; returns the manifests' URLs. */
+  public List<String> run() throws IOException {
+    PlanSummary plan = CreatePhase.readPlan(scratchStore, scratch);
+    List<String> manifests = new ArrayList<>();
+    for (int template = 0; template < plan.templates().size(); template++) {
+      List<CreatedShard> shards = new ArrayList<>();
+      for (PlannedShard planned : plan.shards()) {
+        if (planned.template() == template) {
+          shards.add(created(planned));
+        }
+      }
+      String base = base(BraceTemplate.parse(plan.templates().get(template), true));
+      String name = base.substring(base.lastIndexOf('/') + 1);
+      List<WidsIndex.Entry> entries = new ArrayList<>();
+      List<Manifest.Shard> lines = new ArrayList<>();
+      long records = 0;
+      long bytes = 0;
+      for (CreatedShard shard : shards) {
+        String relative = shard.url().substring(shard.url().lastIndexOf('/') + 1);
+        entries.add(new WidsIndex.Entry(relative, shard.records(), shard.size()));
+        lines.add(new Manifest.Shard(relative, shard.size(), shard.records(), shard.sha256()));
+        records += shard.records();
+        bytes += shard.size();
+      }
+      put(base + ".wids.json", Json.bytes(new WidsIndex(1, name, entries)));
+      String manifest = base + ".manifest.json";
+      put(manifest, Json.bytes(new Manifest(Manifest.VERSION, "quarry", plan.outputFormat(), records, bytes, lines)));
+      manifests.add(manifest);
+      log.printf("commit: %d shards, %d records in %s%n", shards.size(), records, manifest);
+    }
+    return manifests;
+  }
+
+  private CreatedShard created(PlannedShard shard) throws IOException {
+    String marker = scratch.created(shard.index());
+    if (scratchStore.head(marker).isEmpty()) {
+      throw new IllegalStateException("Cannot commit: output shard " + shard.url() + " has not been created (run"
+          + " every quarry sort create index first)");
+    }
+    return Json.read(scratchStore.get(marker).readAllBytes(), CreatedShard.class);
+  }
+
+  /** The template's text before its range, without a trailing separator; "shards" when that leaves a folder. */
+  static String base(BraceTemplate template) {
+    String prefix = template.prefix().replaceAll("[-_.]+$", "");
+    return prefix.endsWith("/") || prefix.endsWith("://") || prefix.isEmpty() ? prefix + "shards" : prefix;
+  }
+
+  private void put(String url, byte[] bytes) throws IOException {
+    Location location = stores.locate(url);
+    location.store().put(location.key(), bytes);
+  }
+}

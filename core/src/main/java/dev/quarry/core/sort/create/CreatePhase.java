@@ -1,0 +1,146 @@
+package dev.quarry.core.sort.create;
+
+import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.json.Json;
+import dev.quarry.core.sort.Progress;
+import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.extract.PackStore;
+import dev.quarry.core.sort.plan.PlanSummary;
+import dev.quarry.core.sort.plan.PlannedShard;
+import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.sort.records.RunReader;
+import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.Location;
+import dev.quarry.core.store.ObjectInfo;
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.store.ObjectUpload;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Phase 3: create worker {@code index} of {@code count} builds its contiguous share of the planned output shards.
+ * Each shard streams into a multipart upload that becomes visible only when complete, then gets a done marker with
+ * its size and SHA-256; a rerun skips shards whose marker and object agree, and rewrites the rest, identically.
+ */
+public final class CreatePhase {
+  private final SortSpec spec;
+  private final ObjectStores stores;
+  private final ObjectStore scratchStore;
+  private final Scratch scratch;
+  private final PackStore packs;
+  private final PrintStream log;
+
+  public CreatePhase(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs, PrintStream log) {
+    this.spec = spec;
+    this.stores = stores;
+    this.scratchStore = scratchRoot.store();
+    this.scratch = new Scratch(scratchRoot.key());
+    this.packs = packs;
+    this.log = log;
+  }
+
+  public List<CreatedShard> run(int index, int count) throws IOException, InterruptedException {
+    PlanSummary plan = readPlan(scratchStore, scratch);
+    List<PlannedShard> shards = plan.shards();
+    int from = (int) ((long) shards.size() * index / count);
+    int to = (int) ((long) shards.size() * (index + 1) / count);
+    ShardFormat format = ShardFormat.ofExtension(plan.outputFormat());
+    RecordFetcher fetcher = new RecordFetcher(new RecordSource(plan.inputs(), stores, packs),
+        spec.workers().requestsInFlight(), spec.workers().memoryBudgetBytes() / 2);
+    Progress progress = new Progress("create " + index + "/" + count, to - from, log);
+    List<CreatedShard> created = new ArrayList<>();
+    for (PlannedShard shard : shards.subList(from, to)) {
+      CreatedShard done = alreadyCreated(shard).orElse(null);
+      if (done == null) {
+        done = build(shard, format, fetcher);
+      }
+      created.add(done);
+      progress.shardDone(done.records(), done.size());
+    }
+    progress.print(true);
+    return created;
+  }
+
+  /** The plan, or a clear error when the plan phase has not finished. */
+  public static PlanSummary readPlan(ObjectStore scratchStore, Scratch scratch) throws IOException {
+    if (scratchStore.head(scratch.planDone()).isEmpty()) {
+      throw new IllegalStateException("Cannot create shards: the plan phase has not finished (run quarry sort plan"
+          + " first)");
+    }
+    return Json.read(scratchStore.get(scratch.planDone()).readAllBytes(), PlanSummary.class);
+  }
+
+  private Optional<CreatedShard> alreadyCreated(PlannedShard shard) throws IOException {
+    String marker = scratch.created(shard.index());
+    if (scratchStore.head(marker).isEmpty()) {
+      return Optional.empty();
+    }
+    CreatedShard done = Json.read(scratchStore.get(marker).readAllBytes(), CreatedShard.class);
+    Location output = stores.locate(shard.url());
+    Optional<ObjectInfo> object = output.store().head(output.key());
+    return object.isPresent() && object.get().size() == done.size() ? Optional.of(done) : Optional.empty();
+  }
+
+  private CreatedShard build(PlannedShard shard, ShardFormat format, RecordFetcher fetcher)
+      throws IOException, InterruptedException {
+    List<RecordEntry> entries = new ArrayList<>((int) shard.records());
+    String planName = scratch.shardPlan(shard.index());
+    try (RunReader reader = new RunReader(scratchStore.get(planName), planName)) {
+      for (RecordEntry entry = reader.next(); entry != null; entry = reader.next()) {
+        entries.add(entry);
+      }
+    }
+    Location output = stores.locate(shard.url());
+    MessageDigest sha256 = sha256();
+    long size;
+    try (ObjectUpload upload = output.store().upload(output.key())) {
+      CountingDigest out = new CountingDigest(upload.stream(), sha256);
+      ShardBuilder.build(format, entries, fetcher, out);
+      out.flush();
+      size = out.count;
+      upload.commit();
+    }
+    CreatedShard done = new CreatedShard(shard.index(), shard.url(), size, entries.size(),
+        HexFormat.of().formatHex(sha256.digest()));
+    scratchStore.put(scratch.created(shard.index()), Json.bytes(done));
+    return done;
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JDK", e);
+    }
+  }
+
+  /** Hashes and counts what goes into the upload. */
+  private static final class CountingDigest extends DigestOutputStream {
+    long count;
+
+    CountingDigest(OutputStream out, MessageDigest digest) {
+      super(out, digest);
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      super.write(b);
+      count++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      super.write(b, off, len);
+      count += len;
+    }
+  }
+}

@@ -1,0 +1,85 @@
+package dev.quarry.core.sort.create;
+
+import dev.quarry.core.archive.ArchiveLimits;
+import dev.quarry.core.archive.ArchiveMember;
+import dev.quarry.core.archive.Member;
+import dev.quarry.core.archive.Record;
+import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.archive.ShardWriter;
+import dev.quarry.core.archive.ShardWriters;
+import dev.quarry.core.archive.tar.TarFormat;
+import dev.quarry.core.archive.tar.TarReader;
+import dev.quarry.core.archive.tar.TarWriter;
+import dev.quarry.core.sort.records.RecordEntry;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.SequenceInputStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Writes one output shard from its records' raw tar bytes: a tar output copies them as they are; any other format
+ * parses each record's bytes back into members and writes them with that format's writer.
+ */
+final class ShardBuilder {
+  private ShardBuilder() {}
+
+  static void build(ShardFormat format, List<RecordEntry> entries, RecordFetcher fetcher, OutputStream target)
+      throws IOException, InterruptedException {
+    OutputStream out = new KeepOpen(target);
+    if (format == ShardFormat.TAR) {
+      try (TarWriter writer = new TarWriter(out)) {
+        fetcher.fetch(entries, (record, buffer, offset, length, last) -> {
+          writer.writeRaw(buffer, offset, length);
+          if (last) {
+            writer.countRecord();
+          }
+        });
+      }
+      return;
+    }
+    try (ShardWriter writer = ShardWriters.open(format, out)) {
+      ByteArrayOutputStream recordBytes = new ByteArrayOutputStream();
+      fetcher.fetch(entries, (record, buffer, offset, length, last) -> {
+        recordBytes.write(buffer, offset, length);
+        if (last) {
+          writer.write(parse(entries.get(record), recordBytes.toByteArray()));
+          recordBytes.reset();
+        }
+      });
+    }
+  }
+
+  /** A record's members from its raw tar bytes. */
+  private static Record parse(RecordEntry entry, byte[] raw) throws IOException {
+    List<Member> members = new ArrayList<>();
+    SequenceInputStream tar = new SequenceInputStream(new ByteArrayInputStream(raw),
+        new ByteArrayInputStream(TarFormat.END_OF_ARCHIVE));
+    try (TarReader reader = new TarReader(tar, "record " + entry.key(), ArchiveLimits.DEFAULT)) {
+      for (ArchiveMember member = reader.next(); member != null; member = reader.next()) {
+        members.add(new Member(member.name(), member.readData()));
+      }
+    }
+    return new Record(entry.key(), members);
+  }
+
+  /** The writer's close finishes the archive; the upload, not the writer, owns the target stream. */
+  private static final class KeepOpen extends FilterOutputStream {
+    KeepOpen(OutputStream out) {
+      super(out);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      out.write(b, off, len);
+    }
+
+    @Override
+    public void close() throws IOException {
+      flush();
+    }
+  }
+}

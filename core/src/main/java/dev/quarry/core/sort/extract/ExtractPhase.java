@@ -1,0 +1,153 @@
+package dev.quarry.core.sort.extract;
+
+import dev.quarry.core.json.Json;
+import dev.quarry.core.policy.Problems;
+import dev.quarry.core.sort.Progress;
+import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.input.InputShard;
+import dev.quarry.core.sort.input.InputShards;
+import dev.quarry.core.sort.order.KeyOrder;
+import dev.quarry.core.sort.records.ExternalSorter;
+import dev.quarry.core.sort.records.StoreRunStorage;
+import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.Location;
+import dev.quarry.core.store.NoSuchObjectException;
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.store.ObjectStores;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+
+/**
+ * Phase 1: extract worker {@code index} of {@code count} reads its contiguous share of the input shards and writes
+ * its records' entries as runs sorted by key under scratch. Rerunning an index whose done marker exists does nothing;
+ * rerunning one that died starts it over, removing its leftovers first.
+ */
+public final class ExtractPhase {
+  /** The problem kind counted for a missing input shard. */
+  public static final String MISSING_SHARD = "missingShard";
+  /** Input shards read at once by one worker: enough to hide object store latency. */
+  private static final int SHARDS_IN_FLIGHT = 4;
+
+  private final SortSpec spec;
+  private final ObjectStores stores;
+  private final ObjectStore scratchStore;
+  private final Scratch scratch;
+  private final PackStore packs;
+  private final boolean packEverything;
+  private final PrintStream log;
+
+  public ExtractPhase(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs,
+      boolean packEverything, PrintStream log) {
+    this.spec = spec;
+    this.stores = stores;
+    this.scratchStore = scratchRoot.store();
+    this.scratch = new Scratch(scratchRoot.key());
+    this.packs = packs;
+    this.packEverything = packEverything;
+    this.log = log;
+  }
+
+  public ExtractResult run(int index, int count, Problems problems) throws IOException, InterruptedException {
+    if (scratchStore.head(scratch.extractDone(index)).isPresent()) {
+      log.printf("extract %d/%d: already done%n", index, count);
+      return Json.read(scratchStore.get(scratch.extractDone(index)).readAllBytes(), ExtractResult.class);
+    }
+    StoreRunStorage runs = new StoreRunStorage(scratchStore);
+    for (String leftover : runs.list(scratch.runPrefix(index))) {
+      runs.delete(leftover);
+    }
+    List<InputShard> inputs = InputShards.resolve(spec.input(), stores);
+    if (index == 0) {
+      scratchStore.put(scratch.inputs(), Json.bytes(inputs));
+    }
+    int from = (int) ((long) inputs.size() * index / count);
+    int to = (int) ((long) inputs.size() * (index + 1) / count);
+    List<InputShard> mine = inputs.subList(from, to);
+
+    // The budget is shared between record metadata (the sorter) and the shards in flight.
+    ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs, scratch.runPrefix(index),
+        spec.workers().memoryBudgetBytes() / 2);
+    ShardExtractor extractor = new ShardExtractor(spec, packs, packEverything, problems);
+    Progress progress = new Progress("extract " + index + "/" + count, mine.size(), log);
+    long[] totals = new long[3]; // missing shards, input bytes, record bytes
+    Semaphore slots = new Semaphore(SHARDS_IN_FLIGHT);
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      List<Future<?>> tasks = new ArrayList<>();
+      for (InputShard shard : mine) {
+        slots.acquire();
+        tasks.add(pool.submit(() -> {
+          try {
+            extractShard(shard, extractor, sorter, progress, problems, totals);
+          } finally {
+            slots.release();
+          }
+          return null;
+        }));
+      }
+      for (Future<?> task : tasks) {
+        task.get();
+      }
+    } catch (ExecutionException e) {
+      throw rethrow(e.getCause());
+    }
+    List<String> runNames = sorter.finish();
+    progress.print(true);
+    ExtractResult result = new ExtractResult(index, mine.size(), (int) totals[0], sorter.entries(), totals[2],
+        totals[1], runNames, sorter.peakBufferedBytes(), sorter.bytesPerEntry());
+    scratchStore.put(scratch.extractDone(index), Json.bytes(result));
+    return result;
+  }
+
+  private void extractShard(InputShard shard, ShardExtractor extractor, ExternalSorter sorter, Progress progress,
+      Problems problems, long[] totals) throws IOException {
+    Location location = stores.locate(shard.url());
+    InputStream in;
+    try {
+      in = location.store().get(location.key());
+    } catch (NoSuchObjectException e) {
+      problems.report(spec.policies().missingShards(), MISSING_SHARD, "input shard " + shard.url() + " is missing",
+          () -> new IOException("Cannot read input shard " + shard.url() + ": it does not exist (policy"
+              + " missingShards is abort; set it to warn or ignore to sort without it)"));
+      synchronized (totals) {
+        totals[0]++;
+      }
+      progress.shardDone(0, 0);
+      return;
+    }
+    List<dev.quarry.core.sort.records.RecordEntry> entries = new ArrayList<>();
+    long inputBytes = extractor.extract(shard, in, entries::add);
+    long recordBytes = 0;
+    synchronized (sorter) {
+      for (var entry : entries) {
+        sorter.add(entry);
+        recordBytes += entry.size();
+      }
+    }
+    synchronized (totals) {
+      totals[1] += inputBytes;
+      totals[2] += recordBytes;
+    }
+    progress.shardDone(entries.size(), inputBytes);
+  }
+
+  private static IOException rethrow(Throwable cause) {
+    if (cause instanceof IOException io) {
+      return io;
+    }
+    if (cause instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    if (cause instanceof Error error) {
+      throw error;
+    }
+    return new IOException(cause);
+  }
+}

@@ -1,0 +1,18 @@
+package dev.quarry.core.sort.extract;
+
+import java.util.List;
+
+/**
+ * What one extract worker did, written as its done marker.
+ *
+ * @param shards input shards read
+ * @param missingShards input shards that did not exist (under an ignore or warn policy)
+ * @param records records found
+ * @param bytes raw tar bytes of those records
+ * @param inputBytes bytes read from the input objects
+ * @param runs names of the sorted runs written
+ * @param peakMetadataBytes the most record metadata held in memory at once (estimated)
+ * @param metadataBytesPerRecord heap bytes of one record's metadata (estimated, on average)
+ */
+public record ExtractResult(int index, int shards, int missingShards, long records, long bytes, long inputBytes,
+    List<String> runs, long peakMetadataBytes, long metadataBytesPerRecord) {}

@@ -1,0 +1,101 @@
+package dev.quarry.core.sort.extract;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Packs of a local run: held in memory while they fit the budget, written to a local folder once they do not. Each
+ * input byte is read once, from the input, into here.
+ */
+public final class LocalPacks implements PackStore, AutoCloseable {
+  private final Path spillDir;
+  private final long budgetBytes;
+  private final AtomicLong heldBytes = new AtomicLong();
+  private final Map<Integer, byte[]> inMemory = new ConcurrentHashMap<>();
+
+  public LocalPacks(Path spillDir, long budgetBytes) {
+    this.spillDir = spillDir;
+    this.budgetBytes = budgetBytes;
+  }
+
+  @Override
+  public PackOutput create(int shard) {
+    ByteArrayOutputStream buffer = new ByteArrayOutputStream(1 << 20);
+    return new PackOutput() {
+      private boolean committed;
+
+      @Override
+      public OutputStream stream() {
+        return buffer;
+      }
+
+      @Override
+      public void commit() throws IOException {
+        byte[] bytes = buffer.toByteArray();
+        if (heldBytes.addAndGet(bytes.length) <= budgetBytes) {
+          inMemory.put(shard, bytes);
+        } else {
+          heldBytes.addAndGet(-bytes.length);
+          Path file = spillFile(shard);
+          Files.createDirectories(spillDir);
+          Files.write(file, bytes);
+        }
+        committed = true;
+      }
+
+      @Override
+      public void close() {
+        if (!committed) {
+          buffer.reset();
+        }
+      }
+    };
+  }
+
+  @Override
+  public InputStream read(int shard, long offset, long length) throws IOException {
+    byte[] bytes = inMemory.get(shard);
+    if (bytes != null) {
+      if (offset + length > bytes.length) {
+        throw new IOException("Cannot read pack of shard " + shard + ": range " + offset + "+" + length
+            + " is past its " + bytes.length + " bytes");
+      }
+      return new ByteArrayInputStream(bytes, (int) offset, (int) length);
+    }
+    try (FileChannel channel = FileChannel.open(spillFile(shard), StandardOpenOption.READ)) {
+      ByteBuffer buffer = ByteBuffer.allocate((int) length);
+      while (buffer.hasRemaining()) {
+        if (channel.read(buffer, offset + buffer.position()) < 0) {
+          throw new IOException("Cannot read pack of shard " + shard + ": range " + offset + "+" + length
+              + " is past its end");
+        }
+      }
+      return new ByteArrayInputStream(buffer.array());
+    }
+  }
+
+  /** Bytes of packs held in memory now. */
+  public long heldBytes() {
+    return heldBytes.get();
+  }
+
+  private Path spillFile(int shard) {
+    return spillDir.resolve(String.format("pack-%08d.tar", shard));
+  }
+
+  @Override
+  public void close() {
+    inMemory.clear();
+  }
+}

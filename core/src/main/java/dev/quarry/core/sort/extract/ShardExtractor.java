@@ -1,0 +1,302 @@
+package dev.quarry.core.sort.extract;
+
+import dev.quarry.core.archive.ArchiveException;
+import dev.quarry.core.archive.ArchiveLimits;
+import dev.quarry.core.archive.ArchiveMember;
+import dev.quarry.core.archive.GroupedRecord;
+import dev.quarry.core.archive.Member;
+import dev.quarry.core.archive.RawRange;
+import dev.quarry.core.archive.RecordGrouper;
+import dev.quarry.core.archive.RecordKeys;
+import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.archive.ShardReader;
+import dev.quarry.core.archive.ShardReaders;
+import dev.quarry.core.archive.compress.Compression;
+import dev.quarry.core.archive.tar.TarReader;
+import dev.quarry.core.archive.tar.TarWriter;
+import dev.quarry.core.policy.Problems;
+import dev.quarry.core.sort.input.InputShard;
+import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.sort.spec.SortSpec;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * Reads one input shard and emits an entry per record. A plain tar is only parsed: its records stay where they are,
+ * as raw ranges of the input object. Any other shard is turned into a pack of raw tar bytes while it is read (a
+ * compressed tar's decompressed stream as it is, zip and msgpack records re-encoded by {@link TarWriter}); with
+ * {@code packEverything}, plain tars are packed too, so a local run reads each input byte only once.
+ */
+final class ShardExtractor {
+  /** The problem kind counted for a content key member that is missing or does not parse. */
+  static final String CONTENT_KEY_MISSING = "contentKeyMissing";
+
+  private final SortSpec spec;
+  private final PackStore packs;
+  private final boolean packEverything;
+  private final Problems problems;
+
+  ShardExtractor(SortSpec spec, PackStore packs, boolean packEverything, Problems problems) {
+    this.spec = spec;
+    this.packs = packs;
+    this.packEverything = packEverything;
+    this.problems = problems;
+  }
+
+  /** Reads {@code shard} from {@code in}, which it closes; returns the input bytes read. */
+  long extract(InputShard shard, InputStream in, Consumer<RecordEntry> entries) throws IOException {
+    CountingStream counted = new CountingStream(in);
+    String name = shard.url();
+    ShardFormat format = shard.format();
+    try (counted) {
+      if (format == ShardFormat.TAR && !packEverything) {
+        readTar(shard, new TarReader(counted, name, ArchiveLimits.DEFAULT), false, entries);
+      } else if (format.isTar()) {
+        try (PackStore.PackOutput pack = packs.create(shard.index())) {
+          InputStream tar = switch (format) {
+            case TAR_GZ -> Compression.gunzip(counted, name, ArchiveLimits.DEFAULT);
+            case TAR_LZ4 -> Compression.unlz4(counted, name, ArchiveLimits.DEFAULT);
+            default -> counted;
+          };
+          readTar(shard, new TarReader(new Tee(tar, pack.stream()), name, ArchiveLimits.DEFAULT), true, entries);
+          pack.commit();
+        }
+      } else {
+        repack(shard, ShardReaders.open(format, counted, name, ArchiveLimits.DEFAULT), entries);
+      }
+    }
+    return counted.count;
+  }
+
+  /** Groups a tar's members into records by their raw ranges, reading data only of the content key member. */
+  private void readTar(InputShard shard, TarReader reader, boolean packed, Consumer<RecordEntry> entries)
+      throws IOException {
+    Map<String, Pending> records = new LinkedHashMap<>();
+    Set<String> names = new HashSet<>();
+    try (reader) {
+      for (ArchiveMember member = reader.next(); member != null; member = reader.next()) {
+        if (!names.add(member.name())) {
+          duplicateMember(shard.url(), member.name());
+          continue;
+        }
+        Pending record = records.computeIfAbsent(RecordKeys.of(member.name()), Pending::new);
+        record.add(member.raw());
+        if (isContentMember(member.name())) {
+          record.content = member.readData();
+          record.contentMember = member.name();
+        }
+      }
+    }
+    int position = 0;
+    for (Pending record : records.values()) {
+      entries.accept(new RecordEntry(record.key, shard.index(), position++, packed, record.ranges, record.size,
+          contentKey(shard.url(), record.key, record.contentMember, record.content)));
+    }
+  }
+
+  /** Re-encodes a zip or msgpack shard's records as a tar pack. */
+  private void repack(InputShard shard, ShardReader reader, Consumer<RecordEntry> entries) throws IOException {
+    List<GroupedRecord> records;
+    try (reader) {
+      records = RecordGrouper.group(reader, shard.url(), spec.policies().duplicatedRecords(), problems);
+    }
+    try (PackStore.PackOutput pack = packs.create(shard.index())) {
+      TarWriter writer = new TarWriter(new NoClose(pack.stream()));
+      int position = 0;
+      for (GroupedRecord grouped : records) {
+        long start = writer.bytesWritten();
+        writer.write(grouped.record());
+        long length = writer.bytesWritten() - start;
+        byte[] content = null;
+        String contentMember = null;
+        for (Member member : grouped.record().members()) {
+          if (isContentMember(member.name())) {
+            content = member.data();
+            contentMember = member.name();
+          }
+        }
+        entries.accept(new RecordEntry(grouped.key(), shard.index(), position++, true,
+            List.of(new RawRange(start, length)), length,
+            contentKey(shard.url(), grouped.key(), contentMember, content)));
+      }
+      writer.close(); // the end-of-archive blocks make the pack a valid tar on its own
+      pack.commit();
+    }
+  }
+
+  private void duplicateMember(String shard, String member) throws ArchiveException {
+    problems.report(spec.policies().duplicatedRecords(), RecordGrouper.DUPLICATE_MEMBER,
+        "member " + member + " appears more than once in shard " + shard + "; kept the first",
+        () -> ArchiveException.ofMember(shard, member, "it appears more than once in the shard (policy"
+            + " duplicatedRecords is abort; set it to warn or ignore to keep the first occurrence)"));
+  }
+
+  private boolean isContentMember(String memberName) {
+    SortSpec.ContentKey content = spec.order().content();
+    if (content == null) {
+      return false;
+    }
+    String base = memberName.substring(memberName.lastIndexOf('/') + 1);
+    int dot = base.indexOf('.');
+    return dot >= 0 && base.substring(dot + 1).equals(content.member());
+  }
+
+  /** The parsed content key, or null (sorted last) when missing or malformed under an ignore or warn policy. */
+  private Object contentKey(String shard, String key, String member, byte[] data) throws IOException {
+    SortSpec.ContentKey content = spec.order().content();
+    if (content == null) {
+      return null;
+    }
+    String problem;
+    if (data == null) {
+      problem = "record " + key + " of shard " + shard + " has no ." + content.member() + " member";
+    } else {
+      String text = new String(data, StandardCharsets.UTF_8).strip();
+      try {
+        return switch (content.type()) {
+          case INT -> Long.parseLong(text);
+          case FLOAT -> Double.parseDouble(text);
+          case STRING -> text;
+        };
+      } catch (NumberFormatException e) {
+        problem = "member " + member + " of shard " + shard + " holds '" + abbreviate(text) + "', not "
+            + (content.type() == SortSpec.ContentType.INT ? "an integer" : "a number");
+      }
+    }
+    String message = problem;
+    problems.report(spec.policies().contentKeyMissing(), CONTENT_KEY_MISSING, message + "; sorted it last",
+        () -> new ArchiveException(shard, "Cannot sort by content: " + message + " (policy contentKeyMissing is"
+            + " abort; set it to warn or ignore to sort such records last)"));
+    return null;
+  }
+
+  private static String abbreviate(String text) {
+    return text.length() <= 40 ? text : text.substring(0, 40) + "...";
+  }
+
+  /** One record's members seen so far. */
+  private static final class Pending {
+    final String key;
+    final List<RawRange> ranges = new ArrayList<>(2);
+    long size;
+    byte[] content;
+    String contentMember;
+
+    Pending(String key) {
+      this.key = key;
+    }
+
+    void add(RawRange range) {
+      size += range.length();
+      int last = ranges.size() - 1;
+      if (last >= 0 && ranges.get(last).end() == range.offset()) {
+        ranges.set(last, new RawRange(ranges.get(last).offset(), ranges.get(last).length() + range.length()));
+      } else {
+        ranges.add(range);
+      }
+    }
+  }
+
+  /** Copies every byte read into a pack. */
+  private static final class Tee extends FilterInputStream {
+    private final OutputStream copy;
+
+    Tee(InputStream in, OutputStream copy) {
+      super(in);
+      this.copy = copy;
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = in.read();
+      if (b >= 0) {
+        copy.write(b);
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] buffer, int offset, int length) throws IOException {
+      int read = in.read(buffer, offset, length);
+      if (read > 0) {
+        copy.write(buffer, offset, read);
+      }
+      return read;
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      byte[] buffer = new byte[(int) Math.min(n, 1 << 16)];
+      long skipped = 0;
+      while (skipped < n) {
+        int read = read(buffer, 0, (int) Math.min(buffer.length, n - skipped));
+        if (read < 0) {
+          break;
+        }
+        skipped += read;
+      }
+      return skipped;
+    }
+  }
+
+  /** Counts the bytes read from the input object. */
+  private static final class CountingStream extends FilterInputStream {
+    long count;
+
+    CountingStream(InputStream in) {
+      super(in);
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = in.read();
+      if (b >= 0) {
+        count++;
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] buffer, int offset, int length) throws IOException {
+      int read = in.read(buffer, offset, length);
+      if (read > 0) {
+        count += read;
+      }
+      return read;
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      long skipped = in.skip(n);
+      count += skipped;
+      return skipped;
+    }
+  }
+
+  /** Lets the tar writer finish its archive without closing the pack's stream, which the pack commits. */
+  private static final class NoClose extends java.io.FilterOutputStream {
+    NoClose(OutputStream out) {
+      super(out);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      out.write(b, off, len);
+    }
+
+    @Override
+    public void close() throws IOException {
+      flush();
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package dev.quarry.core.sort.plan;
+
+import dev.quarry.core.policy.Policy;
+import dev.quarry.core.policy.Problems;
+import dev.quarry.core.sort.spec.BraceTemplate;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * A compiled key map: lines of {@code <pattern><separator><output template>}. A record goes to the template of the
+ * first line whose pattern matches its whole key; lines naming the same template share its shards. Blank lines and
+ * lines starting with '#' are skipped.
+ */
+public final class Keymap {
+  /** Problem kinds counted under the keymap policies. */
+  public static final String MALFORMED_LINE = "keymapMalformedLine";
+  public static final String MISSING_KEY = "keymapMissingKey";
+
+  private final List<Pattern> patterns = new ArrayList<>();
+  private final List<Integer> targets = new ArrayList<>();
+  private final List<BraceTemplate> templates = new ArrayList<>();
+
+  private Keymap() {}
+
+  /** Parses the lines; malformed lines are handled by {@code malformedLine}. */
+  public static Keymap parse(String text, String separator, Policy malformedLine, Problems problems)
+      throws IOException {
+    Keymap keymap = new Keymap();
+    Map<String, Integer> templateIndex = new LinkedHashMap<>();
+    String[] lines = text.split("\r?\n");
+    for (int number = 1; number <= lines.length; number++) {
+      String line = lines[number - 1];
+      if (line.isBlank() || line.startsWith("#")) {
+        continue;
+      }
+      int at = line.indexOf(separator);
+      String problem = null;
+      Pattern pattern = null;
+      BraceTemplate template = null;
+      if (at <= 0) {
+        problem = "it has no pattern before the separator";
+      } else {
+        try {
+          pattern = Pattern.compile(line.substring(0, at));
+          template = BraceTemplate.parse(line.substring(at + separator.length()).strip(), true);
+        } catch (PatternSyntaxException e) {
+          problem = "its pattern is not a regular expression (" + e.getDescription() + ")";
+        } catch (IllegalArgumentException e) {
+          problem = e.getMessage();
+        }
+      }
+      if (problem != null) {
+        String message = "key map line " + number + " '" + line + "': " + problem;
+        problems.report(malformedLine, MALFORMED_LINE, message + "; skipped it", () -> new IllegalArgumentException(
+            "Invalid " + message + " (policy keymapMalformedLine is abort; fix the line, or set the policy to warn"
+                + " or ignore to skip it)"));
+        continue;
+      }
+      Integer index = templateIndex.computeIfAbsent(template.toString(), t -> templateIndex.size());
+      if (index == keymap.templates.size()) {
+        keymap.templates.add(template);
+      }
+      keymap.patterns.add(pattern);
+      keymap.targets.add(index);
+    }
+    if (keymap.templates.isEmpty()) {
+      throw new IllegalArgumentException("Invalid key map: it has no usable line (each line is"
+          + " <pattern><separator><output template>)");
+    }
+    return keymap;
+  }
+
+  /** The template index of {@code key}, or -1 when no pattern matches it. */
+  public int match(String key) {
+    for (int i = 0; i < patterns.size(); i++) {
+      if (patterns.get(i).matcher(key).matches()) {
+        return targets.get(i);
+      }
+    }
+    return -1;
+  }
+
+  public List<BraceTemplate> templates() {
+    return List.copyOf(templates);
+  }
+}

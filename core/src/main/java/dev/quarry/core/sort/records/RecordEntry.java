@@ -1,0 +1,29 @@
+package dev.quarry.core.sort.records;
+
+import dev.quarry.core.archive.RawRange;
+import java.util.List;
+
+/**
+ * What the sort knows of one record: its key, where it came from, and where its raw tar bytes are. The bytes lie
+ * either in the input shard itself (a plain tar) or in that shard's pack (every other format, re-encoded as tar, or
+ * any shard in local mode); either way {@code ranges} are offsets in an uncompressed tar stream.
+ *
+ * @param shard index of the input shard in the job's input list
+ * @param position the record's index within its shard, in stream order
+ * @param packed whether the ranges point into the shard's pack rather than the input object
+ * @param size the record's raw tar bytes: headers, data and padding of its members
+ * @param contentKey the parsed content key (Long, Double or String), or null when the order does not use one or the
+ *     member was missing
+ */
+public record RecordEntry(String key, int shard, int position, boolean packed, List<RawRange> ranges, long size,
+    Object contentKey) {
+
+  public RecordEntry {
+    ranges = List.copyOf(ranges);
+  }
+
+  /** Rough heap bytes this entry takes, for memory budgets. */
+  public long estimatedHeapBytes() {
+    return 96 + 2L * key.length() + 48L * ranges.size() + (contentKey instanceof String s ? 48 + 2L * s.length() : 24);
+  }
+}

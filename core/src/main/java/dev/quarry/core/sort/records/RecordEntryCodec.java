@@ -1,0 +1,123 @@
+package dev.quarry.core.sort.records;
+
+import dev.quarry.core.archive.RawRange;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The compact binary form of a {@link RecordEntry} in runs and plans: varints, the key as UTF-8, each range as a
+ * varint offset delta and length. Typically 20 to 30 bytes plus the key, before LZ4.
+ */
+final class RecordEntryCodec {
+  private static final int NO_CONTENT = 0;
+  private static final int LONG_CONTENT = 1;
+  private static final int DOUBLE_CONTENT = 2;
+  private static final int STRING_CONTENT = 3;
+
+  private RecordEntryCodec() {}
+
+  static void write(DataOutputStream out, RecordEntry entry) throws IOException {
+    writeString(out, entry.key());
+    writeVarLong(out, entry.shard());
+    writeVarLong(out, entry.position());
+    out.writeBoolean(entry.packed());
+    writeVarLong(out, entry.ranges().size());
+    long previousEnd = 0;
+    for (RawRange range : entry.ranges()) {
+      writeVarLong(out, zigzag(range.offset() - previousEnd));
+      writeVarLong(out, range.length());
+      previousEnd = range.end();
+    }
+    switch (entry.contentKey()) {
+      case null -> out.writeByte(NO_CONTENT);
+      case Long value -> {
+        out.writeByte(LONG_CONTENT);
+        out.writeLong(value);
+      }
+      case Double value -> {
+        out.writeByte(DOUBLE_CONTENT);
+        out.writeDouble(value);
+      }
+      case String value -> {
+        out.writeByte(STRING_CONTENT);
+        writeString(out, value);
+      }
+      default -> throw new IllegalArgumentException("Invalid content key type: " + entry.contentKey().getClass());
+    }
+  }
+
+  static RecordEntry read(DataInputStream in) throws IOException {
+    String key = readString(in);
+    int shard = (int) readVarLong(in);
+    int position = (int) readVarLong(in);
+    boolean packed = in.readBoolean();
+    int count = (int) readVarLong(in);
+    List<RawRange> ranges = new ArrayList<>(count);
+    long size = 0;
+    long previousEnd = 0;
+    for (int i = 0; i < count; i++) {
+      long offset = previousEnd + unzigzag(readVarLong(in));
+      long length = readVarLong(in);
+      ranges.add(new RawRange(offset, length));
+      size += length;
+      previousEnd = offset + length;
+    }
+    Object content = switch (in.readByte()) {
+      case NO_CONTENT -> null;
+      case LONG_CONTENT -> in.readLong();
+      case DOUBLE_CONTENT -> in.readDouble();
+      case STRING_CONTENT -> readString(in);
+      default -> throw new IOException("Cannot read record entry of " + key + ": unknown content key type");
+    };
+    return new RecordEntry(key, shard, position, packed, ranges, size, content);
+  }
+
+  private static void writeString(DataOutputStream out, String value) throws IOException {
+    byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+    writeVarLong(out, bytes.length);
+    out.write(bytes);
+  }
+
+  private static String readString(DataInputStream in) throws IOException {
+    byte[] bytes = new byte[(int) readVarLong(in)];
+    in.readFully(bytes);
+    return new String(bytes, StandardCharsets.UTF_8);
+  }
+
+  static void writeVarLong(DataOutputStream out, long value) throws IOException {
+    long v = value;
+    while ((v & ~0x7FL) != 0) {
+      out.writeByte((int) ((v & 0x7F) | 0x80));
+      v >>>= 7;
+    }
+    out.writeByte((int) v);
+  }
+
+  static long readVarLong(DataInputStream in) throws IOException {
+    long value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      int b = in.read();
+      if (b < 0) {
+        throw new EOFException();
+      }
+      value |= (long) (b & 0x7F) << shift;
+      if ((b & 0x80) == 0) {
+        return value;
+      }
+    }
+    throw new IOException("Cannot read a record entry: a varint is longer than 10 bytes (the run is corrupt)");
+  }
+
+  private static long zigzag(long v) {
+    return (v << 1) ^ (v >> 63);
+  }
+
+  private static long unzigzag(long v) {
+    return (v >>> 1) ^ -(v & 1);
+  }
+}

@@ -1,0 +1,60 @@
+package dev.quarry.core.sort.records;
+
+import dev.quarry.core.store.ObjectInfo;
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.store.ObjectUpload;
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.util.List;
+
+/** Runs as objects in a store: each is uploaded while written and becomes visible when its stream closes. */
+public final class StoreRunStorage implements RunStorage {
+  private final ObjectStore store;
+
+  public StoreRunStorage(ObjectStore store) {
+    this.store = store;
+  }
+
+  @Override
+  public OutputStream create(String name) throws IOException {
+    ObjectUpload upload = store.upload(name);
+    return new FilterOutputStream(upload.stream()) {
+      @Override
+      public void write(byte[] b, int off, int len) throws IOException {
+        out.write(b, off, len);
+      }
+
+      @Override
+      public void close() throws IOException {
+        try {
+          flush();
+          upload.commit();
+        } finally {
+          upload.close();
+        }
+      }
+    };
+  }
+
+  @Override
+  public InputStream open(String name) throws IOException {
+    return store.get(name);
+  }
+
+  @Override
+  public List<String> list(String prefix) throws IOException {
+    try (var objects = store.listAll(prefix)) {
+      return objects.map(ObjectInfo::key).sorted().toList();
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+  }
+
+  @Override
+  public void delete(String name) throws IOException {
+    store.delete(name);
+  }
+}

@@ -1,0 +1,65 @@
+package dev.quarry.core.store;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.Objects;
+
+/** Bytes [position, end) of an open file, read with positional reads; closing it closes the file. */
+final class FileRangeStream extends InputStream {
+  private final FileChannel channel;
+  private final String url;
+  private final long end;
+  private long position;
+
+  FileRangeStream(FileChannel channel, String url, long offset, long end) {
+    this.channel = channel;
+    this.url = url;
+    this.position = offset;
+    this.end = end;
+  }
+
+  @Override
+  public int read() throws IOException {
+    byte[] one = new byte[1];
+    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
+  }
+
+  @Override
+  public int read(byte[] buffer, int offset, int length) throws IOException {
+    Objects.checkFromIndexSize(offset, length, buffer.length);
+    if (position >= end) {
+      return -1;
+    }
+    if (length == 0) {
+      return 0;
+    }
+    int wanted = (int) Math.min(length, end - position);
+    int read = channel.read(ByteBuffer.wrap(buffer, offset, wanted), position);
+    if (read < 0) {
+      throw new EOFException("Cannot read " + url + ": the file ended at byte " + position + " instead of " + end
+          + " (it shrank while being read)");
+    }
+    position += read;
+    return read;
+  }
+
+  @Override
+  public long skip(long count) {
+    long skipped = Math.max(0, Math.min(count, end - position));
+    position += skipped;
+    return skipped;
+  }
+
+  @Override
+  public int available() {
+    return (int) Math.min(end - position, Integer.MAX_VALUE);
+  }
+
+  @Override
+  public void close() throws IOException {
+    channel.close();
+  }
+}

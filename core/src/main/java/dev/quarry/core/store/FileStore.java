@@ -1,0 +1,300 @@
+package dev.quarry.core.store;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Objects as regular files under a root directory: the key is the '/'-joined path relative to the root. Writes go to a
+ * temp file named {@value #UPLOAD_PREFIX}... in the target's directory, are fsynced, and are renamed atomically over
+ * the target, so readers see the whole object or none; listings never show the temp files. Directories are created
+ * as needed and never deleted.
+ *
+ * <p>The etag is the hex size and modification time in nanoseconds ({@code 1f40-17d2c3...}): cheap, and it changes
+ * whenever the file is rewritten, but it is not a content hash. Requests are counted as S3 would count them: one per
+ * head, get, list page, put or delete, and one PUT per committed upload.
+ */
+public final class FileStore implements ObjectStore {
+  /** The name prefix of the temp files of writes in progress; keys may not use it. */
+  public static final String UPLOAD_PREFIX = ".quarry-upload-";
+
+  private final Path root;
+  private final String rootUrl;
+  private final RequestCounts requests = new RequestCounts();
+
+  /** A store rooted at {@code root}, which need not exist yet; relative roots resolve against the working directory. */
+  public FileStore(Path root) {
+    this.root = root.toAbsolutePath().normalize();
+    String path = this.root.toString();
+    this.rootUrl = "file://" + path + (path.endsWith("/") ? "" : "/");
+  }
+
+  public Path root() {
+    return root;
+  }
+
+  @Override
+  public Optional<ObjectInfo> head(String key) throws IOException {
+    Path path = path(key);
+    requests.count(RequestKind.HEAD);
+    try {
+      BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
+      return attributes.isRegularFile() ? Optional.of(info(key, attributes)) : Optional.empty();
+    } catch (IOException e) {
+      if (isMissing(path, e)) {
+        return Optional.empty();
+      }
+      throw failure("read", key, e);
+    }
+  }
+
+  @Override
+  public InputStream get(String key) throws IOException {
+    Path path = path(key);
+    requests.count(RequestKind.GET);
+    FileChannel channel = openForReading(key, path);
+    return new FileRangeStream(channel, url(key), 0, size(key, channel));
+  }
+
+  @Override
+  public InputStream getRange(String key, long offset, long length) throws IOException {
+    Path path = path(key);
+    ObjectKeys.checkRange(offset, length);
+    requests.count(RequestKind.GET);
+    FileChannel channel = openForReading(key, path);
+    long size = size(key, channel);
+    if (offset + length > size) {
+      channel.close();
+      throw ObjectKeys.rangeBeyondEnd(url(key), offset, length, size);
+    }
+    return new FileRangeStream(channel, url(key), offset, offset + length);
+  }
+
+  private FileChannel openForReading(String key, Path path) throws IOException {
+    try {
+      if (Files.isDirectory(path)) {
+        throw new NoSuchObjectException(url(key));
+      }
+      return FileChannel.open(path, StandardOpenOption.READ);
+    } catch (NoSuchObjectException e) {
+      throw e;
+    } catch (IOException e) {
+      if (isMissing(path, e)) {
+        throw new NoSuchObjectException(url(key));
+      }
+      throw failure("read", key, e);
+    }
+  }
+
+  private long size(String key, FileChannel channel) throws IOException {
+    try {
+      return channel.size();
+    } catch (IOException e) {
+      channel.close();
+      throw failure("read", key, e);
+    }
+  }
+
+  @Override
+  public void put(String key, byte[] data) throws IOException {
+    Path path = path(key);
+    requests.count(RequestKind.PUT);
+    Path temp = null;
+    try {
+      temp = createTemp(path);
+      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+        ByteBuffer buffer = ByteBuffer.wrap(data);
+        while (buffer.hasRemaining()) {
+          channel.write(buffer);
+        }
+        channel.force(true);
+      }
+      publish(temp, path);
+    } catch (IOException e) {
+      deleteQuietly(temp);
+      throw failure("write", key, e);
+    }
+  }
+
+  @Override
+  public ObjectUpload upload(String key) throws IOException {
+    Path path = path(key);
+    Path temp = null;
+    try {
+      temp = createTemp(path);
+      return new FileUpload(this, key, path, temp, FileChannel.open(temp, StandardOpenOption.WRITE));
+    } catch (IOException e) {
+      deleteQuietly(temp);
+      throw failure("write", key, e);
+    }
+  }
+
+  /**
+   * A new empty temp file next to {@code target}. Made with CREATE_NEW rather than Files.createTempFile, so that the
+   * object gets the usual permissions of new files instead of owner-only ones.
+   */
+  private static Path createTemp(Path target) throws IOException {
+    Files.createDirectories(target.getParent());
+    Path temp = target.resolveSibling(UPLOAD_PREFIX + UUID.randomUUID());
+    Files.newByteChannel(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
+    return temp;
+  }
+
+  /** Renames a complete, fsynced temp file over the target: the moment the object appears whole. */
+  void publish(Path temp, Path target) throws IOException {
+    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /** Counts an upload's commit: one PUT, as a small S3 upload is. */
+  void countUploadCommit() {
+    requests.count(RequestKind.PUT);
+  }
+
+  @Override
+  public ListPage list(String prefix, String startAfter, int maxKeys) throws IOException {
+    checkPrefix(prefix);
+    ObjectKeys.checkMaxKeys(maxKeys);
+    requests.count(RequestKind.LIST);
+    List<ObjectInfo> objects;
+    try {
+      // One more than asked tells whether another page follows.
+      objects = FileTreeListing.list(this, prefix, startAfter, maxKeys + 1);
+    } catch (IOException e) {
+      throw new IOException("Cannot list " + url(prefix) + ": " + reason(e), e);
+    }
+    if (objects.size() <= maxKeys) {
+      return new ListPage(objects, null);
+    }
+    List<ObjectInfo> page = objects.subList(0, maxKeys);
+    return new ListPage(page, page.getLast().key());
+  }
+
+  @Override
+  public void delete(String key) throws IOException {
+    Path path = path(key);
+    requests.count(RequestKind.DELETE);
+    try {
+      if (!Files.isDirectory(path)) {
+        Files.deleteIfExists(path);
+      }
+    } catch (IOException e) {
+      if (!isMissing(path, e)) {
+        throw failure("delete", key, e);
+      }
+    }
+  }
+
+  @Override
+  public String url(String key) {
+    return rootUrl + key;
+  }
+
+  @Override
+  public RequestCounts requests() {
+    return requests;
+  }
+
+  /** Nothing to release: every operation opens and closes its own files. */
+  @Override
+  public void close() {}
+
+  ObjectInfo info(String key, BasicFileAttributes attributes) {
+    long modifiedNanos = attributes.lastModifiedTime().to(TimeUnit.NANOSECONDS);
+    String etag = Long.toHexString(attributes.size()) + "-" + Long.toHexString(modifiedNanos);
+    return new ObjectInfo(key, attributes.size(), etag, attributes.lastModifiedTime().toInstant());
+  }
+
+  /**
+   * The file of a key. On top of the rules of every store, a file key may not have empty or "." components (the file
+   * would have another key) and its name may not start with {@value #UPLOAD_PREFIX}.
+   */
+  private Path path(String key) {
+    ObjectKeys.checkKey(key);
+    String[] components = key.split("/", -1);
+    for (String component : components) {
+      if (component.isEmpty() || component.equals(".") || component.indexOf('\0') >= 0) {
+        throw invalidFileKey(key);
+      }
+    }
+    if (components[components.length - 1].startsWith(UPLOAD_PREFIX)) {
+      throw invalidFileKey(key);
+    }
+    return root.resolve(key);
+  }
+
+  private static IllegalArgumentException invalidFileKey(String key) {
+    return new IllegalArgumentException("Invalid object key: " + key + " (a file store's keys must not have empty"
+        + " or '.' components, NUL characters, or names starting with " + UPLOAD_PREFIX + ")");
+  }
+
+  /** A prefix is a directory path plus a name prefix; the directory part follows the rules of file keys. */
+  private static void checkPrefix(String prefix) {
+    ObjectKeys.checkPrefix(prefix);
+    String[] components = prefix.split("/", -1);
+    for (int i = 0; i < components.length - 1; i++) {
+      if (components[i].isEmpty() || components[i].equals(".")) {
+        throw new IllegalArgumentException("Invalid key prefix: " + prefix
+            + " (a file store's prefixes must not have empty or '.' directory components)");
+      }
+    }
+    if (prefix.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException("Invalid key prefix: " + prefix + " (must not contain NUL characters)");
+    }
+  }
+
+  /**
+   * Whether an IOException means "no such file": the file is absent, or a parent is a regular file (ENOTDIR, which
+   * Java reports as a plain FileSystemException).
+   */
+  private boolean isMissing(Path path, IOException e) {
+    if (e instanceof NoSuchFileException) {
+      return true;
+    }
+    if (!(e instanceof FileSystemException)) {
+      return false;
+    }
+    for (Path parent = path.getParent(); parent != null && parent.startsWith(root); parent = parent.getParent()) {
+      if (Files.exists(parent)) {
+        return !Files.isDirectory(parent);
+      }
+    }
+    return false;
+  }
+
+  IOException failure(String action, String key, IOException e) {
+    return new IOException("Cannot " + action + " " + url(key) + ": " + reason(e), e);
+  }
+
+  /** What went wrong, without repeating the path that the URL already names. */
+  static String reason(IOException e) {
+    if (e instanceof FileSystemException fileError) {
+      String reason = fileError.getReason();
+      String kind = e.getClass().getSimpleName();
+      return reason != null ? reason : kind + " on " + fileError.getFile();
+    }
+    return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+  }
+
+  static void deleteQuietly(Path temp) {
+    if (temp == null) {
+      return;
+    }
+    try {
+      Files.deleteIfExists(temp);
+    } catch (IOException ignored) {
+      // The original failure matters more; a leftover temp file is never listed.
+    }
+  }
+}

@@ -1,0 +1,64 @@
+package dev.quarry.core.store;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Optional;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+
+/**
+ * One bucket (S3) or one root directory (filesystem). Keys are '/'-separated, with no leading '/' and never a ".."
+ * component; a malformed key is refused with an IllegalArgumentException "Invalid object key: ...". Thread-safe: used
+ * from many virtual threads at once. Every request is counted in {@link #requests()}.
+ */
+public interface ObjectStore extends AutoCloseable {
+  /** HEAD. Empty when the object does not exist. */
+  Optional<ObjectInfo> head(String key) throws IOException;
+
+  /** GET of the whole object. Throws {@link NoSuchObjectException} when it is missing. */
+  InputStream get(String key) throws IOException;
+
+  /**
+   * GET of bytes [offset, offset + length). The range must lie within the object, else an IOException naming the URL
+   * and the range; {@link NoSuchObjectException} when the object is missing.
+   */
+  InputStream getRange(String key, long offset, long length) throws IOException;
+
+  /** A small object in one request. Atomic: readers see the whole object or none. */
+  void put(String key, byte[] data) throws IOException;
+
+  /**
+   * A streaming upload of unknown length. S3 uploads parts while the caller writes, several in flight; the filesystem
+   * writes a temp file and renames it. The object becomes visible only on {@link ObjectUpload#commit()}.
+   */
+  ObjectUpload upload(String key) throws IOException;
+
+  /**
+   * One LIST page: objects whose key starts with {@code prefix} and sorts after {@code startAfter} (null: from the
+   * start), in UTF-8 binary key order ({@link KeyOrder}), at most {@code maxKeys} (1 to 1000).
+   */
+  ListPage list(String prefix, String startAfter, int maxKeys) throws IOException;
+
+  /**
+   * Every object under {@code prefix}, fetching pages of 1000 lazily as the stream is consumed. A failed page throws
+   * UncheckedIOException from the stream.
+   */
+  default Stream<ObjectInfo> listAll(String prefix) {
+    return StreamSupport.stream(new PagedListing(this, prefix), false);
+  }
+
+  /** DELETE; deleting a missing object is not an error. */
+  void delete(String key) throws IOException;
+
+  /** The URL of a key: s3://bucket/key or file:///root/key. */
+  String url(String key);
+
+  /**
+   * Live counts of the requests made so far, by kind: each HTTP attempt, retries included. The filesystem counts the
+   * same operations so that results are comparable. Take a {@link RequestCounts#snapshot()} to keep numbers.
+   */
+  RequestCounts requests();
+
+  @Override
+  void close() throws IOException;
+}

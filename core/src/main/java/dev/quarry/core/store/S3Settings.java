@@ -1,0 +1,174 @@
+package dev.quarry.core.store;
+
+import java.net.URI;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * How to reach an S3-compatible store; mirrors the custom resources' {@code store} field.
+ *
+ * @param endpoint the server, for example {@code http://minio:9000}; null: AWS's endpoint for the region
+ * @param region the signing region
+ * @param pathStyle whether the bucket goes in the path ({@code host/bucket/key}) rather than the host name; MinIO and
+ *     Ceph need it unless set up for virtual hosts
+ * @param accessKeyId static credentials; null (with {@code secretAccessKey} null) for the default credential chain
+ *     (environment, profile, web identity, instance role)
+ * @param secretAccessKey the secret of {@code accessKeyId}; never printed
+ * @param requestsInFlight the size of the connection pool, so the most requests one store runs at once
+ * @param partSizeBytes the size of each part of a multipart upload, at least 5 MiB (S3's minimum)
+ * @param maxAttempts attempts per request, the first included
+ */
+public record S3Settings(URI endpoint, String region, boolean pathStyle, String accessKeyId, String secretAccessKey,
+    int requestsInFlight, int partSizeBytes, int maxAttempts) {
+  public static final String DEFAULT_REGION = "us-east-1";
+  public static final int DEFAULT_REQUESTS_IN_FLIGHT = 64;
+  public static final int DEFAULT_PART_SIZE_BYTES = 8 << 20;
+  public static final int MIN_PART_SIZE_BYTES = 5 << 20;
+  public static final int DEFAULT_MAX_ATTEMPTS = 8;
+
+  public S3Settings {
+    if (endpoint != null && (endpoint.getHost() == null
+        || !("http".equals(endpoint.getScheme()) || "https".equals(endpoint.getScheme())))) {
+      throw new IllegalArgumentException("Invalid S3 endpoint: " + endpoint
+          + " (must be an http:// or https:// URL with a host)");
+    }
+    if (region == null || region.isBlank()) {
+      throw new IllegalArgumentException("Invalid S3 region: " + region + " (must not be empty, for example "
+          + DEFAULT_REGION + ")");
+    }
+    if ((accessKeyId == null) != (secretAccessKey == null)) {
+      throw new IllegalArgumentException("Invalid S3 credentials: " + (accessKeyId == null ? "a secret access key"
+          + " without an access key id" : "access key id " + accessKeyId + " without a secret access key")
+          + " (must give both, or neither for the default credential chain)");
+    }
+    if (requestsInFlight < 1) {
+      throw new IllegalArgumentException("Invalid S3 requests in flight: " + requestsInFlight
+          + " (must be at least 1)");
+    }
+    if (partSizeBytes < MIN_PART_SIZE_BYTES) {
+      throw new IllegalArgumentException("Invalid S3 part size: " + partSizeBytes + " bytes (must be at least "
+          + MIN_PART_SIZE_BYTES + " bytes, 5 MiB)");
+    }
+    if (maxAttempts < 1) {
+      throw new IllegalArgumentException("Invalid S3 max attempts: " + maxAttempts + " (must be at least 1)");
+    }
+  }
+
+  /** AWS in us-east-1 through the default credential chain, path-style, with the default limits. */
+  public static S3Settings defaults() {
+    return new S3Settings(null, DEFAULT_REGION, true, null, null, DEFAULT_REQUESTS_IN_FLIGHT,
+        DEFAULT_PART_SIZE_BYTES, DEFAULT_MAX_ATTEMPTS);
+  }
+
+  /**
+   * The defaults, changed by QUARRY_S3_ENDPOINT, AWS_REGION, QUARRY_S3_PATH_STYLE (true or false),
+   * AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY, and QUARRY_S3_REQUESTS_IN_FLIGHT. Empty variables count as unset.
+   */
+  public static S3Settings fromEnvironment() {
+    return fromEnvironment(System.getenv());
+  }
+
+  static S3Settings fromEnvironment(Map<String, String> environment) {
+    S3Settings settings = defaults();
+    String endpoint = variable(environment, "QUARRY_S3_ENDPOINT");
+    if (endpoint != null) {
+      settings = settings.withEndpoint(endpointFrom(endpoint));
+    }
+    String region = variable(environment, "AWS_REGION");
+    if (region != null) {
+      settings = settings.withRegion(region);
+    }
+    String pathStyle = variable(environment, "QUARRY_S3_PATH_STYLE");
+    if (pathStyle != null) {
+      settings = settings.withPathStyle(booleanFrom("QUARRY_S3_PATH_STYLE", pathStyle));
+    }
+    String accessKeyId = variable(environment, "AWS_ACCESS_KEY_ID");
+    String secretAccessKey = variable(environment, "AWS_SECRET_ACCESS_KEY");
+    if (accessKeyId != null || secretAccessKey != null) {
+      settings = settings.withCredentials(accessKeyId, secretAccessKey);
+    }
+    String requestsInFlight = variable(environment, "QUARRY_S3_REQUESTS_IN_FLIGHT");
+    if (requestsInFlight != null) {
+      settings = settings.withRequestsInFlight(positiveFrom("QUARRY_S3_REQUESTS_IN_FLIGHT", requestsInFlight));
+    }
+    return settings;
+  }
+
+  private static String variable(Map<String, String> environment, String name) {
+    String value = environment.get(name);
+    return value == null || value.isBlank() ? null : value.trim();
+  }
+
+  private static URI endpointFrom(String text) {
+    try {
+      return URI.create(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("Invalid QUARRY_S3_ENDPOINT: " + text
+          + " (must be an http:// or https:// URL with a host)", e);
+    }
+  }
+
+  private static boolean booleanFrom(String name, String text) {
+    return switch (text.toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new IllegalArgumentException("Invalid " + name + ": " + text + " (must be true or false)");
+    };
+  }
+
+  private static int positiveFrom(String name, String text) {
+    try {
+      int value = Integer.parseInt(text);
+      if (value >= 1) {
+        return value;
+      }
+    } catch (NumberFormatException notANumber) {
+      // Same message as for zero.
+    }
+    throw new IllegalArgumentException("Invalid " + name + ": " + text + " (must be a whole number of at least 1)");
+  }
+
+  public S3Settings withEndpoint(URI endpoint) {
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
+        partSizeBytes, maxAttempts);
+  }
+
+  public S3Settings withRegion(String region) {
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
+        partSizeBytes, maxAttempts);
+  }
+
+  public S3Settings withPathStyle(boolean pathStyle) {
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
+        partSizeBytes, maxAttempts);
+  }
+
+  /** Static credentials; both null for the default credential chain. */
+  public S3Settings withCredentials(String accessKeyId, String secretAccessKey) {
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
+        partSizeBytes, maxAttempts);
+  }
+
+  public S3Settings withRequestsInFlight(int requestsInFlight) {
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
+        partSizeBytes, maxAttempts);
+  }
+
+  public S3Settings withPartSizeBytes(int partSizeBytes) {
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
+        partSizeBytes, maxAttempts);
+  }
+
+  public S3Settings withMaxAttempts(int maxAttempts) {
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
+        partSizeBytes, maxAttempts);
+  }
+
+  /** Everything but the secret, which logs and error messages must never show. */
+  @Override
+  public String toString() {
+    return "S3Settings[endpoint=" + endpoint + ", region=" + region + ", pathStyle=" + pathStyle + ", accessKeyId="
+        + accessKeyId + ", secretAccessKey=" + (secretAccessKey == null ? null : "****") + ", requestsInFlight="
+        + requestsInFlight + ", partSizeBytes=" + partSizeBytes + ", maxAttempts=" + maxAttempts + "]";
+  }
+}

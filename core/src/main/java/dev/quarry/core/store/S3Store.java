@@ -1,0 +1,283 @@
+package dev.quarry.core.store;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.ContentStreamProvider;
+import software.amazon.awssdk.retries.api.BackoffStrategy;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.services.s3.model.UploadPartResponse;
+
+/**
+ * One bucket of an S3-compatible server (AWS, MinIO, Ceph), through its own client and connection pool; see
+ * {@link S3Clients} for timeouts and retries. GETs resume where they stopped when a connection breaks part-way
+ * ({@link ResumingInputStream}), pinned to the object's etag so that they never mix two versions. Uploads are
+ * multipart in the background ({@link S3Upload}).
+ */
+public final class S3Store implements ObjectStore {
+  private static final String OCTET_STREAM = "application/octet-stream";
+
+  private final String bucket;
+  private final S3Client client;
+  private final RequestCounts requests;
+  private final S3Settings settings;
+  private final ExecutorService partUploads =
+      Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("quarry-s3-part-", 0).factory());
+
+  private S3Store(String bucket, S3Client client, RequestCounts requests, S3Settings settings) {
+    this.bucket = bucket;
+    this.client = client;
+    this.requests = requests;
+    this.settings = settings;
+  }
+
+  /** A store for {@code bucket}; nothing is sent until the first request. */
+  public static S3Store open(String bucket, S3Settings settings) {
+    BucketNames.check(bucket);
+    RequestCounts requests = new RequestCounts();
+    return new S3Store(bucket, S3Clients.create(settings, requests), requests, settings);
+  }
+
+  public String bucket() {
+    return bucket;
+  }
+
+  @Override
+  public Optional<ObjectInfo> head(String key) throws IOException {
+    ObjectKeys.checkKey(key);
+    try {
+      HeadObjectResponse response = client.headObject(b -> b.bucket(bucket).key(key));
+      return Optional.of(new ObjectInfo(key, response.contentLength(), unquoted(response.eTag()),
+          response.lastModified()));
+    } catch (NoSuchKeyException e) {
+      return Optional.empty();
+    } catch (SdkException e) {
+      // A HEAD response has no body, so a missing key may come as a plain 404.
+      if (S3Errors.hasStatus(e, 404)) {
+        return Optional.empty();
+      }
+      throw S3Errors.wrap("read", url(key), e);
+    }
+  }
+
+  @Override
+  public InputStream get(String key) throws IOException {
+    ObjectKeys.checkKey(key);
+    ResponseInputStream<GetObjectResponse> first = getObject(key, null, null);
+    long size = first.response().contentLength();
+    String etag = first.response().eTag();
+    return resuming(key, first, 0, size, etag);
+  }
+
+  @Override
+  public InputStream getRange(String key, long offset, long length) throws IOException {
+    ObjectKeys.checkKey(key);
+    ObjectKeys.checkRange(offset, length);
+    if (length == 0) {
+      // S3 has no empty range; a HEAD tells whether the object exists and the offset lies within it.
+      long size = head(key).orElseThrow(() -> new NoSuchObjectException(url(key))).size();
+      if (offset > size) {
+        throw ObjectKeys.rangeBeyondEnd(url(key), offset, length, size);
+      }
+      return InputStream.nullInputStream();
+    }
+    long end = offset + length;
+    ResponseInputStream<GetObjectResponse> first;
+    try {
+      first = getObject(key, range(offset, end), null);
+    } catch (RangeNotSatisfiable e) {
+      throw rangeBeyondEnd(key, offset, length);
+    }
+    long size = totalSize(first.response().contentRange());
+    if (size >= 0 && end > size) {
+      first.abort();
+      first.close();
+      throw ObjectKeys.rangeBeyondEnd(url(key), offset, length, size);
+    }
+    return resuming(key, first, offset, end, first.response().eTag());
+  }
+
+  /** The error for a range starting past the end; S3's 416 does not say the size, so a HEAD asks for it. */
+  private IOException rangeBeyondEnd(String key, long offset, long length) throws IOException {
+    long size = head(key).orElseThrow(() -> new NoSuchObjectException(url(key))).size();
+    return ObjectKeys.rangeBeyondEnd(url(key), offset, length, size);
+  }
+
+  private InputStream resuming(String key, ResponseInputStream<GetObjectResponse> first, long offset, long end,
+      String etag) {
+    return new ResumingInputStream(url(key), first, offset, end,
+        position -> getObject(key, range(position, end), etag), settings.maxAttempts(),
+        BackoffStrategy.exponentialDelay(S3Clients.BASE_DELAY, S3Clients.MAX_DELAY));
+  }
+
+  private static String range(long offset, long end) {
+    return "bytes=" + offset + "-" + (end - 1);
+  }
+
+  /** The total of a Content-Range such as "bytes 0-99/1000"; -1 when absent or unknown ("*"). */
+  private static long totalSize(String contentRange) {
+    if (contentRange == null || contentRange.endsWith("/*")) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(contentRange.substring(contentRange.lastIndexOf('/') + 1).trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** A 416 from S3: the range starts at or after the end of the object. */
+  private static final class RangeNotSatisfiable extends IOException {
+    private static final long serialVersionUID = 1L;
+  }
+
+  /** GET of the object or a range of it; with {@code etag}, only while the object still has that etag. */
+  private ResponseInputStream<GetObjectResponse> getObject(String key, String range, String etag)
+      throws IOException {
+    try {
+      return client.getObject(b -> b.bucket(bucket).key(key).range(range).ifMatch(etag));
+    } catch (NoSuchKeyException e) {
+      throw new NoSuchObjectException(url(key));
+    } catch (SdkException e) {
+      if (range != null && S3Errors.hasStatus(e, 416)) {
+        throw new RangeNotSatisfiable();
+      }
+      if (etag != null && S3Errors.hasStatus(e, 412)) {
+        throw new IOException("Cannot read " + url(key) + ": the object changed while it was read (its etag is no"
+            + " longer " + unquoted(etag) + ")", e);
+      }
+      throw S3Errors.wrap("read", url(key), e);
+    }
+  }
+
+  @Override
+  public void put(String key, byte[] data) throws IOException {
+    ObjectKeys.checkKey(key);
+    putBytes(key, data, data.length);
+  }
+
+  /** PutObject of the first {@code length} bytes of {@code data}, which is not copied; returns the etag. */
+  String putBytes(String key, byte[] data, int length) throws IOException {
+    try {
+      return unquoted(client.putObject(b -> b.bucket(bucket).key(key).contentLength((long) length),
+          RequestBody.fromContentProvider(bytes(data, length), length, OCTET_STREAM)).eTag());
+    } catch (SdkException e) {
+      throw S3Errors.wrap("write", url(key), e);
+    }
+  }
+
+  private static ContentStreamProvider bytes(byte[] data, int length) {
+    return length == data.length ? ContentStreamProvider.fromByteArrayUnsafe(data)
+        : () -> new ByteArrayInputStream(data, 0, length);
+  }
+
+  @Override
+  public ObjectUpload upload(String key) {
+    ObjectKeys.checkKey(key);
+    return new S3Upload(this, key, settings.partSizeBytes(), partUploads);
+  }
+
+  String createMultipartUpload(String key) throws IOException {
+    try {
+      return client.createMultipartUpload(b -> b.bucket(bucket).key(key).contentType(OCTET_STREAM)).uploadId();
+    } catch (SdkException e) {
+      throw S3Errors.wrap("write", url(key), e);
+    }
+  }
+
+  UploadPartResponse uploadPart(String key, String uploadId, int number, RequestBody body) {
+    return client.uploadPart(b -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(number)
+        .contentLength(body.optionalContentLength().orElseThrow()), body);
+  }
+
+  /** Returns the etag of the whole object. */
+  String completeMultipartUpload(String key, String uploadId, List<CompletedPart> parts) throws IOException {
+    try {
+      return unquoted(client.completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId)
+          .multipartUpload(m -> m.parts(parts))).eTag());
+    } catch (SdkException e) {
+      throw S3Errors.wrap("write", url(key), e);
+    }
+  }
+
+  void abortMultipartUpload(String key, String uploadId) throws IOException {
+    try {
+      client.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
+    } catch (SdkException e) {
+      throw S3Errors.wrap("abort the upload of", url(key), e);
+    }
+  }
+
+  @Override
+  public ListPage list(String prefix, String startAfter, int maxKeys) throws IOException {
+    ObjectKeys.checkPrefix(prefix);
+    ObjectKeys.checkMaxKeys(maxKeys);
+    ListObjectsV2Response response;
+    try {
+      response = client.listObjectsV2(b -> b.bucket(bucket).prefix(prefix).startAfter(startAfter).maxKeys(maxKeys));
+    } catch (SdkException e) {
+      throw S3Errors.wrap("list", url(prefix), e);
+    }
+    List<ObjectInfo> objects = response.contents().stream().map(S3Store::info).toList();
+    if (!Boolean.TRUE.equals(response.isTruncated())) {
+      return new ListPage(objects, null);
+    }
+    if (objects.isEmpty()) {
+      throw new IOException("Cannot list " + url(prefix) + ": the server said more keys follow "
+          + (startAfter == null ? "the start" : startAfter) + " but sent none");
+    }
+    return new ListPage(objects, objects.getLast().key());
+  }
+
+  private static ObjectInfo info(S3Object object) {
+    return new ObjectInfo(object.key(), object.size(), unquoted(object.eTag()), object.lastModified());
+  }
+
+  @Override
+  public void delete(String key) throws IOException {
+    ObjectKeys.checkKey(key);
+    try {
+      client.deleteObject(b -> b.bucket(bucket).key(key));
+    } catch (SdkException e) {
+      throw S3Errors.wrap("delete", url(key), e);
+    }
+  }
+
+  @Override
+  public String url(String key) {
+    return "s3://" + bucket + "/" + key;
+  }
+
+  @Override
+  public RequestCounts requests() {
+    return requests;
+  }
+
+  /** Waits for part uploads still running, then closes the connection pool. */
+  @Override
+  public void close() {
+    partUploads.close();
+    client.close();
+  }
+
+  /** S3 quotes etags ("\"9b2cf...\""); ObjectInfo carries them bare. */
+  private static String unquoted(String etag) {
+    if (etag != null && etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"")) {
+      return etag.substring(1, etag.length() - 1);
+    }
+    return etag;
+  }
+}

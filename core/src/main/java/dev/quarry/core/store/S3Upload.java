@@ -1,0 +1,245 @@
+package dev.quarry.core.store;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.UploadPartResponse;
+
+/**
+ * A streaming upload to S3. Bytes collect in a part buffer; once it is full and more bytes come, the multipart upload
+ * is created (on the first part) and the part is sent in the background, while the caller goes on writing into a
+ * fresh buffer. At most {@value #PARTS_IN_FLIGHT} parts are in flight, and the writer waits for one to finish beyond
+ * that, so memory stays at about {@value #PARTS_IN_FLIGHT} + 1 parts. An object that fits in one part is sent as one
+ * PutObject on commit, with a buffer that grows only as needed. Any failure, abort, or close without commit aborts
+ * the multipart upload, after waiting for the parts in flight, so that none of them is left stored.
+ *
+ * <p>One thread writes and commits; only the part uploads run elsewhere.
+ */
+final class S3Upload implements ObjectUpload {
+  static final int PARTS_IN_FLIGHT = 4;
+  private static final int MAX_PARTS = 10_000;
+  private static final int FIRST_BUFFER_BYTES = 64 * 1024;
+
+  private enum State { OPEN, COMMITTED, ABORTED }
+
+  private final S3Store store;
+  private final String key;
+  private final String url;
+  private final int partSize;
+  private final ExecutorService partUploads;
+  private final Semaphore partsInFlight = new Semaphore(PARTS_IN_FLIGHT);
+  private final ConcurrentLinkedQueue<byte[]> spareBuffers = new ConcurrentLinkedQueue<>();
+  private final List<Future<CompletedPart>> parts = new ArrayList<>();
+  private final PartStream stream = new PartStream();
+  private byte[] buffer = new byte[0];
+  private int filled;
+  private long size;
+  private String uploadId;
+  private volatile Throwable partFailure;
+  private State state = State.OPEN;
+
+  S3Upload(S3Store store, String key, int partSize, ExecutorService partUploads) {
+    this.store = store;
+    this.key = key;
+    this.url = store.url(key);
+    this.partSize = partSize;
+    this.partUploads = partUploads;
+  }
+
+  @Override
+  public OutputStream stream() {
+    return stream;
+  }
+
+  @Override
+  public ObjectInfo commit() throws IOException {
+    requireOpen("commit");
+    try {
+      String etag;
+      if (uploadId == null) {
+        etag = store.putBytes(key, buffer, filled);
+      } else {
+        sendPart();
+        etag = store.completeMultipartUpload(key, uploadId, awaitParts());
+      }
+      state = State.COMMITTED;
+      releaseBuffers();
+      return new ObjectInfo(key, size, etag, Instant.now());
+    } catch (IOException e) {
+      throw abortAfter(e);
+    }
+  }
+
+  @Override
+  public void abort() throws IOException {
+    if (state != State.OPEN) {
+      return;
+    }
+    state = State.ABORTED;
+    releaseBuffers();
+    if (uploadId == null) {
+      return;
+    }
+    try {
+      awaitParts();
+    } catch (IOException failedPartsAreAbortedToo) {
+      // The abort below removes whatever they stored.
+    }
+    store.abortMultipartUpload(key, uploadId);
+  }
+
+  @Override
+  public void close() throws IOException {
+    abort();
+  }
+
+  private IOException abortAfter(IOException failure) {
+    try {
+      abort();
+    } catch (IOException e) {
+      failure.addSuppressed(e);
+    }
+    return failure;
+  }
+
+  private void requireOpen(String action) throws IOException {
+    if (state != State.OPEN) {
+      throw new IOException("Cannot " + action + " " + url + ": the upload was already "
+          + (state == State.COMMITTED ? "committed" : "aborted"));
+    }
+  }
+
+  /** Hands the full buffer to a background upload, creating the multipart upload first if needed. */
+  private void sendPart() throws IOException {
+    throwIfPartFailed();
+    if (uploadId == null) {
+      uploadId = store.createMultipartUpload(key);
+    }
+    int number = parts.size() + 1;
+    if (number > MAX_PARTS) {
+      throw new IOException("Cannot write " + url + ": the object needs more than " + MAX_PARTS + " parts of "
+          + partSize + " bytes (raise the part size)");
+    }
+    try {
+      partsInFlight.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Cannot write " + url + ": interrupted while waiting for a part to finish");
+    }
+    byte[] data = buffer;
+    int length = filled;
+    parts.add(partUploads.submit(() -> uploadPart(number, data, length)));
+    buffer = takeBuffer();
+    filled = 0;
+  }
+
+  private CompletedPart uploadPart(int number, byte[] data, int length) throws IOException {
+    try {
+      UploadPartResponse response = store.uploadPart(key, uploadId, number,
+          RequestBody.fromContentProvider(() -> new ByteArrayInputStream(data, 0, length), length,
+              "application/octet-stream"));
+      return CompletedPart.builder().partNumber(number).eTag(response.eTag()).build();
+    } catch (SdkException e) {
+      IOException failure = S3Errors.wrap("write", url + " (part " + number + ")", e);
+      partFailure = failure;
+      throw failure;
+    } finally {
+      spareBuffers.offer(data);
+      partsInFlight.release();
+    }
+  }
+
+  private byte[] takeBuffer() {
+    byte[] spare = spareBuffers.poll();
+    return spare != null ? spare : new byte[partSize];
+  }
+
+  private void throwIfPartFailed() throws IOException {
+    Throwable failure = partFailure;
+    if (failure != null) {
+      throw new IOException(failure.getMessage(), failure);
+    }
+  }
+
+  /** Waits for every part, in order, and returns them for the completion. */
+  private List<CompletedPart> awaitParts() throws IOException {
+    List<CompletedPart> completed = new ArrayList<>(parts.size());
+    IOException failure = null;
+    for (Future<CompletedPart> part : parts) {
+      try {
+        completed.add(part.get());
+      } catch (ExecutionException e) {
+        if (failure == null) {
+          failure = e.getCause() instanceof IOException io ? new IOException(io.getMessage(), io)
+              : new IOException("Cannot write " + url + ": " + e.getCause(), e.getCause());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        parts.forEach(p -> p.cancel(true));
+        throw new InterruptedIOException("Cannot write " + url + ": interrupted while waiting for its parts");
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+    return completed;
+  }
+
+  private void releaseBuffers() {
+    buffer = new byte[0];
+    filled = 0;
+    spareBuffers.clear();
+  }
+
+  /**
+   * Collects the bytes of the current part. A full part is sent only when the next byte arrives, so that an object of
+   * exactly one part is still a single PutObject. Closing it does nothing: only commit and abort end the upload.
+   */
+  private final class PartStream extends OutputStream {
+    @Override
+    public void write(int b) throws IOException {
+      write(new byte[] {(byte) b}, 0, 1);
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length) throws IOException {
+      Objects.checkFromIndexSize(offset, length, bytes.length);
+      requireOpen("write");
+      try {
+        while (length > 0) {
+          if (filled == partSize) {
+            sendPart();
+          }
+          if (filled == buffer.length) {
+            buffer = Arrays.copyOf(buffer, Math.min(partSize, Math.max(FIRST_BUFFER_BYTES, buffer.length * 2)));
+          }
+          int copied = Math.min(length, buffer.length - filled);
+          System.arraycopy(bytes, offset, buffer, filled, copied);
+          filled += copied;
+          size += copied;
+          offset += copied;
+          length -= copied;
+        }
+      } catch (IOException e) {
+        throw abortAfter(e);
+      }
+    }
+
+    @Override
+    public void close() {}
+  }
+}

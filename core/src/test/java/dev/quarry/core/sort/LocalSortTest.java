@@ -1,0 +1,257 @@
+package dev.quarry.core.sort;
+
+import static dev.quarry.core.sort.SortFixture.fingerprint;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quarry.core.archive.Record;
+import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.json.Json;
+import dev.quarry.core.sort.commit.Manifest;
+import dev.quarry.core.sort.extract.ScratchPacks;
+import dev.quarry.core.sort.spec.OrderKind;
+import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.Location;
+import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.store.S3Settings;
+import dev.quarry.testkit.CommandResult;
+import dev.quarry.testkit.TestTools;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** The whole sort on the filesystem store, every order checked against a reference computed independently. */
+class LocalSortTest {
+  static final PrintStream QUIET = new PrintStream(java.io.OutputStream.nullOutputStream());
+
+  @TempDir Path temp;
+  ObjectStores stores;
+  List<List<Record>> dataset;
+  List<Record> all;
+
+  @BeforeEach
+  void setUp() {
+    stores = new ObjectStores(S3Settings.defaults());
+    dataset = SortFixture.dataset(6, 40, 11);
+    all = dataset.stream().flatMap(List::stream).toList();
+  }
+
+  @AfterEach
+  void tearDown() {
+    stores.close();
+  }
+
+  private String input(ShardFormat format) throws Exception {
+    SortFixture.write(stores, temp + "/in/", format, dataset);
+    return temp + "/in/in-{000..005}." + format.extension();
+  }
+
+  private SortSpec spec(String input, SortSpec.Order order, SortSpec.Output output) {
+    return new SortSpec(new SortSpec.Input(input, null, null, null), output, order, null,
+        new SortSpec.Workers("32Mi", 8), null, false);
+  }
+
+  private static SortSpec.Output records(String template, long perShard) {
+    return new SortSpec.Output(template, null, null, perShard, null);
+  }
+
+  /** Runs the sort locally and returns the output records in order, shard after shard, read via the manifest. */
+  private List<Record> runAndRead(SortSpec spec, String manifestUrl, ShardFormat format) throws Exception {
+    LocalSort.run(spec, stores, temp.resolve("work"), QUIET);
+    Manifest manifest = Json.read(Files.readAllBytes(Path.of(manifestUrl)), Manifest.class);
+    List<Record> records = new ArrayList<>();
+    for (Manifest.Shard shard : manifest.shards()) {
+      String url = Path.of(manifestUrl).resolveSibling(shard.name()).toString();
+      List<Record> inShard = SortFixture.read(stores, url, format);
+      assertThat(inShard).hasSize((int) shard.records());
+      assertThat(Files.size(Path.of(url))).isEqualTo(shard.size());
+      records.addAll(inShard);
+    }
+    return records;
+  }
+
+  private static List<String> fingerprints(List<Record> records) {
+    return records.stream().map(SortFixture::fingerprint).toList();
+  }
+
+  private List<String> keys() {
+    return all.stream().map(Record::key).toList();
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = ShardFormat.class, names = {"TAR", "TAR_GZ", "TAR_LZ4"})
+  void alphanumericIsUtf8ByteOrderAscendingAndDescending(ShardFormat format) throws Exception {
+    String input = input(format);
+    List<Record> expected = new ArrayList<>(all);
+    expected.sort(Comparator.comparing(r -> r.key().getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned));
+    List<Record> up = runAndRead(spec(input, new SortSpec.Order(OrderKind.ALPHANUMERIC, null, null, null, null),
+        records(temp + "/up/part-{000..}." + format.extension(), 50)), temp + "/up/part.manifest.json", format);
+    assertThat(fingerprints(up)).containsExactlyElementsOf(fingerprints(expected));
+
+    List<Record> down = runAndRead(spec(input, new SortSpec.Order(OrderKind.ALPHANUMERIC, true, null, null, null),
+        records(temp + "/down/part-{000..}." + format.extension(), 50)), temp + "/down/part.manifest.json", format);
+    List<Record> reversed = new ArrayList<>(expected);
+    java.util.Collections.reverse(reversed);
+    assertThat(fingerprints(down)).containsExactlyElementsOf(fingerprints(reversed));
+  }
+
+  @Test
+  void noneKeepsInputOrder() throws Exception {
+    List<Record> out = runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null,
+        null), records(temp + "/out/x-{0..}.tar", 7)), temp + "/out/x.manifest.json", ShardFormat.TAR);
+    assertThat(fingerprints(out)).containsExactlyElementsOf(fingerprints(all));
+  }
+
+  @Test
+  void md5OrderMatchesPythonsHashlib() throws Exception {
+    List<Record> out = runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.MD5, null, null, null,
+        null), records(temp + "/out/x-{0..}.tar", 100)), temp + "/out/x.manifest.json", ShardFormat.TAR);
+    Files.write(temp.resolve("keys.txt"), keys());
+    List<String> reference = CommandResult.check(temp, TestTools.python().toString(), "-c", """
+        import hashlib
+        keys = open('keys.txt').read().split()
+        for k in sorted(keys, key=lambda k: (hashlib.md5(k.encode()).hexdigest(), k.encode())): print(k)
+        """).lines().toList();
+    assertThat(out.stream().map(Record::key).toList()).containsExactlyElementsOf(reference);
+  }
+
+  @Test
+  void contentOrderMatchesPythonSortingByTheLabel() throws Exception {
+    SortSpec.ContentKey cls = new SortSpec.ContentKey("cls", SortSpec.ContentType.INT);
+    List<Record> out = runAndRead(spec(input(ShardFormat.TAR_GZ), new SortSpec.Order(OrderKind.CONTENT, true, null,
+        cls, null), records(temp + "/out/x-{0..}.tar.gz", 64)), temp + "/out/x.manifest.json", ShardFormat.TAR_GZ);
+    List<String> lines = all.stream().map(r -> r.key() + " " + new String(r.members().get(0).data())).toList();
+    Files.write(temp.resolve("labels.txt"), lines);
+    List<String> reference = CommandResult.check(temp, TestTools.python().toString(), "-c", """
+        rows = [line.split() for line in open('labels.txt')]
+        for key, label in sorted(rows, key=lambda r: (-int(r[1]), r[0].encode())): print(key)
+        """).lines().toList();
+    assertThat(out.stream().map(Record::key).toList()).containsExactlyElementsOf(reference);
+  }
+
+  @Test
+  void shuffleIsAPermutationFixedByTheSeed() throws Exception {
+    String input = input(ShardFormat.TAR);
+    List<String> seven = fingerprints(runAndRead(spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 7L, null,
+        null), records(temp + "/a/x-{0..}.tar", 50)), temp + "/a/x.manifest.json", ShardFormat.TAR));
+    List<String> sevenAgain = fingerprints(runAndRead(spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 7L,
+        null, null), records(temp + "/b/x-{0..}.tar", 50)), temp + "/b/x.manifest.json", ShardFormat.TAR));
+    List<String> eight = fingerprints(runAndRead(spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 8L, null,
+        null), records(temp + "/c/x-{0..}.tar", 50)), temp + "/c/x.manifest.json", ShardFormat.TAR));
+    assertThat(seven).containsExactlyInAnyOrderElementsOf(fingerprints(all)).isEqualTo(sevenAgain)
+        .isNotEqualTo(eight).isNotEqualTo(fingerprints(all));
+    for (int i = 0; i < 5; i++) {
+      assertThat(Files.readAllBytes(temp.resolve("a/x-" + i + ".tar")))
+          .as("byte-identical shard %d", i).isEqualTo(Files.readAllBytes(temp.resolve("b/x-" + i + ".tar")));
+    }
+  }
+
+  @Test
+  void keymapRoutesRecordsToTheTemplateOfTheFirstMatchingLine() throws Exception {
+    String keymap = "img/[a-m].*\t" + temp + "/km/early-{00..}.tar\n# a comment\n"
+        + "img/.*\t" + temp + "/km/late-{00..}.tar\n";
+    List<Record> early = runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.KEYMAP, null, null,
+        null, new SortSpec.Keymap(keymap, null, null)), new SortSpec.Output(null, null, null, 30L, null)),
+        temp + "/km/early.manifest.json", ShardFormat.TAR);
+    List<Record> late = new ArrayList<>();
+    Manifest manifest = Json.read(Files.readAllBytes(temp.resolve("km/late.manifest.json")), Manifest.class);
+    for (Manifest.Shard shard : manifest.shards()) {
+      late.addAll(SortFixture.read(stores, temp.resolve("km").resolve(shard.name()).toString(), ShardFormat.TAR));
+    }
+    assertThat(early).allMatch(r -> r.key().charAt(4) <= 'm').isNotEmpty();
+    assertThat(late).allMatch(r -> r.key().charAt(4) > 'm').isNotEmpty();
+    assertThat(early.size() + late.size()).isEqualTo(all.size());
+    assertThat(early.stream().map(Record::key).toList()).isSorted();
+  }
+
+  @Test
+  void shardCountGivesEqualCountsWithinOne() throws Exception {
+    runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        new SortSpec.Output(temp + "/n/x-{0..}.tar", null, null, null, 7L)), temp + "/n/x.manifest.json",
+        ShardFormat.TAR);
+    Manifest manifest = Json.read(Files.readAllBytes(temp.resolve("n/x.manifest.json")), Manifest.class);
+    assertThat(manifest.shards()).hasSize(7);
+    assertThat(manifest.shards()).extracting(Manifest.Shard::records).containsExactly(35L, 35L, 34L, 34L, 34L, 34L,
+        34L);
+  }
+
+  @Test
+  void shardSizeClosesAShardAtTheRecordThatReachesTheSize() throws Exception {
+    long target = 40_000;
+    List<Record> out = runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null,
+        null, null), new SortSpec.Output(temp + "/s/x-{0..}.tar", null, "40000", null, null)),
+        temp + "/s/x.manifest.json", ShardFormat.TAR);
+    Manifest manifest = Json.read(Files.readAllBytes(temp.resolve("s/x.manifest.json")), Manifest.class);
+    assertThat(out).hasSize(all.size());
+    List<Manifest.Shard> shards = manifest.shards();
+    long largestRecord = all.stream().mapToLong(r -> r.members().stream()
+        .mapToLong(m -> 512 + dev.quarry.core.archive.tar.TarFormat.padded(m.data().length)).sum()).max().orElseThrow();
+    for (int i = 0; i < shards.size() - 1; i++) {
+      long payload = shards.get(i).size() - 1024; // minus the end-of-archive blocks
+      assertThat(payload).as("shard %d reached the size", i).isGreaterThanOrEqualTo(target);
+      assertThat(payload).as("shard %d overshoots by less than one record", i).isLessThan(target + largestRecord);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = ShardFormat.class, names = {"TAR", "TAR_GZ"})
+  void phasesInSeparateWorkersGiveByteIdenticalOutputToALocalRun(ShardFormat format) throws Exception {
+    String input = input(format);
+    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 42L, null, null);
+    LocalSort.run(spec(input, shuffle, records(temp + "/local/x-{000..}." + format.extension(), 45)), stores,
+        temp.resolve("work"), QUIET);
+
+    SortSpec distributed = spec(input, shuffle, records(temp + "/dist/x-{000..}." + format.extension(), 45));
+    Location scratch = stores.locate(temp + "/scratch/");
+    SortPhases phases = new SortPhases(distributed, stores, scratch,
+        new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+    for (int i = 0; i < 3; i++) {
+      phases.extract(i, 3);
+    }
+    phases.plan(3);
+    phases.create(1, 2);
+    phases.create(0, 2);
+    phases.commit();
+
+    Map<String, byte[]> local = files(temp.resolve("local"));
+    Map<String, byte[]> dist = files(temp.resolve("dist"));
+    assertThat(dist.keySet()).isEqualTo(local.keySet()).contains("x.manifest.json", "x.wids.json");
+    local.forEach((name, bytes) -> assertThat(dist.get(name)).as(name).isEqualTo(bytes));
+  }
+
+  private static Map<String, byte[]> files(Path dir) throws Exception {
+    try (var list = Files.list(dir)) {
+      return list.collect(Collectors.toMap(p -> p.getFileName().toString(), p -> {
+        try {
+          return Files.readAllBytes(p);
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }));
+    }
+  }
+
+  @Test
+  void aDryRunWritesNoShard() throws Exception {
+    SortSpec spec = new SortSpec(new SortSpec.Input(input(ShardFormat.TAR), null, null, null),
+        records(temp + "/dry/x-{0..}.tar", 10), new SortSpec.Order(OrderKind.NONE, null, null, null, null), null,
+        null, null, true);
+    List<PhaseResult> results = LocalSort.run(spec, stores, temp.resolve("work"), QUIET);
+    assertThat(results).extracting(PhaseResult::phase).containsExactly("extract", "plan");
+    assertThat(results.get(1).shards()).isEqualTo(24);
+    assertThat(temp.resolve("dry")).doesNotExist();
+    assertThat(temp.resolve("work")).as("the work folder is removed").doesNotExist();
+  }
+}

@@ -1,0 +1,95 @@
+package dev.quarry.core.sort.records;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quarry.core.archive.RawRange;
+import dev.quarry.core.sort.order.KeyOrder;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ExternalSorterTest {
+  @TempDir Path temp;
+
+  static RecordEntry entry(String key, int shard, int position, Object content) {
+    return new RecordEntry(key, shard, position, position % 2 == 0,
+        List.of(new RawRange(1024L * position, 1536), new RawRange(1L << 40, 512)), 2048, content);
+  }
+
+  @Test
+  void entriesRoundTripThroughARunIncludingEveryContentType() throws Exception {
+    List<RecordEntry> entries = List.of(entry("a/b", 0, 0, null), entry("données/é", 7, 123456, 42L),
+        entry("x", 3, 1, 2.5), entry("y", 3, 2, "label"), entry("z".repeat(300), Integer.MAX_VALUE, 9, -7L));
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (RunWriter writer = new RunWriter(bytes)) {
+      for (RecordEntry e : entries) {
+        writer.write(e);
+      }
+    }
+    List<RecordEntry> read = new ArrayList<>();
+    try (RunReader reader = new RunReader(new ByteArrayInputStream(bytes.toByteArray()), "test")) {
+      for (RecordEntry e = reader.next(); e != null; e = reader.next()) {
+        read.add(e);
+      }
+    }
+    assertThat(read).isEqualTo(entries);
+  }
+
+  @Test
+  void aRunWithoutItsEndMarkerIsRefused() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    RunWriter writer = new RunWriter(bytes);
+    writer.write(entry("a", 0, 0, null));
+    byte[] whole;
+    writer.close();
+    whole = bytes.toByteArray();
+    byte[] cut = Arrays.copyOf(whole, whole.length - 12);
+    assertThatThrownBy(() -> {
+      try (RunReader reader = new RunReader(new ByteArrayInputStream(cut), "run-7")) {
+        while (reader.next() != null) {
+          // read on
+        }
+      }
+    }).hasMessageStartingWith("Cannot read run run-7: ");
+  }
+
+  @Test
+  void sortsMoreThanTheBudgetBySpillingRunsAndMerging() throws Exception {
+    Random random = new Random(3);
+    List<RecordEntry> entries = new ArrayList<>();
+    for (int i = 0; i < 20_000; i++) {
+      entries.add(entry("k" + random.nextInt(1_000_000), random.nextInt(50), i, null));
+    }
+    ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, new LocalRunStorage(temp), "sort-", 200_000);
+    for (RecordEntry e : entries) {
+      sorter.add(e);
+    }
+    List<RecordEntry> sorted = new ArrayList<>();
+    try (RunMerger merger = sorter.sorted()) {
+      for (RecordEntry e = merger.next(); e != null; e = merger.next()) {
+        sorted.add(e);
+      }
+    }
+    assertThat(sorter.finish().size()).as("runs spilled").isGreaterThan(10);
+    assertThat(sorter.peakBufferedBytes()).isLessThan(200_000 + 1_000);
+    List<RecordEntry> expected = new ArrayList<>(entries);
+    expected.sort(KeyOrder.ENTRIES);
+    assertThat(sorted).isEqualTo(expected);
+  }
+
+  @Test
+  void keysCompareByCodePointLikeUtf8Bytes() {
+    // U+FF5E (UTF-16 0xFF5E) sorts after U+1F600 in UTF-16 units but before it in UTF-8 bytes and code points.
+    assertThat(KeyOrder.compareKeys("\uFF5E", "\uD83D\uDE00")).isNegative();
+    assertThat("\uFF5E".compareTo("\uD83D\uDE00")).as("what String.compareTo would say").isPositive();
+    assertThat(KeyOrder.compareKeys("a", "ab")).isNegative();
+    assertThat(KeyOrder.compareKeys("a-b", "a/b")).isNegative();
+  }
+}

@@ -1,0 +1,158 @@
+package dev.quarry.core.store;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class FileStoreTest extends ObjectStoreContract {
+  @TempDir
+  Path root;
+
+  @Override
+  ObjectStore openStore() {
+    return new FileStore(root);
+  }
+
+  private List<Path> filesUnderRoot() throws IOException {
+    try (Stream<Path> files = Files.walk(root)) {
+      return files.filter(Files::isRegularFile).toList();
+    }
+  }
+
+  @Test
+  void keysArePathsUnderTheRootAndUrlsAreFileUrls() throws IOException {
+    store.put("a/b/c.txt", "hello".getBytes(UTF_8));
+
+    assertThat(root.resolve("a/b/c.txt")).hasContent("hello");
+    assertThat(store.url("a/b/c.txt")).isEqualTo("file://" + root + "/a/b/c.txt");
+    assertThat(new FileStore(Path.of("/")).url("data/x")).isEqualTo("file:///data/x");
+  }
+
+  @Test
+  void anUploadWritesATempFileBesideTheTargetAndRenamesItOnCommit() throws IOException {
+    try (ObjectUpload upload = store.upload("dir/object")) {
+      upload.stream().write(THOUSAND_BYTES);
+      upload.stream().flush();
+      assertThat(filesUnderRoot()).singleElement()
+          .satisfies(temp -> assertThat(temp.getFileName().toString()).startsWith(FileStore.UPLOAD_PREFIX))
+          .satisfies(temp -> assertThat(temp.getParent()).isEqualTo(root.resolve("dir")));
+      upload.commit();
+    }
+
+    assertThat(filesUnderRoot()).containsExactly(root.resolve("dir/object"));
+  }
+
+  @Test
+  void abortAndCloseRemoveTheTempFile() throws IOException {
+    ObjectUpload aborted = store.upload("dir/aborted");
+    aborted.stream().write(THOUSAND_BYTES);
+    aborted.stream().flush();
+    aborted.abort();
+    try (ObjectUpload closed = store.upload("dir/closed")) {
+      closed.stream().write(new byte[1 << 20]);
+    }
+
+    assertThat(filesUnderRoot()).isEmpty();
+  }
+
+  @Test
+  void listingsIgnoreTempFilesOfUploadsInProgress() throws IOException {
+    store.put("ds/shard-0", THOUSAND_BYTES);
+    Files.write(root.resolve("ds/" + FileStore.UPLOAD_PREFIX + "left-by-a-crash"), THOUSAND_BYTES);
+
+    try (ObjectUpload upload = store.upload("ds/shard-1")) {
+      upload.stream().write(THOUSAND_BYTES);
+      upload.stream().flush();
+      assertThat(keys(store.list("ds/", null, 10))).containsExactly("ds/shard-0");
+    }
+  }
+
+  @Test
+  void theEtagFollowsSizeAndModificationTime() throws IOException {
+    store.put("tagged", THOUSAND_BYTES);
+    Path file = root.resolve("tagged");
+    Files.setLastModifiedTime(file, FileTime.from(Instant.parse("2025-01-02T03:04:05.123456789Z")));
+
+    ObjectInfo info = store.head("tagged").orElseThrow();
+
+    assertThat(info.etag()).isEqualTo(Long.toHexString(1000) + "-"
+        + Long.toHexString(Instant.parse("2025-01-02T03:04:05.123456789Z").getEpochSecond() * 1_000_000_000L
+        + 123_456_789L));
+    assertThat(info.lastModified()).isEqualTo(Instant.parse("2025-01-02T03:04:05.123456789Z"));
+    assertThat(store.head("tagged").orElseThrow().etag()).as("stable").isEqualTo(info.etag());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"a//b", "a/", "./a", "a/./b", "dir/" + FileStore.UPLOAD_PREFIX + "x", "nul\0name"})
+  void fileKeysMustMapToOneFile(String key) {
+    assertThatThrownBy(() -> store.put(key, THOUSAND_BYTES)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid object key: " + key + " (a file store's keys must not have empty or '.' components,"
+            + " NUL characters, or names starting with .quarry-upload-)");
+  }
+
+  @Test
+  void fileStorePrefixesMustNotHaveEmptyDirectoryComponents() {
+    assertThatThrownBy(() -> store.list("a//b", null, 10)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid key prefix: a//b (a file store's prefixes must not have empty or '.' directory"
+            + " components)");
+  }
+
+  @Test
+  void directoriesAndPathsThroughFilesAreNotObjects() throws IOException {
+    store.put("dir/file", THOUSAND_BYTES);
+
+    assertThat(store.head("dir")).isEmpty();
+    assertThat(store.head("dir/file/below")).isEmpty();
+    assertThatThrownBy(() -> store.get("dir")).isInstanceOf(NoSuchObjectException.class);
+    assertThatThrownBy(() -> store.get("dir/file/below")).isInstanceOf(NoSuchObjectException.class)
+        .hasMessage("Cannot read " + store.url("dir/file/below") + ": no such object");
+    store.delete("dir");
+    store.delete("dir/file/below");
+    assertThat(store.head("dir/file")).isPresent();
+  }
+
+  @Test
+  void aWriteThatCannotCreateItsDirectoryNamesTheUrl() throws IOException {
+    store.put("dir", THOUSAND_BYTES);
+
+    assertThatThrownBy(() -> store.put("dir/below", THOUSAND_BYTES)).isInstanceOf(IOException.class)
+        .hasMessageStartingWith("Cannot write " + store.url("dir/below") + ": ");
+  }
+
+  @Test
+  void linksToFilesAreObjectsAndLinksToDirectoriesAreSkipped() throws IOException {
+    store.put("real/file", THOUSAND_BYTES);
+    Files.createSymbolicLink(root.resolve("link-to-file"), root.resolve("real/file"));
+    Files.createSymbolicLink(root.resolve("link-to-dir"), root.resolve("real"));
+    Files.createSymbolicLink(root.resolve("dangling"), root.resolve("nowhere"));
+
+    assertThat(keys(store.list("", null, 10))).containsExactly("link-to-file", "real/file");
+    assertThat(store.head("link-to-file").orElseThrow().size()).isEqualTo(1000);
+  }
+
+  @Test
+  void aRangeStreamSkipsAndReportsWhatIsLeft() throws IOException {
+    store.put("range", THOUSAND_BYTES);
+
+    try (InputStream in = store.getRange("range", 100, 50)) {
+      assertThat(in.available()).isEqualTo(50);
+      assertThat(in.skip(10)).isEqualTo(10);
+      assertThat(in.read()).isEqualTo(THOUSAND_BYTES[110] & 0xFF);
+      assertThat(in.skip(100)).isEqualTo(39);
+      assertThat(in.read()).isEqualTo(-1);
+    }
+  }
+}

@@ -1,0 +1,201 @@
+package dev.quarry.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quarry.testkit.MinioExtension;
+import dev.quarry.testkit.MinioServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
+
+@ExtendWith(MinioExtension.class)
+class S3StoreIT extends ObjectStoreContract {
+  private static final int MIB = 1 << 20;
+
+  private final MinioServer minio;
+  private String bucket;
+
+  S3StoreIT(MinioServer minio) {
+    this.minio = minio;
+  }
+
+  static S3Settings settingsFor(MinioServer minio) {
+    return S3Settings.defaults().withEndpoint(minio.endpoint())
+        .withCredentials(minio.accessKey(), minio.secretKey())
+        .withPartSizeBytes(S3Settings.MIN_PART_SIZE_BYTES);
+  }
+
+  @Override
+  ObjectStore openStore() {
+    bucket = minio.createBucket("store");
+    return S3Store.open(bucket, settingsFor(minio));
+  }
+
+  private List<MultipartUpload> pendingUploads(String key) {
+    try (S3Client client = minio.client()) {
+      return client.listMultipartUploads(b -> b.bucket(bucket).prefix(key)).uploads();
+    }
+  }
+
+  /** Writes {@code bytes} of seeded random data in 64 KiB writes and returns their SHA-256. */
+  private static byte[] writeRandom(OutputStream out, long bytes) throws IOException {
+    MessageDigest digest = sha256();
+    Random random = new Random(bytes);
+    byte[] chunk = new byte[64 * 1024];
+    for (long written = 0; written < bytes; written += chunk.length) {
+      random.nextBytes(chunk);
+      int length = (int) Math.min(chunk.length, bytes - written);
+      out.write(chunk, 0, length);
+      digest.update(chunk, 0, length);
+    }
+    return digest.digest();
+  }
+
+  private static byte[] sha256Of(InputStream in) throws IOException {
+    MessageDigest digest = sha256();
+    try (InputStream digesting = new DigestInputStream(in, digest)) {
+      digesting.transferTo(OutputStream.nullOutputStream());
+    }
+    return digest.digest();
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void urlsAreS3Urls() {
+    assertThat(store.url("a/b")).isEqualTo("s3://" + bucket + "/a/b");
+  }
+
+  @Test
+  void headOfAMissingKeyIsExactlyOneRequest() throws IOException {
+    RequestCounts before = store.requests().snapshot();
+
+    assertThat(store.head("missing/key")).isEmpty();
+
+    RequestCounts made = store.requests().minus(before);
+    assertThat(made.head()).isEqualTo(1);
+    assertThat(made.total()).isEqualTo(1);
+  }
+
+  @Test
+  void aLargeUploadGoesInPartsWhileTheCallerWrites() throws IOException {
+    RequestCounts before = store.requests().snapshot();
+    byte[] written;
+    ObjectInfo committed;
+    try (ObjectUpload upload = store.upload("big/object")) {
+      written = writeRandom(upload.stream(), 25L * MIB);
+      assertThat(pendingUploads("big/object")).as("started while writing").hasSize(1);
+      committed = upload.commit();
+    }
+
+    assertThat(store.requests().minus(before).put()).as("1 create + 5 parts + 1 complete").isEqualTo(7);
+    ObjectInfo head = store.head("big/object").orElseThrow();
+    assertThat(head.size()).isEqualTo(25L * MIB);
+    assertThat(committed.size()).isEqualTo(25L * MIB);
+    assertThat(committed.etag()).isEqualTo(head.etag()).endsWith("-5");
+    assertThat(sha256Of(store.get("big/object"))).isEqualTo(written);
+    assertThat(pendingUploads("big/")).isEmpty();
+  }
+
+  @Test
+  void anUploadOfExactlyOnePartIsOnePut() throws IOException {
+    RequestCounts before = store.requests().snapshot();
+    try (ObjectUpload upload = store.upload("one-part")) {
+      writeRandom(upload.stream(), 5L * MIB);
+      upload.commit();
+    }
+
+    assertThat(store.requests().minus(before).put()).isEqualTo(1);
+    assertThat(store.head("one-part").orElseThrow().etag()).doesNotContain("-");
+  }
+
+  @Test
+  void anAbortedMultipartUploadLeavesNoObjectAndNoPendingUpload() throws IOException {
+    RequestCounts before = store.requests().snapshot();
+    ObjectUpload upload = store.upload("big/aborted");
+    writeRandom(upload.stream(), 12L * MIB);
+    assertThat(pendingUploads("big/aborted")).as("the upload started").hasSize(1);
+
+    upload.abort();
+
+    assertThat(store.head("big/aborted")).isEmpty();
+    assertThat(store.list("", null, 10).objects()).isEmpty();
+    assertThat(pendingUploads("big/aborted")).isEmpty();
+    RequestCounts made = store.requests().minus(before);
+    assertThat(made.put()).as("create + 2 parts").isEqualTo(3);
+    assertThat(made.delete()).as("the abort").isEqualTo(1);
+  }
+
+  @Test
+  void closingAMultipartUploadWithoutCommitAbortsIt() throws IOException {
+    try (ObjectUpload upload = store.upload("big/closed")) {
+      writeRandom(upload.stream(), 11L * MIB);
+    }
+
+    assertThat(store.head("big/closed")).isEmpty();
+    assertThat(pendingUploads("big/closed")).isEmpty();
+  }
+
+  @Test
+  void rangesOfALargeObjectComeFromTheRightPlace() throws IOException {
+    byte[] data = bytes(7 * MIB, 7);
+    store.put("ranged", data);
+
+    try (InputStream in = store.getRange("ranged", 5L * MIB - 3, 10)) {
+      assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, 5 * MIB - 3, 5 * MIB + 7));
+    }
+    try (InputStream in = store.get("ranged")) {
+      assertThat(in.readNBytes(100)).isEqualTo(Arrays.copyOf(data, 100));
+      // Closing before the end drops the connection instead of draining 7 MiB.
+    }
+  }
+
+  @Test
+  void failuresNameTheUrlAndWhatS3Said() throws IOException {
+    try (ObjectStore missing = S3Store.open("no-such-bucket-here", settingsFor(minio))) {
+      String url = missing.url("key");
+      assertThatThrownBy(() -> missing.put("key", THOUSAND_BYTES)).isInstanceOf(IOException.class)
+          .hasMessageStartingWith("Cannot write " + url + ": NoSuchBucket (HTTP 404): ");
+      assertThatThrownBy(() -> missing.get("key")).isInstanceOf(IOException.class)
+          .hasMessageStartingWith("Cannot read " + url + ": NoSuchBucket (HTTP 404): ");
+      assertThatThrownBy(() -> missing.list("dir/", null, 10)).isInstanceOf(IOException.class)
+          .hasMessageStartingWith("Cannot list " + missing.url("dir/") + ": NoSuchBucket (HTTP 404): ");
+
+      ObjectUpload small = missing.upload("key");
+      small.stream().write(THOUSAND_BYTES);
+      assertThatThrownBy(small::commit).isInstanceOf(IOException.class)
+          .hasMessageStartingWith("Cannot write " + url + ": NoSuchBucket (HTTP 404): ");
+
+      ObjectUpload large = missing.upload("key");
+      assertThatThrownBy(() -> writeRandom(large.stream(), 6L * MIB)).as("the first part fails on write")
+          .isInstanceOf(IOException.class)
+          .hasMessageStartingWith("Cannot write " + url + ": NoSuchBucket (HTTP 404): ");
+      large.close();
+    }
+  }
+
+  @Test
+  void anInvalidBucketNameIsRefusedBeforeAnyRequest() {
+    assertThatThrownBy(() -> S3Store.open("Not_A_Bucket", settingsFor(minio)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid bucket name: Not_A_Bucket (must be 3 to 63 lowercase letters, digits, dots and hyphens,"
+            + " start and end with a letter or digit, and not look like an IP address)");
+  }
+}

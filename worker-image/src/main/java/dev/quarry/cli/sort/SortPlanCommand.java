@@ -1,0 +1,21 @@
+package dev.quarry.cli.sort;
+
+import dev.quarry.core.sort.PhaseResult;
+import dev.quarry.core.sort.SortPhases;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code quarry sort plan}: merges the runs, orders the records and cuts them into output shards. */
+@Command(name = "plan", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Phase 2: merges every extract worker's runs, drops duplicate keys per policy, orders the records"
+        + " and cuts them into output shards; writes each shard's plan under --scratch. With --dry-run this is the"
+        + " last phase: the plan is printed and no shard written.", ""})
+public final class SortPlanCommand extends PhaseCommand {
+  @Option(names = "--extract-count", required = true, description = "The number of extract workers that ran.")
+  int extractCount;
+
+  @Override
+  PhaseResult run(SortPhases phases) throws Exception {
+    return phases.plan(extractCount);
+  }
+}

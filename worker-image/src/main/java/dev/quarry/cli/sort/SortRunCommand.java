@@ -1,0 +1,50 @@
+package dev.quarry.cli.sort;
+
+import dev.quarry.core.sort.LocalSort;
+import dev.quarry.core.sort.PhaseResult;
+import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.store.S3Settings;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code quarry sort run}: every phase in this process, reading each input byte once. */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {"Runs extract, plan, create and commit in this process, holding record bytes in memory under the"
+        + " budget (spilling to --work-dir). Output is byte-identical to a ShardSortJob with the same spec.", ""},
+    footer = {"", "Example:",
+        "  quarry sort run --input '/data/train-{000000..000127}.tar' --output '/data/shuffled-{000000..}.tar' \\",
+        "      --order shuffle --seed 7 --shard-size 256Mi"})
+public final class SortRunCommand implements Callable<Integer> {
+  @Spec CommandSpec command;
+  @Mixin SortSpecOptions job;
+  @Mixin SortOutput output;
+
+  @Option(names = "--work-dir", paramLabel = "DIR", description = "Folder for spilled data (default: a new folder"
+      + " in the system's temporary directory; removed afterwards).")
+  Path workDir;
+
+  @Override
+  public Integer call() throws Exception {
+    var spec = job.spec();
+    Path work = workDir != null ? workDir.resolve("quarry-sort-" + UUID.randomUUID())
+        : Path.of(System.getProperty("java.io.tmpdir"), "quarry-sort-" + UUID.randomUUID());
+    PrintStream log = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.err), true);
+    try (ObjectStores stores = new ObjectStores(S3Settings.fromEnvironment()
+        .withRequestsInFlight(spec.workers().requestsInFlight()))) {
+      List<PhaseResult> results = LocalSort.run(spec, stores, work, log);
+      output.print(command.commandLine().getOut(), results);
+    }
+    return 0;
+  }
+}
