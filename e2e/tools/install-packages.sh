@@ -3,7 +3,7 @@
 set -euo pipefail
 
 # Real archive tools and filesystems the tests check our output against.
-packages=(tar gzip zip unzip lz4 squashfs-tools python3 python3-venv curl openssl)
+packages=(tar gzip zip unzip lz4 squashfs-tools python3 python3-venv curl openssl python3-msgpack)
 
 missing=()
 for package in "${packages[@]}"; do

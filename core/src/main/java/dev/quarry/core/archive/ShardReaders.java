@@ -1,7 +1,9 @@
 package dev.quarry.core.archive;
 
 import dev.quarry.core.archive.compress.Compression;
+import dev.quarry.core.archive.msgpack.MsgpackReader;
 import dev.quarry.core.archive.tar.TarReader;
+import dev.quarry.core.archive.zip.ZipReader;
 import java.io.IOException;
 import java.io.InputStream;
 
@@ -16,7 +18,8 @@ public final class ShardReaders {
       case TAR -> new TarReader(in, shard, limits);
       case TAR_GZ -> new TarReader(Compression.gunzip(in, shard, limits), shard, limits);
       case TAR_LZ4 -> new TarReader(Compression.unlz4(in, shard, limits), shard, limits);
-      case ZIP, MSGPACK -> throw new IllegalArgumentException("Cannot read " + format.extension() + " shards yet");
+      case ZIP -> new ZipReader(in, shard, limits);
+      case MSGPACK -> new MsgpackReader(in, shard, limits);
     };
   }
 }

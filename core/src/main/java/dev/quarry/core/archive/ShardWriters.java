@@ -1,7 +1,9 @@
 package dev.quarry.core.archive;
 
 import dev.quarry.core.archive.compress.Compression;
+import dev.quarry.core.archive.msgpack.MsgpackWriter;
 import dev.quarry.core.archive.tar.TarWriter;
+import dev.quarry.core.archive.zip.ZipWriter;
 import java.io.IOException;
 import java.io.OutputStream;
 
@@ -14,7 +16,8 @@ public final class ShardWriters {
       case TAR -> new TarWriter(out);
       case TAR_GZ -> new TarWriter(Compression.gzip(out));
       case TAR_LZ4 -> new TarWriter(Compression.lz4(out));
-      case ZIP, MSGPACK -> throw new IllegalArgumentException("Cannot write " + format.extension() + " shards yet");
+      case ZIP -> new ZipWriter(out);
+      case MSGPACK -> new MsgpackWriter(out);
     };
   }
 }

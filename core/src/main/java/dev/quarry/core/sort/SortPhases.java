@@ -85,6 +85,14 @@ public final class SortPhases {
     });
   }
 
+  /** The most heap this JVM has used since it started, summed over the heap's memory pools. */
+  private static long peakHeapBytes() {
+    return java.lang.management.ManagementFactory.getMemoryPoolMXBeans().stream()
+        .filter(pool -> pool.getType() == java.lang.management.MemoryType.HEAP)
+        .mapToLong(pool -> pool.getPeakUsage().getUsed())
+        .sum();
+  }
+
   private interface Phase {
     /** Runs the phase; returns shards, records and bytes. */
     long[] run(Problems problems, Map<String, Object> details) throws IOException, InterruptedException;
@@ -96,6 +104,7 @@ public final class SortPhases {
     Problems problems = new Problems();
     Map<String, Object> details = new LinkedHashMap<>();
     long[] totals = body.run(problems, details);
+    details.put("peakHeapBytes", peakHeapBytes());
     Instant end = Instant.now();
     double seconds = Math.max((end.toEpochMilli() - start.toEpochMilli()) / 1000.0, 0.001);
     PhaseResult result = new PhaseResult(phase, index, count, start.toString(), end.toString(), seconds, totals[0],

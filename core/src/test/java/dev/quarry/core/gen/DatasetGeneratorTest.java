@@ -51,7 +51,7 @@ class DatasetGeneratorTest {
     for (String row : rows) {
       String[] fields = row.split(" ", -1);
       assertThat(fields[2]).as("fixed mtime").isEqualTo("0");
-      assertThat(fields[3]).as("fixed mode").isEqualTo("0o100444");
+      assertThat(fields[3]).as("fixed mode").isEqualTo("0o444");
       assertThat(fields[4]).as("fixed owner").isEqualTo("quarry");
       int size = Integer.parseInt(fields[1]);
       if (fields[0].endsWith(".jpg")) {

@@ -13,11 +13,13 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 import org.apache.commons.compress.archivers.zip.AsiExtraField;
 import org.apache.commons.compress.archivers.zip.ZipArchiveEntry;
 import org.apache.commons.compress.archivers.zip.ZipArchiveInputStream;
 import org.apache.commons.compress.archivers.zip.ZipMethod;
+import org.apache.commons.compress.archivers.zip.ZipShort;
 
 /**
  * Streams the members of a zip, stored or deflated, zip64 included, from its local headers (shards come from object
@@ -35,6 +37,8 @@ public final class ZipReader implements ShardReader {
   static final long RATIO_FREE_BYTES = 1 << 20;
   /** How far past a stored member's data the parser may read to find its data descriptor. */
   private static final int DESCRIPTOR_SLACK = 4096;
+  private static final Pattern ROOT = Pattern.compile("(\\./)+");
+  private static final ZipShort UNIX_EXTRA_FIELD = new AsiExtraField().getHeaderId();
   private static final String ONLY_REGULAR_FILES =
       " (shards may hold only regular files and directories; store the file itself instead)";
 
@@ -53,9 +57,7 @@ public final class ZipReader implements ShardReader {
 
   public ZipReader(InputStream in, String shard, ArchiveLimits limits) {
     this.source = new ZipSource(in);
-    // UTF-8 for names without the UTF-8 flag, no Unicode extra fields (names are taken raw and must be UTF-8),
-    // stored members with data descriptors allowed (Python writes them), a split marker at the start skipped.
-    this.zip = new ZipArchiveInputStream(source, "UTF-8", false, true, true);
+    this.zip = new Parser(source);
     this.shard = shard;
     this.limits = limits;
   }
@@ -75,16 +77,18 @@ public final class ZipReader implements ShardReader {
         ended = true;
         return null;
       }
-      String name = MemberNames.checked(shard, MemberNames.decode(shard, entry.getRawName()));
+      String rawName = MemberNames.decode(shard, entry.getRawName());
+      boolean directory = rawName.endsWith("/");
+      // "./", the archive's root as some tools list it, names nothing to check.
+      String name = directory && ROOT.matcher(rawName).matches() ? rawName : MemberNames.checked(shard, rawName);
       lastName = name;
+      refuseUnreadable(entry, name);
       EntryData data = new EntryData(name, entry);
-      byte[] rawName = entry.getRawName();
-      if (rawName.length > 0 && rawName[rawName.length - 1] == '/') {
+      if (directory) {
         directories++;
         data.transferTo(OutputStream.nullOutputStream());
         continue;
       }
-      refuseUnreadable(entry, name);
       current = sizesAfterData(entry) ? bufferWhole(data) : new StreamedMember(data);
       return current;
     }
@@ -128,7 +132,7 @@ public final class ZipReader implements ShardReader {
       throw ArchiveException.ofMember(shard, name, "it is compressed with " + (known == null ? "an unknown method"
           : known.name()) + " (method " + method + "); Quarry reads only stored and deflated members");
     }
-    if (entry.getExtraField(new AsiExtraField().getHeaderId()) instanceof AsiExtraField unix && unix.isLink()) {
+    if (entry.getExtraField(UNIX_EXTRA_FIELD) instanceof AsiExtraField unix && unix.isLink()) {
       throw ArchiveException.ofMember(shard, name, "it is a symbolic link" + ONLY_REGULAR_FILES);
     }
   }
@@ -168,11 +172,23 @@ public final class ZipReader implements ShardReader {
     boolean truncated = e instanceof EOFException || String.valueOf(e.getMessage()).contains("Truncated");
     if (member != null) {
       return ArchiveException.ofMember(shard, member, truncated
-          ? "truncated: the stream ends inside the member's data" : "corrupt zip data: " + e.getMessage());
+          ? "truncated: the stream ends inside the member's data" : "corrupt zip data: " + parserMessage(e));
     }
     String where = lastName == null ? "" : " after member " + lastName;
-    return ArchiveException.of(shard, (truncated ? "truncated: the stream ends inside the zip headers"
-        : "corrupt zip data") + where + ": " + e.getMessage());
+    return ArchiveException.of(shard, truncated
+        ? "truncated: the stream ends inside the zip's headers or central directory" + where
+        : "corrupt zip data" + where + ": " + parserMessage(e));
+  }
+
+  /** The parser's message, without its advice to use its random-access reader, which a stream cannot use. */
+  private static String parserMessage(Exception e) {
+    String message = String.valueOf(e.getMessage());
+    int advice = message.indexOf(". Either the archive is broken");
+    if (advice >= 0) {
+      return message.substring(0, advice) + " (a stored member whose size follows its data must not contain a zip "
+          + "signature, or the data is corrupt)";
+    }
+    return message;
   }
 
   @Override
@@ -183,6 +199,23 @@ public final class ZipReader implements ShardReader {
   @Override
   public void close() throws IOException {
     zip.close();
+  }
+
+  /**
+   * Commons Compress's streaming parser: UTF-8 for names without the UTF-8 flag, no Unicode extra fields (names are
+   * taken raw and must be UTF-8), stored members with data descriptors allowed (Python writes them), a split marker
+   * at the start skipped.
+   */
+  private static final class Parser extends ZipArchiveInputStream {
+    Parser(InputStream in) {
+      super(in, "UTF-8", false, true, true);
+    }
+
+    /** Zstandard members are refused by name before they are read; the codec, an optional library, is not loaded. */
+    @Override
+    protected InputStream createZstdInputStream(InputStream in) {
+      return InputStream.nullInputStream();
+    }
   }
 
   /**

@@ -25,7 +25,8 @@ final class ZipSource extends InputStream {
   private final byte[] single = new byte[1];
   private long position;
   private long limit = Long.MAX_VALUE;
-  private ByteArrayOutputStream kept;
+  private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
+  private boolean keeping;
   private boolean keptTooMuch;
 
   ZipSource(InputStream in) {
@@ -43,7 +44,8 @@ final class ZipSource extends InputStream {
 
   /** Starts keeping every byte read from now on, plus the {@link #LOOKBEHIND} bytes read last. */
   void startKeeping() {
-    kept = new ByteArrayOutputStream();
+    kept.reset();
+    keeping = true;
     keptTooMuch = false;
     int behind = (int) Math.min(position, LOOKBEHIND);
     int start = (int) ((position - behind) % LOOKBEHIND);
@@ -53,12 +55,12 @@ final class ZipSource extends InputStream {
   }
 
   void stopKeeping() {
-    kept = null;
+    keeping = false;
   }
 
   /** The bytes kept since {@link #startKeeping()}, or null if they grew past {@link #MAX_KEPT}. */
   byte[] kept() {
-    return kept == null || keptTooMuch ? null : kept.toByteArray();
+    return !keeping || keptTooMuch ? null : kept.toByteArray();
   }
 
   @Override
@@ -88,10 +90,10 @@ final class ZipSource extends InputStream {
   }
 
   private void remember(byte[] buffer, int offset, int length) {
-    if (kept != null && !keptTooMuch) {
+    if (keeping && !keptTooMuch) {
       if (kept.size() + (long) length > MAX_KEPT) {
         keptTooMuch = true;
-        kept = new ByteArrayOutputStream();
+        kept.reset();
       } else {
         kept.write(buffer, offset, length);
       }

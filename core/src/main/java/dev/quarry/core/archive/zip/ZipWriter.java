@@ -39,6 +39,7 @@ public final class ZipWriter implements ShardWriter {
   private final RecordBuffer buffer;
   private final ZipArchiveOutputStream zip;
   private final Deflater deflater = new Deflater(Deflater.DEFAULT_COMPRESSION, true);
+  private final byte[] chunk = new byte[1 << 16];
   private long records;
   private boolean closed;
 
@@ -67,6 +68,9 @@ public final class ZipWriter implements ShardWriter {
   }
 
   private void writeMember(String name, byte[] data) throws IOException {
+    if (name.endsWith("/")) {
+      throw new IOException("Cannot write member " + name + " as zip: a name ending in '/' marks a directory");
+    }
     CRC32 crc = new CRC32();
     crc.update(data);
     byte[] deflated = method == Method.DEFLATED ? deflate(data) : null;
@@ -92,7 +96,6 @@ public final class ZipWriter implements ShardWriter {
     deflater.setInput(data);
     deflater.finish();
     ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(64, data.length / 2));
-    byte[] chunk = new byte[1 << 16];
     while (!deflater.finished()) {
       int length = deflater.deflate(chunk);
       out.write(chunk, 0, length);

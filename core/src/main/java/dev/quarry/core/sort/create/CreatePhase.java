@@ -1,6 +1,7 @@
 package dev.quarry.core.sort.create;
 
 import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.sort.Progress;
 import dev.quarry.core.sort.Scratch;
@@ -25,6 +26,11 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 
 /**
  * Phase 3: create worker {@code index} of {@code count} builds its contiguous share of the planned output shards.
@@ -32,6 +38,9 @@ import java.util.Optional;
  * its size and SHA-256; a rerun skips shards whose marker and object agree, and rewrites the rest, identically.
  */
 public final class CreatePhase {
+  /** Output shards one worker builds at once. */
+  private static final int SHARDS_IN_FLIGHT = 3;
+
   private final SortSpec spec;
   private final ObjectStores stores;
   private final ObjectStore scratchStore;
@@ -55,19 +64,37 @@ public final class CreatePhase {
     int to = (int) ((long) shards.size() * (index + 1) / count);
     ShardFormat format = ShardFormat.ofExtension(plan.outputFormat());
     RecordFetcher fetcher = new RecordFetcher(new RecordSource(plan.inputs(), stores, packs),
-        spec.workers().requestsInFlight(), spec.workers().memoryBudgetBytes() / 2);
+        Math.max(1, spec.workers().requestsInFlight() / SHARDS_IN_FLIGHT),
+        spec.workers().memoryBudgetBytes() / 2 / SHARDS_IN_FLIGHT);
     Progress progress = new Progress("create " + index + "/" + count, to - from, log);
-    List<CreatedShard> created = new ArrayList<>();
-    for (PlannedShard shard : shards.subList(from, to)) {
-      CreatedShard done = alreadyCreated(shard).orElse(null);
-      if (done == null) {
-        done = build(shard, format, fetcher);
+    // Several shards at once keep the store busy while each shard's own reads and uploads wait on it.
+    List<Future<CreatedShard>> building = new ArrayList<>();
+    Semaphore slots = new Semaphore(SHARDS_IN_FLIGHT);
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (PlannedShard shard : shards.subList(from, to)) {
+        slots.acquire();
+        building.add(pool.submit(() -> {
+          try {
+            CreatedShard done = alreadyCreated(shard).orElse(null);
+            if (done == null) {
+              done = build(shard, format, fetcher);
+            }
+            progress.shardDone(done.records(), done.size());
+            return done;
+          } finally {
+            slots.release();
+          }
+        }));
       }
-      created.add(done);
-      progress.shardDone(done.records(), done.size());
+      List<CreatedShard> created = new ArrayList<>();
+      for (Future<CreatedShard> shard : building) {
+        created.add(shard.get());
+      }
+      progress.print(true);
+      return created;
+    } catch (ExecutionException e) {
+      throw Futures.unwrap(e);
     }
-    progress.print(true);
-    return created;
   }
 
   /** The plan, or a clear error when the plan phase has not finished. */

@@ -1,6 +1,7 @@
 package dev.quarry.core.sort.create;
 
 import dev.quarry.core.archive.RawRange;
+import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.sort.records.RecordEntry;
 import java.io.IOException;
 import java.io.InputStream;
@@ -63,7 +64,7 @@ final class RecordFetcher {
         }
       }
     } catch (ExecutionException e) {
-      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+      throw Futures.unwrap(e);
     }
   }
 

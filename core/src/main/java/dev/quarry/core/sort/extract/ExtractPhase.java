@@ -1,5 +1,6 @@
 package dev.quarry.core.sort.extract;
 
+import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Progress;
@@ -96,7 +97,7 @@ public final class ExtractPhase {
         task.get();
       }
     } catch (ExecutionException e) {
-      throw rethrow(e.getCause());
+      throw Futures.unwrap(e);
     }
     List<String> runNames = sorter.finish();
     progress.print(true);
@@ -136,18 +137,5 @@ public final class ExtractPhase {
       totals[2] += recordBytes;
     }
     progress.shardDone(entries.size(), inputBytes);
-  }
-
-  private static IOException rethrow(Throwable cause) {
-    if (cause instanceof IOException io) {
-      return io;
-    }
-    if (cause instanceof RuntimeException runtime) {
-      throw runtime;
-    }
-    if (cause instanceof Error error) {
-      throw error;
-    }
-    return new IOException(cause);
   }
 }

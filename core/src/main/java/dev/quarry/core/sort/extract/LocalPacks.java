@@ -1,7 +1,6 @@
 package dev.quarry.core.sort.extract;
 
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -22,7 +21,7 @@ public final class LocalPacks implements PackStore, AutoCloseable {
   private final Path spillDir;
   private final long budgetBytes;
   private final AtomicLong heldBytes = new AtomicLong();
-  private final Map<Integer, byte[]> inMemory = new ConcurrentHashMap<>();
+  private final Map<Integer, ChunkedBytes> inMemory = new ConcurrentHashMap<>();
 
   public LocalPacks(Path spillDir, long budgetBytes) {
     this.spillDir = spillDir;
@@ -31,25 +30,24 @@ public final class LocalPacks implements PackStore, AutoCloseable {
 
   @Override
   public PackOutput create(int shard) {
-    ByteArrayOutputStream buffer = new ByteArrayOutputStream(1 << 20);
+    ChunkedBytes bytes = new ChunkedBytes();
     return new PackOutput() {
       private boolean committed;
 
       @Override
       public OutputStream stream() {
-        return buffer;
+        return bytes;
       }
 
       @Override
       public void commit() throws IOException {
-        byte[] bytes = buffer.toByteArray();
-        if (heldBytes.addAndGet(bytes.length) <= budgetBytes) {
+        if (heldBytes.addAndGet(bytes.size()) <= budgetBytes) {
           inMemory.put(shard, bytes);
         } else {
-          heldBytes.addAndGet(-bytes.length);
-          Path file = spillFile(shard);
+          heldBytes.addAndGet(-bytes.size());
           Files.createDirectories(spillDir);
-          Files.write(file, bytes);
+          bytes.writeTo(spillFile(shard));
+          bytes.clear();
         }
         committed = true;
       }
@@ -57,7 +55,7 @@ public final class LocalPacks implements PackStore, AutoCloseable {
       @Override
       public void close() {
         if (!committed) {
-          buffer.reset();
+          bytes.clear();
         }
       }
     };
@@ -65,13 +63,13 @@ public final class LocalPacks implements PackStore, AutoCloseable {
 
   @Override
   public InputStream read(int shard, long offset, long length) throws IOException {
-    byte[] bytes = inMemory.get(shard);
+    ChunkedBytes bytes = inMemory.get(shard);
     if (bytes != null) {
-      if (offset + length > bytes.length) {
+      if (offset + length > bytes.size()) {
         throw new IOException("Cannot read pack of shard " + shard + ": range " + offset + "+" + length
-            + " is past its " + bytes.length + " bytes");
+            + " is past its " + bytes.size() + " bytes");
       }
-      return new ByteArrayInputStream(bytes, (int) offset, (int) length);
+      return new ByteArrayInputStream(bytes.read(offset, (int) length));
     }
     try (FileChannel channel = FileChannel.open(spillFile(shard), StandardOpenOption.READ)) {
       ByteBuffer buffer = ByteBuffer.allocate((int) length);

@@ -1,6 +1,7 @@
 package dev.quarry.core.sort.plan;
 
 import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.policy.Policy;
 import dev.quarry.core.policy.Problems;
@@ -300,7 +301,7 @@ public final class PlanPhase {
           upload.get();
         }
       } catch (ExecutionException e) {
-        throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        throw Futures.unwrap(e);
       }
     }
 

@@ -84,7 +84,11 @@ class ZipToolsTest {
     byte[] random = new byte[300_000];
     new Random(7).nextBytes(random);
     members.put("big/random.bin", random);
-    members.put("big/zeros.bin", new byte[2_000_000]);
+    byte[] compressible = new byte[2_000_000];
+    for (int i = 0; i < compressible.length; i++) {
+      compressible[i] = (byte) (random[i % random.length] & 3);
+    }
+    members.put("big/compressible.bin", compressible);
     Path zip = Files.write(temp.resolve("ours.zip"), ZipShards.write(ZipShards.recordsOf(members)));
 
     assertThat(run(temp, "unzip", "-t", "ours.zip")).contains("No errors detected");
@@ -104,7 +108,7 @@ class ZipToolsTest {
     members.forEach((name, data) -> expected.add(name + " " + (shrinksWhenDeflated(data) ? 8 : 0) + " "
         + sha256(data)));
     assertThat(lines).containsExactlyElementsOf(expected);
-    assertThat(lines).contains("big/random.bin 0 " + sha256(random), "big/zeros.bin 8 " + sha256(new byte[2_000_000]));
+    assertThat(lines).contains("big/random.bin 0 " + sha256(random), "big/compressible.bin 8 " + sha256(compressible));
     assertThat(hex(ZipShards.read(zip))).containsExactlyEntriesOf(hex(members));
   }
 
@@ -136,6 +140,36 @@ class ZipToolsTest {
       }
     }
     assertThat(count).isEqualTo(70_000);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"BZIP2", "LZMA"})
+  void refusesMembersCompressedWithOtherMethodsByName(String method) throws Exception {
+    run(temp, "python3", "-c", "import zipfile\n"
+        + "with zipfile.ZipFile('other.zip', 'w', zipfile.ZIP_" + method + ") as z:\n"
+        + "    z.writestr('plain.txt', b'stored', zipfile.ZIP_STORED)\n"
+        + "    z.writestr('packed.txt', b'packed ' * 100)\n");
+
+    try (ZipReader reader = reader(Files.readAllBytes(temp.resolve("other.zip")), ArchiveLimits.DEFAULT)) {
+      assertThat(reader.next().readData()).asString().isEqualTo("stored");
+      assertThatThrownBy(reader::next).isInstanceOf(ArchiveException.class)
+          .hasMessage("Cannot read member packed.txt of shard test.zip: it is compressed with " + method + " (method "
+              + (method.equals("BZIP2") ? 12 : 14) + "); Quarry reads only stored and deflated members");
+    }
+  }
+
+  @Test
+  void capsStoredMembersWithDataDescriptorsThatMustBeHeldWhole() throws Exception {
+    run(temp, "sh", "-c", "python3 -c \"import sys, zipfile\n"
+        + "with zipfile.ZipFile(sys.stdout.buffer, 'w') as z:\n"
+        + "    z.writestr('big.bin', bytes(5000))\n\" | cat > dd.zip");
+    ArchiveLimits small = new ArchiveLimits(1000, 1 << 20, 1000, 1L << 40);
+
+    try (ZipReader reader = reader(Files.readAllBytes(temp.resolve("dd.zip")), small)) {
+      assertThatThrownBy(reader::next).isInstanceOf(ArchiveException.class)
+          .hasMessage("Cannot read member big.bin of shard test.zip: it has no size in its local header, so it is read "
+              + "whole into memory, and it has more than the 1000 bytes a member may have in memory");
+    }
   }
 
   @Test
@@ -203,10 +237,10 @@ class ZipToolsTest {
     Deflater deflater = new Deflater(Deflater.DEFAULT_COMPRESSION, true);
     deflater.setInput(data);
     deflater.finish();
-    byte[] out = new byte[data.length + 64];
-    int length = 0;
+    byte[] chunk = new byte[1 << 16];
+    long length = 0;
     while (!deflater.finished()) {
-      length += deflater.deflate(out, length, out.length - length);
+      length += deflater.deflate(chunk);
     }
     deflater.end();
     return length < data.length;

@@ -1,0 +1,111 @@
+package dev.quarry.core.archive.msgpack;
+
+import dev.quarry.core.archive.Member;
+import dev.quarry.core.archive.Record;
+import dev.quarry.core.archive.ShardWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.msgpack.core.MessagePack;
+import org.msgpack.core.MessagePacker;
+
+/**
+ * Writes a msgpack shard as WebDataset reads one: per record, a map of {@code __key__} to the key, then each member's
+ * suffix to its bytes (binary), in the record's order. The bytes depend only on the records.
+ */
+public final class MsgpackWriter implements ShardWriter {
+  private final CountingOutput counted;
+  private final MessagePacker packer;
+  private long records;
+  private boolean closed;
+
+  public MsgpackWriter(OutputStream out) {
+    this.counted = new CountingOutput(out);
+    this.packer = MessagePack.newDefaultPacker(counted);
+  }
+
+  @Override
+  public void write(Record record) throws IOException {
+    List<Member> members = record.members();
+    checkSuffixes(record);
+    packer.packMapHeader(1 + members.size());
+    packer.packString(MsgpackReader.KEY);
+    packer.packString(record.key());
+    for (Member member : members) {
+      packer.packString(member.suffix());
+      packer.packBinaryHeader(member.data().length);
+      packer.writePayload(member.data());
+    }
+    // Hands the record's bytes on without flushing the stream below, so bytesWritten is exact between records.
+    packer.flush();
+    records++;
+  }
+
+  /** A member's suffix is its map key: it must exist, be unique in the record, and not be the key's own entry. */
+  private static void checkSuffixes(Record record) throws IOException {
+    Map<String, String> names = new HashMap<>();
+    for (Member member : record.members()) {
+      String suffix = member.suffix();
+      String problem = null;
+      if (suffix.isEmpty()) {
+        problem = "member " + member.name() + " has no suffix after its key";
+      } else if (suffix.equals(MsgpackReader.KEY)) {
+        problem = "member " + member.name() + " has the suffix " + MsgpackReader.KEY + ", which holds the key";
+      } else if (names.containsKey(suffix)) {
+        problem = "members " + names.get(suffix) + " and " + member.name() + " have the same suffix";
+      }
+      if (problem != null) {
+        throw new IOException("Cannot write record " + record.key() + " as msgpack: " + problem);
+      }
+      names.put(suffix, member.name());
+    }
+  }
+
+  @Override
+  public long records() {
+    return records;
+  }
+
+  @Override
+  public long bytesWritten() {
+    return counted.count;
+  }
+
+  /** Writes what is buffered and closes the stream. */
+  @Override
+  public void close() throws IOException {
+    if (!closed) {
+      closed = true;
+      packer.close();
+    }
+  }
+
+  /** Counts bytes on their way to the stream; flushes stop here, closing goes through. */
+  private static final class CountingOutput extends OutputStream {
+    private final OutputStream out;
+    private long count;
+
+    CountingOutput(OutputStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      out.write(b);
+      count++;
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length) throws IOException {
+      out.write(bytes, offset, length);
+      count += length;
+    }
+
+    @Override
+    public void close() throws IOException {
+      out.close();
+    }
+  }
+}

@@ -1,0 +1,222 @@
+package dev.quarry.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.quarry.testkit.MinioServer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * Shuffles a generated dataset into shards on a local MinIO: once as separate phase processes (as worker pods run
+ * it) and once as {@code quarry sort run}, each against a plain client-side copy of the same objects through the
+ * same store, in the same run. Usage: SortBench QUARRY_JAR WORKDIR GIB SHARD_SIZE WORKERS
+ */
+public final class SortBench {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  public static void main(String[] args) throws Exception {
+    Path jar = Path.of(args[0]);
+    Path work = Files.createDirectories(Path.of(args[1]));
+    double gib = Double.parseDouble(args[2]);
+    String shardSize = args[3];
+    int workers = Integer.parseInt(args[4]);
+    int inputShards = Math.max(workers, (int) Math.round(gib * 16)); // 64 MiB input shards
+    int records = (int) (gib * 1024 * 1024 / 100 / inputShards); // ~100 KiB records
+    try (MinioServer minio = MinioServer.start(); S3Client s3 = minio.client()) {
+      String bucket = minio.createBucket("bench");
+      Quarry quarry = new Quarry(jar, work, Map.of("QUARRY_S3_ENDPOINT", minio.endpoint().toString(),
+          "AWS_ACCESS_KEY_ID", minio.accessKey(), "AWS_SECRET_ACCESS_KEY", minio.secretKey()));
+      quarry.run("gen", "--out", work.resolve("in").toString(), "--shards", "" + inputShards, "--records",
+          "" + records, "--image-size", "100Ki");
+      long inputBytes = upload(s3, bucket, work.resolve("in"));
+      long totalRecords = (long) inputShards * records;
+      System.out.printf(Locale.ROOT, "dataset: %d shards, %d records, %.2f GiB on MinIO; output shards of %s;"
+          + " %d workers per phase; %d cores%n%n", inputShards, totalRecords, inputBytes / 1073741824.0, shardSize,
+          workers, Runtime.getRuntime().availableProcessors());
+
+      copy(s3, bucket, "warm-up/", workers * 4); // MinIO's first writes are slower; measure none of them
+      double copyPhases = copy(s3, bucket, "copy-a/", workers * 4);
+      double phases = phases(quarry, spec(work, bucket, inputShards, records, shardSize, "phases"), workers);
+      double copyRun = copy(s3, bucket, "copy-b/", workers * 4);
+      double run = quarry.timed("sort", "run", "--spec", spec(work, bucket, inputShards, records, shardSize, "run"),
+          "--json", "--result", work.resolve("run.json").toString());
+      long runHeap = peakHeap(work.resolve("run.json"));
+
+      System.out.printf(Locale.ROOT, "%-22s %8s %10s %12s %10s %14s%n", "mode", "wall s", "vs copy", "records/s",
+          "MB/s", "peak heap MiB");
+      row("client-side copy", copyPhases, copyPhases, totalRecords, inputBytes, -1);
+      row("phases as processes", phases, copyPhases, totalRecords, inputBytes, quarry.peakHeap);
+      row("client-side copy", copyRun, copyRun, totalRecords, inputBytes, -1);
+      row("sort run (one process)", run, copyRun, totalRecords, inputBytes, runHeap);
+      System.out.println();
+      System.out.println("phases as processes, seconds per phase (slowest worker): " + quarry.breakdown);
+      System.out.println("sort run, seconds per phase: " + breakdown(work.resolve("run.json")));
+      System.out.println();
+      System.out.println("vs copy: wall time over the copy measured just before it (goals: phases <= 1.60x,"
+          + " sort run <= 1.20x).");
+      System.out.println("peak heap: the largest heap any one worker JVM used (its memory pools' peak usage).");
+    }
+  }
+
+  private static void row(String mode, double seconds, double copy, long records, long bytes, long heap) {
+    System.out.printf(Locale.ROOT, "%-22s %8.1f %9.2fx %12.0f %10.0f %14s%n", mode, seconds, seconds / copy,
+        records / seconds, bytes / 1e6 / seconds, heap < 0 ? "-" : Long.toString(heap >> 20));
+  }
+
+  private static String spec(Path work, String bucket, int shards, int records, String shardSize, String name)
+      throws IOException {
+    String json = """
+        {"input": {"template": "s3://%s/in/train-{000000..%06d}.tar"},
+         "output": {"template": "s3://%s/%s/shuffled-{000000..}.tar", "shardSize": "%s"},
+         "order": {"kind": "shuffle", "seed": 2026},
+         "workers": {"memoryBudget": "1Gi", "requestsInFlight": 32},
+         "scratch": "s3://%s/scratch/%s/"}""".formatted(bucket, shards - 1, bucket, name, shardSize, bucket, name);
+    return Files.writeString(work.resolve(name + ".json"), json).toString();
+  }
+
+  private static long upload(S3Client s3, String bucket, Path dir) throws IOException {
+    long bytes = 0;
+    try (var files = Files.list(dir)) {
+      for (Path file : files.sorted().toList()) {
+        s3.putObject(b -> b.bucket(bucket).key("in/" + file.getFileName()), RequestBody.fromFile(file));
+        bytes += Files.size(file);
+      }
+    }
+    return bytes;
+  }
+
+  /** GETs every input object and PUTs it under {@code prefix}, {@code parallel} at a time. */
+  private static double copy(S3Client s3, String bucket, String prefix, int parallel) throws Exception {
+    List<S3Object> objects = s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix("in/")).contents().stream()
+        .toList();
+    long start = System.nanoTime();
+    try (ExecutorService pool = Executors.newFixedThreadPool(parallel)) {
+      List<Future<?>> copies = new ArrayList<>();
+      for (S3Object object : objects) {
+        copies.add(pool.submit(() -> {
+          byte[] data = s3.getObjectAsBytes(b -> b.bucket(bucket).key(object.key())).asByteArray();
+          s3.putObject(b -> b.bucket(bucket).key(prefix + object.key()), RequestBody.fromBytes(data));
+          return null;
+        }));
+      }
+      for (Future<?> copy : copies) {
+        copy.get();
+      }
+    }
+    return (System.nanoTime() - start) / 1e9;
+  }
+
+  private static double phases(Quarry quarry, String spec, int workers) throws Exception {
+    long start = System.nanoTime();
+    quarry.parallel(workers, i -> List.of("sort", "extract", "--spec", spec, "--index", "" + i, "--count",
+        "" + workers));
+    quarry.parallel(1, i -> List.of("sort", "plan", "--spec", spec, "--extract-count", "" + workers));
+    quarry.parallel(workers, i -> List.of("sort", "create", "--spec", spec, "--index", "" + i, "--count",
+        "" + workers));
+    quarry.parallel(1, i -> List.of("sort", "commit", "--spec", spec));
+    return (System.nanoTime() - start) / 1e9;
+  }
+
+  static String breakdown(Path result) throws IOException {
+    JsonNode node = JSON.readTree(Files.readString(result, StandardCharsets.UTF_8));
+    StringBuilder text = new StringBuilder();
+    for (JsonNode phase : node) {
+      text.append(String.format(Locale.ROOT, "%s %.1f (%d GET, %d PUT)  ", phase.path("phase").asText(),
+          phase.path("elapsedSeconds").asDouble(), phase.path("requests").path("get").asLong(),
+          phase.path("requests").path("put").asLong()));
+    }
+    return text.toString().strip();
+  }
+
+  static long peakHeap(Path result) throws IOException {
+    JsonNode node = JSON.readTree(Files.readString(result, StandardCharsets.UTF_8));
+    long peak = 0;
+    for (JsonNode phase : node.isArray() ? node : List.of(node)) {
+      peak = Math.max(peak, phase.path("details").path("peakHeapBytes").asLong());
+    }
+    return peak;
+  }
+
+  /** Runs the quarry jar as worker pods would. */
+  private static final class Quarry {
+    final Path jar;
+    final Path work;
+    final Map<String, String> environment;
+    long peakHeap;
+    int results;
+    String breakdown = "";
+
+    Quarry(Path jar, Path work, Map<String, String> environment) {
+      this.jar = jar;
+      this.work = work;
+      this.environment = environment;
+    }
+
+    void run(String... args) throws Exception {
+      Process process = start(List.of(args));
+      if (process.waitFor() != 0) {
+        throw new IllegalStateException("quarry " + String.join(" ", args) + " failed: "
+            + Files.readString(work.resolve("quarry.err")));
+      }
+    }
+
+    double timed(String... args) throws Exception {
+      long start = System.nanoTime();
+      run(args);
+      return (System.nanoTime() - start) / 1e9;
+    }
+
+    interface Args {
+      List<String> of(int index);
+    }
+
+    /** Runs {@code count} processes at once, one per index, and records their peak heap. */
+    void parallel(int count, Args args) throws Exception {
+      List<Process> processes = new ArrayList<>();
+      List<Path> resultFiles = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        Path result = work.resolve("result-" + results++ + ".json");
+        List<String> withResult = new ArrayList<>(args.of(i));
+        withResult.addAll(List.of("--result", result.toString()));
+        processes.add(start(withResult));
+        resultFiles.add(result);
+      }
+      double slowest = 0;
+      long gets = 0;
+      String phase = "";
+      for (int i = 0; i < count; i++) {
+        if (processes.get(i).waitFor() != 0) {
+          throw new IllegalStateException("quarry " + args.of(i) + " failed");
+        }
+        peakHeap = Math.max(peakHeap, peakHeap(resultFiles.get(i)));
+        JsonNode result = JSON.readTree(Files.readString(resultFiles.get(i)));
+        slowest = Math.max(slowest, result.path("elapsedSeconds").asDouble());
+        gets += result.path("requests").path("get").asLong();
+        phase = result.path("phase").asText();
+      }
+      breakdown += String.format(Locale.ROOT, "%s %.1f (%d GET)  ", phase, slowest, gets);
+    }
+
+    private Process start(List<String> args) throws IOException {
+      List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+          .toString(), "--enable-native-access=ALL-UNNAMED", "-Xmx3g", "-jar", jar.toString()));
+      command.addAll(args);
+      ProcessBuilder builder = new ProcessBuilder(command).redirectError(work.resolve("quarry.err").toFile())
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+      builder.environment().putAll(environment);
+      return builder.start();
+    }
+  }
+}
