@@ -91,6 +91,12 @@ class SortOnMinioIT {
     return objects;
   }
 
+  private List<String> keys(String prefix) {
+    try (S3Client s3 = minio.client()) {
+      return s3.listObjectsV2(b -> b.bucket(bucket).prefix(prefix)).contents().stream().map(S3Object::key).toList();
+    }
+  }
+
   private Map<String, byte[]> reference() throws Exception {
     if (objects("reference/").isEmpty()) {
       Path spec = Files.writeString(temp.resolve("reference.json"), spec("reference", "unused"));
@@ -148,11 +154,14 @@ class SortOnMinioIT {
     ok(quarry(minio.endpoint(), "sort", "extract", "--spec", spec.toString(), "--index", "0", "--count", "1"));
     ok(quarry(minio.endpoint(), "sort", "plan", "--spec", spec.toString(), "--extract-count", "1"));
 
-    // Through a proxy capped at 2 MiB/s, creating ~18 MiB takes several seconds: kill it part-way.
-    Toxiproxy.Proxy slow = toxiproxy.proxy("slow-s3", minio.endpoint()).bandwidth(2048);
+    // Through a proxy capped at 4 MiB/s the shards take seconds: kill the worker as soon as the first is committed.
+    Toxiproxy.Proxy slow = toxiproxy.proxy("slow-s3", minio.endpoint()).bandwidth(4096).uploadBandwidth(1024);
     Process worker = QuarryJar.start(temp, environment(slow.endpoint()), "sort", "create", "--spec",
         spec.toString(), "--index", "0", "--count", "1");
-    Thread.sleep(3000);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (keys("scratch/crash/create/").isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
     assertThat(worker.isAlive()).as("the worker is still creating shards when killed").isTrue();
     worker.destroyForcibly(); // SIGKILL: no cleanup runs
     assertThat(worker.waitFor(30, TimeUnit.SECONDS)).isTrue();

@@ -98,9 +98,14 @@ public final class Toxiproxy implements AutoCloseable {
       return toxic("latency", "downstream", "{\"latency\":" + latency.toMillis() + ",\"jitter\":0}");
     }
 
-    /** Caps the bandwidth from the upstream to the client, in KiB per second. */
+    /** Caps the bandwidth from the upstream to the client (downloads), in KiB per second. */
     public Proxy bandwidth(long kibPerSecond) throws IOException, InterruptedException {
       return toxic("bandwidth", "downstream", "{\"rate\":" + kibPerSecond + "}");
+    }
+
+    /** Caps the bandwidth from the client to the upstream (uploads), in KiB per second. */
+    public Proxy uploadBandwidth(long kibPerSecond) throws IOException, InterruptedException {
+      return toxic("bandwidth", "upstream", "bandwidth_upstream", "{\"rate\":" + kibPerSecond + "}");
     }
 
     /** Resets every connection (TCP RST) once it has been open for {@code after}. */
@@ -115,7 +120,12 @@ public final class Toxiproxy implements AutoCloseable {
     }
 
     private Proxy toxic(String type, String stream, String attributes) throws IOException, InterruptedException {
-      call("POST", "/proxies/" + name + "/toxics", "{\"name\":\"" + type + "\",\"type\":\"" + type
+      return toxic(type, stream, type, attributes);
+    }
+
+    private Proxy toxic(String type, String stream, String toxicName, String attributes)
+        throws IOException, InterruptedException {
+      call("POST", "/proxies/" + name + "/toxics", "{\"name\":\"" + toxicName + "\",\"type\":\"" + type
           + "\",\"stream\":\"" + stream + "\",\"toxicity\":1.0,\"attributes\":" + attributes + "}", 200);
       return this;
     }

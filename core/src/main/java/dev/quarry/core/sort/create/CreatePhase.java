@@ -25,7 +25,11 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -63,38 +67,93 @@ public final class CreatePhase {
     int from = (int) ((long) shards.size() * index / count);
     int to = (int) ((long) shards.size() * (index + 1) / count);
     ShardFormat format = ShardFormat.ofExtension(plan.outputFormat());
-    RecordFetcher fetcher = new RecordFetcher(new RecordSource(plan.inputs(), stores, packs),
-        Math.max(1, spec.workers().requestsInFlight() / SHARDS_IN_FLIGHT),
-        spec.workers().memoryBudgetBytes() / 2 / SHARDS_IN_FLIGHT);
     Progress progress = new Progress("create " + index + "/" + count, to - from, log);
-    // Several shards at once keep the store busy while each shard's own reads and uploads wait on it.
-    List<Future<CreatedShard>> building = new ArrayList<>();
-    Semaphore slots = new Semaphore(SHARDS_IN_FLIGHT);
-    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
-      for (PlannedShard shard : shards.subList(from, to)) {
-        slots.acquire();
-        building.add(pool.submit(() -> {
-          try {
-            CreatedShard done = alreadyCreated(shard).orElse(null);
-            if (done == null) {
-              done = build(shard, format, fetcher);
+    Map<Long, CreatedShard> created = new TreeMap<>();
+    List<PlannedShard> todo = new ArrayList<>();
+    for (PlannedShard shard : shards.subList(from, to)) {
+      Optional<CreatedShard> done = alreadyCreated(shard);
+      if (done.isPresent()) {
+        created.put(shard.index(), done.get());
+        progress.shardDone(done.get().records(), done.get().size());
+      } else {
+        todo.add(shard);
+      }
+    }
+    Path work = Files.createTempDirectory("quarry-create-");
+    try {
+      Map<Long, List<RecordEntry>> entries = readPlans(todo);
+      List<Path> files = todo.stream().map(shard -> work.resolve(shard.index() + ".raw")).toList();
+      new ShardAssembly(new RecordSource(plan.inputs(), stores, packs), spec.workers().requestsInFlight(),
+          spec.workers().memoryBudgetBytes() / 2).assemble(todo, entries, files);
+      // Several uploads at once keep the store busy while each waits on its parts.
+      Semaphore slots = new Semaphore(SHARDS_IN_FLIGHT);
+      List<Future<CreatedShard>> uploads = new ArrayList<>();
+      try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+        for (int i = 0; i < todo.size(); i++) {
+          PlannedShard shard = todo.get(i);
+          Path file = files.get(i);
+          slots.acquire();
+          uploads.add(pool.submit(() -> {
+            try {
+              CreatedShard done = upload(shard, format, entries.get(shard.index()), file);
+              Files.delete(file);
+              progress.shardDone(done.records(), done.size());
+              return done;
+            } finally {
+              slots.release();
             }
-            progress.shardDone(done.records(), done.size());
-            return done;
-          } finally {
-            slots.release();
+          }));
+        }
+        for (Future<CreatedShard> upload : uploads) {
+          CreatedShard done = upload.get();
+          created.put(done.index(), done);
+        }
+      } catch (ExecutionException e) {
+        throw Futures.unwrap(e);
+      }
+    } finally {
+      deleteFolder(work);
+    }
+    progress.print(true);
+    return List.copyOf(created.values());
+  }
+
+  private Map<Long, List<RecordEntry>> readPlans(List<PlannedShard> shards) throws IOException {
+    Map<Long, List<RecordEntry>> entries = new java.util.concurrent.ConcurrentHashMap<>();
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      List<Future<?>> reads = new ArrayList<>();
+      for (PlannedShard shard : shards) {
+        reads.add(pool.submit(() -> {
+          List<RecordEntry> list = new ArrayList<>((int) shard.records());
+          String name = scratch.shardPlan(shard.index());
+          try (RunReader reader = new RunReader(scratchStore.get(name), name)) {
+            for (RecordEntry entry = reader.next(); entry != null; entry = reader.next()) {
+              list.add(entry);
+            }
           }
+          entries.put(shard.index(), list);
+          return null;
         }));
       }
-      List<CreatedShard> created = new ArrayList<>();
-      for (Future<CreatedShard> shard : building) {
-        created.add(shard.get());
+      for (Future<?> read : reads) {
+        read.get();
       }
-      progress.print(true);
-      return created;
     } catch (ExecutionException e) {
       throw Futures.unwrap(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("Cannot read the shard plans: interrupted", e);
     }
+    return entries;
+  }
+
+  private static void deleteFolder(Path folder) throws IOException {
+    try (var files = Files.list(folder)) {
+      for (Path file : files.toList()) {
+        Files.deleteIfExists(file);
+      }
+    }
+    Files.deleteIfExists(folder);
   }
 
   /** The plan, or a clear error when the plan phase has not finished. */
@@ -117,21 +176,14 @@ public final class CreatePhase {
     return object.isPresent() && object.get().size() == done.size() ? Optional.of(done) : Optional.empty();
   }
 
-  private CreatedShard build(PlannedShard shard, ShardFormat format, RecordFetcher fetcher)
-      throws IOException, InterruptedException {
-    List<RecordEntry> entries = new ArrayList<>((int) shard.records());
-    String planName = scratch.shardPlan(shard.index());
-    try (RunReader reader = new RunReader(scratchStore.get(planName), planName)) {
-      for (RecordEntry entry = reader.next(); entry != null; entry = reader.next()) {
-        entries.add(entry);
-      }
-    }
+  private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries, Path raw)
+      throws IOException {
     Location output = stores.locate(shard.url());
     MessageDigest sha256 = sha256();
     long size;
     try (ObjectUpload upload = output.store().upload(output.key())) {
       CountingDigest out = new CountingDigest(upload.stream(), sha256);
-      ShardBuilder.build(format, entries, fetcher, out);
+      ShardBuilder.build(format, entries, raw, out);
       out.flush();
       size = out.count;
       upload.commit();

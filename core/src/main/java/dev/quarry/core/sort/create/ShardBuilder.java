@@ -11,45 +11,47 @@ import dev.quarry.core.archive.tar.TarFormat;
 import dev.quarry.core.archive.tar.TarReader;
 import dev.quarry.core.archive.tar.TarWriter;
 import dev.quarry.core.sort.records.RecordEntry;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.SequenceInputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Writes one output shard from its records' raw tar bytes: a tar output copies them as they are; any other format
- * parses each record's bytes back into members and writes them with that format's writer.
+ * Writes one output shard from its assembled raw tar bytes (its records' ranges, in order): a tar output copies them
+ * as they are; any other format parses each record's bytes back into members and writes them with that format's
+ * writer.
  */
 final class ShardBuilder {
+  private static final int COPY_BLOCK = 1 << 20; // whole 512-byte blocks
+
   private ShardBuilder() {}
 
-  static void build(ShardFormat format, List<RecordEntry> entries, RecordFetcher fetcher, OutputStream target)
-      throws IOException, InterruptedException {
+  static void build(ShardFormat format, List<RecordEntry> entries, Path raw, OutputStream target) throws IOException {
     OutputStream out = new KeepOpen(target);
-    if (format == ShardFormat.TAR) {
-      try (TarWriter writer = new TarWriter(out)) {
-        fetcher.fetch(entries, (record, buffer, offset, length, last) -> {
-          writer.writeRaw(buffer, offset, length);
-          if (last) {
-            writer.countRecord();
+    try (InputStream in = new BufferedInputStream(Files.newInputStream(raw), COPY_BLOCK)) {
+      if (format == ShardFormat.TAR) {
+        try (TarWriter writer = new TarWriter(out)) {
+          byte[] block = new byte[COPY_BLOCK];
+          for (int read = in.readNBytes(block, 0, block.length); read > 0; read = in.readNBytes(block, 0,
+              block.length)) {
+            writer.writeRaw(block, 0, read);
           }
-        });
-      }
-      return;
-    }
-    try (ShardWriter writer = ShardWriters.open(format, out)) {
-      ByteArrayOutputStream recordBytes = new ByteArrayOutputStream();
-      fetcher.fetch(entries, (record, buffer, offset, length, last) -> {
-        recordBytes.write(buffer, offset, length);
-        if (last) {
-          writer.write(parse(entries.get(record), recordBytes.toByteArray()));
-          recordBytes.reset();
+          entries.forEach(entry -> writer.countRecord());
         }
-      });
+        return;
+      }
+      try (ShardWriter writer = ShardWriters.open(format, out)) {
+        for (RecordEntry entry : entries) {
+          writer.write(parse(entry, in.readNBytes((int) entry.size())));
+        }
+      }
     }
   }
 
