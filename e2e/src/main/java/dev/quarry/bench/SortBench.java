@@ -50,11 +50,13 @@ public final class SortBench {
       double copyPhases = copy(s3, bucket, "copy-a/", workers * 4);
       double phases = phases(quarry, spec(work, bucket, inputShards, records, shardSize, "phases", "1Gi"), workers);
       double copyRun = copy(s3, bucket, "copy-b/", workers * 4);
-      // A local run holds the input's record bytes in memory under its budget: give it room for the dataset.
+      // A local run holds record bytes in memory under half its budget: give it room for the whole dataset.
+      long runBudgetMib = (long) Math.ceil(gib * 2.5 * 1024);
+      quarry.heapMib = runBudgetMib + 1024;
       double run = quarry.timed("sort", "run", "--spec", spec(work, bucket, inputShards, records, shardSize, "run",
-              (long) Math.ceil(gib * 1.25 * 1024) + "Mi"),
-          "--json", "--result", work.resolve("run.json").toString());
-      long runHeap = peakHeap(work.resolve("run.json"));
+              runBudgetMib + "Mi"),
+          "--json", "--result", work.resolve("run-result.json").toString());
+      long runHeap = peakHeap(work.resolve("run-result.json"));
 
       System.out.printf(Locale.ROOT, "%-22s %8s %10s %12s %10s %14s%n", "mode", "wall s", "vs copy", "records/s",
           "MB/s", "peak heap MiB");
@@ -64,12 +66,13 @@ public final class SortBench {
       row("sort run (one process)", run, copyRun, totalRecords, inputBytes, runHeap);
       System.out.println();
       System.out.println("phases as processes, seconds per phase (slowest worker): " + quarry.breakdown);
-      System.out.println("sort run, seconds per phase: " + breakdown(work.resolve("run.json")));
+      System.out.println("sort run, seconds per phase: " + breakdown(work.resolve("run-result.json")));
       System.out.println();
       System.out.println("vs copy: wall time over the copy measured just before it (goals: phases <= 1.60x,"
           + " sort run <= 1.20x).");
       System.out.println("peak heap: the largest heap any one worker JVM used (its memory pools' peak usage); phase"
-          + " workers have a 1Gi memory budget, the local run one that holds the dataset (1.25 x its size).");
+          + " workers have a 1Gi memory budget and 2 GiB heap, the local run a budget of 2.5 x the dataset (half of it"
+          + " holds record bytes) and a heap 1 GiB larger.");
     }
   }
 
@@ -159,6 +162,7 @@ public final class SortBench {
     final Path work;
     final Map<String, String> environment;
     long peakHeap;
+    long heapMib = 2048;
     int results;
     String breakdown = "";
 
@@ -215,7 +219,7 @@ public final class SortBench {
 
     private Process start(List<String> args) throws IOException {
       List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-          .toString(), "--enable-native-access=ALL-UNNAMED", "-Xmx4g", "-jar", jar.toString()));
+          .toString(), "--enable-native-access=ALL-UNNAMED", "-Xmx" + heapMib + "m", "-jar", jar.toString()));
       command.addAll(args);
       ProcessBuilder builder = new ProcessBuilder(command).redirectError(work.resolve("quarry.err").toFile())
           .redirectOutput(ProcessBuilder.Redirect.DISCARD);

@@ -16,8 +16,8 @@ import java.util.stream.Stream;
 
 /**
  * All phases in one process ({@code quarry sort run}): the same code as the worker pods, with scratch in a local
- * folder and every input shard's raw bytes kept in memory under the budget (spilling to that folder), so each input
- * byte is read once. The output is byte-identical to a distributed run of the same spec.
+ * folder and every input shard's raw bytes kept in memory under half the budget (spilling to that folder beyond it),
+ * so each input byte is read once. The output is byte-identical to a distributed run of the same spec.
  */
 public final class LocalSort {
   private LocalSort() {}
@@ -27,7 +27,8 @@ public final class LocalSort {
       throws IOException, InterruptedException {
     Files.createDirectories(workDir);
     List<PhaseResult> results = new ArrayList<>();
-    try (LocalPacks packs = new LocalPacks(workDir.resolve("packs"), spec.workers().memoryBudgetBytes())) {
+    // Half the budget holds record bytes; extract's record metadata takes the other half.
+    try (LocalPacks packs = new LocalPacks(workDir.resolve("packs"), spec.workers().memoryBudgetBytes() / 2)) {
       Location scratch = stores.locate(workDir.resolve("scratch").toAbsolutePath() + "/");
       SortPhases phases = new SortPhases(spec, stores, scratch, packs, true, log);
       results.add(phases.extract(0, 1));

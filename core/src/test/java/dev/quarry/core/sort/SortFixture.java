@@ -57,12 +57,8 @@ public final class SortFixture {
       String url = String.format("%sin-%03d.%s", urlPrefix, i, format.extension());
       Location location = stores.locate(url);
       try (ObjectUpload upload = location.store().upload(location.key())) {
-        try (ShardWriter writer = ShardWriters.open(format, new java.io.FilterOutputStream(upload.stream()) {
-          @Override
-          public void close() throws IOException {
-            flush();
-          }
-        })) {
+        try (ShardWriter writer = ShardWriters.open(format,
+            org.apache.commons.io.output.CloseShieldOutputStream.wrap(upload.stream()))) {
           for (Record record : dataset.get(i)) {
             writer.write(record);
           }

@@ -2,6 +2,7 @@ package dev.quarry.core.archive.compress;
 
 import dev.quarry.core.archive.ArchiveException;
 import dev.quarry.core.archive.ArchiveLimits;
+import dev.quarry.core.archive.SourceInput;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,7 +29,7 @@ public final class Compression {
     SourceInput tagged = new SourceInput(source);
     try {
       return new Labelled(new GZIPInputStream(tagged, 1 << 16), shard, "gzip", limits);
-    } catch (SourceFailure e) {
+    } catch (SourceInput.SourceFailure e) {
       throw e.getCause();
     } catch (IOException e) {
       throw ArchiveException.of(shard, "corrupt gzip data: " + e.getMessage());
@@ -39,7 +40,7 @@ public final class Compression {
     SourceInput tagged = new SourceInput(source);
     try {
       return new Labelled(new LZ4FrameInputStream(tagged), shard, "lz4", limits);
-    } catch (SourceFailure e) {
+    } catch (SourceInput.SourceFailure e) {
       throw e.getCause();
     } catch (IOException | RuntimeException e) {
       throw ArchiveException.of(shard, "corrupt lz4 data: " + e.getMessage());
@@ -58,42 +59,6 @@ public final class Compression {
   public static OutputStream lz4(OutputStream target) throws IOException {
     return new LZ4FrameOutputStream(target, LZ4_BLOCK, LZ4FrameOutputStream.FLG.Bits.BLOCK_INDEPENDENCE,
         LZ4FrameOutputStream.FLG.Bits.CONTENT_CHECKSUM);
-  }
-
-  /** Marks failures of the source stream so they are not reported as corrupt compressed data. */
-  private static final class SourceFailure extends IOException {
-    SourceFailure(IOException cause) {
-      super(cause);
-    }
-
-    @Override
-    public synchronized IOException getCause() {
-      return (IOException) super.getCause();
-    }
-  }
-
-  private static final class SourceInput extends FilterInputStream {
-    SourceInput(InputStream in) {
-      super(in);
-    }
-
-    @Override
-    public int read() throws IOException {
-      try {
-        return super.read();
-      } catch (IOException e) {
-        throw new SourceFailure(e);
-      }
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      try {
-        return super.read(b, off, len);
-      } catch (IOException e) {
-        throw new SourceFailure(e);
-      }
-    }
   }
 
   /** Turns decompressor failures into archive errors and caps how far one shard may expand. */
@@ -121,7 +86,7 @@ public final class Compression {
       int read;
       try {
         read = in.read(b, off, len);
-      } catch (SourceFailure e) {
+      } catch (SourceInput.SourceFailure e) {
         throw e.getCause();
       } catch (IOException | RuntimeException e) {
         throw ArchiveException.of(shard, "corrupt " + format + " data: " + e.getMessage());

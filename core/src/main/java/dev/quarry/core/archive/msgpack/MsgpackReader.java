@@ -7,6 +7,7 @@ import dev.quarry.core.archive.MemberNames;
 import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.archive.RecordKeys;
 import dev.quarry.core.archive.ShardReader;
+import dev.quarry.core.archive.SourceInput;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.FilterInputStream;
@@ -65,7 +66,7 @@ public final class MsgpackReader implements ShardReader {
       current = advance();
       ended = current == null;
       return current;
-    } catch (SourceFailure e) {
+    } catch (SourceInput.SourceFailure e) {
       throw e.getCause();
     } catch (MessageInsufficientBufferException e) {
       throw ArchiveException.of(shard, "truncated: the stream ends inside " + record());
@@ -375,7 +376,7 @@ public final class MsgpackReader implements ShardReader {
       try {
         unpacker.readPayload(buffer, offset, length);
         left -= length;
-      } catch (SourceFailure e) {
+      } catch (SourceInput.SourceFailure e) {
         throw e.getCause();
       } catch (MessageInsufficientBufferException e) {
         throw ArchiveException.ofMember(shard, name(), "truncated: the stream ends inside the member's data");
@@ -393,39 +394,4 @@ public final class MsgpackReader implements ShardReader {
     }
   }
 
-  /** Marks failures of the source so they pass through unchanged, never taken for corrupt data. */
-  private static final class SourceFailure extends IOException {
-    SourceFailure(IOException cause) {
-      super(cause);
-    }
-
-    @Override
-    public synchronized IOException getCause() {
-      return (IOException) super.getCause();
-    }
-  }
-
-  private static final class SourceInput extends FilterInputStream {
-    SourceInput(InputStream in) {
-      super(in);
-    }
-
-    @Override
-    public int read() throws IOException {
-      try {
-        return super.read();
-      } catch (IOException e) {
-        throw new SourceFailure(e);
-      }
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      try {
-        return super.read(b, off, len);
-      } catch (IOException e) {
-        throw new SourceFailure(e);
-      }
-    }
-  }
 }

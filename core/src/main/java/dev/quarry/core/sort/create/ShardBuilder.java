@@ -13,7 +13,6 @@ import dev.quarry.core.archive.tar.TarWriter;
 import dev.quarry.core.sort.records.RecordEntry;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
-import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -22,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.commons.io.output.CloseShieldOutputStream;
 
 /**
  * Writes one output shard from its assembled raw tar bytes (its records' ranges, in order): a tar output copies them
@@ -34,7 +34,8 @@ final class ShardBuilder {
   private ShardBuilder() {}
 
   static void build(ShardFormat format, List<RecordEntry> entries, Path raw, OutputStream target) throws IOException {
-    OutputStream out = new KeepOpen(target);
+    // The writer's close finishes the archive; the upload, not the writer, owns the target stream.
+    OutputStream out = CloseShieldOutputStream.wrap(target);
     try (InputStream in = new BufferedInputStream(Files.newInputStream(raw), COPY_BLOCK)) {
       if (format == ShardFormat.TAR) {
         try (TarWriter writer = new TarWriter(out)) {
@@ -66,22 +67,5 @@ final class ShardBuilder {
       }
     }
     return new Record(entry.key(), members);
-  }
-
-  /** The writer's close finishes the archive; the upload, not the writer, owns the target stream. */
-  private static final class KeepOpen extends FilterOutputStream {
-    KeepOpen(OutputStream out) {
-      super(out);
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) throws IOException {
-      out.write(b, off, len);
-    }
-
-    @Override
-    public void close() throws IOException {
-      flush();
-    }
   }
 }

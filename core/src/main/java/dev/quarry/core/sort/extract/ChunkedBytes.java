@@ -8,11 +8,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Bytes held as a list of 1 MiB chunks: appending never copies what is already held (a ByteArrayOutputStream doubles
- * and copies as it grows, then copies once more to hand its bytes out), and any range can be read back.
+ * Bytes held as a list of 256 KiB chunks: appending never copies what is already held (a ByteArrayOutputStream
+ * doubles and copies as it grows, then copies once more to hand its bytes out), and any range can be read back.
+ * Chunks stay under half a G1 region, so they are not humongous objects, which take a whole region each.
  */
 final class ChunkedBytes extends OutputStream {
-  private static final int CHUNK = 1 << 20;
+  private static final int CHUNK = 256 << 10;
 
   private final List<byte[]> chunks = new ArrayList<>();
   private long size;

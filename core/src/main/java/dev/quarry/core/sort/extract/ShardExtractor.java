@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.apache.commons.io.output.CloseShieldOutputStream;
 
 /**
  * Reads one input shard and emits an entry per record. A plain tar is only parsed: its records stay where they are,
@@ -111,7 +112,8 @@ final class ShardExtractor {
       records = RecordGrouper.group(reader, shard.url(), spec.policies().duplicatedRecords(), problems);
     }
     try (PackStore.PackOutput pack = packs.create(shard.index())) {
-      TarWriter writer = new TarWriter(new NoClose(pack.stream()));
+      // The writer's close ends the archive; the pack, not the writer, owns the stream.
+      TarWriter writer = new TarWriter(CloseShieldOutputStream.wrap(pack.stream()));
       int position = 0;
       for (GroupedRecord grouped : records) {
         long start = writer.bytesWritten();
@@ -280,23 +282,6 @@ final class ShardExtractor {
       long skipped = in.skip(n);
       count += skipped;
       return skipped;
-    }
-  }
-
-  /** Lets the tar writer finish its archive without closing the pack's stream, which the pack commits. */
-  private static final class NoClose extends java.io.FilterOutputStream {
-    NoClose(OutputStream out) {
-      super(out);
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) throws IOException {
-      out.write(b, off, len);
-    }
-
-    @Override
-    public void close() throws IOException {
-      flush();
     }
   }
 }
