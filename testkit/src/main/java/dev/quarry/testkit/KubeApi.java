@@ -76,8 +76,10 @@ public final class KubeApi implements AutoCloseable {
   }
 
   private static boolean established(CustomResourceDefinition crd) {
-    return crd != null && crd.getStatus() != null && crd.getStatus().getConditions().stream()
-        .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
+    // Right after creation the status can exist with no conditions yet.
+    return crd != null && crd.getStatus() != null && crd.getStatus().getConditions() != null
+        && crd.getStatus().getConditions().stream()
+            .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   public KubernetesClient client() {
