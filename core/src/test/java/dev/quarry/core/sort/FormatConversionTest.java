@@ -40,7 +40,7 @@ class FormatConversionTest {
       SortSpec spec = new SortSpec(new SortSpec.Input(temp + "/in/in-{000..002}." + in.extension(), null, null, null),
           new SortSpec.Output(temp + "/out/x-{0..}." + out.extension(), out.extension(), null, 20L, null),
           new SortSpec.Order(OrderKind.NONE, null, null, null, null), null, null, null, false);
-      LocalSort.run(spec, stores, temp.resolve("work"), LocalSortTest.QUIET);
+      LocalSort.run(spec, stores, temp.resolve("work"), SortContract.QUIET);
       List<Record> converted = new ArrayList<>();
       for (int shard = 0; shard < 3; shard++) {
         converted.addAll(SortFixture.read(stores, temp + "/out/x-" + shard + "." + out.extension(), out));

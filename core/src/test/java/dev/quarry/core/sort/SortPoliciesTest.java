@@ -44,7 +44,7 @@ class SortPoliciesTest {
       throws Exception {
     SortSpec spec = new SortSpec(input, new SortSpec.Output(temp + "/out/x-{0..}.tar", null, null, 100L, null),
         order, policies, null, null, false);
-    return LocalSort.run(spec, stores, temp.resolve("work"), LocalSortTest.QUIET);
+    return LocalSort.run(spec, stores, temp.resolve("work"), SortContract.QUIET);
   }
 
   private static SortSpec.Order alphanumeric() {
@@ -148,7 +148,7 @@ class SortPoliciesTest {
     SortSpec spec = new SortSpec(new SortSpec.Input(temp + "/in/in-{000..000}.tar", null, null, null),
         new SortSpec.Output(temp + "/out/x-{0..2}.tar", null, null, 2L, null), alphanumeric(), null, null, null,
         false);
-    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), LocalSortTest.QUIET))
+    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), SortContract.QUIET))
         .hasMessage("Cannot plan: output template " + temp + "/out/x-{0..2}.tar has 3 names but the job needs more"
             + " shards (use an open-ended range such as {000000..}, or larger shards)");
     assertThat(temp.resolve("out")).doesNotExist();

@@ -32,18 +32,30 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** The whole sort on the filesystem store, every order checked against a reference computed independently. */
-class LocalSortTest {
+/**
+ * The whole sort, every order checked against a reference computed independently, on any store: subclasses give the
+ * store and a URL root under which each test writes.
+ */
+abstract class SortContract {
   static final PrintStream QUIET = new PrintStream(java.io.OutputStream.nullOutputStream());
 
   @TempDir Path temp;
+  /** Where this test's objects go, ending with '/': a folder or an S3 prefix. */
+  String root;
   ObjectStores stores;
   List<List<Record>> dataset;
   List<Record> all;
 
+  /** The stores the sort runs against. */
+  abstract ObjectStores openStores();
+
+  /** A fresh URL root for one test, ending with '/'. */
+  abstract String newRoot();
+
   @BeforeEach
   void setUp() {
-    stores = new ObjectStores(S3Settings.defaults());
+    stores = openStores();
+    root = newRoot();
     dataset = SortFixture.dataset(6, 40, 11);
     all = dataset.stream().flatMap(List::stream).toList();
   }
@@ -53,9 +65,20 @@ class LocalSortTest {
     stores.close();
   }
 
+  byte[] bytes(String url) throws java.io.IOException {
+    var location = stores.locate(url);
+    try (var in = location.store().get(location.key())) {
+      return in.readAllBytes();
+    }
+  }
+
+  String sibling(String url, String name) {
+    return url.substring(0, url.lastIndexOf('/') + 1) + name;
+  }
+
   private String input(ShardFormat format) throws Exception {
-    SortFixture.write(stores, temp + "/in/", format, dataset);
-    return temp + "/in/in-{000..005}." + format.extension();
+    SortFixture.write(stores, root + "in/", format, dataset);
+    return root + "in/in-{000..005}." + format.extension();
   }
 
   private SortSpec spec(String input, SortSpec.Order order, SortSpec.Output output) {
@@ -70,13 +93,13 @@ class LocalSortTest {
   /** Runs the sort locally and returns the output records in order, shard after shard, read via the manifest. */
   private List<Record> runAndRead(SortSpec spec, String manifestUrl, ShardFormat format) throws Exception {
     LocalSort.run(spec, stores, temp.resolve("work"), QUIET);
-    Manifest manifest = Json.read(Files.readAllBytes(Path.of(manifestUrl)), Manifest.class);
+    Manifest manifest = Json.read(bytes(manifestUrl), Manifest.class);
     List<Record> records = new ArrayList<>();
     for (Manifest.Shard shard : manifest.shards()) {
-      String url = Path.of(manifestUrl).resolveSibling(shard.name()).toString();
+      String url = sibling(manifestUrl, shard.name());
       List<Record> inShard = SortFixture.read(stores, url, format);
       assertThat(inShard).hasSize((int) shard.records());
-      assertThat(Files.size(Path.of(url))).isEqualTo(shard.size());
+      assertThat((long) bytes(url).length).isEqualTo(shard.size());
       records.addAll(inShard);
     }
     return records;
@@ -97,11 +120,11 @@ class LocalSortTest {
     List<Record> expected = new ArrayList<>(all);
     expected.sort(Comparator.comparing(r -> r.key().getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned));
     List<Record> up = runAndRead(spec(input, new SortSpec.Order(OrderKind.ALPHANUMERIC, null, null, null, null),
-        records(temp + "/up/part-{000..}." + format.extension(), 50)), temp + "/up/part.manifest.json", format);
+        records(root + "up/part-{000..}." + format.extension(), 50)), root + "up/part.manifest.json", format);
     assertThat(fingerprints(up)).containsExactlyElementsOf(fingerprints(expected));
 
     List<Record> down = runAndRead(spec(input, new SortSpec.Order(OrderKind.ALPHANUMERIC, true, null, null, null),
-        records(temp + "/down/part-{000..}." + format.extension(), 50)), temp + "/down/part.manifest.json", format);
+        records(root + "down/part-{000..}." + format.extension(), 50)), root + "down/part.manifest.json", format);
     List<Record> reversed = new ArrayList<>(expected);
     java.util.Collections.reverse(reversed);
     assertThat(fingerprints(down)).containsExactlyElementsOf(fingerprints(reversed));
@@ -110,14 +133,14 @@ class LocalSortTest {
   @Test
   void noneKeepsInputOrder() throws Exception {
     List<Record> out = runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null,
-        null), records(temp + "/out/x-{0..}.tar", 7)), temp + "/out/x.manifest.json", ShardFormat.TAR);
+        null), records(root + "out/x-{0..}.tar", 7)), root + "out/x.manifest.json", ShardFormat.TAR);
     assertThat(fingerprints(out)).containsExactlyElementsOf(fingerprints(all));
   }
 
   @Test
   void md5OrderMatchesPythonsHashlib() throws Exception {
     List<Record> out = runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.MD5, null, null, null,
-        null), records(temp + "/out/x-{0..}.tar", 100)), temp + "/out/x.manifest.json", ShardFormat.TAR);
+        null), records(root + "out/x-{0..}.tar", 100)), root + "out/x.manifest.json", ShardFormat.TAR);
     Files.write(temp.resolve("keys.txt"), keys());
     List<String> reference = CommandResult.check(temp, TestTools.python().toString(), "-c", """
         import hashlib
@@ -131,7 +154,7 @@ class LocalSortTest {
   void contentOrderMatchesPythonSortingByTheLabel() throws Exception {
     SortSpec.ContentKey cls = new SortSpec.ContentKey("cls", SortSpec.ContentType.INT);
     List<Record> out = runAndRead(spec(input(ShardFormat.TAR_GZ), new SortSpec.Order(OrderKind.CONTENT, true, null,
-        cls, null), records(temp + "/out/x-{0..}.tar.gz", 64)), temp + "/out/x.manifest.json", ShardFormat.TAR_GZ);
+        cls, null), records(root + "out/x-{0..}.tar.gz", 64)), root + "out/x.manifest.json", ShardFormat.TAR_GZ);
     List<String> lines = all.stream().map(r -> r.key() + " " + new String(r.members().get(0).data())).toList();
     Files.write(temp.resolve("labels.txt"), lines);
     List<String> reference = CommandResult.check(temp, TestTools.python().toString(), "-c", """
@@ -145,30 +168,30 @@ class LocalSortTest {
   void shuffleIsAPermutationFixedByTheSeed() throws Exception {
     String input = input(ShardFormat.TAR);
     List<String> seven = fingerprints(runAndRead(spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 7L, null,
-        null), records(temp + "/a/x-{0..}.tar", 50)), temp + "/a/x.manifest.json", ShardFormat.TAR));
+        null), records(root + "a/x-{0..}.tar", 50)), root + "a/x.manifest.json", ShardFormat.TAR));
     List<String> sevenAgain = fingerprints(runAndRead(spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 7L,
-        null, null), records(temp + "/b/x-{0..}.tar", 50)), temp + "/b/x.manifest.json", ShardFormat.TAR));
+        null, null), records(root + "b/x-{0..}.tar", 50)), root + "b/x.manifest.json", ShardFormat.TAR));
     List<String> eight = fingerprints(runAndRead(spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 8L, null,
-        null), records(temp + "/c/x-{0..}.tar", 50)), temp + "/c/x.manifest.json", ShardFormat.TAR));
+        null), records(root + "c/x-{0..}.tar", 50)), root + "c/x.manifest.json", ShardFormat.TAR));
     assertThat(seven).containsExactlyInAnyOrderElementsOf(fingerprints(all)).isEqualTo(sevenAgain)
         .isNotEqualTo(eight).isNotEqualTo(fingerprints(all));
     for (int i = 0; i < 5; i++) {
-      assertThat(Files.readAllBytes(temp.resolve("a/x-" + i + ".tar")))
-          .as("byte-identical shard %d", i).isEqualTo(Files.readAllBytes(temp.resolve("b/x-" + i + ".tar")));
+      assertThat(bytes(root + "a/x-" + i + ".tar"))
+          .as("byte-identical shard %d", i).isEqualTo(bytes(root + "b/x-" + i + ".tar"));
     }
   }
 
   @Test
   void keymapRoutesRecordsToTheTemplateOfTheFirstMatchingLine() throws Exception {
-    String keymap = "img/[a-m].*\t" + temp + "/km/early-{00..}.tar\n# a comment\n"
-        + "img/.*\t" + temp + "/km/late-{00..}.tar\n";
+    String keymap = "img/[a-m].*\t" + root + "km/early-{00..}.tar\n# a comment\n"
+        + "img/.*\t" + root + "km/late-{00..}.tar\n";
     List<Record> early = runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.KEYMAP, null, null,
         null, new SortSpec.Keymap(keymap, null, null)), new SortSpec.Output(null, null, null, 30L, null)),
-        temp + "/km/early.manifest.json", ShardFormat.TAR);
+        root + "km/early.manifest.json", ShardFormat.TAR);
     List<Record> late = new ArrayList<>();
-    Manifest manifest = Json.read(Files.readAllBytes(temp.resolve("km/late.manifest.json")), Manifest.class);
+    Manifest manifest = Json.read(bytes(root + "km/late.manifest.json"), Manifest.class);
     for (Manifest.Shard shard : manifest.shards()) {
-      late.addAll(SortFixture.read(stores, temp.resolve("km").resolve(shard.name()).toString(), ShardFormat.TAR));
+      late.addAll(SortFixture.read(stores, root + "km/" + shard.name(), ShardFormat.TAR));
     }
     assertThat(early).allMatch(r -> r.key().charAt(4) <= 'm').isNotEmpty();
     assertThat(late).allMatch(r -> r.key().charAt(4) > 'm').isNotEmpty();
@@ -179,9 +202,9 @@ class LocalSortTest {
   @Test
   void shardCountGivesEqualCountsWithinOne() throws Exception {
     runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
-        new SortSpec.Output(temp + "/n/x-{0..}.tar", null, null, null, 7L)), temp + "/n/x.manifest.json",
+        new SortSpec.Output(root + "n/x-{0..}.tar", null, null, null, 7L)), root + "n/x.manifest.json",
         ShardFormat.TAR);
-    Manifest manifest = Json.read(Files.readAllBytes(temp.resolve("n/x.manifest.json")), Manifest.class);
+    Manifest manifest = Json.read(bytes(root + "n/x.manifest.json"), Manifest.class);
     assertThat(manifest.shards()).hasSize(7);
     assertThat(manifest.shards()).extracting(Manifest.Shard::records).containsExactly(35L, 35L, 34L, 34L, 34L, 34L,
         34L);
@@ -191,9 +214,9 @@ class LocalSortTest {
   void shardSizeClosesAShardAtTheRecordThatReachesTheSize() throws Exception {
     long target = 40_000;
     List<Record> out = runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null,
-        null, null), new SortSpec.Output(temp + "/s/x-{0..}.tar", null, "40000", null, null)),
-        temp + "/s/x.manifest.json", ShardFormat.TAR);
-    Manifest manifest = Json.read(Files.readAllBytes(temp.resolve("s/x.manifest.json")), Manifest.class);
+        null, null), new SortSpec.Output(root + "s/x-{0..}.tar", null, "40000", null, null)),
+        root + "s/x.manifest.json", ShardFormat.TAR);
+    Manifest manifest = Json.read(bytes(root + "s/x.manifest.json"), Manifest.class);
     assertThat(out).hasSize(all.size());
     List<Manifest.Shard> shards = manifest.shards();
     long largestRecord = all.stream().mapToLong(r -> r.members().stream()
@@ -210,11 +233,11 @@ class LocalSortTest {
   void phasesInSeparateWorkersGiveByteIdenticalOutputToALocalRun(ShardFormat format) throws Exception {
     String input = input(format);
     SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 42L, null, null);
-    LocalSort.run(spec(input, shuffle, records(temp + "/local/x-{000..}." + format.extension(), 45)), stores,
+    LocalSort.run(spec(input, shuffle, records(root + "local/x-{000..}." + format.extension(), 45)), stores,
         temp.resolve("work"), QUIET);
 
-    SortSpec distributed = spec(input, shuffle, records(temp + "/dist/x-{000..}." + format.extension(), 45));
-    Location scratch = stores.locate(temp + "/scratch/");
+    SortSpec distributed = spec(input, shuffle, records(root + "dist/x-{000..}." + format.extension(), 45));
+    Location scratch = stores.locate(root + "scratch/");
     SortPhases phases = new SortPhases(distributed, stores, scratch,
         new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
     for (int i = 0; i < 3; i++) {
@@ -225,33 +248,31 @@ class LocalSortTest {
     phases.create(0, 2);
     phases.commit();
 
-    Map<String, byte[]> local = files(temp.resolve("local"));
-    Map<String, byte[]> dist = files(temp.resolve("dist"));
+    Map<String, byte[]> local = objects(root + "local/");
+    Map<String, byte[]> dist = objects(root + "dist/");
     assertThat(dist.keySet()).isEqualTo(local.keySet()).contains("x.manifest.json", "x.wids.json");
     local.forEach((name, bytes) -> assertThat(dist.get(name)).as(name).isEqualTo(bytes));
   }
 
-  private static Map<String, byte[]> files(Path dir) throws Exception {
-    try (var list = Files.list(dir)) {
-      return list.collect(Collectors.toMap(p -> p.getFileName().toString(), p -> {
-        try {
-          return Files.readAllBytes(p);
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      }));
+  private Map<String, byte[]> objects(String prefix) throws Exception {
+    var location = stores.locate(prefix);
+    Map<String, byte[]> objects = new java.util.TreeMap<>();
+    for (var object : location.store().listAll(location.key()).toList()) {
+      objects.put(object.key().substring(location.key().length()), bytes(location.store().url(object.key())));
     }
+    return objects;
   }
 
   @Test
   void aDryRunWritesNoShard() throws Exception {
     SortSpec spec = new SortSpec(new SortSpec.Input(input(ShardFormat.TAR), null, null, null),
-        records(temp + "/dry/x-{0..}.tar", 10), new SortSpec.Order(OrderKind.NONE, null, null, null, null), null,
+        records(root + "dry/x-{0..}.tar", 10), new SortSpec.Order(OrderKind.NONE, null, null, null, null), null,
         null, null, true);
     List<PhaseResult> results = LocalSort.run(spec, stores, temp.resolve("work"), QUIET);
     assertThat(results).extracting(PhaseResult::phase).containsExactly("extract", "plan");
     assertThat(results.get(1).shards()).isEqualTo(24);
-    assertThat(temp.resolve("dry")).doesNotExist();
+    assertThat(stores.locate(root + "dry/").store().list(stores.locate(root + "dry/").key(), null, 10).objects())
+        .as("no shard written").isEmpty();
     assertThat(temp.resolve("work")).as("the work folder is removed").doesNotExist();
   }
 }
