@@ -64,12 +64,39 @@ class QuarryCommandTest {
   @Test
   void unknownFormatNamesTheFormatsThereAre() {
     assertThat(quarry("gen", "--out", temp.toString(), "--format", "rar")).isEqualTo(2);
-    assertThat(err.toString()).contains("Invalid shard format: rar (must be one of tar)");
+    assertThat(err.toString()).contains("Invalid shard format: rar (must be one of tar, tar.gz, tar.lz4, zip, msgpack)");
   }
 
   @Test
   void missingOutputFolderIsAUsageError() {
     assertThat(quarry("gen")).isEqualTo(2);
     assertThat(err.toString()).contains("Missing required option: '--out=DIR'");
+  }
+
+  @Test
+  void sortRunFromOptionsShufflesAGeneratedDatasetIntoWholeShards() throws Exception {
+    Path in = temp.resolve("in");
+    assertThat(quarry("gen", "--out", in.toString(), "--shards", "3", "--records", "20", "--image-size", "1Ki"))
+        .isZero();
+    out.getBuffer().setLength(0);
+    int exit = quarry("sort", "run", "--input", in + "/train-{000000..000002}.tar", "--output",
+        temp + "/out/s-{00..}.tar", "--order", "shuffle", "--seed", "3", "--records-per-shard", "25", "--json");
+
+    assertThat(exit).as(err.toString()).isZero();
+    JsonNode results = new ObjectMapper().readTree(out.toString());
+    assertThat(results).extracting(r -> r.get("phase").asText()).containsExactly("extract", "plan", "create",
+        "commit");
+    assertThat(results.get(2).get("records").asLong()).isEqualTo(60);
+    assertThat(Files.exists(temp.resolve("out/s-02.tar"))).isTrue();
+    assertThat(Files.exists(temp.resolve("out/s.manifest.json"))).isTrue();
+    assertThat(err.toString()).contains("plan: 60 records into 3 tar shards");
+  }
+
+  @Test
+  void sortRefusesAnUnknownOrderWithTheOrdersThereAre() {
+    assertThat(quarry("sort", "run", "--input", temp + "/x-{0..1}.tar", "--output", temp + "/o-{0..}.tar",
+        "--order", "random", "--shard-count", "2")).isEqualTo(1);
+    assertThat(err.toString().strip()).isEqualTo("quarry: Invalid order: random (must be alphanumeric, none, md5,"
+        + " shuffle, content or keymap)");
   }
 }

@@ -31,7 +31,7 @@ abstract class PhaseCommand implements Callable<Integer> {
       throw new IllegalArgumentException("Missing --scratch (or scratch in the --spec file): the phases keep their"
           + " intermediate data there, for example s3://bucket/.quarry-scratch/my-job/");
     }
-    PrintStream log = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.err), true);
+    PrintStream log = SortOutput.log(command.commandLine().getErr());
     try (ObjectStores stores = new ObjectStores(S3Settings.fromEnvironment()
         .withRequestsInFlight(spec.workers().requestsInFlight()))) {
       Location scratch = stores.locate(spec.scratch().endsWith("/") ? spec.scratch() : spec.scratch() + "/");

@@ -39,7 +39,7 @@ public final class SortRunCommand implements Callable<Integer> {
     var spec = job.spec();
     Path work = workDir != null ? workDir.resolve("quarry-sort-" + UUID.randomUUID())
         : Path.of(System.getProperty("java.io.tmpdir"), "quarry-sort-" + UUID.randomUUID());
-    PrintStream log = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.err), true);
+    PrintStream log = SortOutput.log(command.commandLine().getErr());
     try (ObjectStores stores = new ObjectStores(S3Settings.fromEnvironment()
         .withRequestsInFlight(spec.workers().requestsInFlight()))) {
       List<PhaseResult> results = LocalSort.run(spec, stores, work, log);
