@@ -16,7 +16,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.S3Object;
+import dev.quarry.core.store.ObjectInfo;
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.store.ObjectUpload;
+import dev.quarry.core.store.S3Settings;
+import java.io.InputStream;
 
 /**
  * Shuffles a generated dataset into shards on a local MinIO: once as separate phase processes (as worker pods run
@@ -46,10 +51,10 @@ public final class SortBench {
           + " %d workers per phase; %d cores%n%n", inputShards, totalRecords, inputBytes / 1073741824.0, shardSize,
           workers, Runtime.getRuntime().availableProcessors());
 
-      copy(s3, bucket, "warm-up/", workers * 4); // MinIO's first writes are slower; measure none of them
-      double copyPhases = copy(s3, bucket, "copy-a/", workers * 4);
+      copy(minio, bucket, "warm-up/", workers * 4); // MinIO's first writes are slower; measure none of them
+      double copyPhases = copy(minio, bucket, "copy-a/", workers * 4);
       double phases = phases(quarry, spec(work, bucket, inputShards, records, shardSize, "phases", "1Gi"), workers);
-      double copyRun = copy(s3, bucket, "copy-b/", workers * 4);
+      double copyRun = copy(minio, bucket, "copy-b/", workers * 4);
       // A local run holds record bytes in memory under half its budget: give it room for the whole dataset.
       long runBudgetMib = (long) Math.ceil(gib * 2.5 * 1024);
       quarry.heapMib = runBudgetMib + 1024;
@@ -104,25 +109,34 @@ public final class SortBench {
     return bytes;
   }
 
-  /** GETs every input object and PUTs it under {@code prefix}, {@code parallel} at a time. */
-  private static double copy(S3Client s3, String bucket, String prefix, int parallel) throws Exception {
-    List<S3Object> objects = s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix("in/")).contents().stream()
-        .toList();
-    long start = System.nanoTime();
-    try (ExecutorService pool = Executors.newFixedThreadPool(parallel)) {
-      List<Future<?>> copies = new ArrayList<>();
-      for (S3Object object : objects) {
-        copies.add(pool.submit(() -> {
-          byte[] data = s3.getObjectAsBytes(b -> b.bucket(bucket).key(object.key())).asByteArray();
-          s3.putObject(b -> b.bucket(bucket).key(prefix + object.key()), RequestBody.fromBytes(data));
-          return null;
-        }));
+  /**
+   * GETs every input object and streams it into an upload under {@code prefix}, {@code parallel} at a time, through
+   * the same store client (settings, signing, retries) the sort uses, so the two differ only in what they do.
+   */
+  private static double copy(MinioServer minio, String bucket, String prefix, int parallel) throws Exception {
+    S3Settings settings = S3Settings.defaults().withEndpoint(minio.endpoint())
+        .withCredentials(minio.accessKey(), minio.secretKey()).withRequestsInFlight(32);
+    try (ObjectStores stores = new ObjectStores(settings)) {
+      ObjectStore store = stores.locate("s3://" + bucket + "/").store();
+      List<String> keys = store.listAll("in/").map(ObjectInfo::key).toList();
+      long start = System.nanoTime();
+      try (ExecutorService pool = Executors.newFixedThreadPool(parallel)) {
+        List<Future<?>> copies = new ArrayList<>();
+        for (String key : keys) {
+          copies.add(pool.submit(() -> {
+            try (InputStream in = store.get(key); ObjectUpload upload = store.upload(prefix + key)) {
+              in.transferTo(upload.stream());
+              upload.commit();
+            }
+            return null;
+          }));
+        }
+        for (Future<?> copy : copies) {
+          copy.get();
+        }
       }
-      for (Future<?> copy : copies) {
-        copy.get();
-      }
+      return (System.nanoTime() - start) / 1e9;
     }
-    return (System.nanoTime() - start) / 1e9;
   }
 
   private static double phases(Quarry quarry, String spec, int workers) throws Exception {

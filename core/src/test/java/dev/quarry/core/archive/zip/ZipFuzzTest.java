@@ -1,16 +1,12 @@
 package dev.quarry.core.archive.zip;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import dev.quarry.core.archive.ArchiveException;
+import dev.quarry.core.archive.CorruptionFuzzer;
 import dev.quarry.testkit.CommandResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,42 +42,7 @@ class ZipFuzzTest {
   }
 
   private static void fuzz(byte[] good, long seed) {
-    Random random = new Random(seed);
-    int failed = 0;
-    for (int i = 0; i < ITERATIONS; i++) {
-      byte[] bad = mutate(good, random);
-      Throwable outcome = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
-        try {
-          ZipShards.read(bad);
-          return null;
-        } catch (Throwable t) {
-          return t;
-        }
-      }, "iteration " + i);
-      if (outcome != null) {
-        assertThat(outcome).as("iteration %d", i).isInstanceOf(ArchiveException.class);
-        assertThat(outcome.getMessage()).startsWith("Cannot read ");
-        failed++;
-      }
-    }
+    int failed = CorruptionFuzzer.fuzz(good, seed, ITERATIONS, ZipShards::read);
     assertThat(failed).as("corruptions detected out of " + ITERATIONS).isGreaterThan(ITERATIONS / 2);
-  }
-
-  private static byte[] mutate(byte[] good, Random random) {
-    byte[] bad = good.clone();
-    switch (random.nextInt(3)) {
-      case 0 -> {
-        for (int flips = 1 + random.nextInt(8); flips > 0; flips--) {
-          bad[random.nextInt(bad.length)] ^= (byte) (1 + random.nextInt(255));
-        }
-      }
-      case 1 -> bad = Arrays.copyOf(bad, random.nextInt(bad.length));
-      default -> {
-        int at = random.nextInt(bad.length);
-        bad[at] = (byte) random.nextInt(256);
-        bad = Arrays.copyOf(bad, at + random.nextInt(bad.length - at));
-      }
-    }
-    return bad;
   }
 }
