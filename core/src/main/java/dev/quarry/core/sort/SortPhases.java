@@ -71,7 +71,8 @@ public final class SortPhases {
 
   public PhaseResult create(int index, int count) throws IOException, InterruptedException {
     return timed("create", index, count, (problems, details) -> {
-      List<CreatedShard> shards = new CreatePhase(spec, stores, scratchRoot, packs, log).run(index, count);
+      List<CreatedShard> shards = new CreatePhase(spec, stores, scratchRoot, packs, packEverything, log)
+          .run(index, count);
       return new long[] {shards.size(), shards.stream().mapToLong(CreatedShard::records).sum(),
           shards.stream().mapToLong(CreatedShard::size).sum()};
     });

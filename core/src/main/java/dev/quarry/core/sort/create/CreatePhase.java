@@ -17,6 +17,7 @@ import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.ObjectUpload;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.security.DigestOutputStream;
@@ -43,16 +44,23 @@ import java.util.concurrent.Semaphore;
  */
 public final class CreatePhase {
   /** Output shards one worker builds at once. */
-  private static final int SHARDS_IN_FLIGHT = 3;
+  private static final int SHARDS_IN_FLIGHT = 4;
 
   private final SortSpec spec;
   private final ObjectStores stores;
   private final ObjectStore scratchStore;
   private final Scratch scratch;
   private final PackStore packs;
+  private final boolean recordsInProcess;
   private final PrintStream log;
 
-  public CreatePhase(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs, PrintStream log) {
+  /**
+   * {@code recordsInProcess}: every record's bytes are in {@code packs} in this process (a local run), so shards are
+   * written straight from them in order instead of being gathered from object storage into local files first.
+   */
+  public CreatePhase(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs,
+      boolean recordsInProcess, PrintStream log) {
+    this.recordsInProcess = recordsInProcess;
     this.spec = spec;
     this.stores = stores;
     this.scratchStore = scratchRoot.store();
@@ -82,9 +90,12 @@ public final class CreatePhase {
     Path work = Files.createTempDirectory("quarry-create-");
     try {
       Map<Long, List<RecordEntry>> entries = readPlans(todo);
+      RecordSource source = new RecordSource(plan.inputs(), stores, packs);
       List<Path> files = todo.stream().map(shard -> work.resolve(shard.index() + ".raw")).toList();
-      new ShardAssembly(new RecordSource(plan.inputs(), stores, packs), spec.workers().requestsInFlight(),
-          spec.workers().memoryBudgetBytes() / 2).assemble(todo, entries, files);
+      if (!recordsInProcess) {
+        new ShardAssembly(source, spec.workers().requestsInFlight(), spec.workers().memoryBudgetBytes() / 2)
+            .assemble(todo, entries, files);
+      }
       // Several uploads at once keep the store busy while each waits on its parts.
       Semaphore slots = new Semaphore(SHARDS_IN_FLIGHT);
       List<Future<CreatedShard>> uploads = new ArrayList<>();
@@ -95,8 +106,13 @@ public final class CreatePhase {
           slots.acquire();
           uploads.add(pool.submit(() -> {
             try {
-              CreatedShard done = upload(shard, format, entries.get(shard.index()), file);
-              Files.delete(file);
+              List<RecordEntry> shardEntries = entries.get(shard.index());
+              CreatedShard done;
+              try (InputStream raw = recordsInProcess ? new OrderedRecordBytes(source, shardEntries)
+                  : Files.newInputStream(file)) {
+                done = upload(shard, format, shardEntries, raw);
+              }
+              Files.deleteIfExists(file);
               progress.shardDone(done.records(), done.size());
               return done;
             } finally {
@@ -176,7 +192,7 @@ public final class CreatePhase {
     return object.isPresent() && object.get().size() == done.size() ? Optional.of(done) : Optional.empty();
   }
 
-  private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries, Path raw)
+  private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries, InputStream raw)
       throws IOException {
     Location output = stores.locate(shard.url());
     MessageDigest sha256 = sha256();

@@ -17,26 +17,24 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.SequenceInputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.commons.io.output.CloseShieldOutputStream;
 
 /**
- * Writes one output shard from its assembled raw tar bytes (its records' ranges, in order): a tar output copies them
- * as they are; any other format parses each record's bytes back into members and writes them with that format's
- * writer.
+ * Writes one output shard from its records' raw tar bytes, in plan order: a tar output copies them as they are; any
+ * other format parses each record's bytes back into members and writes them with that format's writer.
  */
 final class ShardBuilder {
   private static final int COPY_BLOCK = 1 << 20; // whole 512-byte blocks
 
   private ShardBuilder() {}
 
-  static void build(ShardFormat format, List<RecordEntry> entries, Path raw, OutputStream target) throws IOException {
+  static void build(ShardFormat format, List<RecordEntry> entries, InputStream raw, OutputStream target)
+      throws IOException {
     // The writer's close finishes the archive; the upload, not the writer, owns the target stream.
     OutputStream out = CloseShieldOutputStream.wrap(target);
-    try (InputStream in = new BufferedInputStream(Files.newInputStream(raw), COPY_BLOCK)) {
+    try (InputStream in = new BufferedInputStream(raw, COPY_BLOCK)) {
       if (format == ShardFormat.TAR) {
         try (TarWriter writer = new TarWriter(out)) {
           byte[] block = new byte[COPY_BLOCK];
