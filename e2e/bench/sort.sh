@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: shuffle a generated dataset into large shards on a local MinIO, as separate phase processes and as
 # one `quarry sort run`, each against a client-side copy of the same objects in the same run.
-# Usage: e2e/bench/sort.sh [GiB, default 2] [shard size, default 256Mi] [workers per phase, default 2]
+# Usage: e2e/bench/sort.sh [GiB, default 2] [shard size, default 256Mi] [extract workers, default 2]
+#        [create workers, default: as many as extract]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -12,4 +13,4 @@ work=$(mktemp -d /tmp/quarry-bench-sort.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mvn -q -B -ntp -pl e2e dependency:build-classpath -Dmdep.outputFile="$work/classpath" -Dmdep.includeScope=runtime
 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "e2e/target/classes:$(cat "$work/classpath")" \
-  dev.quarry.bench.SortBench "$root/worker-image/target/quarry.jar" "$work" "${1:-2}" "${2:-256Mi}" "${3:-2}"
+  dev.quarry.bench.SortBench "$root/worker-image/target/quarry.jar" "$work" "${1:-2}" "${2:-256Mi}" "${3:-2}" "${4:-${3:-2}}"

@@ -26,7 +26,7 @@ import java.io.InputStream;
 /**
  * Shuffles a generated dataset into shards on a local MinIO: once as separate phase processes (as worker pods run
  * it) and once as {@code quarry sort run}, each against a plain client-side copy of the same objects through the
- * same store, in the same run. Usage: SortBench QUARRY_JAR WORKDIR GIB SHARD_SIZE WORKERS
+ * same store, in the same run. Usage: SortBench QUARRY_JAR WORKDIR GIB SHARD_SIZE WORKERS [CREATE_WORKERS]
  */
 public final class SortBench {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -37,6 +37,7 @@ public final class SortBench {
     double gib = Double.parseDouble(args[2]);
     String shardSize = args[3];
     int workers = Integer.parseInt(args[4]);
+    int createWorkers = args.length > 5 ? Integer.parseInt(args[5]) : workers;
     int inputShards = Math.max(workers, (int) Math.round(gib * 16)); // 64 MiB input shards
     int records = (int) (gib * 1024 * 1024 / 100 / inputShards); // ~100 KiB records
     try (MinioServer minio = MinioServer.start(); S3Client s3 = minio.client()) {
@@ -48,12 +49,13 @@ public final class SortBench {
       long inputBytes = upload(s3, bucket, work.resolve("in"));
       long totalRecords = (long) inputShards * records;
       System.out.printf(Locale.ROOT, "dataset: %d shards, %d records, %.2f GiB on MinIO; output shards of %s;"
-          + " %d workers per phase; %d cores%n%n", inputShards, totalRecords, inputBytes / 1073741824.0, shardSize,
-          workers, Runtime.getRuntime().availableProcessors());
+          + " %d extract and %d create workers; %d cores%n%n", inputShards, totalRecords, inputBytes / 1073741824.0,
+          shardSize, workers, createWorkers, Runtime.getRuntime().availableProcessors());
 
       copy(minio, bucket, "warm-up/", workers * 4); // MinIO's first writes are slower; measure none of them
       double copyPhases = copy(minio, bucket, "copy-a/", workers * 4);
-      double phases = phases(quarry, spec(work, bucket, inputShards, records, shardSize, "phases", "1Gi"), workers);
+      double phases = phases(quarry, spec(work, bucket, inputShards, records, shardSize, "phases", "1Gi"), workers,
+          createWorkers);
       double copyRun = copy(minio, bucket, "copy-b/", workers * 4);
       // A local run holds record bytes in memory under half its budget: give it room for the whole dataset.
       long runBudgetMib = (long) Math.ceil(gib * 2.5 * 1024);
@@ -139,13 +141,13 @@ public final class SortBench {
     }
   }
 
-  private static double phases(Quarry quarry, String spec, int workers) throws Exception {
+  private static double phases(Quarry quarry, String spec, int workers, int createWorkers) throws Exception {
     long start = System.nanoTime();
     quarry.parallel(workers, i -> List.of("sort", "extract", "--spec", spec, "--index", "" + i, "--count",
         "" + workers));
     quarry.parallel(1, i -> List.of("sort", "plan", "--spec", spec, "--extract-count", "" + workers));
-    quarry.parallel(workers, i -> List.of("sort", "create", "--spec", spec, "--index", "" + i, "--count",
-        "" + workers));
+    quarry.parallel(createWorkers, i -> List.of("sort", "create", "--spec", spec, "--index", "" + i, "--count",
+        "" + createWorkers));
     quarry.parallel(1, i -> List.of("sort", "commit", "--spec", spec));
     return (System.nanoTime() - start) / 1e9;
   }
