@@ -45,9 +45,17 @@ public final class MemberNames {
     if (clean.indexOf('\0') >= 0) {
       throw ArchiveException.ofMember(shard, name.replace("\0", "\\0"), "the name contains a NUL character");
     }
-    for (String component : clean.split("/", -1)) {
+    String[] components = clean.split("/", -1);
+    for (int i = 0; i < components.length; i++) {
+      String component = components[i];
       if (component.equals("..")) {
         throw ArchiveException.ofMember(shard, name, "names must not contain '..' (it would escape the dataset)");
+      }
+      // a//b and a/./b name the same file as a/b on disk but another record key: refuse them. A directory's trailing
+      // '/' leaves one empty last component, which is fine.
+      if (component.equals(".") || (component.isEmpty() && i < components.length - 1)) {
+        throw ArchiveException.ofMember(shard, name, "names must not have empty or '.' components (write a/b,"
+            + " not a//b or a/./b)");
       }
     }
     return clean.endsWith("/") ? clean.substring(0, clean.length() - 1) : clean;

@@ -18,7 +18,14 @@ public interface ObjectStore extends AutoCloseable {
   /** GET of the whole object. Throws {@link NoSuchObjectException} when it is missing. */
   InputStream get(String key) throws IOException;
 
-  /**
+    /** GET of a whole, small object (a marker, a plan, a key map), closing the stream: its bytes. */
+  default byte[] getBytes(String key) throws IOException {
+    try (InputStream in = get(key)) {
+      return in.readAllBytes();
+    }
+  }
+
+/**
    * GET of bytes [offset, offset + length). The range must lie within the object, else an IOException naming the URL
    * and the range; {@link NoSuchObjectException} when the object is missing.
    */

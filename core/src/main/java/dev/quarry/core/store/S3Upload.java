@@ -94,12 +94,21 @@ final class S3Upload implements ObjectUpload {
     if (uploadId == null) {
       return;
     }
+    // An interrupted thread could send nothing (the SDK checks the flag before each request), leaving the upload's
+    // parts stored: abort with the flag cleared, and set it again afterwards.
+    boolean interrupted = Thread.interrupted();
     try {
-      awaitParts();
-    } catch (IOException failedPartsAreAbortedToo) {
-      // The abort below removes whatever they stored.
+      try {
+        awaitParts();
+      } catch (IOException failedPartsAreAbortedToo) {
+        // The abort below removes whatever they stored.
+      }
+      store.abortMultipartUpload(key, uploadId);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
-    store.abortMultipartUpload(key, uploadId);
   }
 
   @Override

@@ -254,6 +254,28 @@ abstract class SortContract {
     local.forEach((name, bytes) -> assertThat(dist.get(name)).as(name).isEqualTo(bytes));
   }
 
+  @Test
+  void manyShardsPerWorkerAreGatheredInBatchesIdenticallyToALocalRun() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec.Order md5 = new SortSpec.Order(OrderKind.MD5, null, null, null, null);
+    LocalSort.run(spec(input, md5, records(root + "local/x-{0000..}.tar", 1)), stores, temp.resolve("work"), QUIET);
+
+    SortSpec distributed = spec(input, md5, records(root + "dist/x-{0000..}.tar", 1));
+    Location scratch = stores.locate(root + "scratch/");
+    SortPhases phases = new SortPhases(distributed, stores, scratch,
+        new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+    phases.extract(0, 1);
+    phases.plan(1);
+    PhaseResult create = phases.create(0, 1); // 240 shards: several batches of gathered reads
+    phases.commit();
+
+    assertThat(create.shards()).isEqualTo(all.size());
+    Map<String, byte[]> local = objects(root + "local/");
+    Map<String, byte[]> dist = objects(root + "dist/");
+    assertThat(dist.keySet()).isEqualTo(local.keySet()).hasSize(all.size() + 2);
+    local.forEach((name, bytes) -> assertThat(dist.get(name)).as(name).isEqualTo(bytes));
+  }
+
   private Map<String, byte[]> objects(String prefix) throws Exception {
     var location = stores.locate(prefix);
     Map<String, byte[]> objects = new java.util.TreeMap<>();

@@ -86,7 +86,15 @@ public final class ZipReader implements ShardReader {
       EntryData data = new EntryData(name, entry);
       if (directory) {
         directories++;
-        data.transferTo(OutputStream.nullOutputStream());
+        // A directory carries no data; cap what the parser may buffer for one that claims some (a bomb in disguise).
+        source.limitReads(limits.maxMemberBytes() + DESCRIPTOR_SLACK);
+        try {
+          data.transferTo(OutputStream.nullOutputStream());
+        } catch (ZipSource.ReadLimitReached e) {
+          throw data.tooLargeToHold();
+        } finally {
+          source.unlimitReads();
+        }
         continue;
       }
       current = sizesAfterData(entry) ? bufferWhole(data) : new StreamedMember(data);

@@ -72,7 +72,7 @@ public final class CommitPhase {
       throw new IllegalStateException("Cannot commit: output shard " + shard.url() + " has not been created (run"
           + " every quarry sort create index first)");
     }
-    return Json.read(scratchStore.get(marker).readAllBytes(), CreatedShard.class);
+    return Json.read(scratchStore.getBytes(marker), CreatedShard.class);
   }
 
   /** The template's text before its range, without a trailing separator; "shards" when that leaves a folder. */

@@ -43,8 +43,13 @@ import java.util.concurrent.Semaphore;
  * its size and SHA-256; a rerun skips shards whose marker and object agree, and rewrites the rest, identically.
  */
 public final class CreatePhase {
-  /** Output shards one worker builds at once. */
+  /** Output shards one worker uploads at once. */
   private static final int SHARDS_IN_FLIGHT = 4;
+  /**
+   * Output shards gathered together: their pieces share large reads, and the bound keeps open files and local disk
+   * to a batch, however many shards a worker has.
+   */
+  private static final int SHARDS_PER_BATCH = 64;
 
   private final SortSpec spec;
   private final ObjectStores stores;
@@ -89,49 +94,61 @@ public final class CreatePhase {
     }
     Path work = Files.createTempDirectory("quarry-create-");
     try {
-      Map<Long, List<RecordEntry>> entries = readPlans(todo);
       RecordSource source = new RecordSource(plan.inputs(), stores, packs);
-      List<Path> files = todo.stream().map(shard -> work.resolve(shard.index() + ".raw")).toList();
-      if (!recordsInProcess) {
-        new ShardAssembly(source, spec.workers().requestsInFlight(), spec.workers().memoryBudgetBytes() / 2)
-            .assemble(todo, entries, files);
-      }
-      // Several uploads at once keep the store busy while each waits on its parts.
-      Semaphore slots = new Semaphore(SHARDS_IN_FLIGHT);
-      List<Future<CreatedShard>> uploads = new ArrayList<>();
-      try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
-        for (int i = 0; i < todo.size(); i++) {
-          PlannedShard shard = todo.get(i);
-          Path file = files.get(i);
-          slots.acquire();
-          uploads.add(pool.submit(() -> {
-            try {
-              List<RecordEntry> shardEntries = entries.get(shard.index());
-              CreatedShard done;
-              try (InputStream raw = recordsInProcess ? new OrderedRecordBytes(source, shardEntries)
-                  : Files.newInputStream(file)) {
-                done = upload(shard, format, shardEntries, raw);
-              }
-              Files.deleteIfExists(file);
-              progress.shardDone(done.records(), done.size());
-              return done;
-            } finally {
-              slots.release();
-            }
-          }));
-        }
-        for (Future<CreatedShard> upload : uploads) {
-          CreatedShard done = upload.get();
+      for (int start = 0; start < todo.size(); start += SHARDS_PER_BATCH) {
+        List<PlannedShard> batch = todo.subList(start, Math.min(todo.size(), start + SHARDS_PER_BATCH));
+        for (CreatedShard done : createBatch(batch, format, source, work, progress)) {
           created.put(done.index(), done);
         }
-      } catch (ExecutionException e) {
-        throw Futures.unwrap(e);
       }
     } finally {
       deleteFolder(work);
     }
     progress.print(true);
     return List.copyOf(created.values());
+  }
+
+  /** Gathers one batch of shards (unless their records are in this process) and uploads them, a few at a time. */
+  private List<CreatedShard> createBatch(List<PlannedShard> batch, ShardFormat format, RecordSource source,
+      Path work, Progress progress) throws IOException, InterruptedException {
+    Map<Long, List<RecordEntry>> entries = readPlans(batch);
+    List<Path> files = batch.stream().map(shard -> work.resolve(shard.index() + ".raw")).toList();
+    if (!recordsInProcess) {
+      new ShardAssembly(source, spec.workers().requestsInFlight(), spec.workers().memoryBudgetBytes() / 2)
+          .assemble(batch, entries, files);
+    }
+    // Several uploads at once keep the store busy while each waits on its parts.
+    Semaphore slots = new Semaphore(SHARDS_IN_FLIGHT);
+    List<Future<CreatedShard>> uploads = new ArrayList<>();
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (int i = 0; i < batch.size(); i++) {
+        PlannedShard shard = batch.get(i);
+        Path file = files.get(i);
+        slots.acquire();
+        uploads.add(pool.submit(() -> {
+          try {
+            List<RecordEntry> shardEntries = entries.get(shard.index());
+            CreatedShard done;
+            try (InputStream raw = recordsInProcess ? new OrderedRecordBytes(source, shardEntries)
+                : Files.newInputStream(file)) {
+              done = upload(shard, format, shardEntries, raw);
+            }
+            Files.deleteIfExists(file);
+            progress.shardDone(done.records(), done.size());
+            return done;
+          } finally {
+            slots.release();
+          }
+        }));
+      }
+      List<CreatedShard> created = new ArrayList<>();
+      for (Future<CreatedShard> upload : uploads) {
+        created.add(upload.get());
+      }
+      return created;
+    } catch (ExecutionException e) {
+      throw Futures.unwrap(e);
+    }
   }
 
   private Map<Long, List<RecordEntry>> readPlans(List<PlannedShard> shards) throws IOException {
@@ -178,7 +195,7 @@ public final class CreatePhase {
       throw new IllegalStateException("Cannot create shards: the plan phase has not finished (run quarry sort plan"
           + " first)");
     }
-    return Json.read(scratchStore.get(scratch.planDone()).readAllBytes(), PlanSummary.class);
+    return Json.read(scratchStore.getBytes(scratch.planDone()), PlanSummary.class);
   }
 
   private Optional<CreatedShard> alreadyCreated(PlannedShard shard) throws IOException {
@@ -186,7 +203,7 @@ public final class CreatePhase {
     if (scratchStore.head(marker).isEmpty()) {
       return Optional.empty();
     }
-    CreatedShard done = Json.read(scratchStore.get(marker).readAllBytes(), CreatedShard.class);
+    CreatedShard done = Json.read(scratchStore.getBytes(marker), CreatedShard.class);
     Location output = stores.locate(shard.url());
     Optional<ObjectInfo> object = output.store().head(output.key());
     return object.isPresent() && object.get().size() == done.size() ? Optional.of(done) : Optional.empty();

@@ -59,7 +59,7 @@ public final class ExtractPhase {
   public ExtractResult run(int index, int count, Problems problems) throws IOException, InterruptedException {
     if (scratchStore.head(scratch.extractDone(index)).isPresent()) {
       log.printf("extract %d/%d: already done%n", index, count);
-      return Json.read(scratchStore.get(scratch.extractDone(index)).readAllBytes(), ExtractResult.class);
+      return Json.read(scratchStore.getBytes(scratch.extractDone(index)), ExtractResult.class);
     }
     StoreRunStorage runs = new StoreRunStorage(scratchStore);
     for (String leftover : runs.list(scratch.runPrefix(index))) {

@@ -63,7 +63,7 @@ public final class PlanPhase {
   public PlanSummary run(int extractCount, Problems problems) throws IOException, InterruptedException {
     if (scratchStore.head(scratch.planDone()).isPresent()) {
       log.println("plan: already done");
-      return Json.read(scratchStore.get(scratch.planDone()).readAllBytes(), PlanSummary.class);
+      return Json.read(scratchStore.getBytes(scratch.planDone()), PlanSummary.class);
     }
     List<InputShard> inputs = readInputs();
     List<String> runs = new ArrayList<>();
@@ -72,7 +72,7 @@ public final class PlanPhase {
         throw new IllegalStateException("Cannot plan: extract worker " + index + " of " + extractCount
             + " has not finished (run quarry sort extract --index " + index + " first)");
       }
-      runs.addAll(Json.read(scratchStore.get(scratch.extractDone(index)).readAllBytes(), ExtractResult.class).runs());
+      runs.addAll(Json.read(scratchStore.getBytes(scratch.extractDone(index)), ExtractResult.class).runs());
     }
     ShardFormat outputFormat = outputFormat(inputs);
     Keymap keymap = spec.order().kind() == OrderKind.KEYMAP ? loadKeymap(problems) : null;
@@ -129,7 +129,7 @@ public final class PlanPhase {
       throw new IllegalStateException("Cannot plan: no input list in scratch (run quarry sort extract --index 0"
           + " first)");
     }
-    return Arrays.asList(Json.read(scratchStore.get(scratch.inputs()).readAllBytes(), InputShard[].class));
+    return Arrays.asList(Json.read(scratchStore.getBytes(scratch.inputs()), InputShard[].class));
   }
 
   private ShardFormat outputFormat(List<InputShard> inputs) {
@@ -149,7 +149,7 @@ public final class PlanPhase {
     String text = source.inline();
     if (text == null) {
       Location location = stores.locate(source.object());
-      text = new String(location.store().get(location.key()).readAllBytes(), StandardCharsets.UTF_8);
+      text = new String(location.store().getBytes(location.key()), StandardCharsets.UTF_8);
     }
     return Keymap.parse(text, source.separator(), spec.policies().keymapMalformedLine(), problems);
   }

@@ -46,6 +46,10 @@ class TarSafetyTest {
           + " contain '..' (it would escape the dataset)",
       "info.name = 'a/../../escape.jpg'; info.size = 4 | Cannot read member a/../../escape.jpg of shard bad.tar:"
           + " names must not contain '..'",
+      "info.name = 'a//b.jpg'; info.size = 4 | Cannot read member a//b.jpg of shard bad.tar: names must not have"
+          + " empty or '.' components (write a/b, not a//b or a/./b)",
+      "info.name = 'a/./b.jpg'; info.size = 4 | Cannot read member a/./b.jpg of shard bad.tar: names must not have"
+          + " empty or '.' components",
       "info.name = '/etc/passwd'; info.size = 4 | Cannot read member /etc/passwd of shard bad.tar: absolute names are"
           + " not allowed (names must be relative)",
       "info.name = 'link.jpg'; info.type = tarfile.SYMTYPE; info.linkname = '/etc/shadow' | Cannot read member"
