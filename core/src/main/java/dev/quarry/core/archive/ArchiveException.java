@@ -24,6 +24,16 @@ public class ArchiveException extends IOException {
     return new ArchiveException(shard, "Cannot read shard " + shard + ": " + reason);
   }
 
+  /** "Cannot read shard S: reason", keeping what the parser threw as the cause. */
+  public static ArchiveException of(String shard, String reason, Throwable cause) {
+    return new ArchiveException(shard, "Cannot read shard " + shard + ": " + reason, cause);
+  }
+
+  /** "Cannot read member M of shard S: reason", keeping what the parser threw as the cause. */
+  public static ArchiveException ofMember(String shard, String member, String reason, Throwable cause) {
+    return new ArchiveException(shard, "Cannot read member " + member + " of shard " + shard + ": " + reason, cause);
+  }
+
   /** "Cannot read member M of shard S: reason" */
   public static ArchiveException ofMember(String shard, String member, String reason) {
     return new ArchiveException(shard, "Cannot read member " + member + " of shard " + shard + ": " + reason);

@@ -155,6 +155,11 @@ public final class FileStore implements ObjectStore {
   /** Renames a complete, fsynced temp file over the target: the moment the object appears whole. */
   void publish(Path temp, Path target) throws IOException {
     Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    // The rename lives in the directory: sync it too, or a crash could bring back the old object (or none).
+    try (java.nio.channels.FileChannel directory = java.nio.channels.FileChannel.open(target.getParent(),
+        java.nio.file.StandardOpenOption.READ)) {
+      directory.force(true);
+    }
   }
 
   /** Counts an upload's commit: one PUT, as a small S3 upload is. */

@@ -101,6 +101,7 @@ public final class S3Store implements ObjectStore {
     } catch (RangeNotSatisfiable e) {
       throw rangeBeyondEnd(key, offset, length);
     }
+    requireRange(first, key, offset);
     long size = totalSize(first.response().contentRange());
     if (size >= 0 && end > size) {
       first.abort();
@@ -119,8 +120,25 @@ public final class S3Store implements ObjectStore {
   private InputStream resuming(String key, ResponseInputStream<GetObjectResponse> first, long offset, long end,
       String etag) {
     return new ResumingInputStream(url(key), first, offset, end,
-        position -> getObject(key, range(position, end), etag), settings.maxAttempts(),
+        position -> requireRange(getObject(key, range(position, end), etag), key, position), settings.maxAttempts(),
         BackoffStrategy.exponentialDelay(S3Clients.BASE_DELAY, S3Clients.MAX_DELAY));
+  }
+
+  /**
+   * Refuses a response that does not start at {@code offset}: a server or proxy that ignores Range answers 200 with
+   * the whole object, and reading it as the range would silently give the wrong bytes.
+   */
+  private ResponseInputStream<GetObjectResponse> requireRange(ResponseInputStream<GetObjectResponse> response,
+      String key, long offset) throws IOException {
+    String contentRange = response.response().contentRange();
+    if (contentRange == null || !contentRange.startsWith("bytes " + offset + "-")) {
+      response.abort();
+      response.close();
+      throw new IOException("Cannot read " + url(key) + ": asked for bytes from " + offset + " but the server answered"
+          + " with " + (contentRange == null ? "no Content-Range" : "Content-Range " + contentRange)
+          + " (the endpoint must support ranged GETs)");
+    }
+    return response;
   }
 
   private static String range(long offset, long end) {

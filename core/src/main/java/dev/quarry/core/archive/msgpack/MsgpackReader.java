@@ -69,9 +69,9 @@ public final class MsgpackReader implements ShardReader {
     } catch (SourceInput.SourceFailure e) {
       throw e.getCause();
     } catch (MessageInsufficientBufferException e) {
-      throw ArchiveException.of(shard, "truncated: the stream ends inside " + record());
+      throw ArchiveException.of(shard, "truncated: the stream ends inside " + record(), e);
     } catch (MessagePackException | IllegalArgumentException e) {
-      throw ArchiveException.of(shard, "corrupt msgpack data in " + record() + ": " + e.getMessage());
+      throw ArchiveException.of(shard, "corrupt msgpack data in " + record() + ": " + e.getMessage(), e);
     }
   }
 
@@ -379,9 +379,9 @@ public final class MsgpackReader implements ShardReader {
       } catch (SourceInput.SourceFailure e) {
         throw e.getCause();
       } catch (MessageInsufficientBufferException e) {
-        throw ArchiveException.ofMember(shard, name(), "truncated: the stream ends inside the member's data");
+        throw ArchiveException.ofMember(shard, name(), "truncated: the stream ends inside the member's data", e);
       } catch (MessagePackException | IllegalArgumentException e) {
-        throw ArchiveException.ofMember(shard, name(), "corrupt msgpack data: " + e.getMessage());
+        throw ArchiveException.ofMember(shard, name(), "corrupt msgpack data: " + e.getMessage(), e);
       }
     }
 

@@ -180,12 +180,12 @@ public final class ZipReader implements ShardReader {
     boolean truncated = e instanceof EOFException || String.valueOf(e.getMessage()).contains("Truncated");
     if (member != null) {
       return ArchiveException.ofMember(shard, member, truncated
-          ? "truncated: the stream ends inside the member's data" : "corrupt zip data: " + parserMessage(e));
+          ? "truncated: the stream ends inside the member's data" : "corrupt zip data: " + parserMessage(e), e);
     }
     String where = lastName == null ? "" : " after member " + lastName;
     return ArchiveException.of(shard, truncated
         ? "truncated: the stream ends inside the zip's headers or central directory" + where
-        : "corrupt zip data" + where + ": " + parserMessage(e));
+        : "corrupt zip data" + where + ": " + parserMessage(e), e);
   }
 
   /** The parser's message, without its advice to use its random-access reader, which a stream cannot use. */
