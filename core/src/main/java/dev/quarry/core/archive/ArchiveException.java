@@ -39,6 +39,12 @@ public class ArchiveException extends IOException {
     return new ArchiveException(shard, "Cannot read member " + member + " of shard " + shard + ": " + reason);
   }
 
+  /** A member whose data is larger than {@code limits} let one be read into memory. */
+  public static ArchiveException tooLargeForMemory(String shard, String member, long size, ArchiveLimits limits) {
+    return ofMember(shard, member, "its " + size + " bytes exceed the " + limits.maxMemberBytes()
+        + " bytes a member may have in memory");
+  }
+
   /** The shard's name as the reader was given it. */
   public String shard() {
     return shard;

@@ -4,11 +4,10 @@ import dev.quarry.core.archive.ArchiveException;
 import dev.quarry.core.archive.ArchiveLimits;
 import dev.quarry.core.archive.ArchiveMember;
 import dev.quarry.core.archive.MemberNames;
-import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.archive.RecordKeys;
 import dev.quarry.core.archive.ShardReader;
 import dev.quarry.core.archive.SourceInput;
-import java.io.ByteArrayInputStream;
+import dev.quarry.core.archive.StreamMember;
 import java.io.ByteArrayOutputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -39,12 +38,12 @@ public final class MsgpackReader implements ShardReader {
   private final MessageUnpacker unpacker;
   private final String shard;
   private final ArchiveLimits limits;
-  private final Deque<HeldMember> held = new ArrayDeque<>();
+  private final Deque<StreamMember> held = new ArrayDeque<>();
   private final Set<String> suffixes = new HashSet<>();
   private long recordIndex = -1;
   private int entriesLeft;
   private String key;
-  private Member current;
+  private StreamMember current;
   private boolean ended;
 
   public MsgpackReader(InputStream in, String shard, ArchiveLimits limits) {
@@ -60,7 +59,7 @@ public final class MsgpackReader implements ShardReader {
     }
     try {
       if (current != null) {
-        current.finish();
+        current.pass();
         current = null;
       }
       current = advance();
@@ -75,7 +74,7 @@ public final class MsgpackReader implements ShardReader {
     }
   }
 
-  private Member advance() throws IOException {
+  private StreamMember advance() throws IOException {
     while (true) {
       if (!held.isEmpty()) {
         return held.removeFirst();
@@ -150,7 +149,7 @@ public final class MsgpackReader implements ShardReader {
       throw notData(memberName(refusedSuffix), refusedType);
     }
     while (!heldSuffixes.isEmpty()) {
-      held.add(new HeldMember(memberName(heldSuffixes.removeFirst()), heldData.removeFirst()));
+      held.add(StreamMember.held(shard, memberName(heldSuffixes.removeFirst()), heldData.removeFirst()));
     }
   }
 
@@ -203,8 +202,7 @@ public final class MsgpackReader implements ShardReader {
     }
     int length = type == ValueType.BINARY ? unpacker.unpackBinaryHeader() : unpacker.unpackRawStringHeader();
     if (length > limits.maxMemberBytes()) {
-      throw ArchiveException.ofMember(shard, name, "its " + length + " bytes exceed the " + limits.maxMemberBytes()
-          + " bytes a member may have in memory");
+      throw ArchiveException.tooLargeForMemory(shard, name, length, limits);
     }
     return length;
   }
@@ -259,84 +257,22 @@ public final class MsgpackReader implements ShardReader {
     unpacker.close();
   }
 
-  private abstract class Member implements ArchiveMember {
+  /** A member whose data is read from the shared stream until the reader moves on. */
+  private final class StreamedMember extends StreamMember {
     private final String name;
-    private boolean opened;
+    private final int size;
+    private int left;
 
-    Member(String name) {
+    StreamedMember(String name, int size) {
+      super(shard);
       this.name = name;
+      this.size = size;
+      this.left = size;
     }
 
     @Override
     public String name() {
       return name;
-    }
-
-    @Override
-    public RawRange raw() {
-      return null;
-    }
-
-    void open() {
-      if (opened || current != this) {
-        throw new IllegalStateException("Member " + name + " of " + shard + " can be read only once, before next()");
-      }
-      opened = true;
-    }
-
-    /** Reads past what is left of the data. */
-    abstract void finish() throws IOException;
-
-    @Override
-    public String toString() {
-      return name + " (" + size() + " bytes)";
-    }
-  }
-
-  /** A member read before its record's key: its data is already in memory. */
-  private final class HeldMember extends Member {
-    private final long size;
-    private byte[] data;
-
-    HeldMember(String name, byte[] data) {
-      super(name);
-      this.size = data.length;
-      this.data = data;
-    }
-
-    @Override
-    public long size() {
-      return size;
-    }
-
-    @Override
-    public InputStream data() {
-      return new ByteArrayInputStream(readData());
-    }
-
-    @Override
-    public byte[] readData() {
-      open();
-      byte[] bytes = data;
-      data = null;
-      return bytes;
-    }
-
-    @Override
-    void finish() {
-      data = null;
-    }
-  }
-
-  /** A member whose data is read from the shared stream until the reader moves on. */
-  private final class StreamedMember extends Member {
-    private final int size;
-    private int left;
-
-    StreamedMember(String name, int size) {
-      super(name);
-      this.size = size;
-      this.left = size;
     }
 
     @Override
@@ -386,7 +322,7 @@ public final class MsgpackReader implements ShardReader {
     }
 
     @Override
-    void finish() throws IOException {
+    protected void skipRest() throws IOException {
       byte[] skipped = new byte[Math.min(left, CHUNK)];
       while (left > 0) {
         readPart(skipped, 0, Math.min(left, skipped.length));

@@ -8,6 +8,7 @@ import dev.quarry.core.archive.ArchiveMember;
 import dev.quarry.core.archive.MemberNames;
 import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.archive.ShardReader;
+import dev.quarry.core.archive.StreamMember;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -41,7 +42,7 @@ public final class TarReader implements ShardReader {
       return null;
     }
     if (current != null) {
-      skipRestOf(current);
+      current.pass();
       current = null;
     }
     long start = in.position();
@@ -176,14 +177,6 @@ public final class TarReader implements ShardReader {
     }
   }
 
-  private void skipRestOf(Member member) throws IOException {
-    try {
-      in.skipFully(member.raw().end() - in.position());
-    } catch (EOFException e) {
-      throw truncated(member.name());
-    }
-  }
-
   private ArchiveException truncated(String name) {
     return ArchiveException.ofMember(shard, name, "truncated: the stream ends at offset " + in.position()
         + " inside the member's data");
@@ -217,14 +210,14 @@ public final class TarReader implements ShardReader {
   }
 
   /** A regular member; its data is read from the shared input until the reader moves on. */
-  private final class Member implements ArchiveMember {
+  private final class Member extends StreamMember {
     private final String name;
     private final long size;
     private final RawRange raw;
     private final long dataOffset;
-    private boolean opened;
 
     Member(String name, long size, long rawStart, long dataOffset) {
+      super(shard);
       this.name = name;
       this.size = size;
       this.dataOffset = dataOffset;
@@ -247,11 +240,8 @@ public final class TarReader implements ShardReader {
     }
 
     @Override
-    public InputStream data() throws ArchiveException {
-      if (opened || current != this) {
-        throw new IllegalStateException("Member " + name + " of " + shard + " can be read only once, before next()");
-      }
-      opened = true;
+    public InputStream data() {
+      open();
       return new InputStream() {
         @Override
         public int read() throws IOException {
@@ -276,10 +266,7 @@ public final class TarReader implements ShardReader {
 
     @Override
     public byte[] readData() throws IOException {
-      if (size > limits.maxMemberBytes()) {
-        throw ArchiveException.ofMember(shard, name, "its " + size + " bytes exceed the " + limits.maxMemberBytes()
-            + " bytes a member may have in memory");
-      }
+      requireFitsInMemory(limits);
       // readNBytes grows its buffer as bytes arrive, so a corrupt size field cannot force a huge allocation.
       try (InputStream stream = data()) {
         byte[] data = stream.readNBytes((int) size);
@@ -287,6 +274,15 @@ public final class TarReader implements ShardReader {
           throw truncated(name);
         }
         return data;
+      }
+    }
+
+    @Override
+    protected void skipRest() throws IOException {
+      try {
+        in.skipFully(raw.end() - in.position());
+      } catch (EOFException e) {
+        throw truncated(name);
       }
     }
 

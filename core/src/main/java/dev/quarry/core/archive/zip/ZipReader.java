@@ -4,9 +4,8 @@ import dev.quarry.core.archive.ArchiveException;
 import dev.quarry.core.archive.ArchiveLimits;
 import dev.quarry.core.archive.ArchiveMember;
 import dev.quarry.core.archive.MemberNames;
-import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.archive.ShardReader;
-import java.io.ByteArrayInputStream;
+import dev.quarry.core.archive.StreamMember;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -50,7 +49,7 @@ public final class ZipReader implements ShardReader {
   private ZipArchiveEntry lookahead;
   private boolean pastEntries;
   private boolean ended;
-  private Member current;
+  private StreamMember current;
   private String lastName;
   private long directories;
   private long expanded;
@@ -68,7 +67,7 @@ public final class ZipReader implements ShardReader {
       return null;
     }
     if (current != null) {
-      current.finish();
+      current.pass();
       current = null;
     }
     while (true) {
@@ -153,7 +152,7 @@ public final class ZipReader implements ShardReader {
    * Reads a member whose sizes follow its data whole, then reads on to the next entry's header, which makes the
    * parser read the data descriptor, so that the member's size and CRC-32 are verified before it is handed out.
    */
-  private Member bufferWhole(EntryData data) throws IOException {
+  private StreamMember bufferWhole(EntryData data) throws IOException {
     byte[] bytes;
     // The parser itself buffers a stored member with a data descriptor whole while it looks for the descriptor.
     source.limitReads(limits.maxMemberBytes() + DESCRIPTOR_SLACK);
@@ -166,7 +165,7 @@ public final class ZipReader implements ShardReader {
     }
     lookahead = nextEntry();
     data.verify();
-    return new BufferedMember(data.name, bytes);
+    return StreamMember.held(shard, data.name, bytes);
   }
 
   /** Source failures unchanged; anything else the parser throws as an archive error naming the shard. */
@@ -337,37 +336,12 @@ public final class ZipReader implements ShardReader {
     }
   }
 
-  /** A regular member; its data is read from the shared stream until the reader moves on. */
-  private abstract class Member implements ArchiveMember {
-    private boolean opened;
-
-    @Override
-    public RawRange raw() {
-      return null;
-    }
-
-    /** Marks the data as read; it can be, once, until the reader moves on. */
-    void open() {
-      if (opened || current != this) {
-        throw new IllegalStateException("Member " + name() + " of " + shard + " can be read only once, before next()");
-      }
-      opened = true;
-    }
-
-    /** Reads what is left of the data, so that it is verified and the stream moves past it. */
-    abstract void finish() throws IOException;
-
-    @Override
-    public String toString() {
-      return name() + " (" + size() + " bytes)";
-    }
-  }
-
   /** A member whose local header gives its size: its data streams. */
-  private final class StreamedMember extends Member {
+  private final class StreamedMember extends StreamMember {
     private final EntryData data;
 
     StreamedMember(EntryData data) {
+      super(shard);
       this.data = data;
     }
 
@@ -389,60 +363,17 @@ public final class ZipReader implements ShardReader {
 
     @Override
     public byte[] readData() throws IOException {
-      if (size() > limits.maxMemberBytes()) {
-        throw ArchiveException.ofMember(shard, name(), "its " + size() + " bytes exceed the "
-            + limits.maxMemberBytes() + " bytes a member may have in memory");
-      }
+      requireFitsInMemory(limits);
       // Read to the end rather than into an array of the declared size: a corrupt header must not allocate.
       try (InputStream stream = data()) {
         return stream.readAllBytes();
       }
     }
 
+    /** Reads the rest, so that it is verified and the stream moves past it. */
     @Override
-    void finish() throws IOException {
+    protected void skipRest() throws IOException {
       data.transferTo(OutputStream.nullOutputStream());
-    }
-  }
-
-  /** A member read whole when it was reached, because its size came only after its data. */
-  private final class BufferedMember extends Member {
-    private final String name;
-    private final long size;
-    private byte[] bytes;
-
-    BufferedMember(String name, byte[] bytes) {
-      this.name = name;
-      this.size = bytes.length;
-      this.bytes = bytes;
-    }
-
-    @Override
-    public String name() {
-      return name;
-    }
-
-    @Override
-    public long size() {
-      return size;
-    }
-
-    @Override
-    public InputStream data() {
-      return new ByteArrayInputStream(readData());
-    }
-
-    @Override
-    public byte[] readData() {
-      open();
-      byte[] data = bytes;
-      bytes = null;
-      return data;
-    }
-
-    @Override
-    void finish() {
-      bytes = null;
     }
   }
 }
