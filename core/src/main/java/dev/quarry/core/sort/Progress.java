@@ -42,16 +42,4 @@ public final class Progress {
         records.get(), ByteSize.format(bytes.get()), ByteSize.format((long) (bytes.get() / seconds)), seconds);
     out.flush();
   }
-
-  public long shards() {
-    return shards.get();
-  }
-
-  public long records() {
-    return records.get();
-  }
-
-  public long bytes() {
-    return bytes.get();
-  }
 }

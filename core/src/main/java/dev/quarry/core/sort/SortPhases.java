@@ -80,9 +80,9 @@ public final class SortPhases {
 
   public PhaseResult commit() throws IOException, InterruptedException {
     return timed("commit", 0, 1, (problems, details) -> {
-      details.put("manifests", new CommitPhase(stores, scratchRoot, log).run());
-      PlanSummary plan = CreatePhase.readPlan(scratchRoot.store(), new Scratch(scratchRoot.key()));
-      return new long[] {plan.shards().size(), plan.records(), plan.bytes()};
+      CommitPhase.Committed committed = new CommitPhase(stores, scratchRoot, log).run();
+      details.put("manifests", committed.manifests());
+      return new long[] {committed.shards(), committed.records(), committed.bytes()};
     });
   }
 

@@ -12,6 +12,7 @@ import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import net.jpountz.lz4.LZ4FrameInputStream;
 import net.jpountz.lz4.LZ4FrameOutputStream;
+import org.apache.commons.io.IOUtils;
 
 /**
  * The stream compressions of tar shards: gzip (several members allowed, as pigz writes) and the LZ4 frame format (as
@@ -103,16 +104,7 @@ public final class Compression {
 
     @Override
     public long skip(long n) throws IOException {
-      byte[] buffer = new byte[(int) Math.min(n, 1 << 16)];
-      long skipped = 0;
-      while (skipped < n) {
-        int read = read(buffer, 0, (int) Math.min(buffer.length, n - skipped));
-        if (read < 0) {
-          break;
-        }
-        skipped += read;
-      }
-      return skipped;
+      return IOUtils.skip(this, n); // through read(), so skipped bytes are counted and checked too
     }
   }
 }

@@ -14,6 +14,7 @@ import java.util.zip.Deflater;
 import org.apache.commons.compress.archivers.zip.Zip64Mode;
 import org.apache.commons.compress.archivers.zip.ZipArchiveEntry;
 import org.apache.commons.compress.archivers.zip.ZipArchiveOutputStream;
+import org.apache.commons.io.output.CountingOutputStream;
 
 /**
  * Writes a zip whose bytes depend only on the members: every entry gets the same metadata (DOS time 1980-01-01
@@ -35,7 +36,7 @@ public final class ZipWriter implements ShardWriter {
   static final LocalDateTime ENTRY_TIME = LocalDateTime.of(1980, 1, 1, 0, 0);
 
   private final Method method;
-  private final CountingOutput counted;
+  private final CountingOutputStream counted;
   private final RecordBuffer buffer;
   private final ZipArchiveOutputStream zip;
   private final Deflater deflater = new Deflater(Deflater.DEFAULT_COMPRESSION, true);
@@ -49,7 +50,7 @@ public final class ZipWriter implements ShardWriter {
 
   public ZipWriter(OutputStream out, Method method) {
     this.method = method;
-    this.counted = new CountingOutput(out);
+    this.counted = new CountingOutputStream(out);
     this.buffer = new RecordBuffer(counted);
     this.zip = new ZipArchiveOutputStream(buffer);
     zip.setEncoding("UTF-8");
@@ -114,7 +115,7 @@ public final class ZipWriter implements ShardWriter {
 
   @Override
   public long bytesWritten() {
-    return counted.count;
+    return counted.getByteCount();
   }
 
   /** Writes the central directory and closes the stream. */
@@ -145,34 +146,4 @@ public final class ZipWriter implements ShardWriter {
     }
   }
 
-  private static final class CountingOutput extends OutputStream {
-    private final OutputStream out;
-    private long count;
-
-    CountingOutput(OutputStream out) {
-      this.out = out;
-    }
-
-    @Override
-    public void write(int b) throws IOException {
-      out.write(b);
-      count++;
-    }
-
-    @Override
-    public void write(byte[] bytes, int offset, int length) throws IOException {
-      out.write(bytes, offset, length);
-      count += length;
-    }
-
-    @Override
-    public void flush() throws IOException {
-      out.flush();
-    }
-
-    @Override
-    public void close() throws IOException {
-      out.close();
-    }
-  }
 }

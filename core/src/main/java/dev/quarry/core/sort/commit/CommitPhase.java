@@ -33,10 +33,15 @@ public final class CommitPhase {
     this.log = log;
   }
 
-  /** Writes the indexes and manifests; returns the manifests' URLs. */
-  public List<String> run() throws IOException {
+  /** What commit wrote: the manifests, and the totals of the shards they list. */
+  public record Committed(List<String> manifests, long shards, long records, long bytes) {}
+
+  /** Writes the indexes and manifests. */
+  public Committed run() throws IOException {
     PlanSummary plan = CreatePhase.readPlan(scratchStore, scratch);
     List<String> manifests = new ArrayList<>();
+    long allRecords = 0;
+    long allBytes = 0;
     for (int template = 0; template < plan.templates().size(); template++) {
       List<CreatedShard> shards = new ArrayList<>();
       for (PlannedShard planned : plan.shards()) {
@@ -61,9 +66,11 @@ public final class CommitPhase {
       String manifest = base + ".manifest.json";
       put(manifest, Json.bytes(new Manifest(Manifest.VERSION, "quarry", plan.outputFormat(), records, bytes, lines)));
       manifests.add(manifest);
+      allRecords += records;
+      allBytes += bytes;
       log.printf("commit: %d shards, %d records in %s%n", shards.size(), records, manifest);
     }
-    return manifests;
+    return new Committed(manifests, plan.shards().size(), allRecords, allBytes);
   }
 
   private CreatedShard created(PlannedShard shard) throws IOException {

@@ -36,6 +36,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
+import org.apache.commons.io.output.CountingOutputStream;
 
 /**
  * Phase 3: create worker {@code index} of {@code count} builds its contiguous share of the planned output shards.
@@ -215,10 +216,10 @@ public final class CreatePhase {
     MessageDigest sha256 = sha256();
     long size;
     try (ObjectUpload upload = output.store().upload(output.key())) {
-      CountingDigest out = new CountingDigest(upload.stream(), sha256);
+      CountingOutputStream out = new CountingOutputStream(new DigestOutputStream(upload.stream(), sha256));
       ShardBuilder.build(format, entries, raw, out);
       out.flush();
-      size = out.count;
+      size = out.getByteCount();
       upload.commit();
     }
     CreatedShard done = new CreatedShard(shard.index(), shard.url(), size, entries.size(),
@@ -232,27 +233,6 @@ public final class CreatePhase {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is part of every JDK", e);
-    }
-  }
-
-  /** Hashes and counts what goes into the upload. */
-  private static final class CountingDigest extends DigestOutputStream {
-    long count;
-
-    CountingDigest(OutputStream out, MessageDigest digest) {
-      super(out, digest);
-    }
-
-    @Override
-    public void write(int b) throws IOException {
-      super.write(b);
-      count++;
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) throws IOException {
-      super.write(b, off, len);
-      count += len;
     }
   }
 }

@@ -83,11 +83,6 @@ public final class LocalPacks implements PackStore, AutoCloseable {
     }
   }
 
-  /** Bytes of packs held in memory now. */
-  public long heldBytes() {
-    return heldBytes.get();
-  }
-
   private Path spillFile(int shard) {
     return spillDir.resolve(String.format("pack-%08d.tar", shard));
   }
