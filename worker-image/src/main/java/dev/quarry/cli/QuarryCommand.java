@@ -2,6 +2,7 @@ package dev.quarry.cli;
 
 import dev.quarry.cli.gen.GenCommand;
 import dev.quarry.cli.sort.SortCommand;
+import dev.quarry.cli.sync.SyncCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -14,7 +15,7 @@ import picocli.CommandLine.Command;
       "Moves and reshapes AI training datasets where they live: in S3-compatible object storage or a local folder.",
       ""
     },
-    subcommands = {SortCommand.class, GenCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {SortCommand.class, SyncCommand.class, GenCommand.class, CommandLine.HelpCommand.class})
 public final class QuarryCommand {
   public static void main(String[] args) {
     System.exit(commandLine().execute(args));

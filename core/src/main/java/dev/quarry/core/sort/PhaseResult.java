@@ -1,6 +1,6 @@
 package dev.quarry.core.sort;
 
-import dev.quarry.core.store.RequestCounts;
+import dev.quarry.core.store.RequestTotals;
 import java.util.List;
 import java.util.Map;
 
@@ -9,13 +9,5 @@ import java.util.Map;
  * it did, what it cost in requests, and the problems met under ignore or warn policies.
  */
 public record PhaseResult(String phase, int index, int count, String startTime, String endTime, double elapsedSeconds,
-    long shards, long records, long bytes, long bytesPerSecond, Requests requests, Map<String, Long> problems,
-    List<String> warnings, Map<String, Object> details) {
-
-  /** Object store requests by kind. */
-  public record Requests(long head, long list, long get, long put, long delete) {
-    public static Requests of(RequestCounts counts) {
-      return new Requests(counts.head(), counts.list(), counts.get(), counts.put(), counts.delete());
-    }
-  }
-}
+    long shards, long records, long bytes, long bytesPerSecond, RequestTotals requests, Map<String, Long> problems,
+    List<String> warnings, Map<String, Object> details) {}

@@ -14,6 +14,7 @@ import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.RequestCounts;
+import dev.quarry.core.store.RequestTotals;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Instant;
@@ -110,7 +111,7 @@ public final class SortPhases {
     double seconds = Math.max((end.toEpochMilli() - start.toEpochMilli()) / 1000.0, 0.001);
     PhaseResult result = new PhaseResult(phase, index, count, start.toString(), end.toString(), seconds, totals[0],
         totals[1], totals[2], (long) (totals[2] / seconds),
-        PhaseResult.Requests.of(stores.requests().snapshot().minus(before)), problems.counts(), problems.warnings(),
+        RequestTotals.of(stores.requests().snapshot().minus(before)), problems.counts(), problems.warnings(),
         details);
     scratchRoot.store().put(new Scratch(scratchRoot.key()).result(phase, index), Json.bytes(result));
     return result;

@@ -1,0 +1,51 @@
+package dev.quarry.core.sync;
+
+import dev.quarry.core.sync.cas.Ref;
+import dev.quarry.core.sync.local.LocalTree;
+import dev.quarry.core.sync.remote.CasRemote;
+import dev.quarry.core.sync.remote.MissingObjects;
+import dev.quarry.core.sync.remote.RemoteIndex;
+import dev.quarry.core.sync.remote.VersionDiff;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The step status and push share: check the local index against the remote's gc generation, read the ref, walk the
+ * remote version where it differs from the local tree, then look up what is still unknown.
+ *
+ * @param diff null when the ref does not exist or names the local tree itself
+ */
+public record RemoteComparison(Optional<Ref> ref, VersionDiff diff, MissingObjects missing, boolean indexKept) {
+
+  public static RemoteComparison of(SyncSession session, LocalTree tree, String refName) throws IOException {
+    CasRemote remote = session.remote();
+    RemoteIndex index = session.index();
+    boolean kept = index.validate(remote.gcGeneration());
+    Optional<Ref> ref = remote.readRef(refName);
+    VersionDiff diff = null;
+    if (ref.isPresent() && !ref.get().rootDigest().equals(tree.root())) {
+      diff = VersionDiff.compare(remote, remote.fetchManifest(ref.get().rootDigest()), tree.top());
+      index.addComplete(diff.trustedTrees());
+    }
+    MissingObjects missing = ref.isPresent() && ref.get().rootDigest().equals(tree.root())
+        ? new MissingObjects(java.util.List.of(), Set.of(), java.util.List.of())
+        : MissingObjects.find(tree, remote, index, diff != null ? diff.trustedTrees() : Set.of(),
+            diff != null ? diff.trustedBlobs() : Set.of());
+    if (ref.isPresent() && ref.get().rootDigest().equals(tree.root())) {
+      index.addComplete(Set.of(tree.root()));
+    }
+    return new RemoteComparison(ref, diff, missing, kept);
+  }
+
+  public Amount missingLocal() {
+    if (ref.isEmpty() || diff == null) {
+      return Amount.NONE;
+    }
+    return new Amount(diff.missingLocalFiles(), diff.missingLocalBytes());
+  }
+
+  public Amount missingRemote() {
+    return new Amount(missing.missingTrees().size() + missing.missingBlobs().size(), missing.missingBytes());
+  }
+}

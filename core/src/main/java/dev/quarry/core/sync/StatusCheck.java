@@ -1,0 +1,28 @@
+package dev.quarry.core.sync;
+
+import dev.quarry.core.sync.local.LocalTree;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * {@code quarry sync status}: what the remote lacks of the folder, and what the folder lacks of the ref's version,
+ * in counts and bytes, with the requests it took. Reads only: never writes to the remote.
+ */
+public final class StatusCheck {
+  private StatusCheck() {}
+
+  public static SyncResult run(SyncSession session, String refName) throws IOException {
+    RunClock clock = new RunClock(session.remote().store());
+    LocalTree tree = session.scan();
+    RemoteComparison comparison = RemoteComparison.of(session, tree, refName);
+    Amount missingRemote = comparison.missingRemote();
+    Amount missingLocal = comparison.missingLocal();
+    session.log("status: the remote lacks %d objects (%d bytes); ref %s %s", missingRemote.objects(),
+        missingRemote.bytes(), refName, comparison.ref().isEmpty() ? "does not exist"
+            : "has " + missingLocal.objects() + " files (" + missingLocal.bytes() + " bytes) not in the folder");
+    return new SyncResult("status", session.remote().url(), refName, tree.root().text(), tree.files(), tree.bytes(),
+        tree.hashedFiles(), missingLocal, missingRemote, null, null, null, clock.requests(),
+        comparison.missing().mainStrategy(), comparison.missing().lookups(), 0, List.of(), tree.warnings(),
+        clock.startTime(), clock.now(), clock.elapsedSeconds());
+  }
+}

@@ -1,0 +1,85 @@
+package dev.quarry.core.sync;
+
+import dev.quarry.core.sync.local.LocalTree;
+import dev.quarry.core.sync.local.StateDatabase;
+import dev.quarry.core.sync.local.TreeScanner;
+import dev.quarry.core.sync.remote.CasRemote;
+import dev.quarry.core.sync.remote.RemoteIndex;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * One sync command's world: the local folder, the state folder (by default {@code <folder>/.quarry}, left out of
+ * every version), the remote, and where progress for people goes. Opens the SQLite databases lazily.
+ */
+public final class SyncSession implements AutoCloseable {
+  public static final String DEFAULT_STATE_FOLDER = ".quarry";
+
+  private final Path folder;
+  private final Path stateFolder;
+  private final CasRemote remote;
+  private final PrintStream log;
+  private StateDatabase state;
+  private RemoteIndex index;
+
+  /** {@code stateFolder} null: {@code <folder>/.quarry}. */
+  public SyncSession(Path folder, Path stateFolder, CasRemote remote, PrintStream log) {
+    this.folder = folder.toAbsolutePath().normalize();
+    this.stateFolder = (stateFolder != null ? stateFolder : this.folder.resolve(DEFAULT_STATE_FOLDER))
+        .toAbsolutePath().normalize();
+    this.remote = remote;
+    this.log = log;
+  }
+
+  public Path folder() {
+    return folder;
+  }
+
+  public Path stateFolder() {
+    return stateFolder;
+  }
+
+  public CasRemote remote() {
+    return remote;
+  }
+
+  public synchronized StateDatabase state() throws IOException {
+    if (state == null) {
+      state = StateDatabase.open(stateFolder.resolve("state.db"));
+    }
+    return state;
+  }
+
+  public synchronized RemoteIndex index() throws IOException {
+    if (index == null) {
+      index = RemoteIndex.open(stateFolder.resolve("remotes"), remote.url());
+    }
+    return index;
+  }
+
+  /** Scans the folder into a Merkle tree, hashing only what the state database does not know. */
+  public LocalTree scan() throws IOException {
+    long start = System.nanoTime();
+    TreeScanner scanner = new TreeScanner(state(), Runtime.getRuntime().availableProcessors(), Set.of(stateFolder));
+    LocalTree tree = scanner.scan(folder);
+    log("scanned %s: %d files, %d folders, %d hashed, %.1f s", folder, tree.files(), tree.manifests().size(),
+        tree.hashedFiles(), (System.nanoTime() - start) / 1e9);
+    return tree;
+  }
+
+  public void log(String format, Object... args) {
+    log.printf(Locale.ROOT, format + "%n", args);
+    log.flush();
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    try (StateDatabase s = state; RemoteIndex i = index) {
+      state = null;
+      index = null;
+    }
+  }
+}

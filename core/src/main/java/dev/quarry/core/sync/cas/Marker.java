@@ -1,0 +1,46 @@
+package dev.quarry.core.sync.cas;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import dev.quarry.core.json.Json;
+import java.io.IOException;
+import java.time.Instant;
+
+/**
+ * A renewed claim on the remote: a push's lease ({@code leases/<id>.json}, format {@value #LEASE}) or a running gc
+ * ({@code gc/running/<id>.json}, format {@value #GC}). Valid until {@code expiresAt}; its owner rewrites it with a
+ * later expiry while it works.
+ *
+ * @param root the version a lease protects (its trees and blobs are listed in {@code leases/<id>.trees.gz})
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonPropertyOrder({"format", "id", "root", "startedAt", "expiresAt"})
+public record Marker(String format, String id, String root, String startedAt, String expiresAt) {
+  public static final String LEASE = "quarry-lease/1";
+  public static final String GC = "quarry-gc/1";
+
+  public static Marker parse(String key, byte[] json) throws IOException {
+    Marker marker;
+    try {
+      marker = Json.read(json, Marker.class);
+    } catch (IOException e) {
+      throw new IOException("Cannot read " + key + ": not a Quarry lease or gc marker (" + e.getMessage() + ")", e);
+    }
+    if (!LEASE.equals(marker.format()) && !GC.equals(marker.format())) {
+      throw new IOException("Cannot read " + key + ": unknown format " + marker.format());
+    }
+    return marker;
+  }
+
+  public Marker expiringAt(Instant expiry) {
+    return new Marker(format, id, root, startedAt, expiry.toString());
+  }
+
+  public boolean isExpired(Instant now) {
+    return !Instant.parse(expiresAt).isAfter(now);
+  }
+
+  public byte[] toJson() {
+    return Json.bytes(this);
+  }
+}

@@ -1,0 +1,65 @@
+package dev.quarry.core.sync.cas;
+
+import java.util.Objects;
+
+/**
+ * One entry of a directory manifest.
+ *
+ * @param name one path component: not empty, not "." or "..", no '/' and no NUL
+ * @param type file, directory or symbolic link
+ * @param mode the permission bits (0 to 07777)
+ * @param digest the file's content, or the child directory's manifest; null for a symbolic link
+ * @param target the symbolic link's target, as written; null otherwise
+ * @param files regular files and symbolic links in this entry (1 for a file or link, the subtree's count for a folder)
+ * @param bytes bytes of regular files in this entry (its size for a file, the subtree's total for a folder)
+ */
+public record TreeEntry(String name, EntryType type, int mode, Digest digest, String target, long files, long bytes) {
+  public TreeEntry {
+    requireValidName(name);
+    Objects.requireNonNull(type, "type");
+    if (mode < 0 || mode > 07777) {
+      throw new IllegalArgumentException("Invalid mode of " + name + ": " + Integer.toOctalString(mode)
+          + " (must be permission bits, 0 to 7777 octal)");
+    }
+    if ((type == EntryType.SYMLINK) != (digest == null) || (type == EntryType.SYMLINK) != (target != null)) {
+      throw new IllegalArgumentException("Invalid entry " + name + ": a symbolic link has a target and no digest,"
+          + " files and folders have a digest and no target");
+    }
+    if (type == EntryType.SYMLINK && (target.isEmpty() || target.indexOf('\0') >= 0)) {
+      throw new IllegalArgumentException("Invalid symbolic link target of " + name + " (must be non-empty, no NUL)");
+    }
+  }
+
+  public static TreeEntry file(String name, int mode, Digest digest) {
+    return new TreeEntry(name, EntryType.FILE, mode, digest, null, 1, digest.size());
+  }
+
+  public static TreeEntry directory(String name, int mode, Digest manifest, long files, long bytes) {
+    return new TreeEntry(name, EntryType.DIRECTORY, mode, manifest, null, files, bytes);
+  }
+
+  public static TreeEntry symlink(String name, String target) {
+    return new TreeEntry(name, EntryType.SYMLINK, 0777, null, target, 1, 0);
+  }
+
+  public boolean isDirectory() {
+    return type == EntryType.DIRECTORY;
+  }
+
+  public boolean isSymlink() {
+    return type == EntryType.SYMLINK;
+  }
+
+  public boolean isFile() {
+    return type == EntryType.FILE;
+  }
+
+  /** Refuses names that could escape the folder they are written into, so a hostile manifest cannot. */
+  static void requireValidName(String name) {
+    if (name == null || name.isEmpty() || name.equals(".") || name.equals("..") || name.indexOf('/') >= 0
+        || name.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException("Invalid entry name: " + name
+          + " (must be one path component: not empty, not . or .., no / or NUL)");
+    }
+  }
+}

@@ -1,0 +1,208 @@
+package dev.quarry.core.sync.gc;
+
+import dev.quarry.core.concurrent.InFlight;
+import dev.quarry.core.store.NoSuchObjectException;
+import dev.quarry.core.store.ObjectInfo;
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.sync.Amount;
+import dev.quarry.core.sync.RunClock;
+import dev.quarry.core.sync.SyncResult;
+import dev.quarry.core.sync.SyncSession;
+import dev.quarry.core.sync.cas.CasLayout;
+import dev.quarry.core.sync.cas.Digest;
+import dev.quarry.core.sync.cas.LeaseContents;
+import dev.quarry.core.sync.cas.Manifest;
+import dev.quarry.core.sync.cas.Marker;
+import dev.quarry.core.sync.cas.Ref;
+import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.remote.CasRemote;
+import dev.quarry.core.sync.remote.RenewedMarker;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code quarry sync gc}: mark everything reachable from the refs and from unexpired push leases, then sweep what is
+ * neither marked nor younger than the grace period: manifests first, then blobs, so that no manifest ever outlives
+ * part of its subtree. Dry run unless told otherwise. A deleting gc announces itself under {@code gc/running/} before
+ * it reads the leases (pushes wait for it), and rewrites {@code gc/generation} after deleting, which invalidates every
+ * client's index of complete trees.
+ */
+public final class GarbageCollector {
+  static final Duration MARKER_TTL = Duration.ofMinutes(10);
+  private static final int SAMPLES = 10;
+
+  /** {@code dryRun}: report, delete nothing. */
+  public record Options(boolean dryRun, Duration gracePeriod) {}
+
+  private final SyncSession session;
+  private final CasRemote remote;
+  private final ObjectStore store;
+  private final CasLayout layout;
+  private final Options options;
+  private final Set<String> markedTrees = ConcurrentHashMap.newKeySet();
+  private final Set<String> markedBlobs = ConcurrentHashMap.newKeySet();
+
+  private GarbageCollector(SyncSession session, Options options) {
+    this.session = session;
+    this.remote = session.remote();
+    this.store = remote.store();
+    this.layout = remote.layout();
+    this.options = options;
+  }
+
+  public static SyncResult run(SyncSession session, Options options) throws IOException {
+    return new GarbageCollector(session, options).collect();
+  }
+
+  private SyncResult collect() throws IOException {
+    RunClock clock = new RunClock(store);
+    Instant start = Instant.now();
+    String id = start.toString().replace(':', '-') + "-" + UUID.randomUUID();
+    RenewedMarker running = options.dryRun() ? null : RenewedMarker.start(store,
+        layout.gcRunningPrefix() + id + ".json", MARKER_TTL, new Marker(Marker.GC, id, null, start.toString(), null));
+    try {
+      List<String> refs = markFromRefs();
+      List<String> staleLeases = markFromLeases(start);
+      Instant cutoff = start.minus(options.gracePeriod());
+      Sweep trees = Sweep.find(store, layout.space(CasLayout.TREES), markedTrees, cutoff, remote.inFlight());
+      Sweep blobs = Sweep.find(store, layout.space(CasLayout.BLOBS), markedBlobs, cutoff, remote.inFlight());
+      Amount unreachable = new Amount(trees.deletable().size() + blobs.deletable().size(),
+          trees.deletableBytes() + blobs.deletableBytes());
+      Amount retained = new Amount(trees.young() + blobs.young(), trees.youngBytes() + blobs.youngBytes());
+      session.log("gc: %d refs, %d manifests and %d blobs reachable; %d objects (%d bytes) unreachable and older than"
+              + " %s; %d unreachable but younger", refs.size(), markedTrees.size(), markedBlobs.size(),
+          unreachable.objects(), unreachable.bytes(), options.gracePeriod(), retained.objects());
+      Amount deleted = Amount.NONE;
+      if (running != null) {
+        deleted = delete(running, trees, blobs, staleLeases);
+      }
+      return new SyncResult("gc", remote.url(), null, null, 0, 0, 0, null, null, deleted, unreachable, retained,
+          clock.requests(), null, null, 0, List.of(), options.dryRun() ? List.of("dry run: nothing was deleted")
+              : List.of(), clock.startTime(), clock.now(), clock.elapsedSeconds());
+    } finally {
+      if (running != null) {
+        running.close();
+      }
+    }
+  }
+
+  /** Marks the closure of every ref: a missing manifest means a broken ref, and then nothing may be deleted. */
+  private List<String> markFromRefs() throws IOException {
+    List<String> names = new ArrayList<>();
+    List<Digest> roots = new ArrayList<>();
+    for (ObjectInfo object : (Iterable<ObjectInfo>) store.listAll(layout.refsPrefix())::iterator) {
+      String name = object.key().substring(layout.refsPrefix().length());
+      byte[] body;
+      try {
+        body = store.getBytes(object.key());
+      } catch (NoSuchObjectException deleted) {
+        continue;
+      }
+      names.add(name);
+      roots.add(Ref.parse(name, body).rootDigest());
+    }
+    List<Digest> level = roots.stream().filter(root -> markedTrees.add(root.hex())).toList();
+    while (!level.isEmpty()) {
+      List<Digest> next = java.util.Collections.synchronizedList(new ArrayList<>());
+      try {
+        InFlight.all(level, remote.inFlight(), tree -> {
+          Manifest manifest = remote.fetchManifest(tree);
+          for (TreeEntry entry : manifest.entries()) {
+            if (entry.isDirectory() && markedTrees.add(entry.digest().hex())) {
+              next.add(entry.digest());
+            } else if (entry.isFile()) {
+              markedBlobs.add(entry.digest().hex());
+            }
+          }
+        });
+      } catch (NoSuchObjectException e) {
+        throw new IOException("Cannot collect garbage: " + e.getMessage() + "; nothing was deleted", e);
+      }
+      level = next;
+    }
+    return names;
+  }
+
+  /** Marks every digest of unexpired leases; returns the keys of expired ones, deleted with the garbage. */
+  private List<String> markFromLeases(Instant now) throws IOException {
+    List<String> stale = new ArrayList<>();
+    Instant cutoff = now.minus(options.gracePeriod());
+    for (ObjectInfo object : (Iterable<ObjectInfo>) store.listAll(layout.leasesPrefix())::iterator) {
+      String key = object.key();
+      if (!key.endsWith(".json")) {
+        if (object.lastModified().isBefore(cutoff) && !store.head(
+            key.substring(0, key.length() - ".trees.gz".length()) + ".json").isPresent()) {
+          stale.add(key);
+        }
+        continue;
+      }
+      Marker lease;
+      try {
+        lease = Marker.parse(key, store.getBytes(key));
+      } catch (NoSuchObjectException released) {
+        continue;
+      }
+      if (lease.isExpired(now)) {
+        stale.add(key);
+        continue;
+      }
+      String contents = layout.leaseTreesKey(lease.id());
+      try {
+        LeaseContents.decode(contents, store.getBytes(contents), markedTrees, markedBlobs);
+      } catch (NoSuchObjectException released) {
+        // The push ended between the listing and this read; its ref, if any, was marked or is newer than the sweep.
+      }
+    }
+    return stale;
+  }
+
+  private Amount delete(RenewedMarker running, Sweep trees, Sweep blobs, List<String> staleLeases)
+      throws IOException {
+    AtomicLong objects = new AtomicLong();
+    AtomicLong bytes = new AtomicLong();
+    Map<ObjectInfo, Exception> failed = new ConcurrentHashMap<>();
+    for (Sweep sweep : List.of(trees, blobs)) {
+      running.requireValid("delete garbage");
+      try {
+        failed.putAll(InFlight.forEach(sweep.deletable(), remote.inFlight(), object -> {
+          store.delete(object.key());
+          objects.incrementAndGet();
+          bytes.addAndGet(object.size());
+        }));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("Interrupted while deleting garbage");
+      }
+      if (!failed.isEmpty()) {
+        break;
+      }
+    }
+    if (objects.get() > 0) {
+      byte[] generation = HexFormat.of().formatHex(Digest.sha256().digest(UUID.randomUUID().toString()
+          .getBytes(StandardCharsets.UTF_8))).substring(0, 32).getBytes(StandardCharsets.UTF_8);
+      store.put(layout.gcGenerationKey(), generation);
+    }
+    for (String key : staleLeases) {
+      store.delete(key);
+    }
+    if (!failed.isEmpty()) {
+      var first = failed.entrySet().iterator().next();
+      throw new IOException("Cannot collect garbage: " + failed.size() + " deletes failed (first: "
+          + store.url(first.getKey().key()) + ": " + first.getValue().getMessage() + "); " + objects.get()
+          + " objects were deleted, and running gc again finishes the rest");
+    }
+    session.log("gc: deleted %d objects (%d bytes)", objects.get(), bytes.get());
+    return new Amount(objects.get(), bytes.get());
+  }
+}

@@ -1,0 +1,135 @@
+package dev.quarry.core.sync.local;
+
+import dev.quarry.core.sync.cas.Digest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The local state database: for each file path, the (inode, mtime, size) it had when it was hashed and the digest it
+ * had then. A file whose identity is unchanged is never read again. One SQLite file, one writer at a time.
+ */
+public final class StateDatabase implements AutoCloseable {
+  /** What a file looked like when hashed. */
+  public record FileState(long inode, long mtimeNanos, long size, Digest digest) {
+    public boolean matches(long inode, long mtimeNanos, long size) {
+      return this.inode == inode && this.mtimeNanos == mtimeNanos && this.size == size;
+    }
+  }
+
+  private final Connection connection;
+
+  private StateDatabase(Connection connection) {
+    this.connection = connection;
+  }
+
+  public static StateDatabase open(Path file) throws IOException {
+    Files.createDirectories(file.toAbsolutePath().getParent());
+    try {
+      Connection connection = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
+      try (Statement statement = connection.createStatement()) {
+        statement.execute("PRAGMA journal_mode=WAL");
+        statement.execute("PRAGMA synchronous=NORMAL");
+        statement.execute("CREATE TABLE IF NOT EXISTS file_state (path TEXT PRIMARY KEY, inode INTEGER NOT NULL,"
+            + " mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL)");
+      }
+      return new StateDatabase(connection);
+    } catch (SQLException e) {
+      throw new IOException("Cannot open the state database " + file + ": " + e.getMessage()
+          + " (delete it to start over; files will be hashed again)", e);
+    }
+  }
+
+  /** Every recorded file under {@code root} (absolute paths), in one query. */
+  public synchronized Map<String, FileState> load(Path root) throws IOException {
+    String prefix = root.toAbsolutePath().normalize() + "/";
+    Map<String, FileState> states = new HashMap<>();
+    try (PreparedStatement query = connection.prepareStatement(
+        "SELECT path, inode, mtime_ns, size, sha256 FROM file_state WHERE path >= ? AND path < ?")) {
+      query.setString(1, prefix);
+      query.setString(2, prefix.substring(0, prefix.length() - 1) + "0"); // '0' is the character after '/'
+      try (ResultSet rows = query.executeQuery()) {
+        while (rows.next()) {
+          long size = rows.getLong(4);
+          states.put(rows.getString(1),
+              new FileState(rows.getLong(2), rows.getLong(3), size, new Digest(rows.getString(5), size)));
+        }
+      }
+    } catch (SQLException e) {
+      throw new IOException("Cannot read the state database: " + e.getMessage(), e);
+    }
+    return states;
+  }
+
+  /** Records the files hashed in this run, in one transaction. */
+  public synchronized void record(Map<String, FileState> states) throws IOException {
+    if (states.isEmpty()) {
+      return;
+    }
+    inTransaction("INSERT OR REPLACE INTO file_state (path, inode, mtime_ns, size, sha256) VALUES (?, ?, ?, ?, ?)",
+        statement -> {
+          for (var entry : states.entrySet()) {
+            FileState state = entry.getValue();
+            statement.setString(1, entry.getKey());
+            statement.setLong(2, state.inode());
+            statement.setLong(3, state.mtimeNanos());
+            statement.setLong(4, state.size());
+            statement.setString(5, state.digest().hex());
+            statement.addBatch();
+          }
+        });
+  }
+
+  /** Forgets files that no longer exist, so the database does not grow forever. */
+  public synchronized void forget(Collection<String> paths) throws IOException {
+    if (paths.isEmpty()) {
+      return;
+    }
+    inTransaction("DELETE FROM file_state WHERE path = ?", statement -> {
+      for (String path : paths) {
+        statement.setString(1, path);
+        statement.addBatch();
+      }
+    });
+  }
+
+  private interface Batch {
+    void fill(PreparedStatement statement) throws SQLException;
+  }
+
+  private void inTransaction(String sql, Batch batch) throws IOException {
+    try {
+      connection.setAutoCommit(false);
+      try (PreparedStatement statement = connection.prepareStatement(sql)) {
+        batch.fill(statement);
+        statement.executeBatch();
+        connection.commit();
+      } catch (SQLException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    } catch (SQLException e) {
+      throw new IOException("Cannot write the state database: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    try {
+      connection.close();
+    } catch (SQLException e) {
+      throw new IOException("Cannot close the state database: " + e.getMessage(), e);
+    }
+  }
+}

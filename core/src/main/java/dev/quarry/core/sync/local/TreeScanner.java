@@ -1,0 +1,206 @@
+package dev.quarry.core.sync.local;
+
+import dev.quarry.core.concurrent.Futures;
+import dev.quarry.core.sync.cas.Digest;
+import dev.quarry.core.sync.cas.Manifest;
+import dev.quarry.core.sync.cas.TreeEntry;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Turns a folder into a {@link LocalTree}: walks it with lstat, takes digests of unchanged files from the state
+ * database, hashes the others on all cores, then builds the manifests bottom-up. Symbolic links are entries, never
+ * followed. Sockets, pipes and devices are left out with a warning.
+ */
+public final class TreeScanner {
+  private static final int BUFFER_BYTES = 1 << 20;
+
+  private final StateDatabase state;
+  private final int hashThreads;
+  private final Set<Path> excluded;
+
+  /** {@code excluded}: absolute paths left out of the tree, such as the state folder itself. */
+  public TreeScanner(StateDatabase state, int hashThreads, Set<Path> excluded) {
+    this.state = state;
+    this.hashThreads = Math.max(1, hashThreads);
+    this.excluded = Set.copyOf(excluded);
+  }
+
+  private sealed interface Node permits FileNode, DirNode, LinkNode {}
+
+  private static final class FileNode implements Node {
+    final String name;
+    final Path path;
+    final FileIdentity identity;
+    volatile Digest digest;
+
+    FileNode(String name, Path path, FileIdentity identity) {
+      this.name = name;
+      this.path = path;
+      this.identity = identity;
+    }
+  }
+
+  private record DirNode(String name, Path path, int mode, List<Node> children) implements Node {}
+
+  private record LinkNode(String name, String target) implements Node {}
+
+  public LocalTree scan(Path folder) throws IOException {
+    FileIdentity.requireUtf8FileNames();
+    Path root = folder.toAbsolutePath().normalize();
+    FileIdentity rootIdentity;
+    try {
+      rootIdentity = FileIdentity.of(root);
+    } catch (NoSuchFileException e) {
+      throw new IOException("Cannot scan " + root + ": it does not exist", e);
+    }
+    if (!rootIdentity.isDirectory()) {
+      throw new IOException("Cannot scan " + root + ": it is not a folder");
+    }
+    Map<String, StateDatabase.FileState> known = state.load(root);
+    List<String> warnings = new ArrayList<>();
+    List<FileNode> toHash = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    DirNode top = walk("", root, rootIdentity.permissions(), known, toHash, seen, warnings);
+    Map<String, StateDatabase.FileState> hashed = hash(toHash);
+    state.record(hashed);
+    state.forget(known.keySet().stream().filter(path -> !seen.contains(path)).toList());
+    Map<Digest, Manifest> manifests = new HashMap<>();
+    Map<Digest, Path> sources = new HashMap<>();
+    LocalDirectory topDirectory = build(top, manifests, sources);
+    long hashedBytes = hashed.values().stream().mapToLong(StateDatabase.FileState::size).sum();
+    return new LocalTree(topDirectory, manifests, sources, hashed.size(), hashedBytes, warnings);
+  }
+
+  private DirNode walk(String name, Path dir, int mode, Map<String, StateDatabase.FileState> known,
+      List<FileNode> toHash, Set<String> seen, List<String> warnings) throws IOException {
+    List<Node> children = new ArrayList<>();
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+      for (Path path : entries) {
+        if (excluded.contains(path)) {
+          continue;
+        }
+        String childName = path.getFileName().toString();
+        FileIdentity identity = FileIdentity.of(path);
+        if (identity.isDirectory()) {
+          children.add(walk(childName, path, identity.permissions(), known, toHash, seen, warnings));
+        } else if (identity.isSymbolicLink()) {
+          children.add(new LinkNode(childName, Files.readSymbolicLink(path).toString()));
+        } else if (identity.isRegularFile()) {
+          FileNode file = new FileNode(childName, path, identity);
+          String key = path.toString();
+          seen.add(key);
+          StateDatabase.FileState previous = known.get(key);
+          if (previous != null && previous.matches(identity.inode(), identity.mtimeNanos(), identity.size())) {
+            file.digest = previous.digest();
+          } else {
+            toHash.add(file);
+          }
+          children.add(file);
+        } else {
+          warnings.add("Left out " + path + ": not a regular file, folder or symbolic link");
+        }
+      }
+    }
+    return new DirNode(name, dir, mode, children);
+  }
+
+  private Map<String, StateDatabase.FileState> hash(List<FileNode> files) throws IOException {
+    Map<String, StateDatabase.FileState> hashed = new ConcurrentHashMap<>();
+    if (files.isEmpty()) {
+      return hashed;
+    }
+    AtomicLong next = new AtomicLong();
+    try (ExecutorService pool = Executors.newFixedThreadPool(hashThreads)) {
+      List<Future<Void>> workers = new ArrayList<>();
+      for (int t = 0; t < hashThreads; t++) {
+        workers.add(pool.submit(() -> {
+          ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES);
+          MessageDigest sha256 = Digest.sha256();
+          for (long i = next.getAndIncrement(); i < files.size(); i = next.getAndIncrement()) {
+            FileNode file = files.get((int) i);
+            file.digest = hashFile(file, buffer, sha256);
+            FileIdentity identity = file.identity;
+            hashed.put(file.path.toString(), new StateDatabase.FileState(identity.inode(), identity.mtimeNanos(),
+                identity.size(), file.digest));
+          }
+          return null;
+        }));
+      }
+      for (Future<Void> worker : workers) {
+        worker.get();
+      }
+    } catch (ExecutionException e) {
+      throw Futures.unwrap(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("Cannot hash files: interrupted", e);
+    }
+    return hashed;
+  }
+
+  private static Digest hashFile(FileNode file, ByteBuffer buffer, MessageDigest sha256) throws IOException {
+    sha256.reset();
+    long length = 0;
+    try (FileChannel channel = FileChannel.open(file.path, StandardOpenOption.READ)) {
+      while (true) {
+        buffer.clear();
+        int read = channel.read(buffer);
+        if (read < 0) {
+          break;
+        }
+        buffer.flip();
+        sha256.update(buffer);
+        length += read;
+      }
+    }
+    if (length != file.identity.size()) {
+      throw new IOException("Cannot hash " + file.path + ": it changed while being read (" + file.identity.size()
+          + " bytes before, " + length + " read); run again once nothing writes to it");
+    }
+    return Digest.of(sha256, length);
+  }
+
+  private static LocalDirectory build(DirNode dir, Map<Digest, Manifest> manifests, Map<Digest, Path> sources) {
+    List<TreeEntry> entries = new ArrayList<>(dir.children().size());
+    Map<String, LocalDirectory> subdirectories = new HashMap<>();
+    for (Node child : dir.children()) {
+      switch (child) {
+        case FileNode file -> {
+          entries.add(TreeEntry.file(file.name, file.identity.permissions(), file.digest));
+          sources.putIfAbsent(file.digest, file.path);
+        }
+        case LinkNode link -> entries.add(TreeEntry.symlink(link.name(), link.target()));
+        case DirNode sub -> {
+          LocalDirectory built = build(sub, manifests, sources);
+          Manifest manifest = built.manifest();
+          subdirectories.put(sub.name(), built);
+          entries.add(TreeEntry.directory(sub.name(), sub.mode(), manifest.digest(), manifest.files(),
+              manifest.bytes()));
+        }
+      }
+    }
+    Manifest manifest = Manifest.of(entries);
+    manifests.putIfAbsent(manifest.digest(), manifest);
+    return new LocalDirectory(dir.path(), manifest, subdirectories);
+  }
+}

@@ -1,0 +1,76 @@
+package dev.quarry.core.sync.pull;
+
+import java.nio.file.FileSystems;
+import java.nio.file.Path;
+import java.nio.file.PathMatcher;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Which paths of a version a pull selects: glob patterns on '/'-separated paths relative to the version's root, where
+ * {@code *} stays within a folder and {@code **} crosses folders; a leading {@code **}/ also matches at the top.
+ * No patterns selects everything. Also tells which folders can hold a match, so a partial pull fetches only those
+ * manifests.
+ */
+public final class IncludeFilter {
+  private final List<PathMatcher> matchers = new ArrayList<>();
+  private final List<String> literalPrefixes = new ArrayList<>();
+
+  public IncludeFilter(List<String> patterns) {
+    for (String pattern : patterns) {
+      if (pattern.isEmpty() || pattern.startsWith("/") || pattern.contains("\0")) {
+        throw new IllegalArgumentException("Invalid include pattern: " + pattern
+            + " (must be a glob relative to the version's root, such as images/**/*.jpg)");
+      }
+      try {
+        matchers.add(FileSystems.getDefault().getPathMatcher("glob:" + pattern));
+        if (pattern.startsWith("**/")) {
+          matchers.add(FileSystems.getDefault().getPathMatcher("glob:" + pattern.substring(3)));
+        }
+      } catch (PatternSyntaxException e) {
+        throw new IllegalArgumentException("Invalid include pattern: " + pattern + " (" + e.getDescription() + ")", e);
+      }
+      literalPrefixes.add(literalPrefix(pattern));
+    }
+  }
+
+  public boolean selectsEverything() {
+    return matchers.isEmpty();
+  }
+
+  public boolean matches(String path) {
+    if (matchers.isEmpty()) {
+      return true;
+    }
+    Path asPath = Path.of(path);
+    return matchers.stream().anyMatch(matcher -> matcher.matches(asPath));
+  }
+
+  /** Whether something under {@code folder} could match: a folder outside every pattern's fixed part cannot. */
+  public boolean mayContain(String folder) {
+    if (matchers.isEmpty() || matches(folder)) {
+      return true;
+    }
+    String withSlash = folder + "/";
+    for (String prefix : literalPrefixes) {
+      if (prefix.isEmpty() || prefix.startsWith(withSlash) || withSlash.startsWith(prefix + "/")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The folders before the first component with a glob character: {@code a/b/*.jpg} gives {@code a/b}. */
+  private static String literalPrefix(String pattern) {
+    String[] parts = pattern.split("/");
+    StringBuilder prefix = new StringBuilder();
+    for (int i = 0; i < parts.length - 1; i++) {
+      if (parts[i].matches(".*[*?\\[\\]{}\\\\].*")) {
+        break;
+      }
+      prefix.append(prefix.isEmpty() ? "" : "/").append(parts[i]);
+    }
+    return prefix.toString();
+  }
+}

@@ -1,0 +1,368 @@
+package dev.quarry.core.sync.pull;
+
+import dev.quarry.core.concurrent.InFlight;
+import dev.quarry.core.store.NoSuchObjectException;
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.sync.Amount;
+import dev.quarry.core.sync.RunClock;
+import dev.quarry.core.sync.SyncResult;
+import dev.quarry.core.sync.SyncSession;
+import dev.quarry.core.sync.TransferProgress;
+import dev.quarry.core.sync.cas.Digest;
+import dev.quarry.core.sync.cas.Manifest;
+import dev.quarry.core.sync.local.FileIdentity;
+import dev.quarry.core.sync.local.StateDatabase;
+import dev.quarry.core.sync.local.StateDatabase.FileState;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * {@code quarry sync pull}: a version (ref or root digest) into the folder, whole or by include patterns. Every
+ * downloaded byte is hashed and checked against its digest before it becomes visible; files appear by atomic rename,
+ * so a reader sees the old file or the new one, never a part. Files already right are left alone. With a local cache
+ * on the same filesystem, files are hard links to cached blobs, else copies. Local files not in the version are
+ * deleted only when asked.
+ */
+public final class Pull {
+  private static final int SAMPLES = 10;
+
+  /** What to pull and how. {@code cache} null: no local cache. */
+  public record Options(String version, List<String> include, boolean deleteExtra, Path cache) {
+    public Options {
+      include = List.copyOf(include);
+    }
+  }
+
+  private final SyncSession session;
+  private final ObjectStore store;
+  private final Options options;
+  private final Path tmp;
+  private final Map<String, Exception> failures = new ConcurrentHashMap<>();
+  private final Map<String, FileState> pulled = new ConcurrentHashMap<>();
+  private final AtomicLong alreadyThere = new AtomicLong();
+
+  private Pull(SyncSession session, Options options) {
+    this.session = session;
+    this.store = session.remote().store();
+    this.options = options;
+    this.tmp = session.stateFolder().resolve("tmp");
+  }
+
+  public static SyncResult run(SyncSession session, Options options) throws IOException {
+    return new Pull(session, options).pull();
+  }
+
+  private SyncResult pull() throws IOException {
+    FileIdentity.requireUtf8FileNames();
+    IncludeFilter filter = new IncludeFilter(options.include());
+    RunClock clock = new RunClock(store);
+    Manifest root = session.remote().resolveVersion(options.version());
+    Selection selection = Selection.of(session.remote(), root, filter);
+    session.log("pull: %s selects %d files (%d bytes) in %d folders; read %d manifests", options.version(),
+        selection.files().size(), selection.bytes(), selection.folders().size(), selection.manifestsRead());
+    Files.createDirectories(session.folder());
+    Files.createDirectories(tmp);
+    StateDatabase state = session.state();
+    Map<String, FileState> known = state.load(session.folder());
+    List<Selection.File> toWrite = filesToWrite(selection.files(), known);
+    Map<Digest, List<Selection.File>> byDigest = toWrite.stream()
+        .collect(Collectors.groupingBy(Selection.File::digest, HashMap::new, Collectors.toList()));
+    BlobCache cache = options.cache() != null ? new BlobCache(options.cache(), state) : null;
+    Set<Digest> toDownload = new HashSet<>();
+    for (Digest digest : byDigest.keySet()) {
+      if (!digest.isEmpty() && (cache == null || !cache.has(digest))) {
+        toDownload.add(digest);
+      }
+    }
+    long downloadBytes = toDownload.stream().mapToLong(Digest::size).sum();
+    TransferProgress progress = new TransferProgress(session, "pull", toDownload.size(), downloadBytes);
+    forEach(byDigest.entrySet(), group -> {
+      Digest digest = group.getKey();
+      Path source;
+      try {
+        source = toDownload.contains(digest) ? download(digest, cache, progress) : null;
+      } catch (IOException e) {
+        group.getValue().forEach(file -> failures.put(file.path(), e));
+        return;
+      }
+      writeAll(digest, group.getValue(), source, cache);
+    });
+    if (cache != null) {
+      cache.recordState();
+    }
+    progress.print(true);
+    writeLinks(selection.links());
+    if (options.deleteExtra()) {
+      deleteExtra(selection, filter);
+    }
+    applyFolderModes(selection.folders());
+    state.record(pulled);
+    if (!failures.isEmpty()) {
+      session.index().clear();
+      throw new IOException("Cannot pull " + options.version() + ": " + failures.size() + " files failed (first: "
+          + samples().get(0) + "); nothing corrupt was written, and pull again fetches only what is missing");
+    }
+    session.log("pull: %d files written, %d already there", pulled.size(), alreadyThere.get());
+    return new SyncResult("pull", session.remote().url(), options.version(), root.digest().text(),
+        selection.files().size() + selection.links().size(), selection.bytes(), 0, null, null, progress.moved(), null,
+        null, clock.requests(), null, null, 0, List.of(), List.of(), clock.startTime(), clock.now(),
+        clock.elapsedSeconds());
+  }
+
+  /** The selected files whose content is not already at their path: by the state database, else by hashing. */
+  private List<Selection.File> filesToWrite(List<Selection.File> files, Map<String, FileState> known)
+      throws IOException {
+    List<Selection.File> toWrite = java.util.Collections.synchronizedList(new ArrayList<>());
+    forEach(files, file -> {
+      Path path = destination(file.path());
+      FileIdentity identity;
+      try {
+        identity = FileIdentity.of(path);
+      } catch (NoSuchFileException e) {
+        toWrite.add(file);
+        return;
+      }
+      FileState state = known.get(path.toString());
+      boolean same = identity.isRegularFile() && identity.size() == file.digest().size()
+          && (state != null && state.matches(identity.inode(), identity.mtimeNanos(), identity.size())
+              ? state.digest().equals(file.digest())
+              : hash(path).equals(file.digest()));
+      if (same) {
+        alreadyThere.incrementAndGet();
+        if (identity.permissions() != file.mode()) {
+          Files.setPosixFilePermissions(path, permissions(file.mode()));
+        }
+        pulled.put(path.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(),
+            file.digest()));
+      } else {
+        toWrite.add(file);
+      }
+    });
+    return toWrite;
+  }
+
+  /** Downloads a blob into a temporary file, hashing every byte; returns it only if it matches its digest. */
+  private Path download(Digest digest, BlobCache cache, TransferProgress progress) throws IOException {
+    String key = session.remote().layout().blobKey(digest);
+    Path temp = (cache != null ? cache.tempFolder() : tmp).resolve(UUID.randomUUID() + ".part");
+    MessageDigest sha256 = Digest.sha256();
+    long length = 0;
+    try (InputStream in = store.get(key); OutputStream out = Files.newOutputStream(temp)) {
+      byte[] buffer = new byte[256 << 10];
+      for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
+        sha256.update(buffer, 0, read);
+        out.write(buffer, 0, read);
+        length += read;
+      }
+    } catch (NoSuchObjectException e) {
+      Files.deleteIfExists(temp);
+      throw new IOException(store.url(key) + " is missing from the remote (push the version again)", e);
+    } catch (IOException e) {
+      Files.deleteIfExists(temp);
+      throw e;
+    }
+    Digest actual = Digest.of(sha256, length);
+    if (!actual.equals(digest)) {
+      Files.deleteIfExists(temp);
+      throw new IOException(store.url(key) + " is corrupt: its bytes hash to " + actual + ", not " + digest
+          + " (push the version again to repair it)");
+    }
+    progress.done(length);
+    return cache != null ? cache.adopt(digest, temp) : temp;
+  }
+
+  /** Puts the blob at every path that wants it: hard links from the cache, else the download itself and copies. */
+  private void writeAll(Digest digest, List<Selection.File> files, Path downloaded, BlobCache cache)
+      throws IOException {
+    Path source = cache != null && !digest.isEmpty() ? cache.path(digest) : downloaded;
+    for (Selection.File file : files) {
+      Path target = destination(file.path());
+      try {
+        makeRoomFor(target);
+        Path staged = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".quarry-part");
+        if (source == null) {
+          Files.createFile(staged);
+        } else if (cache != null) {
+          linkOrCopy(source, staged);
+        } else if (source == downloaded && !source.equals(target)) {
+          moveOrCopy(source, staged);
+          source = target;
+        } else {
+          Files.copy(source, staged, StandardCopyOption.COPY_ATTRIBUTES);
+        }
+        Files.setPosixFilePermissions(staged, permissions(file.mode()));
+        Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        FileIdentity identity = FileIdentity.of(target);
+        pulled.put(target.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(), digest));
+      } catch (IOException e) {
+        failures.put(file.path(), e);
+      }
+    }
+    if (cache == null && downloaded != null) {
+      Files.deleteIfExists(downloaded);
+    }
+  }
+
+  private void writeLinks(List<Selection.Link> links) {
+    for (Selection.Link link : links) {
+      Path target = destination(link.path());
+      try {
+        if (Files.isSymbolicLink(target) && Files.readSymbolicLink(target).toString().equals(link.target())) {
+          continue;
+        }
+        makeRoomFor(target);
+        Path staged = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".quarry-part");
+        Files.createSymbolicLink(staged, Path.of(link.target()));
+        Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (IOException e) {
+        failures.put(link.path(), e);
+      }
+    }
+  }
+
+  /** Creates the parent folders; a folder standing where a file goes is removed only with deleteExtra. */
+  private void makeRoomFor(Path target) throws IOException {
+    Files.createDirectories(target.getParent());
+    if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
+      if (!options.deleteExtra()) {
+        throw new IOException("Cannot write " + target + ": a folder is in the way (pull with deleteExtra to"
+            + " replace it)");
+      }
+      deleteTree(target);
+    }
+  }
+
+  private void deleteExtra(Selection selection, IncludeFilter filter) throws IOException {
+    Set<String> wanted = new HashSet<>();
+    selection.files().forEach(file -> wanted.add(file.path()));
+    selection.links().forEach(link -> wanted.add(link.path()));
+    selection.folders().forEach(folder -> wanted.add(folder.path()));
+    for (String path : wanted.toArray(String[]::new)) {
+      for (int slash = path.lastIndexOf('/'); slash > 0; slash = path.lastIndexOf('/', slash - 1)) {
+        wanted.add(path.substring(0, slash));
+      }
+    }
+    Path root = session.folder();
+    List<Path> extra;
+    try (Stream<Path> walk = Files.walk(root)) {
+      extra = walk.filter(path -> !path.equals(root) && !path.startsWith(session.stateFolder()))
+          .filter(path -> {
+            String relative = root.relativize(path).toString();
+            return !wanted.contains(relative) && filter.matches(relative);
+          })
+          .sorted(Comparator.reverseOrder()).toList();
+    }
+    for (Path path : extra) {
+      if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+        deleteTree(path);
+      }
+    }
+    if (!extra.isEmpty()) {
+      session.log("pull: deleted %d paths not in the version", extra.size());
+    }
+  }
+
+  private void applyFolderModes(List<Selection.Folder> folders) throws IOException {
+    for (Selection.Folder folder : folders) {
+      Path path = destination(folder.path());
+      Files.createDirectories(path);
+      Files.setPosixFilePermissions(path, permissions(folder.mode()));
+    }
+  }
+
+  private Path destination(String relative) {
+    return session.folder().resolve(relative);
+  }
+
+  private static void linkOrCopy(Path cached, Path staged) throws IOException {
+    try {
+      Files.createLink(staged, cached);
+    } catch (FileSystemException | UnsupportedOperationException e) {
+      Files.copy(cached, staged);
+    }
+  }
+
+  private static void moveOrCopy(Path from, Path to) throws IOException {
+    try {
+      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.copy(from, to);
+      Files.delete(from);
+    }
+  }
+
+  private static void deleteTree(Path path) throws IOException {
+    if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+      try (Stream<Path> walk = Files.walk(path)) {
+        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      }
+    } else {
+      Files.deleteIfExists(path);
+    }
+  }
+
+  static Digest hash(Path path) throws IOException {
+    MessageDigest sha256 = Digest.sha256();
+    long length = 0;
+    try (InputStream in = Files.newInputStream(path)) {
+      byte[] buffer = new byte[256 << 10];
+      for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
+        sha256.update(buffer, 0, read);
+        length += read;
+      }
+    }
+    return Digest.of(sha256, length);
+  }
+
+  static Set<PosixFilePermission> permissions(int mode) {
+    Set<PosixFilePermission> permissions = EnumSet.noneOf(PosixFilePermission.class);
+    PosixFilePermission[] bits = PosixFilePermission.values(); // OWNER_READ .. OTHERS_EXECUTE, high bit first
+    for (int i = 0; i < bits.length; i++) {
+      if ((mode & (0400 >> i)) != 0) {
+        permissions.add(bits[i]);
+      }
+    }
+    return permissions;
+  }
+
+  private <T> void forEach(java.util.Collection<T> items, InFlight.Task<T> task) throws IOException {
+    try {
+      Map<T, Exception> failed = InFlight.forEach(items, session.remote().inFlight(), task);
+      failed.forEach((item, e) -> failures.put(String.valueOf(item), e));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Interrupted while pulling");
+    }
+  }
+
+  private List<String> samples() {
+    return failures.entrySet().stream().limit(SAMPLES).map(e -> e.getKey() + ": " + e.getValue().getMessage())
+        .toList();
+  }
+}

@@ -1,0 +1,91 @@
+package dev.quarry.core.sync.remote;
+
+import dev.quarry.core.sync.cas.CasLayout;
+import dev.quarry.core.sync.cas.Digest;
+import dev.quarry.core.sync.cas.Manifest;
+import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.local.LocalTree;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What the remote lacks of a local tree. Walks the local tree top-down, one level at a time: a folder whose manifest
+ * is known complete (from the remote version, the local index, or found present) is skipped with its whole subtree;
+ * the others' manifests are looked up together, and the files of missing folders are looked up in one batch at the
+ * end. So the cost follows what changed, not what exists.
+ *
+ * @param missingTrees manifests to upload (a push orders them children first)
+ * @param missingBlobs file contents to upload
+ * @param lookups how each lookup was done, in order
+ */
+public record MissingObjects(List<Manifest> missingTrees, Set<Digest> missingBlobs,
+    List<Lookup> lookups) {
+
+  /** One presence lookup: which space, how many digests, and the strategy. */
+  public record Lookup(String space, int unknown, Strategy strategy) {}
+
+  public static MissingObjects find(LocalTree local, CasRemote remote, RemoteIndex index, Set<Digest> trustedTrees,
+      Set<Digest> trustedBlobs) throws IOException {
+    PresenceCheck presence = remote.presence();
+    CasLayout layout = remote.layout();
+    List<Manifest> missingTrees = new ArrayList<>();
+    List<Lookup> lookups = new ArrayList<>();
+    Set<Digest> unknownBlobs = new HashSet<>();
+    Set<Digest> frontier = Set.of(local.root());
+    Set<Digest> visited = new HashSet<>();
+    while (!frontier.isEmpty()) {
+      Map<Digest, Manifest> unknown = new LinkedHashMap<>();
+      for (Digest tree : frontier) {
+        if (visited.add(tree) && !trustedTrees.contains(tree) && !index.isComplete(tree)) {
+          unknown.put(tree, local.manifests().get(tree));
+        }
+      }
+      if (unknown.isEmpty()) {
+        break;
+      }
+      PresenceCheck.Outcome found = presence.check(layout.space(CasLayout.TREES), unknown.keySet());
+      lookups.add(new Lookup(CasLayout.TREES, unknown.size(), found.strategy()));
+      index.addComplete(found.present());
+      List<Manifest> absent = new ArrayList<>();
+      Set<Digest> next = new HashSet<>();
+      for (Manifest manifest : unknown.values()) {
+        if (found.present().contains(manifest.digest())) {
+          continue;
+        }
+        absent.add(manifest);
+        for (TreeEntry entry : manifest.entries()) {
+          if (entry.isDirectory()) {
+            next.add(entry.digest());
+          } else if (entry.isFile() && !entry.digest().isEmpty() && !trustedBlobs.contains(entry.digest())) {
+            unknownBlobs.add(entry.digest());
+          }
+        }
+      }
+      missingTrees.addAll(absent);
+      frontier = next;
+    }
+    Set<Digest> missingBlobs = new HashSet<>(unknownBlobs);
+    if (!unknownBlobs.isEmpty()) {
+      PresenceCheck.Outcome found = presence.check(layout.space(CasLayout.BLOBS), unknownBlobs);
+      lookups.add(new Lookup(CasLayout.BLOBS, unknownBlobs.size(), found.strategy()));
+      missingBlobs.removeAll(found.present());
+    }
+    return new MissingObjects(missingTrees, missingBlobs, lookups);
+  }
+
+  public long missingBytes() {
+    long trees = missingTrees.stream().mapToLong(Manifest::encodedLength).sum();
+    return trees + missingBlobs.stream().mapToLong(Digest::size).sum();
+  }
+
+  /** The strategy people should see: that of the largest lookup. */
+  public Strategy mainStrategy() {
+    return lookups.stream().max(java.util.Comparator.comparingInt(Lookup::unknown)).map(Lookup::strategy)
+        .orElse(Strategy.none("every tree was known complete on the remote"));
+  }
+}

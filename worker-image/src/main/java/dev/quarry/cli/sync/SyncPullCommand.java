@@ -1,0 +1,59 @@
+package dev.quarry.cli.sync;
+
+import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.sync.SyncSession;
+import dev.quarry.core.sync.pull.Pull;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code quarry sync pull}. */
+@Command(
+    name = "pull",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {"Writes a version into the folder, whole or only the paths the include patterns select. Every"
+        + " byte is verified against its digest before a file appears (by atomic rename).", ""},
+    footer = {"", "Example:", "  quarry sync pull /scratch/coco --remote s3://datasets/cas/coco --version latest \\",
+        "      --include 'val2017/**' --cache /scratch/.quarry-cache"})
+public final class SyncPullCommand implements Callable<Integer> {
+  @Spec CommandSpec command;
+  @Mixin RemoteOptions remote;
+  @Mixin SyncOutput output;
+
+  @Parameters(index = "0", paramLabel = "FOLDER", description = "The folder to write into (created if missing).")
+  Path folder;
+
+  @Option(names = "--version", defaultValue = "latest", paramLabel = "REF|DIGEST",
+      description = "A ref name or a root digest sha256:... (default: ${DEFAULT-VALUE}).")
+  String version;
+
+  @Option(names = "--include", paramLabel = "GLOB", description = "Pull only matching paths (repeatable); * stays"
+      + " in a folder, ** crosses folders: 'images/**/*.jpg'.")
+  List<String> include = new ArrayList<>();
+
+  @Option(names = "--delete-extra", description = "Delete files in the folder (within the included paths) that are"
+      + " not in the version.")
+  boolean deleteExtra;
+
+  @Option(names = "--cache", paramLabel = "DIR", description = "A local blob cache: files become hard links to it"
+      + " when it is on the same filesystem, and blobs in it are never downloaded again.")
+  Path cache;
+
+  @Override
+  public Integer call() throws Exception {
+    try (ObjectStores stores = remote.stores();
+        SyncSession session = remote.session(stores, folder, SyncOutput.log(command.commandLine().getErr()))) {
+      output.print(command.commandLine().getOut(),
+          Pull.run(session, new Pull.Options(version, include, deleteExtra, cache)));
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,43 @@
+package dev.quarry.cli.sync;
+
+import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.sync.SyncSession;
+import dev.quarry.core.sync.push.Push;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code quarry sync push}. */
+@Command(
+    name = "push",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {"Uploads what the remote lacks of the folder (blobs, then manifests, then the ref) and moves the"
+        + " ref to the folder's version. A failed or interrupted push resumes where it stopped.", ""},
+    footer = {"", "Example:", "  quarry sync push /data/coco --remote s3://datasets/cas/coco --ref latest"})
+public final class SyncPushCommand implements Callable<Integer> {
+  @Spec CommandSpec command;
+  @Mixin RemoteOptions remote;
+  @Mixin SyncOutput output;
+
+  @Parameters(index = "0", paramLabel = "FOLDER", description = "The folder to version.")
+  Path folder;
+
+  @Option(names = "--ref", defaultValue = "latest", paramLabel = "NAME",
+      description = "The ref to point at the pushed version (default: ${DEFAULT-VALUE}).")
+  String ref;
+
+  @Override
+  public Integer call() throws Exception {
+    try (ObjectStores stores = remote.stores();
+        SyncSession session = remote.session(stores, folder, SyncOutput.log(command.commandLine().getErr()))) {
+      output.print(command.commandLine().getOut(), Push.run(session, ref));
+    }
+    return 0;
+  }
+}
