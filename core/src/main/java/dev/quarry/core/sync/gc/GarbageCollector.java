@@ -16,6 +16,7 @@ import dev.quarry.core.sync.cas.Marker;
 import dev.quarry.core.sync.cas.Ref;
 import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.remote.CasRemote;
+import dev.quarry.core.sync.remote.MissingObjectException;
 import dev.quarry.core.sync.remote.RenewedMarker;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -126,7 +127,7 @@ public final class GarbageCollector {
             }
           }
         });
-      } catch (NoSuchObjectException e) {
+      } catch (MissingObjectException e) {
         throw new IOException("Cannot collect garbage: " + e.getMessage() + "; nothing was deleted", e);
       }
       level = next;

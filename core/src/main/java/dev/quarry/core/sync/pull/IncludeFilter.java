@@ -15,7 +15,7 @@ import java.util.regex.PatternSyntaxException;
  */
 public final class IncludeFilter {
   private final List<PathMatcher> matchers = new ArrayList<>();
-  private final List<String> literalPrefixes = new ArrayList<>();
+  private final List<String> patterns = new ArrayList<>();
 
   public IncludeFilter(List<String> patterns) {
     for (String pattern : patterns) {
@@ -31,7 +31,7 @@ public final class IncludeFilter {
       } catch (PatternSyntaxException e) {
         throw new IllegalArgumentException("Invalid include pattern: " + pattern + " (" + e.getDescription() + ")", e);
       }
-      literalPrefixes.add(literalPrefix(pattern));
+      this.patterns.add(pattern);
     }
   }
 
@@ -53,9 +53,15 @@ public final class IncludeFilter {
       return true;
     }
     String withSlash = folder + "/";
-    for (String prefix : literalPrefixes) {
-      if (prefix.isEmpty() || prefix.startsWith(withSlash) || withSlash.startsWith(prefix + "/")) {
-        return true;
+    int depth = folder.split("/").length;
+    for (String pattern : patterns) {
+      String prefix = literalPrefix(pattern);
+      if (prefix.startsWith(withSlash)) {
+        return true; // the folder is on the pattern's fixed path
+      }
+      boolean inside = prefix.isEmpty() || withSlash.startsWith(prefix + "/");
+      if (inside && (pattern.contains("**") || pattern.split("/").length > depth)) {
+        return true; // the pattern's wildcard part can reach below the folder
       }
     }
     return false;

@@ -65,7 +65,7 @@ public final class CasRemote {
     if (version.startsWith("sha256:")) {
       return fetchManifest(Digest.parseHex(version), -1);
     }
-    Ref ref = readRef(version).orElseThrow(() -> new NoSuchObjectException("Cannot find version " + version + ": "
+    Ref ref = readRef(version).orElseThrow(() -> new MissingObjectException("Cannot find version " + version + ": "
         + url + "refs/" + version + " does not exist (push it first, or name a root digest sha256:...)"));
     Digest root = ref.rootDigest();
     return fetchManifest(root.hex(), root.size());
@@ -82,7 +82,7 @@ public final class CasRemote {
     try {
       data = store.getBytes(key);
     } catch (NoSuchObjectException e) {
-      throw new NoSuchObjectException("Cannot read manifest sha256:" + hex + ": " + store.url(key)
+      throw new MissingObjectException("Cannot read manifest sha256:" + hex + ": " + store.url(key)
           + " does not exist (the remote lost an object a ref needs; push the version again)");
     }
     Digest actual = Digest.of(data);

@@ -1,0 +1,79 @@
+package dev.quarry.core.sync;
+
+import dev.quarry.core.store.ListPage;
+import dev.quarry.core.store.ObjectInfo;
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.store.ObjectUpload;
+import dev.quarry.core.store.RequestCounts;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Optional;
+
+/** A store that runs {@link #before} ahead of every request of another: for injected faults and delays in tests. */
+class DelegatingStore implements ObjectStore {
+  private final ObjectStore delegate;
+
+  DelegatingStore(ObjectStore delegate) {
+    this.delegate = delegate;
+  }
+
+  /** Called with the request kind and key before each request; may throw or sleep. */
+  void before(String kind, String key) throws IOException {}
+
+  @Override
+  public Optional<ObjectInfo> head(String key) throws IOException {
+    before("HEAD", key);
+    return delegate.head(key);
+  }
+
+  @Override
+  public InputStream get(String key) throws IOException {
+    before("GET", key);
+    return delegate.get(key);
+  }
+
+  @Override
+  public InputStream getRange(String key, long offset, long length) throws IOException {
+    before("GET", key);
+    return delegate.getRange(key, offset, length);
+  }
+
+  @Override
+  public void put(String key, byte[] data) throws IOException {
+    before("PUT", key);
+    delegate.put(key, data);
+  }
+
+  @Override
+  public ObjectUpload upload(String key) throws IOException {
+    before("PUT", key);
+    return delegate.upload(key);
+  }
+
+  @Override
+  public ListPage list(String prefix, String startAfter, int maxKeys) throws IOException {
+    before("LIST", prefix);
+    return delegate.list(prefix, startAfter, maxKeys);
+  }
+
+  @Override
+  public void delete(String key) throws IOException {
+    before("DELETE", key);
+    delegate.delete(key);
+  }
+
+  @Override
+  public String url(String key) {
+    return delegate.url(key);
+  }
+
+  @Override
+  public RequestCounts requests() {
+    return delegate.requests();
+  }
+
+  @Override
+  public void close() throws IOException {
+    delegate.close();
+  }
+}

@@ -1,0 +1,311 @@
+package dev.quarry.core.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.store.RequestTotals;
+import dev.quarry.core.store.S3Settings;
+import dev.quarry.core.store.S3Store;
+import dev.quarry.core.sync.cas.Digest;
+import dev.quarry.core.sync.gc.GarbageCollector;
+import dev.quarry.core.sync.pull.Pull;
+import dev.quarry.core.sync.push.Push;
+import dev.quarry.core.sync.push.PushFailedException;
+import dev.quarry.core.sync.remote.CasRemote;
+import dev.quarry.testkit.MinioExtension;
+import dev.quarry.testkit.MinioServer;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.apache.commons.io.output.NullOutputStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Status, push, pull and gc against a real MinIO. */
+@ExtendWith(MinioExtension.class)
+class SyncIT {
+  private static final PrintStream QUIET = new PrintStream(NullOutputStream.INSTANCE);
+
+  private final MinioServer minio;
+  @TempDir Path temp;
+  private ObjectStore store;
+  private CasRemote remote;
+
+  SyncIT(MinioServer minio) {
+    this.minio = minio;
+  }
+
+  @BeforeEach
+  void openRemote() {
+    store = S3Store.open(minio.createBucket("sync"), S3Settings.defaults().withEndpoint(minio.endpoint())
+        .withCredentials(minio.accessKey(), minio.secretKey()).withPartSizeBytes(S3Settings.MIN_PART_SIZE_BYTES));
+    remote = new CasRemote(store, "cas/dataset", 32);
+  }
+
+  @AfterEach
+  void closeRemote() throws IOException {
+    store.close();
+  }
+
+  private SyncSession session(Path folder) {
+    return new SyncSession(folder, null, remote, QUIET);
+  }
+
+  private SyncResult push(Path folder, String ref) throws IOException {
+    try (SyncSession session = session(folder)) {
+      return Push.run(session, ref);
+    }
+  }
+
+  private SyncResult status(Path folder, String ref) throws IOException {
+    try (SyncSession session = session(folder)) {
+      return StatusCheck.run(session, ref);
+    }
+  }
+
+  private SyncResult pull(Path folder, String version, List<String> include, boolean deleteExtra, Path cache)
+      throws IOException {
+    try (SyncSession session = session(folder)) {
+      return Pull.run(session, new Pull.Options(version, include, deleteExtra, cache));
+    }
+  }
+
+  private SyncResult gc(boolean dryRun, Duration grace) throws IOException {
+    try (SyncSession session = new SyncSession(temp.resolve("gc-state"), temp.resolve("gc-state"), remote, QUIET)) {
+      return GarbageCollector.run(session, new GarbageCollector.Options(dryRun, grace));
+    }
+  }
+
+  /** Empty folders and files, unicode names, links of every kind, modes, and a large sparse file. */
+  private Path edgeCaseTree() throws IOException {
+    Path data = temp.resolve("data");
+    Files.createDirectories(data.resolve("empty/nested/deeper"));
+    Files.createDirectories(data.resolve("images/train"));
+    for (int i = 0; i < 150; i++) {
+      Files.writeString(data.resolve("images/train/" + i + ".txt"), "record " + i % 100); // duplicates on purpose
+    }
+    Files.createFile(data.resolve("zero-bytes"));
+    Files.createFile(data.resolve("images/also-empty"));
+    Files.writeString(data.resolve("caf\u00e9 \u65e5\u672c \uD83D\uDE00.txt"), "unicode");
+    Files.writeString(data.resolve("spaces and\nnewline"), "odd name");
+    Path tool = Files.writeString(data.resolve("run.sh"), "#!/bin/sh\necho hi\n");
+    Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwxr-x---"));
+    Path readOnly = Files.writeString(data.resolve("read-only"), "do not touch");
+    Files.setPosixFilePermissions(readOnly, PosixFilePermissions.fromString("r--r--r--"));
+    Files.createSymbolicLink(data.resolve("relative-link"), Path.of("images/train/1.txt"));
+    Files.createSymbolicLink(data.resolve("absolute-link"), Path.of("/etc/hostname"));
+    Files.createSymbolicLink(data.resolve("dangling-link"), Path.of("no/such/file"));
+    try (RandomAccessFile sparse = new RandomAccessFile(data.resolve("sparse.bin").toFile(), "rw")) {
+      sparse.setLength(40L << 20); // multipart upload, and a hole
+      sparse.seek(33L << 20);
+      sparse.write("end of the hole".getBytes(StandardCharsets.UTF_8));
+    }
+    return data;
+  }
+
+  @Test
+  void aTreeOfEdgeCasesSurvivesARoundTripAndAnUnchangedPullMovesNothing() throws Exception {
+    Path data = edgeCaseTree();
+    SyncResult pushed = push(data, "latest");
+    assertThat(pushed.files()).isEqualTo(160);
+    assertThat(pushed.transferred().objects()).isEqualTo(pushed.missingRemote().objects());
+    RemoteInvariant.assertHolds(remote);
+
+    Path copy = temp.resolve("copy");
+    Path cache = temp.resolve("copy/.quarry/blobs");
+    SyncResult pulled = pull(copy, "latest", List.of(), false, cache);
+    assertThat(TreeSnapshot.of(copy)).isEqualTo(TreeSnapshot.of(data));
+    assertThat(pulled.version()).isEqualTo(pushed.version());
+    assertThat(pulled.transferred().objects()).as("100 distinct small contents, the unicode, sparse, tool, ...")
+        .isEqualTo(pushed.missingRemote().objects() - 6 /* manifests */);
+    assertThat(Files.getAttribute(copy.resolve("images/train/1.txt"), "unix:nlink"))
+        .as("a hard link to the cache").isEqualTo(3);
+
+    SyncResult again = pull(copy, "latest", List.of(), false, cache);
+    assertThat(again.transferred().objects()).isZero();
+    assertThat(again.requests().get()).as("the ref and the six manifests").isEqualTo(7);
+    SyncResult fromCopy = status(copy, "latest");
+    assertThat(fromCopy.version()).isEqualTo(pushed.version());
+    assertThat(fromCopy.missingRemote().objects()).isZero();
+    assertThat(fromCopy.hashedFiles()).as("the pull recorded what it wrote").isZero();
+
+    Path plain = temp.resolve("plain");
+    pull(plain, pushed.version(), List.of(), false, null);
+    assertThat(TreeSnapshot.of(plain)).isEqualTo(TreeSnapshot.of(data));
+  }
+
+  @Test
+  void statusAfterOneChangeCostsAHandfulOfRequestsOnABusyRemote() throws Exception {
+    Random random = new Random(5);
+    for (int i = 0; i < 3000; i++) {
+      byte[] unrelated = new byte[8];
+      random.nextBytes(unrelated);
+      store.put(remote.layout().blobKey(Digest.of(unrelated)), unrelated);
+    }
+    Path data = temp.resolve("data");
+    for (int i = 0; i < 1000; i++) {
+      Path file = data.resolve("part-" + i % 10 + "/group-" + i % 7 + "/" + i + ".bin");
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, "content " + i);
+    }
+    push(data, "latest");
+    SyncResult clean = status(data, "latest");
+    assertThat(clean.missingRemote().objects()).isZero();
+    assertThat(clean.requests().total()).as("the gc generation and the ref").isEqualTo(2);
+
+    Files.writeString(data.resolve("part-3/group-2/23.bin"), "changed");
+    SyncResult changed = status(data, "latest");
+    assertThat(changed.hashedFiles()).isEqualTo(1);
+    assertThat(changed.missingRemote().objects()).as("the blob and the three manifests on its path").isEqualTo(4);
+    assertThat(changed.missingLocal()).isEqualTo(new Amount(1, "content 23".length()));
+    RequestTotals requests = changed.requests();
+    assertThat(requests.total()).as(requests.toString()).isLessThanOrEqualTo(10);
+    assertThat(requests.put() + requests.delete()).isZero();
+  }
+
+  @Test
+  void aPartialPullReadsOnlyTheManifestsAndBlobsItSelects() throws Exception {
+    Path data = temp.resolve("data");
+    for (String split : List.of("train", "val")) {
+      for (int c = 0; c < 4; c++) {
+        for (int i = 0; i < 25; i++) {
+          Path file = data.resolve(split + "/class" + c + "/" + i + ".jpg");
+          Files.createDirectories(file.getParent());
+          Files.writeString(file, split + c + "/" + i);
+        }
+      }
+    }
+    Files.writeString(data.resolve("labels.json"), "{}");
+    push(data, "latest");
+
+    Path partial = temp.resolve("partial");
+    SyncResult pulled = pull(partial, "latest", List.of("val/class1/**", "labels.json"), false, null);
+    assertThat(TreeSnapshot.of(partial).keySet()).hasSize(2 + 1 + 25).contains("labels.json", "val/class1/7.jpg")
+        .noneMatch(path -> path.startsWith("train"));
+    assertThat(pulled.requests().get()).as("ref, root, val, val/class1, and 26 blobs").isEqualTo(4 + 26);
+  }
+
+  @Test
+  void aCorruptRemoteBlobIsCaughtAndNothingCorruptIsWritten() throws Exception {
+    Path data = temp.resolve("data");
+    Files.createDirectories(data);
+    Files.writeString(data.resolve("good.txt"), "good");
+    Files.writeString(data.resolve("victim.txt"), "original");
+    push(data, "latest");
+    Digest victim = Digest.of("original".getBytes(StandardCharsets.UTF_8));
+    store.put(remote.layout().blobKey(victim), "tampered".getBytes(StandardCharsets.UTF_8)); // same size
+
+    Path copy = temp.resolve("copy");
+    assertThatThrownBy(() -> pull(copy, "latest", List.of(), false, null))
+        .hasMessageStartingWith("Cannot pull latest: 1 files failed (first: victim.txt: ")
+        .hasMessageContaining("is corrupt: its bytes hash to")
+        .hasMessageContaining("nothing corrupt was written");
+    assertThat(copy.resolve("victim.txt")).doesNotExist();
+    assertThat(copy.resolve("good.txt")).hasContent("good");
+    try (Stream<Path> leftovers = Files.walk(copy)) {
+      assertThat(leftovers.filter(Files::isRegularFile).map(Path::toString))
+          .noneMatch(name -> name.endsWith(".part") || name.endsWith(".quarry-part"));
+    }
+  }
+
+  @Test
+  void deleteExtraRemovesOnlyWhatTheVersionLacksWithinTheIncludedPaths() throws Exception {
+    Path data = temp.resolve("data");
+    Files.createDirectories(data.resolve("a"));
+    Files.writeString(data.resolve("a/keep.txt"), "keep");
+    push(data, "latest");
+    Path copy = Files.createDirectories(temp.resolve("copy/a"));
+    Files.writeString(copy.resolve("extra.txt"), "extra");
+    Files.createDirectories(temp.resolve("copy/b"));
+    Files.writeString(temp.resolve("copy/b/outside.txt"), "outside");
+
+    pull(temp.resolve("copy"), "latest", List.of("a/**"), false, null);
+    assertThat(copy.resolve("extra.txt")).exists();
+    pull(temp.resolve("copy"), "latest", List.of("a/**"), true, null);
+    assertThat(copy.resolve("extra.txt")).doesNotExist();
+    assertThat(copy.resolve("keep.txt")).hasContent("keep");
+    assertThat(temp.resolve("copy/b/outside.txt")).as("not within the included paths").exists();
+  }
+
+  @Test
+  void aFailedPushLeavesOnlyCompleteSubtreesAndTheNextPushResumes() throws Exception {
+    Path data = temp.resolve("data");
+    for (int i = 0; i < 60; i++) {
+      Path file = data.resolve("d" + i % 3 + "/e" + i % 2 + "/" + i);
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, "file " + i);
+    }
+    Digest doomed = Digest.of("file 7".getBytes(StandardCharsets.UTF_8));
+    AtomicInteger refused = new AtomicInteger();
+    DelegatingStore failing = new DelegatingStore(store) {
+      @Override
+      void before(String kind, String key) throws IOException {
+        if (kind.equals("PUT") && key.endsWith(doomed.hex())) {
+          refused.incrementAndGet();
+          throw new IOException("injected: the network ate it");
+        }
+      }
+    };
+    CasRemote flaky = new CasRemote(failing, "cas/dataset", 8);
+    try (SyncSession session = new SyncSession(data, null, flaky, QUIET)) {
+      assertThatThrownBy(() -> Push.run(session, "latest")).isInstanceOf(PushFailedException.class)
+          .hasMessageStartingWith("Cannot push: 1 objects failed after retries, so the ref was not moved");
+    }
+    assertThat(refused).hasValue(3);
+    assertThat(remote.readRef("latest")).isEmpty();
+    RemoteInvariant.assertHolds(remote);
+    long treesLeft = store.listAll("cas/dataset/trees/").count();
+    assertThat(treesLeft).as("all but the root, d1 and d1/e1 (file 7's path)").isEqualTo(1 + 3 + 3 * 2 - 3);
+
+    SyncResult resumed = push(data, "latest");
+    assertThat(resumed.transferred().objects()).as("the blob and the three manifests").isEqualTo(4);
+    RemoteInvariant.assertHolds(remote);
+    assertThat(store.listAll("cas/dataset/leases/").count()).as("leases are released").isZero();
+  }
+
+  @Test
+  void gcDeletesOnlyWhatNoRefReachesAndOnlyWhenTold() throws Exception {
+    Path data = temp.resolve("data");
+    Files.createDirectories(data.resolve("shared"));
+    Files.writeString(data.resolve("shared/a"), "shared a");
+    Files.writeString(data.resolve("old-only"), "old only");
+    push(data, "v1");
+    Files.delete(data.resolve("old-only"));
+    Files.writeString(data.resolve("new-only"), "new only");
+    push(data, "v2");
+    store.delete(remote.layout().refKey("v1"));
+
+    SyncResult young = gc(false, Duration.ofHours(1));
+    assertThat(young.unreachable().objects()).isZero();
+    assertThat(young.retained().objects()).as("v1's root and its blob, younger than an hour").isEqualTo(2);
+    SyncResult dry = gc(true, Duration.ZERO);
+    assertThat(dry.unreachable()).isEqualTo(new Amount(2, dry.unreachable().bytes()));
+    assertThat(dry.transferred().objects()).isZero();
+    assertThat(store.head(remote.layout().blobKey(Digest.of("old only".getBytes()))).isPresent()).isTrue();
+
+    String generation = remote.gcGeneration();
+    SyncResult swept = gc(false, Duration.ZERO);
+    assertThat(swept.transferred().objects()).isEqualTo(2);
+    assertThat(store.head(remote.layout().blobKey(Digest.of("old only".getBytes()))).isPresent()).isFalse();
+    assertThat(remote.gcGeneration()).isNotEqualTo(generation);
+    RemoteInvariant.assertHolds(remote);
+    assertThat(store.listAll("cas/dataset/gc/running/").count()).isZero();
+
+    Path copy = temp.resolve("copy");
+    pull(copy, "v2", List.of(), false, null);
+    assertThat(TreeSnapshot.of(copy)).isEqualTo(TreeSnapshot.of(data));
+  }
+}

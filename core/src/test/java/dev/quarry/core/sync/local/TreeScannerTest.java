@@ -1,0 +1,73 @@
+package dev.quarry.core.sync.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quarry.core.sync.cas.EntryType;
+import dev.quarry.core.sync.cas.TreeEntry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TreeScannerTest {
+  @TempDir Path temp;
+
+  @Test
+  void unchangedFilesAreNeverReadTwiceAndChangedOnesAre() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("data/a/b"));
+    Files.writeString(data.resolve("one.txt"), "one");
+    Files.writeString(temp.resolve("data/two.txt"), "two");
+    try (StateDatabase state = StateDatabase.open(temp.resolve("state/state.db"))) {
+      TreeScanner scanner = new TreeScanner(state, 2, Set.of());
+      LocalTree first = scanner.scan(temp.resolve("data"));
+      assertThat(first.hashedFiles()).isEqualTo(2);
+      LocalTree second = scanner.scan(temp.resolve("data"));
+      assertThat(second.hashedFiles()).isZero();
+      assertThat(second.root()).isEqualTo(first.root());
+
+      Path two = temp.resolve("data/two.txt");
+      FileTime mtime = Files.getLastModifiedTime(two);
+      Files.writeString(two, "TWO"); // same size, and the mtime put back: a new inode still gives it away
+      Files.setLastModifiedTime(two, mtime);
+      Path replacement = temp.resolve("data/replacement");
+      Files.writeString(replacement, "222");
+      Files.setLastModifiedTime(replacement, mtime);
+      Files.move(replacement, two, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      LocalTree third = scanner.scan(temp.resolve("data"));
+      assertThat(third.hashedFiles()).isEqualTo(1);
+      assertThat(third.root()).isNotEqualTo(first.root());
+    }
+  }
+
+  @Test
+  void symlinksAreEntriesEmptyFoldersCountAndSpecialFilesAreLeftOutWithAWarning() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("data"));
+    Files.createDirectories(data.resolve("empty"));
+    Files.createSymbolicLink(data.resolve("link"), Path.of("/etc/passwd"));
+    Files.createFile(data.resolve("zero"));
+    Process mkfifo = new ProcessBuilder("mkfifo", data.resolve("pipe").toString()).start();
+    assertThat(mkfifo.waitFor()).isZero();
+    Files.createDirectories(data.resolve(".quarry"));
+    Files.writeString(data.resolve(".quarry/ignored"), "state");
+    try (StateDatabase state = StateDatabase.open(temp.resolve("state.db"))) {
+      LocalTree tree = new TreeScanner(state, 1, Set.of(data.resolve(".quarry"))).scan(data);
+      assertThat(tree.top().manifest().entries()).extracting(TreeEntry::name, TreeEntry::type).containsExactly(
+          org.assertj.core.groups.Tuple.tuple("empty", EntryType.DIRECTORY),
+          org.assertj.core.groups.Tuple.tuple("link", EntryType.SYMLINK),
+          org.assertj.core.groups.Tuple.tuple("zero", EntryType.FILE));
+      assertThat(tree.top().manifest().entries().get(1).target()).isEqualTo("/etc/passwd");
+      assertThat(tree.warnings()).singleElement().asString().contains("pipe").contains("not a regular file");
+    }
+  }
+
+  @Test
+  void aMissingFolderIsAClearError() throws Exception {
+    try (StateDatabase state = StateDatabase.open(temp.resolve("state.db"))) {
+      assertThatThrownBy(() -> new TreeScanner(state, 1, Set.of()).scan(temp.resolve("nope")))
+          .hasMessage("Cannot scan " + temp.resolve("nope") + ": it does not exist");
+    }
+  }
+}
