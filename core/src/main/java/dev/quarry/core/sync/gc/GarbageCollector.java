@@ -83,7 +83,8 @@ public final class GarbageCollector {
       Amount retained = new Amount(trees.young() + blobs.young(), trees.youngBytes() + blobs.youngBytes());
       session.log("gc: %d refs, %d manifests and %d blobs reachable; %d objects (%d bytes) unreachable and older than"
               + " %s; %d unreachable but younger", refs.size(), markedTrees.size(), markedBlobs.size(),
-          unreachable.objects(), unreachable.bytes(), options.gracePeriod(), retained.objects());
+          unreachable.objects(), unreachable.bytes(), options.gracePeriod().toString().substring(2).toLowerCase(),
+          retained.objects());
       Amount deleted = Amount.NONE;
       if (running != null) {
         deleted = delete(running, trees, blobs, staleLeases);
