@@ -63,7 +63,8 @@ public final class SyncSession implements AutoCloseable {
   /** Scans the folder into a Merkle tree, hashing only what the state database does not know. */
   public LocalTree scan() throws IOException {
     long start = System.nanoTime();
-    TreeScanner scanner = new TreeScanner(state(), Runtime.getRuntime().availableProcessors(), Set.of(stateFolder));
+    TreeScanner scanner = new TreeScanner(state(), Runtime.getRuntime().availableProcessors(), Set.of(stateFolder),
+        line -> log("%s", line));
     LocalTree tree = scanner.scan(folder);
     log("scanned %s: %d files, %d folders, %d hashed, %.1f s", folder, tree.files(), tree.manifests().size(),
         tree.hashedFiles(), (System.nanoTime() - start) / 1e9);

@@ -25,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Turns a folder into a {@link LocalTree}: walks it with lstat, takes digests of unchanged files from the state
@@ -36,13 +37,20 @@ public final class TreeScanner {
 
   private final StateDatabase state;
   private final int hashThreads;
-  private final Set<Path> excluded;
+  private static final long PROGRESS_NANOS = 2_000_000_000L;
 
-  /** {@code excluded}: absolute paths left out of the tree, such as the state folder itself. */
-  public TreeScanner(StateDatabase state, int hashThreads, Set<Path> excluded) {
+  private final Set<Path> excluded;
+  private final Consumer<String> progress;
+
+  /**
+   * {@code excluded}: absolute paths left out of the tree, such as the state folder itself; {@code progress} gets a
+   * line for people every two seconds while files are hashed.
+   */
+  public TreeScanner(StateDatabase state, int hashThreads, Set<Path> excluded, Consumer<String> progress) {
     this.state = state;
     this.hashThreads = Math.max(1, hashThreads);
     this.excluded = Set.copyOf(excluded);
+    this.progress = progress;
   }
 
   private sealed interface Node permits FileNode, DirNode, LinkNode {}
@@ -130,6 +138,8 @@ public final class TreeScanner {
       return hashed;
     }
     AtomicLong next = new AtomicLong();
+    AtomicLong hashedBytes = new AtomicLong();
+    AtomicLong lastReport = new AtomicLong(System.nanoTime());
     try (ExecutorService pool = Executors.newFixedThreadPool(hashThreads)) {
       List<Future<Void>> workers = new ArrayList<>();
       for (int t = 0; t < hashThreads; t++) {
@@ -139,6 +149,13 @@ public final class TreeScanner {
           for (long i = next.getAndIncrement(); i < files.size(); i = next.getAndIncrement()) {
             FileNode file = files.get((int) i);
             file.digest = hashFile(file, buffer, sha256);
+            hashedBytes.addAndGet(file.identity.size());
+            long now = System.nanoTime();
+            long last = lastReport.get();
+            if (now - last > PROGRESS_NANOS && lastReport.compareAndSet(last, now)) {
+              progress.accept(String.format(java.util.Locale.ROOT, "scan: hashed %d/%d files, %s", i + 1,
+                  files.size(), dev.quarry.core.units.ByteSize.format(hashedBytes.get())));
+            }
             FileIdentity identity = file.identity;
             hashed.put(file.path.toString(), new StateDatabase.FileState(identity.inode(), identity.mtimeNanos(),
                 identity.size(), file.digest));

@@ -21,7 +21,7 @@ class TreeScannerTest {
     Files.writeString(data.resolve("one.txt"), "one");
     Files.writeString(temp.resolve("data/two.txt"), "two");
     try (StateDatabase state = StateDatabase.open(temp.resolve("state/state.db"))) {
-      TreeScanner scanner = new TreeScanner(state, 2, Set.of());
+      TreeScanner scanner = new TreeScanner(state, 2, Set.of(), line -> {});
       LocalTree first = scanner.scan(temp.resolve("data"));
       assertThat(first.hashedFiles()).isEqualTo(2);
       LocalTree second = scanner.scan(temp.resolve("data"));
@@ -53,7 +53,7 @@ class TreeScannerTest {
     Files.createDirectories(data.resolve(".quarry"));
     Files.writeString(data.resolve(".quarry/ignored"), "state");
     try (StateDatabase state = StateDatabase.open(temp.resolve("state.db"))) {
-      LocalTree tree = new TreeScanner(state, 1, Set.of(data.resolve(".quarry"))).scan(data);
+      LocalTree tree = new TreeScanner(state, 1, Set.of(data.resolve(".quarry")), line -> {}).scan(data);
       assertThat(tree.top().manifest().entries()).extracting(TreeEntry::name, TreeEntry::type).containsExactly(
           org.assertj.core.groups.Tuple.tuple("empty", EntryType.DIRECTORY),
           org.assertj.core.groups.Tuple.tuple("link", EntryType.SYMLINK),
@@ -66,7 +66,7 @@ class TreeScannerTest {
   @Test
   void aMissingFolderIsAClearError() throws Exception {
     try (StateDatabase state = StateDatabase.open(temp.resolve("state.db"))) {
-      assertThatThrownBy(() -> new TreeScanner(state, 1, Set.of()).scan(temp.resolve("nope")))
+      assertThatThrownBy(() -> new TreeScanner(state, 1, Set.of(), line -> {}).scan(temp.resolve("nope")))
           .hasMessage("Cannot scan " + temp.resolve("nope") + ": it does not exist");
     }
   }
