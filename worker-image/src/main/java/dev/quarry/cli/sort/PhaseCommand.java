@@ -1,5 +1,6 @@
 package dev.quarry.cli.sort;
 
+import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.core.sort.PhaseResult;
 import dev.quarry.core.sort.SortPhases;
 import dev.quarry.core.sort.extract.ScratchPacks;
@@ -31,7 +32,7 @@ abstract class PhaseCommand implements Callable<Integer> {
       throw new IllegalArgumentException("Missing --scratch (or scratch in the --spec file): the phases keep their"
           + " intermediate data there, for example s3://bucket/.quarry-scratch/my-job/");
     }
-    PrintStream log = SortOutput.log(command.commandLine().getErr());
+    PrintStream log = ProgressLog.to(command.commandLine().getErr());
     try (ObjectStores stores = new ObjectStores(S3Settings.fromEnvironment()
         .withRequestsInFlight(spec.workers().requestsInFlight()))) {
       Location scratch = stores.locate(spec.scratch().endsWith("/") ? spec.scratch() : spec.scratch() + "/");

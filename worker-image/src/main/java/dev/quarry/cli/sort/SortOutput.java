@@ -19,13 +19,6 @@ public final class SortOutput {
   @Option(names = "--result", paramLabel = "FILE", description = "Also write the results as JSON to FILE.")
   Path resultFile;
 
-  /** Progress for people goes to the command's error stream, so that callers and tests can capture it. */
-  static java.io.PrintStream log(PrintWriter err) {
-    return new java.io.PrintStream(org.apache.commons.io.output.WriterOutputStream.builder().setWriter(err)
-        .setCharset(java.nio.charset.StandardCharsets.UTF_8).setWriteImmediately(true).getUnchecked(), true,
-        java.nio.charset.StandardCharsets.UTF_8);
-  }
-
   void print(PrintWriter out, List<PhaseResult> results) throws IOException {
     String text = Json.write(results.size() == 1 ? results.get(0) : results);
     if (resultFile != null) {

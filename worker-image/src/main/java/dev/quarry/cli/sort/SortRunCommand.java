@@ -1,5 +1,6 @@
 package dev.quarry.cli.sort;
 
+import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.core.sort.LocalSort;
 import dev.quarry.core.sort.PhaseResult;
 import dev.quarry.core.store.ObjectStores;
@@ -39,7 +40,7 @@ public final class SortRunCommand implements Callable<Integer> {
     var spec = job.spec();
     Path work = workDir != null ? workDir.resolve("quarry-sort-" + UUID.randomUUID())
         : Path.of(System.getProperty("java.io.tmpdir"), "quarry-sort-" + UUID.randomUUID());
-    PrintStream log = SortOutput.log(command.commandLine().getErr());
+    PrintStream log = ProgressLog.to(command.commandLine().getErr());
     try (ObjectStores stores = new ObjectStores(S3Settings.fromEnvironment()
         .withRequestsInFlight(spec.workers().requestsInFlight()))) {
       List<PhaseResult> results = LocalSort.run(spec, stores, work, log);

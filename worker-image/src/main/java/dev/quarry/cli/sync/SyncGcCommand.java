@@ -1,5 +1,6 @@
 package dev.quarry.cli.sync;
 
+import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.gc.GarbageCollector;
@@ -39,7 +40,7 @@ public final class SyncGcCommand implements Callable<Integer> {
         : Path.of(System.getProperty("user.home"), ".cache", "quarry", "sync");
     remote.stateDir = state;
     try (ObjectStores stores = remote.stores();
-        SyncSession session = remote.session(stores, state, SyncOutput.log(command.commandLine().getErr()))) {
+        SyncSession session = remote.session(stores, state, ProgressLog.to(command.commandLine().getErr()))) {
       output.print(command.commandLine().getOut(),
           GarbageCollector.run(session, new GarbageCollector.Options(!delete, grace)));
     }

@@ -5,13 +5,10 @@ import dev.quarry.core.sync.Amount;
 import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.units.ByteSize;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
-import org.apache.commons.io.output.WriterOutputStream;
 import picocli.CommandLine.Option;
 
 /** How a sync command reports: a few lines for people, or JSON; and optionally a JSON file for the operator. */
@@ -21,12 +18,6 @@ final class SyncOutput {
 
   @Option(names = "--result", paramLabel = "FILE", description = "Also write the result as JSON to FILE.")
   Path resultFile;
-
-  /** Progress for people goes to the error stream, so stdout stays the result. */
-  static PrintStream log(PrintWriter err) {
-    return new PrintStream(WriterOutputStream.builder().setWriter(err).setCharset(StandardCharsets.UTF_8)
-        .setWriteImmediately(true).getUnchecked(), true, StandardCharsets.UTF_8);
-  }
 
   void print(PrintWriter out, SyncResult result) throws IOException {
     String text = JsonResult.write(result);

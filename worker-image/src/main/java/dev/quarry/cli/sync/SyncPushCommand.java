@@ -1,5 +1,6 @@
 package dev.quarry.cli.sync;
 
+import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.push.Push;
@@ -35,7 +36,7 @@ public final class SyncPushCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     try (ObjectStores stores = remote.stores();
-        SyncSession session = remote.session(stores, folder, SyncOutput.log(command.commandLine().getErr()))) {
+        SyncSession session = remote.session(stores, folder, ProgressLog.to(command.commandLine().getErr()))) {
       output.print(command.commandLine().getOut(), Push.run(session, ref));
     }
     return 0;

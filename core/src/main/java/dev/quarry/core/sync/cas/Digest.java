@@ -37,6 +37,20 @@ public record Digest(String hex, long size) implements Comparable<Digest> {
     return new Digest(HEX_FORMAT.formatHex(finished.digest()), size);
   }
 
+  /** The digest of a file's current content. */
+  public static Digest ofFile(java.nio.file.Path path) throws java.io.IOException {
+    MessageDigest sha256 = sha256();
+    long length = 0;
+    try (java.io.InputStream in = java.nio.file.Files.newInputStream(path)) {
+      byte[] buffer = new byte[256 << 10];
+      for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
+        sha256.update(buffer, 0, read);
+        length += read;
+      }
+    }
+    return of(sha256, length);
+  }
+
   /** A new SHA-256 hasher. */
   public static MessageDigest sha256() {
     try {

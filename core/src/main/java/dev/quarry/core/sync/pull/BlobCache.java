@@ -56,7 +56,7 @@ final class BlobCache {
         && recorded.digest().equals(digest)) {
       return true;
     }
-    if (Pull.hash(path).equals(digest)) {
+    if (Digest.ofFile(path).equals(digest)) {
       verified.put(path.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(), digest));
       return true;
     }

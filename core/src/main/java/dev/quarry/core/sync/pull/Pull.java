@@ -150,7 +150,7 @@ public final class Pull {
       boolean same = identity.isRegularFile() && identity.size() == file.digest().size()
           && (state != null && state.matches(identity.inode(), identity.mtimeNanos(), identity.size())
               ? state.digest().equals(file.digest())
-              : hash(path).equals(file.digest()));
+              : Digest.ofFile(path).equals(file.digest()));
       if (same) {
         alreadyThere.incrementAndGet();
         if (identity.permissions() != file.mode()) {
@@ -325,19 +325,6 @@ public final class Pull {
     } else {
       Files.deleteIfExists(path);
     }
-  }
-
-  static Digest hash(Path path) throws IOException {
-    MessageDigest sha256 = Digest.sha256();
-    long length = 0;
-    try (InputStream in = Files.newInputStream(path)) {
-      byte[] buffer = new byte[256 << 10];
-      for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
-        sha256.update(buffer, 0, read);
-        length += read;
-      }
-    }
-    return Digest.of(sha256, length);
   }
 
   static Set<PosixFilePermission> permissions(int mode) {
