@@ -4,6 +4,8 @@ set -euo pipefail
 
 # Real archive tools and filesystems the tests check our output against.
 packages=(tar gzip zip unzip lz4 squashfs-tools python3 python3-venv curl openssl python3-msgpack)
+# The baseline e2e/bench/sync.sh measures DatasetSync against.
+packages+=(rclone)
 
 missing=()
 for package in "${packages[@]}"; do

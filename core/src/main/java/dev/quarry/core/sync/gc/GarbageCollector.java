@@ -157,6 +157,7 @@ public final class GarbageCollector {
       }
       if (lease.isExpired(now)) {
         stale.add(key);
+        stale.add(layout.leaseTreesKey(lease.id()));
         continue;
       }
       String contents = layout.leaseTreesKey(lease.id());
