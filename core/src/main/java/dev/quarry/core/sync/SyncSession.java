@@ -9,7 +9,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.Set;
+import java.util.HashSet;
+import java.util.List;
 
 /**
  * One sync command's world: the local folder, the state folder (by default {@code <folder>/.quarry}, left out of
@@ -63,7 +64,8 @@ public final class SyncSession implements AutoCloseable {
   /** Scans the folder into a Merkle tree, hashing only what the state database does not know. */
   public LocalTree scan() throws IOException {
     long start = System.nanoTime();
-    TreeScanner scanner = new TreeScanner(state(), Runtime.getRuntime().availableProcessors(), Set.of(stateFolder),
+    TreeScanner scanner = new TreeScanner(state(), Runtime.getRuntime().availableProcessors(),
+        new HashSet<>(List.of(stateFolder, folder.resolve(DEFAULT_STATE_FOLDER))),
         line -> log("%s", line));
     LocalTree tree = scanner.scan(folder);
     log("scanned %s: %d files, %d folders, %d hashed, %.1f s", folder, tree.files(), tree.manifests().size(),
