@@ -3,7 +3,6 @@ package dev.quarry.core.sync.cas;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.regex.Pattern;
 
 /**
  * The address of a blob: the SHA-256 of its bytes and its length. The size is part of the digest, as in the Remote
@@ -13,14 +12,27 @@ import java.util.regex.Pattern;
  * @param size the blob's length in bytes
  */
 public record Digest(String hex, long size) implements Comparable<Digest> {
-  private static final Pattern HEX = Pattern.compile("[0-9a-f]{64}");
   private static final HexFormat HEX_FORMAT = HexFormat.of();
+
+  /** 64 lowercase hex characters; a loop, not a regex, because scans build a digest per file. */
+  private static boolean isHex(String text) {
+    if (text == null || text.length() != 64) {
+      return false;
+    }
+    for (int i = 0; i < 64; i++) {
+      char c = text.charAt(i);
+      if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) {
+        return false;
+      }
+    }
+    return true;
+  }
 
   /** The empty blob: always present, never uploaded or downloaded. */
   public static final Digest EMPTY = of(new byte[0]);
 
   public Digest {
-    if (hex == null || !HEX.matcher(hex).matches()) {
+    if (!isHex(hex)) {
       throw new IllegalArgumentException("Invalid SHA-256 digest: " + hex + " (must be 64 lowercase hex characters)");
     }
     if (size < 0) {
@@ -65,7 +77,7 @@ public record Digest(String hex, long size) implements Comparable<Digest> {
    */
   public static String parseHex(String text) {
     String hex = text.startsWith("sha256:") ? text.substring("sha256:".length()) : text;
-    if (!HEX.matcher(hex).matches()) {
+    if (!isHex(hex)) {
       throw new IllegalArgumentException("Invalid version digest: " + text + " (must be sha256: and 64 lowercase hex"
           + " characters)");
     }

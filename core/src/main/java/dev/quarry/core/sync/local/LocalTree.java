@@ -16,8 +16,8 @@ import java.util.Map;
 public record LocalTree(LocalDirectory top, Map<Digest, Manifest> manifests, Map<Digest, Path> fileSources,
     long hashedFiles, long hashedBytes, List<String> warnings) {
   public LocalTree {
-    manifests = Map.copyOf(manifests);
-    fileSources = Map.copyOf(fileSources);
+    manifests = java.util.Collections.unmodifiableMap(manifests);
+    fileSources = java.util.Collections.unmodifiableMap(fileSources);
     warnings = List.copyOf(warnings);
   }
 

@@ -5,6 +5,7 @@ import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -14,16 +15,23 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.Future;
+import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -84,11 +92,37 @@ public final class TreeScanner {
     if (!rootIdentity.isDirectory()) {
       throw new IOException("Cannot scan " + root + ": it is not a folder");
     }
-    Map<String, StateDatabase.FileState> known = state.load(root);
-    List<String> warnings = new ArrayList<>();
+    // The state database loads while the folders are walked.
+    CompletableFuture<Map<String, StateDatabase.FileState>> loading =
+        CompletableFuture.supplyAsync(() -> {
+          try {
+            return state.load(root);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
+    List<String> warnings = Collections.synchronizedList(new ArrayList<>());
+    Queue<FileNode> files = new ConcurrentLinkedQueue<>();
+    DirNode top = walkInParallel(root, rootIdentity.permissions(), files, warnings);
+    Map<String, StateDatabase.FileState> known;
+    try {
+      known = loading.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof UncheckedIOException io ? io.getCause() : new IOException(e.getCause());
+    }
+    Set<String> seen = new HashSet<>(files.size() * 2);
     List<FileNode> toHash = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
-    DirNode top = walk("", root, rootIdentity.permissions(), known, toHash, seen, warnings);
+    for (FileNode file : files) {
+      String key = file.path.toString();
+      seen.add(key);
+      StateDatabase.FileState previous = known.get(key);
+      FileIdentity identity = file.identity;
+      if (previous != null && previous.matches(identity.inode(), identity.mtimeNanos(), identity.size())) {
+        file.digest = previous.digest();
+      } else {
+        toHash.add(file);
+      }
+    }
     Map<String, StateDatabase.FileState> hashed = hash(toHash);
     state.record(hashed);
     state.forget(known.keySet().stream().filter(path -> !seen.contains(path)).toList());
@@ -99,9 +133,49 @@ public final class TreeScanner {
     return new LocalTree(topDirectory, manifests, sources, hashed.size(), hashedBytes, warnings);
   }
 
-  private DirNode walk(String name, Path dir, int mode, Map<String, StateDatabase.FileState> known,
-      List<FileNode> toHash, Set<String> seen, List<String> warnings) throws IOException {
+  /** Lists and lstats folders on all cores: a folder's subfolders are walked as forked tasks. */
+  private DirNode walkInParallel(Path root, int mode, Queue<FileNode> files, List<String> warnings)
+      throws IOException {
+    try (ForkJoinPool pool = new ForkJoinPool(hashThreads)) {
+      return pool.invoke(new WalkTask("", root, mode, files, warnings));
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+  }
+
+  private final class WalkTask extends RecursiveTask<DirNode> {
+    private final String name;
+    private final Path dir;
+    private final int mode;
+    private final Queue<FileNode> files;
+    private final List<String> warnings;
+
+    WalkTask(String name, Path dir, int mode, Queue<FileNode> files, List<String> warnings) {
+      this.name = name;
+      this.dir = dir;
+      this.mode = mode;
+      this.files = files;
+      this.warnings = warnings;
+    }
+
+    @Override
+    protected DirNode compute() {
+      try {
+        return walk(this);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  private DirNode walk(WalkTask task) throws IOException {
+    String name = task.name;
+    Path dir = task.dir;
+    int mode = task.mode;
+    Queue<FileNode> files = task.files;
+    List<String> warnings = task.warnings;
     List<Node> children = new ArrayList<>();
+    List<WalkTask> subfolders = new ArrayList<>();
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
       for (Path path : entries) {
         if (excluded.contains(path)) {
@@ -110,24 +184,22 @@ public final class TreeScanner {
         String childName = path.getFileName().toString();
         FileIdentity identity = FileIdentity.of(path);
         if (identity.isDirectory()) {
-          children.add(walk(childName, path, identity.permissions(), known, toHash, seen, warnings));
+          WalkTask subfolder = new WalkTask(childName, path, identity.permissions(), files, warnings);
+          subfolder.fork();
+          subfolders.add(subfolder);
         } else if (identity.isSymbolicLink()) {
           children.add(new LinkNode(childName, Files.readSymbolicLink(path).toString()));
         } else if (identity.isRegularFile()) {
           FileNode file = new FileNode(childName, path, identity);
-          String key = path.toString();
-          seen.add(key);
-          StateDatabase.FileState previous = known.get(key);
-          if (previous != null && previous.matches(identity.inode(), identity.mtimeNanos(), identity.size())) {
-            file.digest = previous.digest();
-          } else {
-            toHash.add(file);
-          }
+          files.add(file);
           children.add(file);
         } else {
           warnings.add("Left out " + path + ": not a regular file, folder or symbolic link");
         }
       }
+    }
+    for (WalkTask subfolder : subfolders) {
+      children.add(subfolder.join());
     }
     return new DirNode(name, dir, mode, children);
   }
