@@ -17,6 +17,7 @@ import dev.quarry.core.sync.cas.Marker;
 import dev.quarry.core.sync.cas.Ref;
 import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.local.LocalTree;
+import dev.quarry.core.sync.remote.MissingObjects;
 import dev.quarry.core.sync.remote.RenewedMarker;
 import java.io.IOException;
 import java.io.InputStream;
@@ -71,6 +72,7 @@ public final class Push {
     store.put(layout.leaseTreesKey(id), LeaseContents.encode(tree.manifests().values()));
     Amount missingRemote;
     Amount moved;
+    MissingObjects found;
     boolean refWritten;
     try (RenewedMarker lease = RenewedMarker.start(store, layout.leaseKey(id), LEASE_TTL,
         new Marker(Marker.LEASE, id, tree.root().text(), Instant.now().toString(), null))) {
@@ -78,6 +80,7 @@ public final class Push {
       RemoteComparison comparison = RemoteComparison.of(session, tree, refName);
       missingRemote = comparison.missingRemote();
       var missing = comparison.missing();
+      found = missing;
       session.log("push: the remote lacks %d blobs and %d manifests (%d bytes); looked up by %s",
           missing.missingBlobs().size(), missing.missingTrees().size(), missingRemote.bytes(),
           missing.mainStrategy().name());
@@ -102,7 +105,8 @@ public final class Push {
     }
     session.log("push: ref %s -> %s (%d files, %d bytes)", refName, tree.root().text(), tree.files(), tree.bytes());
     return new SyncResult("push", session.remote().url(), refName, tree.root().text(), tree.files(), tree.bytes(),
-        tree.hashedFiles(), null, missingRemote, moved, null, null, clock.requests(), null, null, 0, List.of(),
+        tree.hashedFiles(), null, missingRemote, moved, null, null, clock.requests(), found.mainStrategy(),
+        found.lookups(), 0, List.of(),
         tree.warnings(), clock.startTime(), clock.now(), clock.elapsedSeconds());
   }
 
