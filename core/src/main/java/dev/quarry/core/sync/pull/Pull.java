@@ -17,13 +17,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
-import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.channels.Channels;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.PosixFilePermission;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -60,16 +62,15 @@ public final class Pull {
   private final SyncSession session;
   private final ObjectStore store;
   private final Options options;
-  private final Path tmp;
   private final Map<String, Exception> failures = new ConcurrentHashMap<>();
   private final Map<String, FileState> pulled = new ConcurrentHashMap<>();
   private final AtomicLong alreadyThere = new AtomicLong();
+  private final Set<Path> createdFolders = ConcurrentHashMap.newKeySet();
 
   private Pull(SyncSession session, Options options) {
     this.session = session;
     this.store = session.remote().store();
     this.options = options;
-    this.tmp = session.stateFolder().resolve("tmp");
   }
 
   public static SyncResult run(SyncSession session, Options options) throws IOException {
@@ -85,7 +86,6 @@ public final class Pull {
     session.log("pull: %s selects %d files (%d bytes) in %d folders; read %d manifests", options.version(),
         selection.files().size(), selection.bytes(), selection.folders().size(), selection.manifestsRead());
     Files.createDirectories(session.folder());
-    Files.createDirectories(tmp);
     StateDatabase state = session.state();
     Map<String, FileState> known = state.load(session.folder());
     List<Selection.File> toWrite = filesToWrite(selection.files(), known);
@@ -100,17 +100,8 @@ public final class Pull {
     }
     long downloadBytes = toDownload.stream().mapToLong(Digest::size).sum();
     TransferProgress progress = new TransferProgress(session, "pull", toDownload.size(), downloadBytes);
-    forEach(byDigest.entrySet(), group -> {
-      Digest digest = group.getKey();
-      Path source;
-      try {
-        source = toDownload.contains(digest) ? download(digest, cache, progress) : null;
-      } catch (IOException e) {
-        group.getValue().forEach(file -> failures.put(file.path(), e));
-        return;
-      }
-      writeAll(digest, group.getValue(), source, cache);
-    });
+    forEach(byDigest.entrySet(),
+        group -> writeGroup(group.getKey(), group.getValue(), toDownload.contains(group.getKey()), cache, progress));
     if (cache != null) {
       cache.recordState();
     }
@@ -165,65 +156,115 @@ public final class Pull {
     return toWrite;
   }
 
-  /** Downloads a blob into a temporary file, hashing every byte; returns it only if it matches its digest. */
-  private Path download(Digest digest, BlobCache cache, TransferProgress progress) throws IOException {
+  /**
+   * Writes one content at every path that wants it. Without a cache the blob is downloaded straight into the first
+   * path's temporary sibling and the other paths are copies of the first; with a cache, into the cache, and every
+   * path is a hard link to it. A download that fails fails all of the content's paths at once.
+   */
+  private void writeGroup(Digest digest, List<Selection.File> files, boolean download, BlobCache cache,
+      TransferProgress progress) throws IOException {
+    Path cached = cache != null && !digest.isEmpty() ? cache.path(digest) : null;
+    if (download && cache != null) {
+      Path temp = cache.tempFolder().resolve(UUID.randomUUID() + ".part");
+      try {
+        downloadTo(temp, digest, permissions(0644), progress);
+        cache.adopt(digest, temp);
+      } catch (IOException e) {
+        files.forEach(file -> failures.put(file.path(), e));
+        return;
+      }
+    }
+    Path first = null;
+    for (Selection.File file : files) {
+      Path target = destination(file.path());
+      Path staged = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".quarry-part");
+      Set<PosixFilePermission> permissions = permissions(file.mode());
+      try {
+        createParent(target);
+        if (digest.isEmpty()) {
+          Files.createFile(staged, PosixFilePermissions.asFileAttribute(permissions));
+        } else if (cached != null) {
+          linkOrCopy(cached, staged);
+        } else if (first != null) {
+          Files.copy(first, staged);
+        } else {
+          try {
+            downloadTo(staged, digest, permissions, progress);
+          } catch (IOException e) {
+            files.forEach(each -> failures.put(each.path(), e));
+            return;
+          }
+        }
+        publish(staged, target, file.mode(), digest);
+        first = first != null ? first : target;
+      } catch (IOException e) {
+        Files.deleteIfExists(staged);
+        failures.put(file.path(), e);
+      }
+    }
+  }
+
+  /** Downloads a blob into a new file, hashing every byte; deletes the file unless it matches its digest. */
+  private void downloadTo(Path file, Digest digest, Set<PosixFilePermission> permissions, TransferProgress progress)
+      throws IOException {
     String key = session.remote().layout().blobKey(digest);
-    Path temp = (cache != null ? cache.tempFolder() : tmp).resolve(UUID.randomUUID() + ".part");
     MessageDigest sha256 = Digest.sha256();
     long length = 0;
-    try (InputStream in = store.get(key); OutputStream out = Files.newOutputStream(temp)) {
-      byte[] buffer = new byte[256 << 10];
+    try (InputStream in = store.get(key); OutputStream out = Channels.newOutputStream(Files.newByteChannel(file,
+        Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+        PosixFilePermissions.asFileAttribute(permissions)))) {
+      byte[] buffer = new byte[(int) Math.min(256 << 10, Math.max(8 << 10, digest.size()))];
       for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
         sha256.update(buffer, 0, read);
         out.write(buffer, 0, read);
         length += read;
       }
     } catch (NoSuchObjectException e) {
-      Files.deleteIfExists(temp);
+      Files.deleteIfExists(file);
       throw new IOException(store.url(key) + " is missing from the remote (push the version again)", e);
     } catch (IOException e) {
-      Files.deleteIfExists(temp);
+      Files.deleteIfExists(file);
       throw e;
     }
     Digest actual = Digest.of(sha256, length);
     if (!actual.equals(digest)) {
-      Files.deleteIfExists(temp);
+      Files.deleteIfExists(file);
       throw new IOException(store.url(key) + " is corrupt: its bytes hash to " + actual + ", not " + digest
           + " (push the version again to repair it)");
     }
     progress.done(length);
-    return cache != null ? cache.adopt(digest, temp) : temp;
   }
 
-  /** Puts the blob at every path that wants it: hard links from the cache, else the download itself and copies. */
-  private void writeAll(Digest digest, List<Selection.File> files, Path downloaded, BlobCache cache)
-      throws IOException {
-    Path source = cache != null && !digest.isEmpty() ? cache.path(digest) : downloaded;
-    for (Selection.File file : files) {
-      Path target = destination(file.path());
-      try {
-        makeRoomFor(target);
-        Path staged = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".quarry-part");
-        if (source == null) {
-          Files.createFile(staged);
-        } else if (cache != null) {
-          linkOrCopy(source, staged);
-        } else if (source == downloaded && !source.equals(target)) {
-          moveOrCopy(source, staged);
-          source = target;
-        } else {
-          Files.copy(source, staged, StandardCopyOption.COPY_ATTRIBUTES);
-        }
-        Files.setPosixFilePermissions(staged, permissions(file.mode()));
-        Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        FileIdentity identity = FileIdentity.of(target);
-        pulled.put(target.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(), digest));
-      } catch (IOException e) {
-        failures.put(file.path(), e);
+  /**
+   * Renames a finished file over its target. A folder standing there is replaced only with deleteExtra. The file's
+   * mode is set at creation; it is changed afterwards only if the umask took bits away.
+   */
+  private void publish(Path staged, Path target, int mode, Digest digest) throws IOException {
+    try {
+      Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      if (!Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
+        throw e;
       }
+      if (!options.deleteExtra()) {
+        throw new IOException("Cannot write " + target + ": a folder is in the way (pull with deleteExtra to"
+            + " replace it)");
+      }
+      deleteTree(target);
+      Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
-    if (cache == null && downloaded != null) {
-      Files.deleteIfExists(downloaded);
+    FileIdentity identity = FileIdentity.of(target);
+    if (identity.permissions() != mode) {
+      Files.setPosixFilePermissions(target, permissions(mode));
+    }
+    pulled.put(target.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(), digest));
+  }
+
+  /** Creates a file's parent folders, once per folder. */
+  private void createParent(Path target) throws IOException {
+    Path parent = target.getParent();
+    if (createdFolders.add(parent)) {
+      Files.createDirectories(parent);
     }
   }
 
@@ -303,15 +344,6 @@ public final class Pull {
       Files.createLink(staged, cached);
     } catch (FileSystemException | UnsupportedOperationException e) {
       Files.copy(cached, staged);
-    }
-  }
-
-  private static void moveOrCopy(Path from, Path to) throws IOException {
-    try {
-      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.copy(from, to);
-      Files.delete(from);
     }
   }
 
