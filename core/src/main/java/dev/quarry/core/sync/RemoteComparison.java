@@ -18,7 +18,9 @@ import java.util.Set;
  */
 public record RemoteComparison(Optional<Ref> ref, VersionDiff diff, MissingObjects missing, boolean indexKept) {
 
-  public static RemoteComparison of(SyncSession session, LocalTree tree, String refName) throws IOException {
+  /** {@code forUpload}: see {@link MissingObjects#find}. */
+  public static RemoteComparison of(SyncSession session, LocalTree tree, String refName, boolean forUpload)
+      throws IOException {
     CasRemote remote = session.remote();
     RemoteIndex index = session.index();
     boolean kept = index.validate(remote.gcGeneration());
@@ -31,7 +33,7 @@ public record RemoteComparison(Optional<Ref> ref, VersionDiff diff, MissingObjec
     MissingObjects missing = ref.isPresent() && ref.get().rootDigest().equals(tree.root())
         ? new MissingObjects(java.util.List.of(), Set.of(), java.util.List.of())
         : MissingObjects.find(tree, remote, index, diff != null ? diff.trustedTrees() : Set.of(),
-            diff != null ? diff.trustedBlobs() : Set.of());
+            diff != null ? diff.trustedBlobs() : Set.of(), forUpload);
     if (ref.isPresent() && ref.get().rootDigest().equals(tree.root())) {
       index.addComplete(Set.of(tree.root()));
     }

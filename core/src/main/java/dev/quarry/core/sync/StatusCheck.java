@@ -14,7 +14,7 @@ public final class StatusCheck {
   public static SyncResult run(SyncSession session, String refName) throws IOException {
     RunClock clock = new RunClock(session.remote().store());
     LocalTree tree = session.scan();
-    RemoteComparison comparison = RemoteComparison.of(session, tree, refName);
+    RemoteComparison comparison = RemoteComparison.of(session, tree, refName, false);
     Amount missingRemote = comparison.missingRemote();
     Amount missingLocal = comparison.missingLocal();
     session.log("status: the remote lacks %d objects (%d bytes); ref %s %s", missingRemote.objects(),

@@ -77,7 +77,7 @@ public final class Push {
     try (RenewedMarker lease = RenewedMarker.start(store, layout.leaseKey(id), LEASE_TTL,
         new Marker(Marker.LEASE, id, tree.root().text(), Instant.now().toString(), null))) {
       GcFence.awaitNoRunningGc(session);
-      RemoteComparison comparison = RemoteComparison.of(session, tree, refName);
+      RemoteComparison comparison = RemoteComparison.of(session, tree, refName, true);
       missingRemote = comparison.missingRemote();
       var missing = comparison.missing();
       found = missing;

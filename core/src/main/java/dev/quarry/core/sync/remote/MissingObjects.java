@@ -29,8 +29,13 @@ public record MissingObjects(List<Manifest> missingTrees, Set<Digest> missingBlo
   /** One presence lookup: which space, how many digests, and the strategy. */
   public record Lookup(String space, int unknown, Strategy strategy) {}
 
+  /**
+   * {@code forUpload}: the caller will upload what is missing, so a blob lookup that samples almost nothing present
+   * may stop there and count the rest as missing ({@link PresenceCheck#check(String, Set, boolean)}); status passes
+   * false and gets exact counts.
+   */
   public static MissingObjects find(LocalTree local, CasRemote remote, RemoteIndex index, Set<Digest> trustedTrees,
-      Set<Digest> trustedBlobs) throws IOException {
+      Set<Digest> trustedBlobs, boolean forUpload) throws IOException {
     PresenceCheck presence = remote.presence();
     CasLayout layout = remote.layout();
     List<Manifest> missingTrees = new ArrayList<>();
@@ -71,7 +76,7 @@ public record MissingObjects(List<Manifest> missingTrees, Set<Digest> missingBlo
     }
     Set<Digest> missingBlobs = new HashSet<>(unknownBlobs);
     if (!unknownBlobs.isEmpty()) {
-      PresenceCheck.Outcome found = presence.check(layout.space(CasLayout.BLOBS), unknownBlobs);
+      PresenceCheck.Outcome found = presence.check(layout.space(CasLayout.BLOBS), unknownBlobs, forUpload);
       lookups.add(new Lookup(CasLayout.BLOBS, unknownBlobs.size(), found.strategy()));
       missingBlobs.removeAll(found.present());
     }

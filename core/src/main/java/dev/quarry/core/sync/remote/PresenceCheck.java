@@ -31,6 +31,8 @@ public final class PresenceCheck {
    * saves many requests, which a big lookup on a big remote still does (a full push of 100k files).
    */
   static final int LIST_PAGE_COST = 10;
+  /** Digests the first page must settle before their present fraction is trusted to stand for the rest. */
+  static final int MIN_SAMPLE = 32;
 
   /** The digests found present, and how. */
   public record Outcome(Set<Digest> present, Strategy strategy) {}
@@ -45,6 +47,16 @@ public final class PresenceCheck {
 
   /** {@code space}: the key prefix of the digests' fan-out folders, such as {@code cas/blobs/}. */
   public Outcome check(String space, Set<Digest> unknown) throws IOException {
+    return check(space, unknown, false);
+  }
+
+  /**
+   * Like {@link #check(String, Set)}, but for a writer that may upload what is already there: when the digests the
+   * first listing page settled are a fair sample and almost none of them are present, the rest are taken as missing
+   * without a lookup. Uploading a present blob again is harmless in a content-addressed store, and for a push into a
+   * remote that lacks nearly everything, every lookup request would be wasted.
+   */
+  public Outcome check(String space, Set<Digest> unknown, boolean mayAssumeMissing) throws IOException {
     Set<Digest> present = ConcurrentHashMap.newKeySet();
     List<Digest> sorted = unknown.stream().filter(d -> !d.isEmpty()).sorted().toList();
     unknown.stream().filter(Digest::isEmpty).forEach(present::add);
@@ -62,6 +74,13 @@ public final class PresenceCheck {
       return new Outcome(present, new Strategy("list", String.format(Locale.ROOT,
           "%d objects to look up; the space's first listing page (%d objects) covered them all", sorted.size(),
           first.objects().size())));
+    }
+    long sampled = settled;
+    long sampledPresent = sorted.subList(0, settled).stream().filter(present::contains).count();
+    if (mayAssumeMissing && sampled >= MIN_SAMPLE && sampledPresent * 20 < sampled) {
+      return new Outcome(present, new Strategy("assume-missing", String.format(Locale.ROOT, "%d objects to look up;"
+          + " the first listing page settled %d of them and found %d present, so the other %d are uploaded without"
+          + " a lookup", sorted.size(), sampled, sampledPresent, rest.size())));
     }
     double estimate = estimateSize(first);
     long pages = pagesToCover(rest, estimate);

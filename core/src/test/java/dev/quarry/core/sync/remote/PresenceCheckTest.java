@@ -78,6 +78,26 @@ class PresenceCheckTest {
     }
   }
 
+  @Test
+  void aWriterSkipsLookupsWhenTheFirstPageFindsAlmostNothingPresent() throws Exception {
+    try (FileStore store = new FileStore(root)) {
+      Random random = new Random(4);
+      for (int i = 0; i < 3000; i++) {
+        store.put(CasLayout.keyIn("cas/blobs/", randomDigest(random, 4)), new byte[4]);
+      }
+      Set<Digest> fresh = new HashSet<>(randomDigests(random, 2000));
+      long before = store.requests().total();
+      PresenceCheck.Outcome upload = new PresenceCheck(store, 8).check("cas/blobs/", fresh, true);
+      assertThat(upload.strategy().name()).isEqualTo("assume-missing");
+      assertThat(upload.strategy().reason()).contains("found 0 present");
+      assertThat(upload.present()).isEmpty();
+      assertThat(store.requests().total() - before).as("the one listing page").isEqualTo(1);
+
+      PresenceCheck.Outcome exact = new PresenceCheck(store, 8).check("cas/blobs/", fresh, false);
+      assertThat(exact.strategy().name()).as("status never assumes").isEqualTo("list");
+    }
+  }
+
   private static List<Digest> randomDigests(Random random, int count) {
     List<Digest> digests = new ArrayList<>();
     for (int i = 0; i < count; i++) {
