@@ -23,5 +23,5 @@ fi
 mvn -q -B -ntp -pl e2e -am package -Dmaven.test.skip=true dependency:build-classpath \
   -Dmdep.outputFile="$work/classpath" -Dmdep.includeScope=runtime
 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "e2e/target/classes:$(cat "$work/classpath")" \
-  dev.quarry.bench.SyncBench "$root/worker-image/target/quarry.jar" "$work" \
+  dev.quarry.bench.SyncBench "$root/quarry" "$work" \
   "${QUARRY_BENCH_CACHE:-$HOME/.cache/quarry/bench}" "${1:-100000}" "${2:-1000000}" "${3:-10}"

@@ -48,7 +48,7 @@ import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
  *
  * <p>MinIO runs on a data folder under CACHEDIR that keeps the unrelated objects between runs (filling a million
  * takes minutes); everything a run writes is deleted again when it ends, and at the start of the next run if it did
- * not end. Usage: SyncBench QUARRY_JAR WORKDIR CACHEDIR FILES UNRELATED LATENCY_MS
+ * not end. Usage: SyncBench QUARRY_LAUNCHER WORKDIR CACHEDIR FILES UNRELATED LATENCY_MS
  */
 public final class SyncBench {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -60,7 +60,7 @@ public final class SyncBench {
       "full pull (empty folder)");
 
   public static void main(String[] args) throws Exception {
-    Path jar = Path.of(args[0]);
+    Path launcher = Path.of(args[0]);
     Path work = Files.createDirectories(Path.of(args[1]));
     Path cache = Files.createDirectories(Path.of(args[2]));
     int files = Integer.parseInt(args[3]);
@@ -86,7 +86,7 @@ public final class SyncBench {
                 + " blobs; %d ms latency per response (toxiproxy, both tools); %d cores%n%n", files,
             dataset.folders, dataset.bytes / 1048576.0, "s3://" + bucket + "/" + CAS, unrelated, latencyMs,
             Runtime.getRuntime().availableProcessors());
-        correct = new Run(new Quarry(jar, work, minio, proxy.endpoint(), bucket),
+        correct = new Run(new Quarry(launcher, work, minio, proxy.endpoint(), bucket),
             new Rclone(work, minio, proxy.endpoint(), bucket), dataset, work, unrelated).all();
       } finally {
         minio.clean(bucket);
@@ -317,15 +317,15 @@ public final class SyncBench {
 
   /** Runs {@code quarry sync} as a user would, through the proxy. */
   private static final class Quarry {
-    final Path jar;
+    final Path launcher;
     final Path work;
     final CachedMinio minio;
     final Map<String, String> environment;
     final String remote;
     int runs;
 
-    Quarry(Path jar, Path work, CachedMinio minio, URI proxy, String bucket) {
-      this.jar = jar;
+    Quarry(Path launcher, Path work, CachedMinio minio, URI proxy, String bucket) {
+      this.launcher = launcher;
       this.work = work;
       this.minio = minio;
       this.environment = Map.of("QUARRY_S3_ENDPOINT", proxy.toString(), "AWS_REGION", CachedMinio.REGION,
@@ -335,9 +335,9 @@ public final class SyncBench {
     }
 
     Measure sync(String command, Path folder, Path state) throws Exception {
-      List<String> args = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "--enable-native-access=ALL-UNNAMED", "-jar", jar.toString(), "sync", command, folder.toString(), "--remote",
-          remote, "--state-dir", state.toString(), "--json");
+      // The launcher, as users run it: it chooses the JVM options (class-data archive, compiler) for sync commands.
+      List<String> args = List.of(launcher.toString(), "sync", command, folder.toString(), "--remote", remote,
+          "--state-dir", state.toString(), "--json");
       int run = runs++;
       Path out = work.resolve("quarry-" + run + ".json");
       Path err = work.resolve("quarry-" + run + ".err");

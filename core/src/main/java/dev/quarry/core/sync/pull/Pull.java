@@ -130,6 +130,11 @@ public final class Pull {
     List<Selection.File> toWrite = java.util.Collections.synchronizedList(new ArrayList<>());
     forEach(files, file -> {
       Path path = destination(file.path());
+      // Files.exists answers without an exception: a pull into an empty folder asks this for every file.
+      if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+        toWrite.add(file);
+        return;
+      }
       FileIdentity identity;
       try {
         identity = FileIdentity.of(path);
