@@ -18,13 +18,26 @@ import java.util.Set;
  */
 public record RemoteComparison(Optional<Ref> ref, VersionDiff diff, MissingObjects missing, boolean indexKept) {
 
+  /** What a comparison reads from the remote before it needs the local tree: the gc generation and the ref. */
+  public record RemoteHead(String generation, Optional<Ref> ref) {
+    public static RemoteHead read(CasRemote remote, String refName) throws IOException {
+      return new RemoteHead(remote.gcGeneration(), remote.readRef(refName));
+    }
+  }
+
   /** {@code forUpload}: see {@link MissingObjects#find}. */
   public static RemoteComparison of(SyncSession session, LocalTree tree, String refName, boolean forUpload)
       throws IOException {
+    return of(session, tree, RemoteHead.read(session.remote(), refName), forUpload);
+  }
+
+  /** With the generation and ref already read, for example while the folder was being scanned. */
+  public static RemoteComparison of(SyncSession session, LocalTree tree, RemoteHead head, boolean forUpload)
+      throws IOException {
     CasRemote remote = session.remote();
     RemoteIndex index = session.index();
-    boolean kept = index.validate(remote.gcGeneration());
-    Optional<Ref> ref = remote.readRef(refName);
+    boolean kept = index.validate(head.generation());
+    Optional<Ref> ref = head.ref();
     VersionDiff diff = null;
     if (ref.isPresent() && !ref.get().rootDigest().equals(tree.root())) {
       diff = VersionDiff.compare(remote, remote.fetchManifest(ref.get().rootDigest()), tree.top());
