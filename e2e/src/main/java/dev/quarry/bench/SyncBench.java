@@ -345,11 +345,10 @@ public final class SyncBench {
       builder.environment().remove("AWS_CA_BUNDLE");
       builder.environment().putAll(environment);
       String shown = reproducible(environment, args);
-      Requests before = minio.requests();
-      long start = System.nanoTime();
-      int exit = waitFor(builder.start(), shown);
-      double wall = (System.nanoTime() - start) / 1e9;
-      Requests counted = minio.requests().minus(before);
+      Timed timed = timed(minio, builder, shown);
+      int exit = timed.exit();
+      double wall = timed.wall();
+      Requests counted = timed.counted();
       if (exit != 0) {
         throw new IllegalStateException("quarry failed with exit code " + exit + ": " + shown + "\n"
             + lastLines(Files.readString(err), 30));
@@ -392,11 +391,10 @@ public final class SyncBench {
       builder.environment().remove("AWS_CA_BUNDLE");
       builder.environment().putAll(environment);
       String shown = reproducible(environment, args);
-      Requests before = minio.requests();
-      long start = System.nanoTime();
-      int exit = waitFor(builder.start(), shown);
-      double wall = (System.nanoTime() - start) / 1e9;
-      Requests counted = minio.requests().minus(before);
+      Timed timed = timed(minio, builder, shown);
+      int exit = timed.exit();
+      double wall = timed.wall();
+      Requests counted = timed.counted();
       String output = Files.readString(log);
       // check exits 1 when it found differences, which is what the status scenario expects
       if (exit != 0 && !(command.equals("check") && exit == 1)) {
@@ -405,6 +403,17 @@ public final class SyncBench {
       }
       return new Measure(shown, wall, JSON.createObjectNode(), counted, counted, output, "");
     }
+  }
+
+  /** A process's exit code, wall time, and the requests MinIO counted while it ran. */
+  private record Timed(int exit, double wall, Requests counted) {}
+
+  private static Timed timed(CachedMinio minio, ProcessBuilder builder, String shown) throws Exception {
+    Requests before = minio.requests();
+    long start = System.nanoTime();
+    int exit = waitFor(builder.start(), shown);
+    double wall = (System.nanoTime() - start) / 1e9;
+    return new Timed(exit, wall, minio.requests().minus(before));
   }
 
   private static int waitFor(Process process, String command) throws InterruptedException {

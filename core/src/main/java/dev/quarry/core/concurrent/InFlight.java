@@ -53,14 +53,7 @@ public final class InFlight {
       throw new java.io.InterruptedIOException("Interrupted while waiting for requests in flight");
     }
     if (!failures.isEmpty()) {
-      Exception first = failures.values().iterator().next();
-      if (first instanceof java.io.IOException io) {
-        throw io;
-      }
-      if (first instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      throw new java.io.IOException(first);
+      throw Futures.asIoException(failures.values().iterator().next());
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.quarry.core.sort;
 
+import dev.quarry.core.concurrent.Throttle;
 import dev.quarry.core.units.ByteSize;
 import java.io.PrintStream;
 import java.util.Locale;
@@ -16,7 +17,7 @@ public final class Progress {
   private final AtomicLong shards = new AtomicLong();
   private final AtomicLong records = new AtomicLong();
   private final AtomicLong bytes = new AtomicLong();
-  private long lastPrint;
+  private final Throttle throttle = new Throttle(INTERVAL_NANOS, true);
 
   public Progress(String phase, long totalShards, PrintStream out) {
     this.phase = phase;
@@ -33,10 +34,9 @@ public final class Progress {
 
   public synchronized void print(boolean last) {
     long now = System.nanoTime();
-    if (!last && now - lastPrint < INTERVAL_NANOS) {
+    if (!last && !throttle.due()) {
       return;
     }
-    lastPrint = now;
     double seconds = Math.max((now - start) / 1e9, 1e-9);
     out.printf(Locale.ROOT, "%s: %d/%d shards, %d records, %s, %s/s, %.1f s%n", phase, shards.get(), totalShards,
         records.get(), ByteSize.format(bytes.get()), ByteSize.format((long) (bytes.get() / seconds)), seconds);

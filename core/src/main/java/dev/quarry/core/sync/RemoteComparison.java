@@ -7,6 +7,7 @@ import dev.quarry.core.sync.remote.MissingObjects;
 import dev.quarry.core.sync.remote.RemoteIndex;
 import dev.quarry.core.sync.remote.VersionDiff;
 import java.io.IOException;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -38,18 +39,17 @@ public record RemoteComparison(Optional<Ref> ref, VersionDiff diff, MissingObjec
     RemoteIndex index = session.index();
     boolean kept = index.validate(head.generation());
     Optional<Ref> ref = head.ref();
+    if (ref.isPresent() && ref.get().rootDigest().equals(tree.root())) {
+      index.addComplete(Set.of(tree.root()));
+      return new RemoteComparison(ref, null, new MissingObjects(List.of(), Set.of(), List.of()), kept);
+    }
     VersionDiff diff = null;
-    if (ref.isPresent() && !ref.get().rootDigest().equals(tree.root())) {
+    if (ref.isPresent()) {
       diff = VersionDiff.compare(remote, remote.fetchManifest(ref.get().rootDigest()), tree.top());
       index.addComplete(diff.trustedTrees());
     }
-    MissingObjects missing = ref.isPresent() && ref.get().rootDigest().equals(tree.root())
-        ? new MissingObjects(java.util.List.of(), Set.of(), java.util.List.of())
-        : MissingObjects.find(tree, remote, index, diff != null ? diff.trustedTrees() : Set.of(),
-            diff != null ? diff.trustedBlobs() : Set.of(), forUpload);
-    if (ref.isPresent() && ref.get().rootDigest().equals(tree.root())) {
-      index.addComplete(Set.of(tree.root()));
-    }
+    MissingObjects missing = MissingObjects.find(tree, remote, index, diff != null ? diff.trustedTrees() : Set.of(),
+        diff != null ? diff.trustedBlobs() : Set.of(), forUpload);
     return new RemoteComparison(ref, diff, missing, kept);
   }
 

@@ -1,11 +1,10 @@
 package dev.quarry.core.sync;
 
+import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.sync.local.LocalTree;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * {@code quarry sync status}: what the remote lacks of the folder, and what the folder lacks of the ref's version,
@@ -18,20 +17,10 @@ public final class StatusCheck {
     RunClock clock = new RunClock(session.remote().store());
     // Status only reads, so it may read the remote's generation and ref while the folder is scanned (a push must
     // not: it reads them only after its lease and the gc fence).
-    CompletableFuture<RemoteComparison.RemoteHead> head = CompletableFuture.supplyAsync(() -> {
-      try {
-        return RemoteComparison.RemoteHead.read(session.remote(), refName);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    CompletableFuture<RemoteComparison.RemoteHead> head =
+        Futures.async(() -> RemoteComparison.RemoteHead.read(session.remote(), refName));
     LocalTree tree = session.scan();
-    RemoteComparison.RemoteHead remote;
-    try {
-      remote = head.join();
-    } catch (CompletionException e) {
-      throw e.getCause() instanceof UncheckedIOException io ? io.getCause() : new IOException(e.getCause());
-    }
+    RemoteComparison.RemoteHead remote = Futures.join(head);
     RemoteComparison comparison = RemoteComparison.of(session, tree, remote, false);
     Amount missingRemote = comparison.missingRemote();
     Amount missingLocal = comparison.missingLocal();

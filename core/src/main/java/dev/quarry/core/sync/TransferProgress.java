@@ -1,5 +1,6 @@
 package dev.quarry.core.sync;
 
+import dev.quarry.core.concurrent.Throttle;
 import dev.quarry.core.units.ByteSize;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -14,7 +15,7 @@ public final class TransferProgress {
   private final long start = System.nanoTime();
   private final AtomicLong objects = new AtomicLong();
   private final AtomicLong bytes = new AtomicLong();
-  private long lastPrint = start;
+  private final Throttle throttle = new Throttle(INTERVAL_NANOS, false);
 
   public TransferProgress(SyncSession session, String what, long totalObjects, long totalBytes) {
     this.session = session;
@@ -35,10 +36,9 @@ public final class TransferProgress {
 
   public synchronized void print(boolean last) {
     long now = System.nanoTime();
-    if (!last && now - lastPrint < INTERVAL_NANOS) {
+    if (!last && !throttle.due()) {
       return;
     }
-    lastPrint = now;
     double seconds = Math.max((now - start) / 1e9, 1e-9);
     session.log("%s: %d/%d objects, %s/%s, %s/s, %.1f s", what, objects.get(), totalObjects,
         ByteSize.format(bytes.get()), ByteSize.format(totalBytes), ByteSize.format((long) (bytes.get() / seconds)),

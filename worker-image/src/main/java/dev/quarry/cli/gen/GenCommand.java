@@ -1,11 +1,11 @@
 package dev.quarry.cli.gen;
 
 import dev.quarry.cli.options.ShardFormatConverter;
-import dev.quarry.cli.output.JsonResult;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.gen.DatasetGenerator;
 import dev.quarry.core.gen.DatasetSpec;
 import dev.quarry.core.gen.GeneratedShard;
+import dev.quarry.core.json.Json;
 import dev.quarry.core.units.ByteSize;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -89,7 +89,7 @@ public final class GenCommand implements Callable<Integer> {
     GenResult result = GenResult.of(out, written, seconds);
     PrintWriter stdout = command.commandLine().getOut();
     if (json) {
-      stdout.println(JsonResult.write(result));
+      stdout.println(Json.write(result));
     } else {
       stdout.printf(Locale.ROOT, "Wrote %d shards, %d records, %s into %s in %.1f s (%s/s)%n",
           result.shards(), result.records(), ByteSize.format(result.bytes()), out, seconds,

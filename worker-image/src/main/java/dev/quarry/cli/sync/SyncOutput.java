@@ -1,6 +1,6 @@
 package dev.quarry.cli.sync;
 
-import dev.quarry.cli.output.JsonResult;
+import dev.quarry.core.json.Json;
 import dev.quarry.core.sync.Amount;
 import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.units.ByteSize;
@@ -20,7 +20,7 @@ final class SyncOutput {
   Path resultFile;
 
   void print(PrintWriter out, SyncResult result) throws IOException {
-    String text = JsonResult.write(result);
+    String text = Json.write(result);
     if (resultFile != null) {
       Files.writeString(resultFile, text);
     }

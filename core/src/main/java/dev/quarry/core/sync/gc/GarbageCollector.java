@@ -116,20 +116,21 @@ public final class GarbageCollector {
     }
     List<Digest> level = roots.stream().filter(root -> markedTrees.add(root.hex())).toList();
     while (!level.isEmpty()) {
-      List<Digest> next = java.util.Collections.synchronizedList(new ArrayList<>());
+      Map<Digest, Manifest> manifests;
       try {
-        InFlight.all(level, remote.inFlight(), tree -> {
-          Manifest manifest = remote.fetchManifest(tree);
-          for (TreeEntry entry : manifest.entries()) {
-            if (entry.isDirectory() && markedTrees.add(entry.digest().hex())) {
-              next.add(entry.digest());
-            } else if (entry.isFile()) {
-              markedBlobs.add(entry.digest().hex());
-            }
-          }
-        });
+        manifests = remote.fetchManifests(level);
       } catch (MissingObjectException e) {
         throw new IOException("Cannot collect garbage: " + e.getMessage() + "; nothing was deleted", e);
+      }
+      List<Digest> next = new ArrayList<>();
+      for (Manifest manifest : manifests.values()) {
+        for (TreeEntry entry : manifest.entries()) {
+          if (entry.isDirectory() && markedTrees.add(entry.digest().hex())) {
+            next.add(entry.digest());
+          } else if (entry.isFile()) {
+            markedBlobs.add(entry.digest().hex());
+          }
+        }
       }
       level = next;
     }

@@ -1,6 +1,7 @@
 package dev.quarry.core.sync.local;
 
 import dev.quarry.core.concurrent.Futures;
+import dev.quarry.core.concurrent.Throttle;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
@@ -23,7 +24,6 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
@@ -93,23 +93,11 @@ public final class TreeScanner {
       throw new IOException("Cannot scan " + root + ": it is not a folder");
     }
     // The state database loads while the folders are walked.
-    CompletableFuture<Map<String, StateDatabase.FileState>> loading =
-        CompletableFuture.supplyAsync(() -> {
-          try {
-            return state.load(root);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+    CompletableFuture<Map<String, StateDatabase.FileState>> loading = Futures.async(() -> state.load(root));
     List<String> warnings = Collections.synchronizedList(new ArrayList<>());
     Queue<FileNode> files = new ConcurrentLinkedQueue<>();
     DirNode top = walkInParallel(root, rootIdentity.permissions(), files, warnings);
-    Map<String, StateDatabase.FileState> known;
-    try {
-      known = loading.join();
-    } catch (CompletionException e) {
-      throw e.getCause() instanceof UncheckedIOException io ? io.getCause() : new IOException(e.getCause());
-    }
+    Map<String, StateDatabase.FileState> known = Futures.join(loading);
     Set<String> seen = new HashSet<>(files.size() * 2);
     List<FileNode> toHash = new ArrayList<>();
     for (FileNode file : files) {
@@ -211,7 +199,7 @@ public final class TreeScanner {
     }
     AtomicLong next = new AtomicLong();
     AtomicLong hashedBytes = new AtomicLong();
-    AtomicLong lastReport = new AtomicLong(System.nanoTime());
+    Throttle throttle = new Throttle(PROGRESS_NANOS, false);
     try (ExecutorService pool = Executors.newFixedThreadPool(hashThreads)) {
       List<Future<Void>> workers = new ArrayList<>();
       for (int t = 0; t < hashThreads; t++) {
@@ -222,9 +210,7 @@ public final class TreeScanner {
             FileNode file = files.get((int) i);
             file.digest = hashFile(file, buffer, sha256);
             hashedBytes.addAndGet(file.identity.size());
-            long now = System.nanoTime();
-            long last = lastReport.get();
-            if (now - last > PROGRESS_NANOS && lastReport.compareAndSet(last, now)) {
+            if (throttle.due()) {
               progress.accept(String.format(java.util.Locale.ROOT, "scan: hashed %d/%d files, %s", i + 1,
                   files.size(), dev.quarry.core.units.ByteSize.format(hashedBytes.get())));
             }

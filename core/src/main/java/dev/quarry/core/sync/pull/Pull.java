@@ -130,11 +130,6 @@ public final class Pull {
     List<Selection.File> toWrite = java.util.Collections.synchronizedList(new ArrayList<>());
     forEach(files, file -> {
       Path path = destination(file.path());
-      // Files.exists answers without an exception: a pull into an empty folder asks this for every file.
-      if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
-        toWrite.add(file);
-        return;
-      }
       FileIdentity identity;
       try {
         identity = FileIdentity.of(path);
@@ -182,7 +177,7 @@ public final class Pull {
     Path first = null;
     for (Selection.File file : files) {
       Path target = destination(file.path());
-      Path staged = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".quarry-part");
+      Path staged = stagedSibling(target);
       Set<PosixFilePermission> permissions = permissions(file.mode());
       try {
         createParent(target);
@@ -245,6 +240,16 @@ public final class Pull {
    * mode is set at creation; it is changed afterwards only if the umask took bits away.
    */
   private void publish(Path staged, Path target, int mode, Digest digest) throws IOException {
+    moveIntoPlace(staged, target);
+    FileIdentity identity = FileIdentity.of(target);
+    if (identity.permissions() != mode) {
+      Files.setPosixFilePermissions(target, permissions(mode));
+    }
+    pulled.put(target.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(), digest));
+  }
+
+  /** Renames a file or link over its target; a folder standing there is replaced only with deleteExtra. */
+  private void moveIntoPlace(Path staged, Path target) throws IOException {
     try {
       Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (IOException e) {
@@ -258,11 +263,11 @@ public final class Pull {
       deleteTree(target);
       Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
-    FileIdentity identity = FileIdentity.of(target);
-    if (identity.permissions() != mode) {
-      Files.setPosixFilePermissions(target, permissions(mode));
-    }
-    pulled.put(target.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(), digest));
+  }
+
+  /** A temporary name beside {@code target}, so the final rename stays within one folder. */
+  private static Path stagedSibling(Path target) {
+    return target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".quarry-part");
   }
 
   /** Creates a file's parent folders, once per folder. */
@@ -280,25 +285,13 @@ public final class Pull {
         if (Files.isSymbolicLink(target) && Files.readSymbolicLink(target).toString().equals(link.target())) {
           continue;
         }
-        makeRoomFor(target);
-        Path staged = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".quarry-part");
+        createParent(target);
+        Path staged = stagedSibling(target);
         Files.createSymbolicLink(staged, Path.of(link.target()));
-        Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        moveIntoPlace(staged, target);
       } catch (IOException e) {
         failures.put(link.path(), e);
       }
-    }
-  }
-
-  /** Creates the parent folders; a folder standing where a file goes is removed only with deleteExtra. */
-  private void makeRoomFor(Path target) throws IOException {
-    Files.createDirectories(target.getParent());
-    if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
-      if (!options.deleteExtra()) {
-        throw new IOException("Cannot write " + target + ": a folder is in the way (pull with deleteExtra to"
-            + " replace it)");
-      }
-      deleteTree(target);
     }
   }
 

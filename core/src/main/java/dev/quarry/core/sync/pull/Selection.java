@@ -1,6 +1,5 @@
 package dev.quarry.core.sync.pull;
 
-import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
@@ -9,7 +8,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The part of a version a pull writes: its folders, files and links by relative path. Built by fetching manifests
@@ -54,10 +52,9 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
           }
         }
       }
-      Map<Digest, Manifest> fetched = new ConcurrentHashMap<>();
-      List<Digest> distinct = subfolders.stream().map(e -> e.getValue().digest()).distinct().toList();
-      InFlight.all(distinct, remote.inFlight(), digest -> fetched.put(digest, remote.fetchManifest(digest)));
-      read += distinct.size();
+      Map<Digest, Manifest> fetched =
+          remote.fetchManifests(subfolders.stream().map(subfolder -> subfolder.getValue().digest()).toList());
+      read += fetched.size();
       List<Pending> next = new ArrayList<>();
       for (Map.Entry<String, TreeEntry> subfolder : subfolders) {
         next.add(new Pending(subfolder.getKey(), fetched.get(subfolder.getValue().digest())));

@@ -72,15 +72,14 @@ public final class Push {
     store.put(layout.leaseTreesKey(id), LeaseContents.encode(tree.manifests().values()));
     Amount missingRemote;
     Amount moved;
-    MissingObjects found;
+    MissingObjects missing;
     boolean refWritten;
     try (RenewedMarker lease = RenewedMarker.start(store, layout.leaseKey(id), LEASE_TTL,
         new Marker(Marker.LEASE, id, tree.root().text(), Instant.now().toString(), null))) {
       GcFence.awaitNoRunningGc(session);
       RemoteComparison comparison = RemoteComparison.of(session, tree, refName, true);
       missingRemote = comparison.missingRemote();
-      var missing = comparison.missing();
-      found = missing;
+      missing = comparison.missing();
       session.log("push: the remote lacks %d blobs and %d manifests (%d bytes); looked up by %s",
           missing.missingBlobs().size(), missing.missingTrees().size(), missingRemote.bytes(),
           missing.mainStrategy().name());
@@ -105,8 +104,8 @@ public final class Push {
     }
     session.log("push: ref %s -> %s (%d files, %d bytes)", refName, tree.root().text(), tree.files(), tree.bytes());
     return new SyncResult("push", session.remote().url(), refName, tree.root().text(), tree.files(), tree.bytes(),
-        tree.hashedFiles(), null, missingRemote, moved, null, null, clock.requests(), found.mainStrategy(),
-        found.lookups(), 0, List.of(),
+        tree.hashedFiles(), null, missingRemote, moved, null, null, clock.requests(), missing.mainStrategy(),
+        missing.lookups(), 0, List.of(),
         tree.warnings(), clock.startTime(), clock.now(), clock.elapsedSeconds());
   }
 

@@ -1,5 +1,6 @@
 package dev.quarry.core.sync.remote;
 
+import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.sync.cas.CasLayout;
@@ -8,7 +9,11 @@ import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.Ref;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** A content-addressed store under one prefix of an object store: refs, manifests and blobs by digest. */
 public final class CasRemote {
@@ -91,6 +96,13 @@ public final class CasRemote {
           + " hash to " + actual + "); push the version again to repair it");
     }
     return Manifest.decode(data);
+  }
+
+  /** The manifests of these digests, each fetched once and verified, {@link #inFlight()} at a time. */
+  public Map<Digest, Manifest> fetchManifests(Collection<Digest> digests) throws IOException {
+    Map<Digest, Manifest> fetched = new ConcurrentHashMap<>();
+    InFlight.all(new HashSet<>(digests), inFlight, digest -> fetched.put(digest, fetchManifest(digest)));
+    return fetched;
   }
 
   public void putManifest(Manifest manifest) throws IOException {

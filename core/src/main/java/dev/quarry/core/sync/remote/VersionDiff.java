@@ -1,6 +1,5 @@
 package dev.quarry.core.sync.remote;
 
-import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.EntryType;
 import dev.quarry.core.sync.cas.Manifest;
@@ -8,14 +7,13 @@ import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.local.LocalDirectory;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Compares a remote version with the local folder by walking both trees together, fetching a remote manifest only
@@ -23,11 +21,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * remote by the push order, so every digest it sees is trusted present.
  */
 public final class VersionDiff {
-  private final Set<Digest> trustedTrees = ConcurrentHashMap.newKeySet();
-  private final Set<Digest> trustedBlobs = ConcurrentHashMap.newKeySet();
-  private final AtomicLong missingLocalFiles = new AtomicLong();
-  private final AtomicLong missingLocalBytes = new AtomicLong();
-  private final AtomicLong manifestsRead = new AtomicLong();
+  private final Set<Digest> trustedTrees = new HashSet<>();
+  private final Set<Digest> trustedBlobs = new HashSet<>();
+  private long missingLocalFiles;
+  private long missingLocalBytes;
+  private long manifestsRead;
 
   private record Pair(Manifest remote, LocalDirectory local) {}
 
@@ -43,11 +41,8 @@ public final class VersionDiff {
       for (Pair pair : level) {
         diff.compareFolder(pair, toFetch);
       }
-      Map<Digest, Manifest> fetched = new ConcurrentHashMap<>();
-      InFlight.all(toFetch.stream().map(Map.Entry::getKey).distinct().toList(), remote.inFlight(), digest -> {
-        fetched.put(digest, remote.fetchManifest(digest));
-        diff.manifestsRead.incrementAndGet();
-      });
+      Map<Digest, Manifest> fetched = remote.fetchManifests(toFetch.stream().map(Map.Entry::getKey).toList());
+      diff.manifestsRead += fetched.size();
       level = toFetch.stream().map(entry -> new Pair(fetched.get(entry.getKey()), entry.getValue())).toList();
     }
     return diff;
@@ -88,30 +83,30 @@ public final class VersionDiff {
   }
 
   private void missing(long files, long bytes) {
-    missingLocalFiles.addAndGet(files);
-    missingLocalBytes.addAndGet(bytes);
+    missingLocalFiles += files;
+    missingLocalBytes += bytes;
   }
 
   /** Manifests of the remote version seen: each is complete on the remote. */
   public Set<Digest> trustedTrees() {
-    return new HashSet<>(trustedTrees);
+    return Collections.unmodifiableSet(trustedTrees);
   }
 
   /** File blobs named by the manifests read: each is present on the remote. */
   public Set<Digest> trustedBlobs() {
-    return new HashSet<>(trustedBlobs);
+    return Collections.unmodifiableSet(trustedBlobs);
   }
 
   /** Files (and links) of the remote version whose content is not at their path locally. */
   public long missingLocalFiles() {
-    return missingLocalFiles.get();
+    return missingLocalFiles;
   }
 
   public long missingLocalBytes() {
-    return missingLocalBytes.get();
+    return missingLocalBytes;
   }
 
   public long manifestsRead() {
-    return manifestsRead.get();
+    return manifestsRead;
   }
 }
