@@ -2,6 +2,7 @@ package dev.quarry.api;
 
 import dev.quarry.api.datasetsync.DatasetSync;
 import dev.quarry.api.nodecache.NodeCache;
+import dev.quarry.api.nodecache.NodeCacheReport;
 import dev.quarry.api.shardsort.ShardSortJob;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.crdv2.generator.CRDGenerator;
@@ -29,7 +30,7 @@ import java.util.TreeMap;
 public final class CrdYaml {
   /** The kinds, in the order their CRDs are listed. */
   public static final List<Class<? extends CustomResource<?, ?>>> KINDS =
-      List.of(ShardSortJob.class, DatasetSync.class, NodeCache.class);
+      List.of(ShardSortJob.class, DatasetSync.class, NodeCache.class, NodeCacheReport.class);
 
   private CrdYaml() {}
 

@@ -9,7 +9,8 @@ import java.util.Map;
 public final class GeneratedCrds {
   /** File names of the generated CRDs, one per kind. */
   public static final List<String> FILES = List.of(
-      "shardsortjobs.quarry.dev-v1.yml", "datasetsyncs.quarry.dev-v1.yml", "nodecaches.quarry.dev-v1.yml");
+      "shardsortjobs.quarry.dev-v1.yml", "datasetsyncs.quarry.dev-v1.yml", "nodecaches.quarry.dev-v1.yml",
+      "nodecachereports.quarry.dev-v1.yml");
 
   private static final Map<String, String> YAML = CrdYaml.generate();
 

@@ -1,0 +1,9 @@
+package dev.quarry.api.nodecache;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Required;
+
+/** Which agent a report comes from; written once by the agent that creates the report. */
+public record NodeCacheReportSpec(
+    @JsonPropertyDescription("The NodeCache this report is about.") @Required String nodeCache,
+    @JsonPropertyDescription("The node whose agent writes this report.") @Required String node) {}
