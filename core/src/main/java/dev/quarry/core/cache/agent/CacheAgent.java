@@ -1,0 +1,462 @@
+package dev.quarry.core.cache.agent;
+
+import dev.quarry.core.cache.copy.Bandwidth;
+import dev.quarry.core.cache.copy.CacheDirectory;
+import dev.quarry.core.cache.copy.CopyRecord;
+import dev.quarry.core.cache.copy.ImageCopier;
+import dev.quarry.core.cache.copy.SourceIdentity;
+import dev.quarry.core.cache.host.DiskStats;
+import dev.quarry.core.cache.host.LoopDevice;
+import dev.quarry.core.cache.host.MountEntry;
+import dev.quarry.core.cache.host.MountTable;
+import dev.quarry.core.cache.host.Mounts;
+import dev.quarry.core.cache.plan.CacheCandidate;
+import dev.quarry.core.cache.plan.CachePlan;
+import dev.quarry.core.cache.plan.CachePlanner;
+import dev.quarry.core.cache.plan.ImageChoice;
+import dev.quarry.core.cache.traffic.DeviceUse;
+import dev.quarry.core.cache.traffic.ImageTraffic;
+import dev.quarry.core.cache.traffic.Layer;
+import dev.quarry.core.cache.traffic.TrafficMeter;
+import dev.quarry.core.concurrent.Futures;
+import dev.quarry.core.store.Location;
+import dev.quarry.core.store.ObjectInfo;
+import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.units.ByteSize;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One node's cache of dataset images. Each {@link #pass} rebuilds what is mounted from {@code /proc/self/mountinfo}
+ * and sysfs (so a restarted agent carries on where the last one stopped and leaves working mounts alone), repairs
+ * what is wrong, measures traffic, plans, evicts, starts at most one copy and switches finished copies in. Every
+ * mount is read-only and loop devices are autoclear; every unmount is lazy, so open files keep reading.
+ */
+public final class CacheAgent implements AutoCloseable {
+  private final ObjectStores stores;
+  private final CopySlots slots;
+  private final Clock clock;
+  private final Duration copyRetryDelay;
+  private final DecisionLog decisions;
+  private final ExecutorService copier = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("cache-copy").factory());
+  private final Semaphore copyFinished = new Semaphore(0);
+  private final Map<String, Failure> copyFailures = new HashMap<>();
+  private final AtomicLong copiesCompleted = new AtomicLong();
+  private final AtomicLong evictions = new AtomicLong();
+  private TrafficMeter meter;
+  private Duration meterWindow;
+  private CopyJob copy;
+  private CopySlots.Slot copySlot;
+
+  /** A copy that failed, not retried before {@code retryAt} unless its source changes. */
+  private record Failure(SourceIdentity source, String message, Instant retryAt) {}
+
+  public CacheAgent(ObjectStores stores, CopySlots slots, Clock clock, Duration copyRetryDelay) {
+    this.stores = stores;
+    this.slots = slots;
+    this.clock = clock;
+    this.copyRetryDelay = copyRetryDelay;
+    this.decisions = new DecisionLog(clock);
+  }
+
+  /** Waits up to {@code timeout} for a reason to run the next pass early (a copy finished). */
+  public void awaitWork(Duration timeout) throws InterruptedException {
+    if (copyFinished.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+      copyFinished.drainPermits();
+    }
+  }
+
+  public long copiesCompleted() {
+    return copiesCompleted.get();
+  }
+
+  public long evictions() {
+    return evictions.get();
+  }
+
+  /** Bytes each image read since the agent started, by layer. */
+  public Map<String, ImageTraffic> lifetimeTraffic() {
+    return meter == null ? Map.of() : meter.lifetime();
+  }
+
+  /** One reconciliation of this node with {@code settings}. */
+  public synchronized NodeReport pass(AgentSettings settings) throws IOException {
+    if (meter == null || !settings.window().equals(meterWindow)) {
+      meter = new TrafficMeter(settings.window());
+      meterWindow = settings.window();
+    }
+    CacheDirectory cache = new CacheDirectory(settings.cacheDirectory());
+    Files.createDirectories(settings.mountRoot());
+    Map<String, ImageSpec> wanted = new LinkedHashMap<>();
+    settings.images().forEach(image -> wanted.put(image.name(), image));
+    collectFinishedCopy();
+    removeUnwanted(settings, cache, wanted.keySet());
+
+    Map<String, Observed> observed = new LinkedHashMap<>();
+    for (ImageSpec image : wanted.values()) {
+      observed.put(image.name(), repair(image, settings, cache));
+    }
+    sampleTraffic(settings, observed);
+    Map<String, ImageTraffic> traffic = meter.window();
+
+    long capacity = settings.capacity().resolve(cache.root());
+    List<CacheCandidate> candidates = new ArrayList<>();
+    for (ImageSpec image : wanted.values()) {
+      Observed o = observed.get(image.name());
+      if (o.identity != null) {
+        ImageTraffic t = traffic.getOrDefault(image.name(), ImageTraffic.NONE);
+        candidates.add(new CacheCandidate(image.name(), o.identity.size(), t.sourceBytes(), t.localBytes(),
+            o.copy != null, image.pinned(), image.priority(), image.inObjectStore()));
+      }
+    }
+    CachePlan plan = new CachePlanner(settings.hysteresisPercent()).plan(candidates, capacity);
+    Map<String, ImageChoice> choices = plan.byName();
+
+    for (ImageSpec image : wanted.values()) {
+      ImageChoice choice = choices.get(image.name());
+      if (choice != null && !choice.local()) {
+        evict(image, settings, cache, observed.get(image.name()), choice.reason());
+      }
+    }
+    long draining = drainingBytes(cache);
+    for (ImageSpec image : wanted.values()) {
+      ImageChoice choice = choices.get(image.name());
+      if (choice != null && choice.local()) {
+        admit(image, settings, cache, observed.get(image.name()), choice.reason(), capacity, draining);
+      }
+    }
+
+    sampleTraffic(settings, observed); // counts new layers from now on, not from the next pass
+
+    List<ImageReport> reports = new ArrayList<>();
+    for (ImageSpec image : wanted.values()) {
+      Observed o = observed.get(image.name());
+      ImageChoice choice = choices.get(image.name());
+      ImageTraffic t = traffic.getOrDefault(image.name(), ImageTraffic.NONE);
+      boolean copying = copy != null && copy.image().equals(image.name());
+      ImageState state = o.state == ImageState.SOURCE && copying ? ImageState.COPYING : o.state;
+      reports.add(new ImageReport(image.name(), state, o.identity == null ? 0 : o.identity.size(),
+          t.sourceBytes(), t.localBytes(), copying ? copy.percent() : null,
+          choice == null ? null : choice.reason(), o.message));
+    }
+    return new NodeReport(clock.instant(), reports, capacity, cache.usedBytes() + draining, draining,
+        decisions.latest(), plan.nanos());
+  }
+
+  /** What one image looks like after repair. */
+  private static final class Observed {
+    ImageState state = ImageState.PENDING;
+    SourceIdentity identity;
+    CopyRecord copy; // a finished copy that matches the source
+    String message;
+  }
+
+  private Observed repair(ImageSpec image, AgentSettings settings, CacheDirectory cache) throws IOException {
+    Observed o = new Observed();
+    Path point = settings.mountRoot().resolve(image.name());
+    Location source;
+    try {
+      source = stores.locate(image.source());
+      Optional<ObjectInfo> info = source.store().head(source.key());
+      if (info.isEmpty()) {
+        o.state = ImageState.FAILED;
+        o.message = "Cannot mount image " + image.name() + ": its source " + image.source()
+            + " does not exist; fix spec.images[].source or publish the image there";
+        return o;
+      }
+      o.identity = SourceIdentity.of(image.source(), info.get());
+    } catch (IOException | RuntimeException e) {
+      o.state = ImageState.FAILED;
+      o.message = "Cannot read the source of image " + image.name() + ": " + e.getMessage();
+      return o;
+    }
+    Optional<CopyRecord> finished = cache.finished(image.name());
+    if (finished.isPresent() && !finished.get().source().equals(o.identity)) {
+      detachAll(point);
+      cache.delete(image.name());
+      evictions.incrementAndGet();
+      decisions.add(image.name(), "Evict", "source changed: " + image.source() + " is no longer the copied version");
+      finished = Optional.empty();
+    }
+    o.copy = finished.orElse(null);
+    Failure failure = copyFailures.get(image.name());
+    if (failure != null && failure.source().equals(o.identity)) {
+      o.message = failure.message();
+    }
+    List<MountedLayer> stack = layers(point);
+    Path local = cache.image(image.name());
+    if (image.inObjectStore()) {
+      boolean good = stack.size() == 1 && o.copy != null && stack.get(0).serves(local);
+      if (!good && !stack.isEmpty()) {
+        detachAll(point);
+      }
+      if (o.copy != null) {
+        if (!good) {
+          Mounts.mountImage(local, point);
+        }
+        o.state = ImageState.CACHED;
+      }
+      return o;
+    }
+    Path file = Path.of(image.source());
+    if (stack.isEmpty() || !stack.get(0).serves(file)) {
+      if (!stack.isEmpty()) {
+        detachAll(point);
+        decisions.add(image.name(), "Remount", "the mounted source was replaced or is not " + file);
+      }
+      try {
+        Mounts.mountImage(file, point);
+      } catch (IOException e) {
+        o.state = ImageState.FAILED;
+        o.message = e.getMessage();
+        return o;
+      }
+      stack = layers(point);
+    }
+    List<MountedLayer> above = stack.subList(1, stack.size());
+    boolean cachedOnTop = above.size() == 1 && o.copy != null && above.get(0).serves(local);
+    if (!above.isEmpty() && !cachedOnTop) {
+      // Stacked duplicates or a stale copy: peel back to the source; a valid copy is switched in again below.
+      for (int i = 0; i < above.size(); i++) {
+        Mounts.detachTop(point);
+      }
+    }
+    o.state = cachedOnTop ? ImageState.CACHED : ImageState.SOURCE;
+    return o;
+  }
+
+  private void evict(ImageSpec image, AgentSettings settings, CacheDirectory cache, Observed o, String reason)
+      throws IOException {
+    if (copy != null && copy.image().equals(image.name())) {
+      cancelCopy();
+      cache.delete(image.name());
+    }
+    if (o.copy == null) {
+      return;
+    }
+    Path point = settings.mountRoot().resolve(image.name());
+    if (o.state == ImageState.CACHED) {
+      if (image.inObjectStore()) {
+        detachAll(point);
+        o.state = ImageState.FAILED;
+        o.message = "Cannot mount image " + image.name() + ": it is stored in S3 and " + reason
+            + "; raise spec.cache.capacity";
+      } else {
+        Mounts.detachTop(point);
+        o.state = ImageState.SOURCE;
+      }
+    }
+    cache.delete(image.name());
+    o.copy = null;
+    evictions.incrementAndGet();
+    decisions.add(image.name(), "Evict", reason);
+  }
+
+  private void admit(ImageSpec image, AgentSettings settings, CacheDirectory cache, Observed o, String reason,
+      long capacity, long draining) throws IOException {
+    Path point = settings.mountRoot().resolve(image.name());
+    if (o.copy != null) {
+      if (o.state != ImageState.CACHED) {
+        Mounts.mountImage(cache.image(image.name()), point);
+        o.state = ImageState.CACHED;
+        o.message = null;
+        decisions.add(image.name(), "Cache", reason);
+      }
+      return;
+    }
+    if (copy != null) {
+      if (!copy.image().equals(image.name()) && o.message == null) {
+        o.message = "waiting: the node copies " + copy.image() + " first";
+      }
+      return;
+    }
+    Failure failure = copyFailures.get(image.name());
+    if (failure != null && failure.source().equals(o.identity) && clock.instant().isBefore(failure.retryAt())) {
+      return;
+    }
+    long needed = o.identity.size() - cache.partBytes(image.name());
+    long free = Math.min(capacity - cache.usedBytes() - draining, Files.getFileStore(cache.root()).getUsableSpace());
+    if (needed > free) {
+      o.message = "waiting for space: needs " + ByteSize.format(needed) + ", " + ByteSize.format(Math.max(0, free))
+          + " free (evicted copies still open count until closed)";
+      return;
+    }
+    Optional<CopySlots.Slot> slot = slots.tryAcquire(image.name());
+    if (slot.isEmpty()) {
+      o.message = "waiting for a copy slot: the cluster-wide limit of concurrent copies is reached";
+      return;
+    }
+    startCopy(image, settings, cache, o.identity, slot.get());
+  }
+
+  private void startCopy(ImageSpec image, AgentSettings settings, CacheDirectory cache, SourceIdentity identity,
+      CopySlots.Slot slot) {
+    Location source = stores.locate(image.source());
+    AtomicLong copied = new AtomicLong();
+    ImageCopier copier = new ImageCopier(cache);
+    Bandwidth bandwidth = Bandwidth.perSecond(settings.copyBytesPerSecond());
+    copySlot = slot;
+    AtomicLong resumedFrom = new AtomicLong(-1);
+    FutureTask<CopyRecord> task = new FutureTask<>(() -> copier.copy(image.name(), source, identity, image.sha256(),
+        bandwidth, bytes -> {
+          resumedFrom.compareAndSet(-1, bytes);
+          copied.set(bytes);
+        })) {
+      @Override
+      protected void done() {
+        copyFinished.release(); // after the outcome is set, so the next pass sees it
+      }
+    };
+    copy = new CopyJob(image.name(), identity, copied, resumedFrom, task);
+    this.copier.execute(task);
+  }
+
+  private void collectFinishedCopy() {
+    if (copy == null || !copy.result().isDone()) {
+      return;
+    }
+    CopyJob done = copy;
+    copy = null;
+    copySlot.close();
+    copySlot = null;
+    try {
+      CopyRecord record = outcome(done);
+      copiesCompleted.incrementAndGet();
+      copyFailures.remove(done.image());
+      long resumedFrom = done.resumedFrom().get();
+      decisions.add(done.image(), "Copied", "verified " + ByteSize.format(done.source().size()) + " with SHA-256 "
+          + record.sha256().substring(0, 12) + (resumedFrom > 0 ? ", resumed at " + ByteSize.format(resumedFrom) : ""));
+    } catch (IOException | RuntimeException e) {
+      copyFailures.put(done.image(), new Failure(done.source(), e.getMessage(), clock.instant().plus(copyRetryDelay)));
+      decisions.add(done.image(), "CopyFailed", e.getMessage());
+    }
+  }
+
+  private static CopyRecord outcome(CopyJob done) throws IOException {
+    try {
+      return done.result().get();
+    } catch (ExecutionException e) {
+      throw Futures.unwrap(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+  }
+
+  private void cancelCopy() {
+    copy.result().cancel(true);
+    copySlot.close();
+    copy = null;
+    copySlot = null;
+  }
+
+  /** Unmounts images no longer wanted and deletes their copies. */
+  private void removeUnwanted(AgentSettings settings, CacheDirectory cache, Set<String> wanted) throws IOException {
+    for (Path point : MountTable.read().mountPointsUnder(settings.mountRoot())) {
+      String name = point.getFileName().toString();
+      if (!wanted.contains(name)) {
+        detachAll(point);
+        decisions.add(name, "Unmount", "no longer in the NodeCache");
+      }
+    }
+    for (String name : cache.names()) {
+      if (!wanted.contains(name)) {
+        if (copy != null && copy.image().equals(name)) {
+          cancelCopy();
+        }
+        cache.delete(name);
+      }
+    }
+  }
+
+  private void sampleTraffic(AgentSettings settings, Map<String, Observed> observed) throws IOException {
+    MountTable table = MountTable.read();
+    Set<DeviceUse> uses = new HashSet<>();
+    for (var entry : observed.entrySet()) {
+      List<MountEntry> stack = table.stackAt(settings.mountRoot().resolve(entry.getKey()));
+      for (int i = 0; i < stack.size(); i++) {
+        Optional<LoopDevice> loop = LoopDevice.ofDevice(stack.get(i).device());
+        if (loop.isPresent()) {
+          boolean local = loop.get().backingFile().startsWith(settings.cacheDirectory());
+          uses.add(new DeviceUse(loop.get().name(), loop.get().backingFile().toString(), entry.getKey(),
+              local ? Layer.LOCAL : Layer.SOURCE));
+        }
+      }
+    }
+    meter.retainImages(observed.keySet());
+    meter.sample(System.nanoTime(), uses, DiskStats.bytesRead());
+  }
+
+  /** Space of evicted copies that open files still hold: loop devices on deleted files of the cache folder. */
+  private static long drainingBytes(CacheDirectory cache) throws IOException {
+    long bytes = 0;
+    for (LoopDevice loop : LoopDevice.attached()) {
+      if (loop.deleted() && loop.backingFile().startsWith(cache.root())) {
+        bytes += loop.sizeBytes();
+      }
+    }
+    return bytes;
+  }
+
+  private static List<MountedLayer> layers(Path point) throws IOException {
+    List<MountedLayer> layers = new ArrayList<>();
+    for (MountEntry entry : MountTable.read().stackAt(point)) {
+      layers.add(new MountedLayer(entry, LoopDevice.ofDevice(entry.device()).orElse(null)));
+    }
+    return layers;
+  }
+
+  private static void detachAll(Path point) throws IOException {
+    int layers = MountTable.read().stackAt(point).size();
+    for (int i = 0; i < layers; i++) {
+      Mounts.detachTop(point);
+    }
+  }
+
+  /**
+   * Removes every mount under {@code mountRoot} and every file in {@code cacheDirectory}: the clean-up mode, for
+   * uninstalling or resetting a node. Open files keep working until closed.
+   */
+  public static void removeEverything(Path mountRoot, Path cacheDirectory) throws IOException {
+    for (Path point : MountTable.read().mountPointsUnder(mountRoot)) {
+      detachAll(point);
+      Files.deleteIfExists(point);
+    }
+    CacheDirectory cache = new CacheDirectory(cacheDirectory);
+    for (String name : cache.names()) {
+      cache.delete(name);
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (copy != null) {
+      cancelCopy();
+    }
+    copier.shutdownNow();
+    try {
+      copier.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,315 @@
+package dev.quarry.core.cache.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quarry.core.cache.host.LoopDevice;
+import dev.quarry.core.cache.host.MountEntry;
+import dev.quarry.core.cache.host.MountTable;
+import dev.quarry.core.cache.host.Mounts;
+import dev.quarry.core.store.S3Settings;
+import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.sync.cas.Digest;
+import dev.quarry.core.units.ByteSize;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The agent on real squashfs loop mounts (the test machines run as root). */
+class CacheAgentIT {
+  private static final long MIB = 1 << 20;
+  @TempDir Path temp;
+  private Path mountRoot;
+  private Path cacheDir;
+  private ObjectStores stores;
+  private final List<CacheAgent> agents = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() throws IOException {
+    mountRoot = Files.createDirectories(temp.resolve("mnt"));
+    cacheDir = Files.createDirectories(temp.resolve("cache"));
+    stores = new ObjectStores(S3Settings.defaults());
+  }
+
+  @AfterEach
+  void tearDown() throws IOException {
+    agents.forEach(CacheAgent::close);
+    CacheAgent.removeEverything(mountRoot, cacheDir);
+    stores.close();
+    assertThat(MountTable.read().mountPointsUnder(mountRoot)).isEmpty();
+  }
+
+  private CacheAgent agent() {
+    CacheAgent agent = new CacheAgent(stores, CopySlots.unlimited(), Clock.systemUTC(), Duration.ofMinutes(5));
+    agents.add(agent);
+    return agent;
+  }
+
+  private AgentSettings settings(String capacity, long bandwidth, ImageSpec... images) {
+    return new AgentSettings(List.of(images), mountRoot, cacheDir, CacheCapacity.parse(capacity),
+        Duration.ofMinutes(10), 10, bandwidth);
+  }
+
+  private static NodeReport passUntil(CacheAgent agent, AgentSettings settings, Predicate<NodeReport> done)
+      throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    NodeReport report = agent.pass(settings);
+    while (!done.test(report)) {
+      assertThat(System.nanoTime()).as("waiting for the agent; last report %s", report).isLessThan(deadline);
+      agent.awaitWork(Duration.ofMillis(100));
+      report = agent.pass(settings);
+    }
+    return report;
+  }
+
+  private static ImageReport image(NodeReport report, String name) {
+    return report.images().stream().filter(i -> i.name().equals(name)).findFirst().orElseThrow();
+  }
+
+  private List<LoopDevice> stack(String name) throws IOException {
+    List<LoopDevice> loops = new ArrayList<>();
+    for (MountEntry entry : MountTable.read().stackAt(mountRoot.resolve(name))) {
+      loops.add(LoopDevice.ofDevice(entry.device()).orElseThrow());
+    }
+    return loops;
+  }
+
+  private static void readAll(Path folder, Map<String, String> digests) throws IOException {
+    for (var file : digests.entrySet()) {
+      assertThat(Digest.ofFile(folder.resolve(file.getKey())).hex()).isEqualTo(file.getValue());
+    }
+  }
+
+  @Test
+  void switchesAHotImageToItsLocalCopyUnderEightReadersWithoutAReadError() throws Exception {
+    TestImage data = TestImage.build(temp, "imagenet", 24, (int) MIB, 1);
+    AgentSettings settings = settings("1Gi", 0, new ImageSpec("imagenet", data.image().toString(), data.sha256(),
+        false, 0));
+    CacheAgent agent = agent();
+    NodeReport first = agent.pass(settings);
+    assertThat(image(first, "imagenet").state()).isEqualTo(ImageState.SOURCE);
+    assertThat(image(first, "imagenet").reason()).isEqualTo("cold: not read in the window");
+    List<LoopDevice> source = stack("imagenet");
+    assertThat(source).hasSize(1);
+    assertThat(source.get(0).backingFile()).isEqualTo(data.image());
+    assertThat(source.get(0).autoclear()).as("loop devices are autoclear").isTrue();
+
+    Path mounted = mountRoot.resolve("imagenet");
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong reads = new AtomicLong();
+    List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<Thread> readers = new ArrayList<>();
+    List<String> files = List.copyOf(data.fileDigests().keySet());
+    for (int r = 0; r < 8; r++) {
+      int reader = r;
+      readers.add(Thread.ofPlatform().start(() -> {
+        int i = reader;
+        while (!stop.get()) {
+          String file = files.get(i++ % files.size());
+          try {
+            if (!Digest.ofFile(mounted.resolve(file)).hex().equals(data.fileDigests().get(file))) {
+              errors.add(new AssertionError("wrong bytes in " + file));
+            }
+            reads.incrementAndGet();
+          } catch (IOException | RuntimeException e) {
+            errors.add(e);
+          }
+        }
+      }));
+    }
+    // One reader holds a file open across the switch: it must keep reading the source's bytes.
+    InputStream held = Files.newInputStream(mounted.resolve(files.get(0)));
+    byte[] head = held.readNBytes(4096);
+
+    NodeReport cached = passUntil(agent, settings, r -> image(r, "imagenet").state() == ImageState.CACHED);
+    long readsAtSwitch = reads.get();
+    Thread.sleep(500);
+    stop.set(true);
+    for (Thread reader : readers) {
+      reader.join();
+    }
+    byte[] rest = held.readAllBytes();
+    held.close();
+    assertThat(errors).as("read errors during the switch").isEmpty();
+    assertThat(reads.get()).as("reads continued after the switch").isGreaterThan(readsAtSwitch);
+    byte[] whole = new byte[head.length + rest.length];
+    System.arraycopy(head, 0, whole, 0, head.length);
+    System.arraycopy(rest, 0, whole, head.length, rest.length);
+    assertThat(Digest.of(whole).hex()).isEqualTo(data.fileDigests().get(files.get(0)));
+
+    assertThat(image(cached, "imagenet").reason()).startsWith("hot: ");
+    assertThat(cached.decisions()).extracting(Decision::action).containsSubsequence("Copied", "Cache");
+    List<LoopDevice> layers = stack("imagenet");
+    assertThat(layers).extracting(LoopDevice::backingFile)
+        .containsExactly(data.image(), cacheDir.resolve("imagenet.sqfs"));
+    assertThat(Digest.ofFile(cacheDir.resolve("imagenet.sqfs")).hex()).isEqualTo(data.sha256());
+
+    // New opens read the local copy: its loop device's read counter grows, the source's does not.
+    dropCaches();
+    readAll(mounted, data.fileDigests());
+    NodeReport after = agent.pass(settings);
+    assertThat(image(after, "imagenet").localBytes()).isGreaterThanOrEqualTo(24 * MIB);
+  }
+
+  @Test
+  void evictsWhileFilesAreOpenAndCountsTheSpaceUntilTheyClose() throws Exception {
+    TestImage data = TestImage.build(temp, "coco", 8, (int) MIB, 2);
+    ImageSpec pinned = new ImageSpec("coco", data.image().toString(), data.sha256(), true, 0);
+    CacheAgent agent = agent();
+    passUntil(agent, settings("1Gi", 0, pinned), r -> image(r, "coco").state() == ImageState.CACHED);
+    Path mounted = mountRoot.resolve("coco");
+    String file = data.fileDigests().keySet().iterator().next();
+    InputStream open = Files.newInputStream(mounted.resolve(file));
+    byte[] head = open.readNBytes(1000);
+
+    ImageSpec unpinned = new ImageSpec("coco", data.image().toString(), data.sha256(), false, 0);
+    NodeReport evicted = agent.pass(settings("1Ki", 0, unpinned));
+    assertThat(image(evicted, "coco").state()).isEqualTo(ImageState.SOURCE);
+    assertThat(evicted.decisions()).extracting(Decision::action).endsWith("Evict");
+    assertThat(stack("coco")).extracting(LoopDevice::backingFile).containsExactly(data.image());
+    assertThat(Files.exists(cacheDir.resolve("coco.sqfs"))).isFalse();
+    assertThat(evicted.drainingBytes()).as("the deleted copy is held by the open file").isGreaterThanOrEqualTo(
+        data.sizeBytes() - 4096);
+    readAll(mounted, data.fileDigests()); // new opens read the source
+
+    byte[] rest = open.readAllBytes();
+    open.close();
+    byte[] whole = new byte[head.length + rest.length];
+    System.arraycopy(head, 0, whole, 0, head.length);
+    System.arraycopy(rest, 0, whole, head.length, rest.length);
+    assertThat(Digest.of(whole).hex()).isEqualTo(data.fileDigests().get(file));
+    NodeReport freed = passUntil(agent, settings("1Ki", 0, unpinned), r -> r.drainingBytes() == 0);
+    assertThat(freed.usedBytes()).isZero();
+  }
+
+  @Test
+  void aRestartedAgentLeavesWorkingMountsAloneResumesItsCopyAndCleansStackedDuplicates() throws Exception {
+    TestImage data = TestImage.build(temp, "laion", 16, (int) MIB, 3);
+    ImageSpec image = new ImageSpec("laion", data.image().toString(), data.sha256(), true, 0);
+    CacheAgent first = agent();
+    NodeReport copying = passUntil(first, settings("1Gi", 4 * MIB, image),
+        r -> image(r, "laion").state() == ImageState.COPYING && Files.exists(cacheDir.resolve("laion.sqfs.part")));
+    Thread.sleep(1200);
+    List<Integer> mountIds = MountTable.read().stackAt(mountRoot.resolve("laion")).stream().map(MountEntry::id)
+        .toList();
+    first.close(); // the agent dies mid-copy
+    long partBytes = Files.size(cacheDir.resolve("laion.sqfs.part"));
+    assertThat(partBytes).isGreaterThan(0).isLessThan(data.sizeBytes());
+
+    CacheAgent second = agent();
+    NodeReport resumed = second.pass(settings("1Gi", 0, image));
+    assertThat(MountTable.read().stackAt(mountRoot.resolve("laion")).stream().map(MountEntry::id).toList())
+        .as("the working source mount is left alone").isEqualTo(mountIds);
+    assertThat(image(resumed, "laion").state()).isEqualTo(ImageState.COPYING);
+    NodeReport done = passUntil(second, settings("1Gi", 0, image),
+        r -> image(r, "laion").state() == ImageState.CACHED);
+    assertThat(done.decisions()).filteredOn(d -> d.action().equals("Copied")).singleElement()
+        .extracting(Decision::reason).asString().endsWith(", resumed at " + ByteSize.format(partBytes));
+    assertThat(Digest.ofFile(cacheDir.resolve("laion.sqfs")).hex()).isEqualTo(data.sha256());
+
+    // A foreign layer on top (an older agent that crashed mid-repair): the stack is repaired to source + copy.
+    Path foreign = Files.copy(data.image(), temp.resolve("foreign.sqfs"));
+    Mounts.mountImage(foreign, mountRoot.resolve("laion"));
+    assertThat(stack("laion")).hasSize(3);
+    NodeReport repaired = agent().pass(settings("1Gi", 0, image));
+    assertThat(image(repaired, "laion").state()).isEqualTo(ImageState.CACHED);
+    assertThat(stack("laion")).extracting(LoopDevice::backingFile)
+        .containsExactly(data.image(), cacheDir.resolve("laion.sqfs"));
+    readAll(mountRoot.resolve("laion"), data.fileDigests());
+  }
+
+  @Test
+  void aCorruptCopyIsCaughtAndNeverMounted() throws Exception {
+    TestImage data = TestImage.build(temp, "audio", 8, (int) MIB, 4);
+    ImageSpec image = new ImageSpec("audio", data.image().toString(), data.sha256(), true, 0);
+    CacheAgent first = agent();
+    passUntil(first, settings("1Gi", 2 * MIB, image), r -> Files.exists(cacheDir.resolve("audio.sqfs.part")));
+    Thread.sleep(1200);
+    first.close();
+    // A disk error flips bytes in the part already copied; the resumed copy must not trust it.
+    Path part = cacheDir.resolve("audio.sqfs.part");
+    byte[] bytes = Files.readAllBytes(part);
+    assertThat(bytes.length).isGreaterThan(100);
+    bytes[bytes.length / 2] ^= 0x5a;
+    Files.write(part, bytes);
+
+    CacheAgent second = agent();
+    NodeReport failed = passUntil(second, settings("1Gi", 0, image),
+        r -> r.decisions().stream().anyMatch(d -> d.action().equals("CopyFailed")));
+    ImageReport report = image(failed, "audio");
+    assertThat(report.state()).isEqualTo(ImageState.SOURCE);
+    assertThat(report.message()).startsWith("Cannot cache image audio: the copy of " + data.image())
+        .contains("expected " + data.sizeBytes() + " bytes with SHA-256 " + data.sha256())
+        .endsWith("Check the image's checksum in the NodeCache, or whether its source changed while it was copied");
+    assertThat(stack("audio")).extracting(LoopDevice::backingFile).containsExactly(data.image());
+    try (var files = Files.list(cacheDir)) {
+      assertThat(files.toList()).as("nothing of the bad copy is kept").isEmpty();
+    }
+    readAll(mountRoot.resolve("audio"), data.fileDigests());
+  }
+
+  @Test
+  void aReplacedSourceIsRemountedAndItsStaleCopyDropped() throws Exception {
+    TestImage v1 = TestImage.build(temp, "v1", 4, (int) MIB, 5);
+    TestImage v2 = TestImage.build(temp, "v2", 4, (int) MIB, 6);
+    Path cachedSource = Files.createDirectories(temp.resolve("shared")).resolve("speech.sqfs");
+    Path uncachedSource = temp.resolve("shared/video.sqfs");
+    Files.copy(v1.image(), cachedSource);
+    Files.copy(v1.image(), uncachedSource);
+    AgentSettings settings = settings("1Gi", 0, new ImageSpec("speech", cachedSource.toString(), null, true, 0),
+        new ImageSpec("video", uncachedSource.toString(), null, false, 0));
+    CacheAgent agent = agent();
+    passUntil(agent, settings, r -> image(r, "speech").state() == ImageState.CACHED);
+    readAll(mountRoot.resolve("speech"), v1.fileDigests());
+    readAll(mountRoot.resolve("video"), v1.fileDigests());
+
+    // Publish v2 the way users do: write beside, then rename over the old image.
+    for (Path published : List.of(cachedSource, uncachedSource)) {
+      Files.copy(v2.image(), published.resolveSibling("next.sqfs"));
+      Files.move(published.resolveSibling("next.sqfs"), published, StandardCopyOption.ATOMIC_MOVE,
+          StandardCopyOption.REPLACE_EXISTING);
+    }
+    NodeReport report = passUntil(agent, settings, r -> image(r, "speech").state() == ImageState.CACHED
+        && r.decisions().stream().filter(d -> d.action().equals("Copied")).count() == 2);
+    assertThat(report.decisions()).filteredOn(d -> d.action().equals("Evict")).singleElement()
+        .extracting(Decision::reason).isEqualTo("source changed: " + cachedSource + " is no longer the copied version");
+    assertThat(report.decisions()).filteredOn(d -> d.action().equals("Remount")).singleElement()
+        .extracting(Decision::image).isEqualTo("video");
+    readAll(mountRoot.resolve("speech"), v2.fileDigests());
+    readAll(mountRoot.resolve("video"), v2.fileDigests());
+    assertThat(stack("speech")).allMatch(loop -> !loop.deleted());
+    assertThat(stack("video")).allMatch(loop -> !loop.deleted());
+  }
+
+  @Test
+  void cleanUpRemovesEveryMountAndCopy() throws Exception {
+    TestImage data = TestImage.build(temp, "tiny", 2, (int) MIB, 7);
+    CacheAgent agent = agent();
+    passUntil(agent, settings("1Gi", 0, new ImageSpec("tiny", data.image().toString(), data.sha256(), true, 0)),
+        r -> image(r, "tiny").state() == ImageState.CACHED);
+    agent.close();
+    CacheAgent.removeEverything(mountRoot, cacheDir);
+    assertThat(MountTable.read().mountPointsUnder(mountRoot)).isEmpty();
+    try (var files = Files.list(cacheDir)) {
+      assertThat(files.toList()).isEmpty();
+    }
+    assertThat(LoopDevice.attached()).noneMatch(loop -> loop.backingFile().startsWith(temp));
+  }
+
+  private static void dropCaches() throws IOException {
+    Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "3");
+  }
+}
