@@ -58,7 +58,7 @@ public final class CacheAgent implements AutoCloseable {
   private final Duration copyRetryDelay;
   private final DecisionLog decisions;
   private final ExecutorService copier = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("cache-copy").factory());
-  private final Semaphore copyFinished = new Semaphore(0);
+  private final Semaphore wakeUp = new Semaphore(0);
   private final Map<String, Failure> copyFailures = new HashMap<>();
   private final AtomicLong copiesCompleted = new AtomicLong();
   private final AtomicLong evictions = new AtomicLong();
@@ -78,11 +78,16 @@ public final class CacheAgent implements AutoCloseable {
     this.decisions = new DecisionLog(clock);
   }
 
-  /** Waits up to {@code timeout} for a reason to run the next pass early (a copy finished). */
+  /** Waits up to {@code timeout} for a reason to run the next pass early: a copy finished, or {@link #wake}. */
   public void awaitWork(Duration timeout) throws InterruptedException {
-    if (copyFinished.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-      copyFinished.drainPermits();
+    if (wakeUp.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+      wakeUp.drainPermits();
     }
+  }
+
+  /** Ends the current {@link #awaitWork} early, for example because the settings changed. */
+  public void wake() {
+    wakeUp.release();
   }
 
   public long copiesCompleted() {
@@ -323,7 +328,7 @@ public final class CacheAgent implements AutoCloseable {
         })) {
       @Override
       protected void done() {
-        copyFinished.release(); // after the outcome is set, so the next pass sees it
+        wakeUp.release(); // after the outcome is set, so the next pass sees it
       }
     };
     copy = new CopyJob(image.name(), identity, copied, resumedFrom, task);

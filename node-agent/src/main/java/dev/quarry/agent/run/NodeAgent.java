@@ -1,0 +1,165 @@
+package dev.quarry.agent.run;
+
+import dev.quarry.agent.metrics.AgentMetrics;
+import dev.quarry.agent.report.ReportWriter;
+import dev.quarry.agent.slots.LeaseCopySlots;
+import dev.quarry.api.nodecache.NodeCache;
+import dev.quarry.core.cache.agent.AgentSettings;
+import dev.quarry.core.cache.agent.CacheAgent;
+import dev.quarry.core.cache.agent.NodeReport;
+import dev.quarry.core.store.ObjectStores;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node's agent for one NodeCache: watches the NodeCache, runs the cache engine's pass every interval (or at once
+ * when the spec changes or a copy finishes), and publishes the result as this node's report and as metrics. When
+ * the NodeCache is being deleted it removes every mount and copy, then its report, which lets the operator finish
+ * the deletion.
+ */
+public final class NodeAgent implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(NodeAgent.class);
+  private static final Duration WAIT_FOR_NODE_CACHE = Duration.ofSeconds(5);
+
+  private final KubernetesClient client;
+  private final String nodeCacheName;
+  private final String node;
+  private final Clock clock;
+  private final ObjectStores stores;
+  private final CacheAgent engine;
+  private final LeaseCopySlots slots;
+  private final ReportWriter reports;
+  private final AgentMetrics metrics;
+  private final SharedIndexInformer<NodeCache> informer;
+  private final AtomicReference<NodeCache> latest = new AtomicReference<>();
+  private volatile Instant lastPass;
+  private volatile boolean ready;
+  private volatile boolean stopped;
+  private volatile boolean cleanedUp;
+
+  public NodeAgent(KubernetesClient client, String nodeCacheName, String node, String namespace, Clock clock) {
+    this.client = client;
+    this.nodeCacheName = nodeCacheName;
+    this.node = node;
+    this.clock = clock;
+    NodeCache initial = client.resources(NodeCache.class).withName(nodeCacheName).get();
+    latest.set(initial);
+    this.stores = new ObjectStores(NodeCacheSettings.s3(initial != null ? initial : emptyNodeCache()));
+    this.slots = new LeaseCopySlots(client, namespace, nodeCacheName, node,
+        () -> latest.get() == null ? 1 : NodeCacheSettings.maxConcurrentCopies(latest.get()), clock);
+    this.engine = new CacheAgent(stores, slots, clock, Duration.ofMinutes(5));
+    this.reports = new ReportWriter(client, node);
+    this.metrics = new AgentMetrics(engine, nodeCacheName);
+    this.lastPass = clock.instant();
+    this.informer = client.resources(NodeCache.class).withName(nodeCacheName).inform(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(NodeCache nodeCache) {
+        changed(nodeCache);
+      }
+
+      @Override
+      public void onUpdate(NodeCache before, NodeCache after) {
+        changed(after);
+      }
+
+      @Override
+      public void onDelete(NodeCache nodeCache, boolean unknownFinalState) {
+        latest.set(null);
+        engine.wake();
+      }
+    });
+  }
+
+  private void changed(NodeCache nodeCache) {
+    latest.set(nodeCache);
+    engine.wake();
+  }
+
+  private static NodeCache emptyNodeCache() {
+    return new NodeCache();
+  }
+
+  /** Runs passes until {@link #close} (SIGTERM). Mounts stay when the agent stops: they outlive it by design. */
+  public void run() throws InterruptedException {
+    while (!stopped) {
+      NodeCache nodeCache = latest.get();
+      Duration wait = WAIT_FOR_NODE_CACHE;
+      if (nodeCache == null) {
+        log.info("NodeCache {} not found; waiting", nodeCacheName);
+      } else if (nodeCache.getMetadata().getDeletionTimestamp() != null) {
+        cleanUp(nodeCache);
+      } else {
+        wait = NodeCacheSettings.interval(nodeCache);
+        pass(nodeCache);
+      }
+      engine.awaitWork(wait);
+    }
+  }
+
+  private void pass(NodeCache nodeCache) {
+    try {
+      AgentSettings settings = NodeCacheSettings.of(nodeCache);
+      NodeReport report = engine.pass(settings);
+      metrics.update(report);
+      reports.write(nodeCache, report);
+      lastPass = clock.instant();
+      ready = true;
+    } catch (IOException | RuntimeException e) {
+      log.warn("Cannot reconcile NodeCache {} on node {}: {}", nodeCacheName, node, e.toString());
+    }
+  }
+
+  private void cleanUp(NodeCache nodeCache) {
+    if (cleanedUp) {
+      return;
+    }
+    try {
+      engine.close();
+      AgentSettings settings = NodeCacheSettings.of(nodeCache);
+      CacheAgent.removeEverything(settings.mountRoot(), settings.cacheDirectory());
+      reports.delete(nodeCache);
+      cleanedUp = true;
+      log.info("NodeCache {} is being deleted: removed its mounts and copies on node {}", nodeCacheName, node);
+    } catch (IOException | RuntimeException e) {
+      log.warn("Cannot clean up NodeCache {} on node {}: {}; retrying", nodeCacheName, node, e.toString());
+    }
+    lastPass = clock.instant();
+  }
+
+  /** Alive while passes keep finishing: three intervals without one means the loop is stuck. */
+  public boolean live() {
+    NodeCache nodeCache = latest.get();
+    Duration interval = nodeCache == null ? WAIT_FOR_NODE_CACHE : NodeCacheSettings.interval(nodeCache);
+    return Duration.between(lastPass, clock.instant()).compareTo(interval.multipliedBy(3).plusMinutes(1)) < 0;
+  }
+
+  public boolean ready() {
+    return ready;
+  }
+
+  public AgentMetrics metrics() {
+    return metrics;
+  }
+
+  @Override
+  public void close() {
+    stopped = true;
+    engine.wake();
+    informer.close();
+    engine.close();
+    slots.close();
+    try {
+      stores.close();
+    } catch (Exception e) {
+      log.debug("closing the object stores", e);
+    }
+  }
+}
