@@ -1,5 +1,6 @@
 package dev.quarry.cli;
 
+import dev.quarry.cli.cache.CacheCommand;
 import dev.quarry.cli.gen.GenCommand;
 import dev.quarry.cli.sort.SortCommand;
 import dev.quarry.cli.sync.SyncCommand;
@@ -15,7 +16,8 @@ import picocli.CommandLine.Command;
       "Moves and reshapes AI training datasets where they live: in S3-compatible object storage or a local folder.",
       ""
     },
-    subcommands = {SortCommand.class, SyncCommand.class, GenCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {SortCommand.class, SyncCommand.class, CacheCommand.class, GenCommand.class,
+        CommandLine.HelpCommand.class})
 public final class QuarryCommand {
   public static void main(String[] args) {
     System.exit(commandLine().execute(args));

@@ -67,11 +67,11 @@ public final class CachePlanner {
     long[] values = contenders.stream().mapToLong(this::value).toArray();
     Knapsack.Solution solution = Knapsack.solve(weights, values, room);
     long plannedBytes = capacityBytes - room;
-    double lowestChosenRate = Double.MAX_VALUE;
+    long chosenDemand = 0;
     for (int i = 0; i < contenders.size(); i++) {
       if (solution.chosen()[i]) {
         plannedBytes += weights[i];
-        lowestChosenRate = Math.min(lowestChosenRate, rate(contenders.get(i)));
+        chosenDemand += contenders.get(i).demandBytes();
       }
     }
     for (int i = 0; i < contenders.size(); i++) {
@@ -79,9 +79,8 @@ public final class CachePlanner {
       String read = ByteSize.format(c.demandBytes()) + " read in the window (" + percent(rate(c)) + " of its size)";
       choices.put(c.name(), solution.chosen()[i]
           ? new ImageChoice(c.name(), true, "hot: " + read)
-          : new ImageChoice(c.name(), false, "outranked: " + read + "; the chosen images fill the cache"
-              + (lowestChosenRate == Double.MAX_VALUE ? "" : " and read at least " + percent(lowestChosenRate)
-                  + " of their size")));
+          : new ImageChoice(c.name(), false, "outranked: " + read + "; the images chosen by traffic save more"
+              + " source reads (" + ByteSize.format(chosenDemand) + ") in the space left"));
     }
     List<ImageChoice> ordered = candidates.stream().map(c -> choices.get(c.name())).toList();
     return new CachePlan(ordered, capacityBytes, plannedBytes, solution.exact(), System.nanoTime() - start);

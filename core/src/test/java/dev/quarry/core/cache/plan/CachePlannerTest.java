@@ -25,7 +25,8 @@ class CachePlannerTest {
     assertThat(plan.byName().get("c").local()).isTrue();
     assertThat(plan.exact()).isTrue();
     assertThat(plan.plannedBytes()).isEqualTo(20 * GIB);
-    assertThat(plan.byName().get("a").reason()).startsWith("outranked: 10.0 GiB read in the window (250% of its size)");
+    assertThat(plan.byName().get("a").reason()).isEqualTo("outranked: 10.0 GiB read in the window (250% of its"
+        + " size); the images chosen by traffic save more source reads (38.0 GiB) in the space left");
     assertThat(plan.byName().get("b").reason()).isEqualTo("hot: 20.0 GiB read in the window (200% of its size)");
   }
 
