@@ -71,7 +71,8 @@ public final class CachePlanCommand implements Callable<Integer> {
       }
       out.printf(Locale.ROOT, "%nPlanned %s of %s for %d images in %.2f ms%s%n", ByteSize.format(plan.plannedBytes()),
           ByteSize.format(plan.capacityBytes()), candidates.size(), plan.nanos() / 1e6,
-          plan.exact() ? " (optimal)" : " (search budget reached: best found, not proven optimal)");
+          plan.exact() ? " (optimal)" : String.format(Locale.ROOT, " (within %.4f%% of optimal: search budget reached)",
+              plan.maxShortfall() * 100));
     }
     out.flush();
     return 0;

@@ -34,6 +34,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -331,7 +332,7 @@ public final class CacheAgent implements AutoCloseable {
         wakeUp.release(); // after the outcome is set, so the next pass sees it
       }
     };
-    copy = new CopyJob(image.name(), identity, copied, resumedFrom, task);
+    copy = new CopyJob(image.name(), identity, copied, resumedFrom, System.nanoTime(), task);
     this.copier.execute(task);
   }
 
@@ -349,7 +350,9 @@ public final class CacheAgent implements AutoCloseable {
       copyFailures.remove(done.image());
       long resumedFrom = done.resumedFrom().get();
       decisions.add(done.image(), "Copied", "verified " + ByteSize.format(done.source().size()) + " with SHA-256 "
-          + record.sha256().substring(0, 12) + (resumedFrom > 0 ? ", resumed at " + ByteSize.format(resumedFrom) : ""));
+          + record.sha256().substring(0, 12) + String.format(Locale.ROOT, " in %.1f s",
+              (System.nanoTime() - done.startNanos()) / 1e9)
+          + (resumedFrom > 0 ? ", resumed at " + ByteSize.format(resumedFrom) : ""));
     } catch (IOException | RuntimeException e) {
       copyFailures.put(done.image(), new Failure(done.source(), e.getMessage(), clock.instant().plus(copyRetryDelay)));
       decisions.add(done.image(), "CopyFailed", e.getMessage());

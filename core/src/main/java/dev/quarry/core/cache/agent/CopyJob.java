@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * @param resumedFrom bytes kept from an earlier attempt, -1 until the copy starts
  */
 record CopyJob(
-    String image, SourceIdentity source, AtomicLong copied, AtomicLong resumedFrom, Future<CopyRecord> result) {
+    String image, SourceIdentity source, AtomicLong copied, AtomicLong resumedFrom, long startNanos,
+    Future<CopyRecord> result) {
   int percent() {
     long size = source.size();
     return size == 0 ? 100 : (int) Math.min(100, copied.get() * 100 / size);

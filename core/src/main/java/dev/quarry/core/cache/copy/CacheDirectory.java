@@ -3,6 +3,7 @@ package dev.quarry.core.cache.copy;
 import dev.quarry.core.json.Json;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.HashSet;
@@ -93,7 +94,11 @@ public final class CacheDirectory {
     long used = 0;
     try (Stream<Path> files = Files.list(root)) {
       for (Path file : (Iterable<Path>) files::iterator) {
-        used += Files.size(file);
+        try {
+          used += Files.size(file);
+        } catch (NoSuchFileException e) {
+          // renamed or deleted by the running copy since the listing
+        }
       }
     }
     return used;

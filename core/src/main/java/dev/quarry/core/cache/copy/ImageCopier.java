@@ -20,7 +20,7 @@ import java.util.function.LongConsumer;
  * declared checksum, and moved to its final name only when whole and verified.
  */
 public final class ImageCopier {
-  private static final int BUFFER = 1 << 20;
+  private static final int BUFFER = 4 << 20;
 
   private final CacheDirectory cache;
 
@@ -44,29 +44,36 @@ public final class ImageCopier {
       CacheDirectory.writeAtomically(cache.partRecord(name), identity);
     }
     progress.accept(offset);
-    if (offset < identity.size()) {
-      try (InputStream in = source.store().getRange(source.key(), offset, identity.size() - offset);
-          OutputStream out = Files.newOutputStream(part, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
-        byte[] buffer = new byte[BUFFER];
-        long copied = offset;
-        int read;
-        while ((read = in.read(buffer)) > 0) {
-          out.write(buffer, 0, read);
-          sha256.update(buffer, 0, read);
-          copied += read;
-          progress.accept(copied);
-          bandwidth.pass(read);
-          if (Thread.interrupted()) {
-            throw new InterruptedException("copy of " + name + " interrupted at " + copied + " bytes");
+    String actual;
+    try (PipelinedDigest hashing = new PipelinedDigest(sha256, BUFFER)) {
+      if (offset < identity.size()) {
+        try (InputStream in = source.store().getRange(source.key(), offset, identity.size() - offset);
+            OutputStream out = Files.newOutputStream(part, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
+          long copied = offset;
+          while (true) {
+            byte[] buffer = hashing.take();
+            int read = in.readNBytes(buffer, 0, buffer.length);
+            if (read == 0) {
+              hashing.giveBack(buffer);
+              break;
+            }
+            out.write(buffer, 0, read);
+            hashing.submit(buffer, read);
+            copied += read;
+            progress.accept(copied);
+            bandwidth.pass(read);
+            if (Thread.interrupted()) {
+              throw new InterruptedException("copy of " + name + " interrupted at " + copied + " bytes");
+            }
           }
         }
       }
+      actual = HexFormat.of().formatHex(hashing.finish());
     }
     try (var channel = java.nio.channels.FileChannel.open(part, StandardOpenOption.WRITE)) {
       channel.force(true);
     }
     long size = Files.size(part);
-    String actual = HexFormat.of().formatHex(sha256.digest());
     if (size != identity.size() || (expectedSha256 != null && !expectedSha256.equals(actual))) {
       cache.delete(name);
       throw new ChecksumMismatchException("Cannot cache image " + name + ": the copy of " + identity.url() + " has "

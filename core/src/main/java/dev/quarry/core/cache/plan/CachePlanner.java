@@ -83,7 +83,10 @@ public final class CachePlanner {
               + " source reads (" + ByteSize.format(chosenDemand) + ") in the space left"));
     }
     List<ImageChoice> ordered = candidates.stream().map(c -> choices.get(c.name())).toList();
-    return new CachePlan(ordered, capacityBytes, plannedBytes, solution.exact(), System.nanoTime() - start);
+    double shortfall = solution.exact() || solution.upperBound() == 0 ? 0
+        : (double) (solution.upperBound() - solution.value()) / solution.upperBound();
+    return new CachePlan(ordered, capacityBytes, plannedBytes, solution.exact(), shortfall,
+        System.nanoTime() - start);
   }
 
   private long value(CacheCandidate c) {
