@@ -3,6 +3,7 @@ package dev.quarry.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.quarry.agent.metrics.AgentServer;
 import dev.quarry.agent.run.NodeAgent;
 import dev.quarry.api.nodecache.CacheImage;
 import dev.quarry.api.nodecache.CachePhase;
@@ -20,6 +21,10 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpecBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -106,7 +111,17 @@ class NodeAgentIT {
       assertThat(r.getStatus().decisions()).extracting(d -> d.action()).containsSubsequence("Copied", "Cache");
     });
     assertThat(Files.readString(temp.resolve("mnt/pets/labels.txt"))).startsWith("cat\ndog\n");
-    String metrics = agent.metrics().scrape();
+    String metrics;
+    try (AgentServer server = new AgentServer(0, agent.metrics()::scrape, agent::live, agent::ready)) {
+      HttpClient http = HttpClient.newHttpClient();
+      URI base = URI.create("http://127.0.0.1:" + server.port());
+      assertThat(http.send(HttpRequest.newBuilder(base.resolve("/readyz")).build(),
+          HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+      assertThat(http.send(HttpRequest.newBuilder(base.resolve("/healthz")).build(),
+          HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+      metrics = http.send(HttpRequest.newBuilder(base.resolve("/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+    }
     assertThat(metrics).contains("quarry_cache_copies_total{nodecache=\"pets\"} 1.0")
         .contains("quarry_cache_read_bytes_total{image=\"pets\",layer=\"local\",nodecache=\"pets\"}")
         .contains("quarry_cache_used_bytes{nodecache=\"pets\"} " + (double) (image.sizeBytes()
