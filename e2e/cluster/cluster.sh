@@ -43,13 +43,14 @@ pid_of() {
 
 is_running() { pid_of "$1" >/dev/null; }
 
-# start NAME COMMAND... : runs COMMAND in a session of its own (so a Ctrl-C of the caller does not reach it),
+# start NAME COMMAND... : runs COMMAND in a session of its own (so a Ctrl-C of the caller does not reach it)
+# and without the lock (fd 8), which would otherwise be held as long as the component runs,
 # logging to logs/NAME.log.
 start() {
   local name=$1; shift
   is_running "$name" && return 0
   printf '\n---- %s started %s\n' "$name" "$(date -u +%FT%TZ)" >>"$QC_LOGS/$name.log"
-  setsid "$@" >>"$QC_LOGS/$name.log" 2>&1 </dev/null &
+  setsid "$@" >>"$QC_LOGS/$name.log" 2>&1 </dev/null 8>&- &
   local pid=$!
   echo "$pid $(start_time "$pid")" >"$QC_RUN/$name.pid"
 }
@@ -161,7 +162,7 @@ save_host_state() {
   [ -f "$file" ] && return 0   # an earlier `up` already saved the values from before any change
   {
     for s in "${SAVED_SYSCTLS[@]}"; do
-      [ -e "/proc/sys/${s//.//}" ] && echo "sysctl $s=$(sysctl -n "$s")"
+      if [ -e "/proc/sys/${s//.//}" ]; then echo "sysctl $s=$(sysctl -n "$s")"; fi
     done
     echo "propagation $(findmnt -no PROPAGATION /)"
   } >"$file.tmp"
@@ -245,7 +246,7 @@ teardown_host() {
     remove_empty_portmap_chains "$cmd"
   done
   remove_chains iptables filter "$GUARD_CHAIN"
-  ip link show "$QC_BRIDGE" >/dev/null 2>&1 && ip link del "$QC_BRIDGE"
+  if ip link show "$QC_BRIDGE" >/dev/null 2>&1; then ip link del "$QC_BRIDGE"; fi
   local h
   for h in /sys/fs/cgroup/*/; do
     [ -d "$h$CGROUP_ROOT" ] || continue
@@ -259,8 +260,8 @@ teardown_host() {
 # root filesystems. Deepest first.
 unmount_state() {
   local target
-  findmnt -rn -o TARGET | grep -F "$QUARRY_CLUSTER_DIR/" | awk '{ print length, $0 }' | sort -rn | cut -d' ' -f2- \
-    | while read -r target; do
+  { findmnt -rn -o TARGET | grep -F "$QUARRY_CLUSTER_DIR/" || true; } | awk '{ print length, $0 }' | sort -rn \
+    | cut -d' ' -f2- | while read -r target; do
       umount "$target" 2>/dev/null || umount -l "$target" || echo "   could not unmount $target" >&2
     done
 }
@@ -288,6 +289,9 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   stream_server_address = "127.0.0.1"
   stream_server_port = "$QC_CONTAINERD_STREAM_PORT"
   netns_mounts_under_state_dir = true
+  # Lowering a process's oom_score_adj (kubelet asks -998 for sandboxes, -997 for Guaranteed pods) is refused
+  # on these machines even to root; this caps the requests at containerd's own score instead.
+  restrict_oom_score_adj = true
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$QUARRY_CLUSTER_DIR/cni/net.d"
@@ -393,6 +397,7 @@ start_apiserver() {
     --service-cluster-ip-range "$QC_SERVICE_CIDR" \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-account-key-file "$QC_PKI/sa.pub" --service-account-signing-key-file "$QC_PKI/sa.key" \
+    --kubelet-preferred-address-types InternalIP \
     --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction --allow-privileged=true
   wait_for kube-apiserver 90 "the API server to be ready" kubectl_admin get --raw /readyz
 }
@@ -449,7 +454,7 @@ start_minio() {
 lock() {
   mkdir -p "$QUARRY_CLUSTER_DIR" "$QC_RUN" "$QC_LOGS"
   exec 8>"$QUARRY_CLUSTER_DIR/.lock"
-  flock 8
+  flock -w 600 8 || qc_die "another cluster.sh up or down has held $QUARRY_CLUSTER_DIR/.lock for 10 minutes"
 }
 
 cmd_up() {

@@ -69,7 +69,7 @@ import() {
     return 0
   fi
   tar=$(mktemp "$QUARRY_IMAGES_DIR/import.XXXXXX.tar")
-  podman save --format docker-archive -o "$tar" "$ref" >/dev/null
+  podman save -q --format docker-archive -o "$tar" "$ref" >/dev/null
   qc_ctr images import "$tar" >/dev/null
   rm -f "$tar"
   qc_ctr images label "$ref" "dev.quarry.image-id=$id" >/dev/null
