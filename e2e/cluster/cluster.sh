@@ -227,12 +227,11 @@ remove_chains() {
   done
 }
 
-# Chains of the CNI portmap plugin are shared with any other CNI user (podman); remove them only when empty.
-remove_empty_portmap_chains() {
-  local cmd=$1 chain
-  for chain in $("$cmd-save" -t nat 2>/dev/null | sed -n 's/^:\(CNI-HOSTPORT-[^ ]*\) .*/\1/p'); do
-    if ! "$cmd-save" -t nat | grep -Eq -- "^-A $chain "; then remove_chains "$cmd" nat "$chain"; fi
-  done
+# The CNI portmap plugin's top-level chains (CNI-HOSTPORT-*) are shared with any other CNI user, such as
+# podman; remove them only when no container of anyone still has a port mapping (a CNI-DN-* chain).
+remove_portmap_chains() {
+  local cmd=$1
+  "$cmd-save" -t nat 2>/dev/null | grep -q '^:CNI-DN-' || remove_chains "$cmd" nat 'CNI-HOSTPORT-[A-Z]+'
 }
 
 teardown_host() {
@@ -243,7 +242,7 @@ teardown_host() {
   for cmd in iptables ip6tables; do
     command -v "$cmd" >/dev/null || continue
     for table in filter nat mangle; do remove_chains "$cmd" "$table" 'KUBE-[A-Z0-9-]+'; done
-    remove_empty_portmap_chains "$cmd"
+    remove_portmap_chains "$cmd"
   done
   remove_chains iptables filter "$GUARD_CHAIN"
   if ip link show "$QC_BRIDGE" >/dev/null 2>&1; then ip link del "$QC_BRIDGE"; fi
@@ -254,6 +253,8 @@ teardown_host() {
       || echo "   could not remove cgroup $h$CGROUP_ROOT (processes still in it?)" >&2
   done
   restore_host_state
+  # containerd's shims put their sockets under /run/containerd/s whatever the configured state directory.
+  rmdir /run/containerd/s /run/containerd/fifo /run/containerd 2>/dev/null || true
 }
 
 # Unmounts whatever is still mounted under the cluster's state: pod volumes, network namespaces, container
@@ -539,6 +540,10 @@ report_leftovers() {
   fi
   if findmnt -rn -o TARGET | grep -qF "$QUARRY_CLUSTER_DIR/"; then
     echo "still mounted:" >&2; findmnt -rn -o TARGET | grep -F "$QUARRY_CLUSTER_DIR/" >&2; left=1
+  fi
+  if ip link show "$QC_BRIDGE" >/dev/null 2>&1; then echo "still there: bridge $QC_BRIDGE" >&2; left=1; fi
+  if iptables-save 2>/dev/null | grep -Eq "^:(KUBE-|$GUARD_CHAIN)"; then
+    echo "still there: iptables chains" >&2; iptables-save 2>/dev/null | grep -E "^:(KUBE-|$GUARD_CHAIN)" >&2; left=1
   fi
   [ "$left" -eq 0 ] || qc_die "some parts of the cluster are left (see above)"
   echo "cluster down: nothing running, mounted or configured"
