@@ -103,11 +103,20 @@ cmd_pause() {
 
 debian_suite() { (. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}"); }
 
+# The Debian mirror apt on this machine uses for SUITE's main component (QUARRY_DEBIAN_MIRROR overrides it).
+debian_mirror() {
+  local mirror=${QUARRY_DEBIAN_MIRROR:-}
+  [ -n "$mirror" ] || mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' \
+    | awk -v suite="$1" '$2 == suite && $3 == "main" { print $1; exit }')
+  [ -n "$mirror" ] || qc_die "Cannot find a Debian mirror for $1 in apt's sources (run apt-get update, or set QUARRY_DEBIAN_MIRROR)"
+  echo "$mirror"
+}
+
 # A minimal Debian root filesystem as a tarball, cached: debootstrap takes minutes, the tarball is reused.
 rootfs_tar() {
   local suite mirror out dir
   suite=$(debian_suite)
-  mirror=${QUARRY_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+  mirror=$(debian_mirror "$suite")
   out=$QUARRY_IMAGES_DIR/rootfs-$suite-$(echo "$BASE_PACKAGES" | sha256sum | cut -c1-12).tar
   if [ ! -f "$out" ]; then
     command -v debootstrap >/dev/null || qc_die "debootstrap is missing: run e2e/tools/install-packages.sh --cluster"
