@@ -33,11 +33,18 @@ GUARD_CHAIN=QUARRY-CLUSTER
 
 start_time() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20; }
 
+# alive PID : the process exists and is not a zombie waiting for its parent.
+alive() {
+  local state
+  state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+  [ -n "$state" ] && [ "$state" != Z ]
+}
+
 pid_of() {
   local file=$QC_RUN/$1.pid pid started
   [ -f "$file" ] || return 1
   read -r pid started <"$file"
-  [ -n "$pid" ] && [ "$(start_time "$pid")" = "$started" ] || return 1
+  [ -n "$pid" ] && alive "$pid" && [ "$(start_time "$pid")" = "$started" ] || return 1
   echo "$pid"
 }
 
@@ -60,10 +67,10 @@ stop() {
   if pid=$(pid_of "$name"); then
     kill -TERM "$pid" 2>/dev/null || true
     for ((i = 0; i < 100; i++)); do
-      [ -d "/proc/$pid" ] && [ "$(start_time "$pid")" != "" ] || break
+      alive "$pid" || break
       sleep 0.1
     done
-    if [ -d "/proc/$pid" ]; then
+    if alive "$pid"; then
       echo "   $name did not stop in 10 s, killing it"
       kill -KILL "$pid" 2>/dev/null || true
     fi
@@ -253,7 +260,13 @@ teardown_host() {
       || echo "   could not remove cgroup $h$CGROUP_ROOT (processes still in it?)" >&2
   done
   restore_host_state
-  # containerd's shims put their sockets under /run/containerd/s whatever the configured state directory.
+  # containerd's shims put their sockets under /run/containerd/s whatever the configured state directory; a shim
+  # that was killed (not stopped) leaves its socket behind, which no one listens on any more.
+  local socket
+  for socket in /run/containerd/s/*; do
+    [ -S "$socket" ] || continue
+    ss -xlH | grep -qF -- "$socket" || rm -f "$socket"
+  done
   rmdir /run/containerd/s /run/containerd/fifo /run/containerd 2>/dev/null || true
 }
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced: the variables are used by the scripts that source it
 # Sourced by e2e/cluster/*.sh: the fixed layout of the local cluster (paths, ports, addresses) and small helpers.
 # Ports and subnets are fixed and uncommon so the cluster never collides with the etcd, kube-apiserver and MinIO
 # instances that unit tests start on random loopback ports.

@@ -157,8 +157,7 @@ check_from_container() {
   mkdir -p "$work/from-container/mnt"
   HOST_DIR=$work/from-container PROPAGATION=Bidirectional pod from-container privileged \
     'mount -t tmpfs quarry-smoke /data/mnt && echo "from the pod" >/data/mnt/hello.txt && sleep 600'
-  local i
-  for i in $(seq 1 120); do
+  for _ in $(seq 1 120); do
     [ "$(cat "$work/from-container/mnt/hello.txt" 2>/dev/null)" = "from the pod" ] && break
     sleep 1
   done
