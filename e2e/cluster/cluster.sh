@@ -427,7 +427,7 @@ start_controllers() {
     --leader-elect=false --use-service-account-credentials \
     --service-account-private-key-file "$QC_PKI/sa.key" --root-ca-file "$QC_PKI/ca.crt" \
     --cluster-signing-cert-file "$QC_PKI/ca.crt" --cluster-signing-key-file "$QC_PKI/ca.key" \
-    --service-cluster-ip-range "$QC_SERVICE_CIDR"
+    --service-cluster-ip-range "$QC_SERVICE_CIDR" --enable-hostpath-provisioner
   local sched=$QUARRY_CLUSTER_DIR/kube-scheduler.kubeconfig
   start kube-scheduler kube-scheduler \
     --kubeconfig "$sched" --authentication-kubeconfig "$sched" --authorization-kubeconfig "$sched" \
@@ -435,6 +435,18 @@ start_controllers() {
   wait_for kube-controller-manager 60 "the controller manager's health" \
     http_ok -k "https://127.0.0.1:$QC_CONTROLLER_MANAGER_PORT/healthz"
   wait_for kube-scheduler 60 "the scheduler's health" http_ok -k "https://127.0.0.1:$QC_SCHEDULER_PORT/healthz"
+  # A default StorageClass, like kind's "standard": the controller manager's hostPath provisioner makes each
+  # volume a directory /tmp/hostpath_pv/<uuid> on the node (its fixed place) and removes it with the volume.
+  kubectl_admin apply -f - >/dev/null <<EOF
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: standard
+  annotations: { storageclass.kubernetes.io/is-default-class: "true" }
+provisioner: kubernetes.io/host-path
+reclaimPolicy: Delete
+volumeBindingMode: Immediate
+EOF
 }
 
 start_node() {
@@ -591,7 +603,7 @@ cmd_env() {
 case "${1:-}" in
   up) cmd_up ;;
   down) cmd_down ;;
-  purge) cmd_down; rm -rf "$QUARRY_CLUSTER_DIR"; echo "removed $QUARRY_CLUSTER_DIR" ;;
+  purge) cmd_down; rm -rf "$QUARRY_CLUSTER_DIR" /tmp/hostpath_pv; echo "removed $QUARRY_CLUSTER_DIR and /tmp/hostpath_pv" ;;
   status) cmd_status ;;
   kubeconfig) echo "$QC_KUBECONFIG" ;;
   env) cmd_env ;;

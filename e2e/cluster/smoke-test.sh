@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # smoke-test.sh - proves that a cluster runs real pods the way Quarry needs them: a Java runtime in the image,
-# Jobs, the API server through the kubernetes Service with a ServiceAccount token, MinIO from pods, and mount
-# propagation both ways (HostToContainer for NodeCache consumers, Bidirectional for the privileged agent).
+# Jobs, the API server through the kubernetes Service with a ServiceAccount token, MinIO from pods, a volume of
+# the default StorageClass, and mount propagation both ways (HostToContainer for NodeCache consumers,
+# Bidirectional for the privileged agent).
 #
 # Runs against the cluster of KUBECONFIG; without KUBECONFIG, against e2e/cluster/cluster.sh's cluster.
 #   SMOKE_IMAGE       image with java, sh and mount (default: the local base image on our cluster,
@@ -135,6 +136,36 @@ check_s3() {
   else fail "MinIO from a pod at $SMOKE_S3_ENDPOINT" "the pod did not succeed" s3; fi
 }
 
+# A PersistentVolumeClaim of the default StorageClass binds, and a pod writes to it and reads back.
+check_pvc() {
+  kubectl -n "$NS" apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: { name: data }
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: { requests: { storage: 16Mi } }
+EOF
+  kubectl -n "$NS" apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Pod
+metadata: { name: pvc }
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: $SMOKE_IMAGE
+    imagePullPolicy: IfNotPresent
+    command: ["sh", "-c", "echo kept > /data/file && cat /data/file"]
+    volumeMounts: [{ name: data, mountPath: /data }]
+  volumes: [{ name: data, persistentVolumeClaim: { claimName: data } }]
+EOF
+  if phase pvc 120 Succeeded && [ "$(kubectl -n "$NS" logs pvc)" = kept ]; then
+    pass "a PersistentVolumeClaim of the default StorageClass binds and a pod writes to it"
+  else fail "a PersistentVolumeClaim" "the pod did not write to it" pvc; fi
+}
+
 # A squashfs image loop-mounted on the host after the pod started shows up inside the pod (HostToContainer).
 check_host_to_container() {
   mkdir -p "$work/to-container/mnt" "$work/image-content"
@@ -171,6 +202,7 @@ check_java
 check_job
 check_api
 check_s3
+check_pvc
 if [ "$own_cluster" -eq 1 ]; then
   check_host_to_container
   check_from_container
