@@ -540,6 +540,18 @@ kill_shims() {
   done
 }
 
+# Kills whatever still runs in kubelet's cgroups: the containers of a cluster whose containerd died (a killed
+# shim leaves its container running). Every pod process is in these cgroups, and nothing else is.
+kill_pod_processes() {
+  local pids
+  pids=$({ find /sys/fs/cgroup/*/"$CGROUP_ROOT" -name cgroup.procs -exec cat {} + 2>/dev/null || true; } | sort -u)
+  [ -n "$pids" ] || return 0
+  echo "   killing $(wc -w <<<"$pids") leftover pod processes"
+  # shellcheck disable=SC2086 # one pid per word
+  kill -KILL $pids 2>/dev/null || true
+  sleep 1
+}
+
 cmd_down() {
   qc_require_root
   [ -d "$QUARRY_CLUSTER_DIR" ] || { echo "cluster: nothing to stop ($QUARRY_CLUSTER_DIR does not exist)"; return 0; }
@@ -555,6 +567,7 @@ cmd_down() {
   stop etcd
   stop containerd
   kill_shims
+  kill_pod_processes
   unmount_state
   rm -rf "$QC_RUN/cni-ipam"
   teardown_host
@@ -568,6 +581,9 @@ report_leftovers() {
   fi
   if findmnt -rn -o TARGET | grep -qF "$QUARRY_CLUSTER_DIR/"; then
     echo "still mounted:" >&2; findmnt -rn -o TARGET | grep -F "$QUARRY_CLUSTER_DIR/" >&2; left=1
+  fi
+  if ls -d /sys/fs/cgroup/*/"$CGROUP_ROOT" >/dev/null 2>&1; then
+    echo "still there: kubelet's cgroups (pod processes?):" >&2; ls -d /sys/fs/cgroup/*/"$CGROUP_ROOT" >&2; left=1
   fi
   if ip link show "$QC_BRIDGE" >/dev/null 2>&1; then echo "still there: bridge $QC_BRIDGE" >&2; left=1; fi
   if iptables-save 2>/dev/null | grep -Eq "^:(KUBE-|$GUARD_CHAIN)"; then
