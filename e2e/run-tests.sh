@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of Quarry on this machine: installs what the tests need (system packages, the test servers
-# built from Go modules, cached under ~/.cache/quarry), then builds and verifies every Maven module.
+# built from Go modules, cached under ~/.cache/quarry), then builds and verifies every Maven module, then runs
+# the tests on a real local Kubernetes cluster (e2e/cluster/), when this machine can run one.
 # Extra arguments go to Maven, for example: e2e/run-tests.sh -pl core -am
+# QUARRY_SKIP_CLUSTER=1 skips the cluster stage (it needs root; about 2 minutes the first time on a machine).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -21,4 +23,20 @@ export QUARRY_TOOLS_BIN
 
 echo "== Maven verify"
 mvn -B -ntp verify "$@"
+
+# ---- optional stage: a real single-node cluster (docs/cluster.md) ----
+if [ "${QUARRY_SKIP_CLUSTER:-0}" = 1 ]; then
+  echo "== Local cluster: skipped (QUARRY_SKIP_CLUSTER=1)"
+elif [ "$(id -u)" -ne 0 ]; then
+  echo "== Local cluster: skipped (it needs root: containerd, kubelet and mounts)"
+else
+  echo "== Local cluster (QUARRY_SKIP_CLUSTER=1 skips this stage)"
+  e2e/tools/install-packages.sh --cluster
+  # Stop the cluster afterwards only if this run started it.
+  if ! e2e/cluster/cluster.sh status >/dev/null 2>&1; then
+    trap 'e2e/cluster/cluster.sh down' EXIT
+  fi
+  e2e/cluster/cluster.sh up
+  e2e/cluster/smoke-test.sh
+fi
 echo "== All tests passed in $(( $(date +%s) - start )) s"

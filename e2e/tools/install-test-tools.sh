@@ -8,6 +8,7 @@
 #   $QUARRY_TOOLS_DIR (default $HOME/.cache/quarry/tools)
 #     minio-<v>/minio
 #     kubernetes-<v>/{kube-apiserver,kubectl,kube-controller-manager,kube-scheduler,kubelet}
+#     kube-proxy-<v>/kube-proxy
 #     etcd-<v>/etcd
 #     helm-<v>/helm
 #     toxiproxy-<v>/{toxiproxy-server,toxiproxy-cli}
@@ -145,9 +146,10 @@ build_minio() {
   "$out/minio" --version
 }
 
-build_kubernetes() {
-  local out=$1 v=$KUBERNETES_VERSION
-  local wdir=$BUILD_DIR/kubernetes-$v
+# k8s_wrapper_module DIR CMD... -> cds into DIR, a module that requires k8s.io/kubernetes with the given
+# commands (kube-apiserver, ...) resolved, and sets K8S_LDFLAGS to the flags that stamp the version in.
+k8s_wrapper_module() {
+  local wdir=$1 v=$KUBERNETES_VERSION; shift
   rm -rf "$wdir"; mkdir -p "$wdir"; cd "$wdir"
 
   # k8s.io/kubernetes cannot be `go install`ed: its go.mod requires the staging modules
@@ -175,7 +177,7 @@ build_kubernetes() {
   } >go.mod
 
   local pkgs=() b
-  for b in "${K8S_BINARIES[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$b"); done
+  for b in "$@"; do pkgs+=("k8s.io/kubernetes/cmd/$b"); done
   go get "${pkgs[@]/%/@v$v}"
 
   local major=${v%%.*} minor=${v#*.}; minor=${minor%%.*}
@@ -186,8 +188,15 @@ build_kubernetes() {
     ld+=" -X $p.gitVersion=v$v -X $p.gitMajor=$major -X $p.gitMinor=$minor"
     ld+=" -X $p.gitTreeState=clean -X $p.buildDate=$built -X $p.gitCommit="
   done
+  K8S_LDFLAGS=$ld
+}
+
+build_kubernetes() {
+  local out=$1 v=$KUBERNETES_VERSION
+  k8s_wrapper_module "$BUILD_DIR/kubernetes-$v" "${K8S_BINARIES[@]}"
+  local ld=$K8S_LDFLAGS
   # core binaries first (needed by kube-api-test), then the rest of the node/control plane
-  local t=$SECONDS
+  local t=$SECONDS b
   go build -p "$GO_PARALLEL" -ldflags "$ld" -o "$out/" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl
   echo "TIMING kube-apiserver+kubectl: $((SECONDS - t)) s"; t=$SECONDS
   local rest=()
@@ -201,6 +210,15 @@ build_kubernetes() {
   "$out/kube-apiserver" --version
   "$out/kubectl" version --client
   "$out/kube-apiserver" --version | grep -qx "Kubernetes v$v"
+}
+
+# kube-proxy has a folder of its own so that adding it did not rebuild (and briefly remove) the binaries
+# above, which running tests use; only the e2e cluster (e2e/cluster/cluster.sh) needs it.
+build_kube_proxy() {
+  local out=$1 v=$KUBERNETES_VERSION
+  k8s_wrapper_module "$BUILD_DIR/kube-proxy-$v" kube-proxy
+  go build -p "$GO_PARALLEL" -ldflags "$K8S_LDFLAGS" -o "$out/" k8s.io/kubernetes/cmd/kube-proxy
+  "$out/kube-proxy" --version | grep -qx "Kubernetes v$v"
 }
 
 build_etcd() {
@@ -265,6 +283,7 @@ link_kube_api_test() {
 total_start=$SECONDS
 ensure minio "$MINIO_VERSION" build_minio minio
 ensure kubernetes "$KUBERNETES_VERSION" build_kubernetes "${K8S_BINARIES[@]}"
+ensure kube-proxy "$KUBERNETES_VERSION" build_kube_proxy kube-proxy
 ensure etcd "$ETCD_VERSION" build_etcd etcd
 ensure helm "$HELM_VERSION" build_helm helm
 ensure toxiproxy "$TOXIPROXY_VERSION" build_toxiproxy toxiproxy-server toxiproxy-cli
