@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -36,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * volume at a time, and the worker's JSON result copied into the status. Jobs go with the resource by owner
  * reference; nothing outside the cluster needs cleaning, so there is no finalizer.
  */
-@ControllerConfiguration(name = "datasetsync")
+// Generation-aware filtering would drop a trigger annotation change; SpecOrTriggerChanged lets exactly those through.
+@ControllerConfiguration(name = "datasetsync", generationAwareEventProcessing = false,
+    informer = @Informer(onUpdateFilter = SpecOrTriggerChanged.class))
 public final class DatasetSyncReconciler implements Reconciler<DatasetSync> {
   private static final Logger LOG = LoggerFactory.getLogger(DatasetSyncReconciler.class);
   private static final long WAIT_RECHECK_MILLIS = 10_000;

@@ -67,7 +67,7 @@ public final class FakeKubelet {
     String now = now();
     Job current = client.resource(job).get();
     current.setStatus(new JobStatusBuilder()
-        .withStartTime(startTime(current)).withCompletionTime(now).withSucceeded(completions).withActive(0)
+        .withStartTime(startTime(current, now)).withCompletionTime(now).withSucceeded(completions).withActive(0)
         .withCompletedIndexes("Indexed".equals(job.getSpec().getCompletionMode())
             ? (completions == 1 ? "0" : "0-" + (completions - 1)) : null)
         .withConditions(
@@ -88,7 +88,7 @@ public final class FakeKubelet {
       done.add(String.valueOf(i));
     }
     current.setStatus(new JobStatusBuilder()
-        .withStartTime(startTime(current)).withSucceeded(succeeded).withActive(current.getSpec().getParallelism() - succeeded)
+        .withStartTime(startTime(current, now())).withSucceeded(succeeded).withActive(current.getSpec().getParallelism() - succeeded)
         .withCompletedIndexes(done.isEmpty() ? null : String.join(",", done)).withReady(0).withTerminating(0)
         .build());
     return client.resource(current).updateStatus();
@@ -100,7 +100,7 @@ public final class FakeKubelet {
     Job current = client.resource(job).get();
     boolean indexed = "Indexed".equals(job.getSpec().getCompletionMode());
     current.setStatus(new JobStatusBuilder()
-        .withStartTime(startTime(current)).withFailed(1).withActive(0).withSucceeded(0)
+        .withStartTime(startTime(current, now)).withFailed(1).withActive(0).withSucceeded(0)
         .withFailedIndexes(indexed ? String.valueOf(failedIndex) : null)
         .withConditions(
             new JobConditionBuilder().withType("FailureTarget").withStatus("True").withReason(
@@ -115,8 +115,8 @@ public final class FakeKubelet {
   }
 
   /** The API server refuses to change a Job's start time once set. */
-  private static String startTime(Job job) {
-    return job.getStatus() != null && job.getStatus().getStartTime() != null ? job.getStatus().getStartTime() : now();
+  private static String startTime(Job job, String now) {
+    return job.getStatus() != null && job.getStatus().getStartTime() != null ? job.getStatus().getStartTime() : now;
   }
 
   private static String now() {
