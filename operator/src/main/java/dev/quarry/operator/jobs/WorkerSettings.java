@@ -3,8 +3,8 @@ package dev.quarry.operator.jobs;
 import java.util.Objects;
 
 /**
- * How worker pods run: the worker image, its pull policy, the ServiceAccount (one with no permissions, so a worker
- * cannot touch the API), and how long finished Jobs are kept.
+ * How worker pods run: the worker image, its pull policy, the ServiceAccount (null: the namespace's default; either
+ * way no token is mounted, so a worker cannot touch the API), and how long finished Jobs are kept.
  */
 public record WorkerSettings(String image, String pullPolicy, String serviceAccount, int finishedJobTtlSeconds) {
   public WorkerSettings {

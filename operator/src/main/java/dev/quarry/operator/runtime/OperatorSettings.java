@@ -18,7 +18,7 @@ public record OperatorSettings(String namespace, WorkerSettings workers, AgentSe
     WorkerSettings workers = new WorkerSettings(
         required(env, "QUARRY_WORKER_IMAGE"),
         env.getOrDefault("QUARRY_WORKER_PULL_POLICY", "IfNotPresent"),
-        env.getOrDefault("QUARRY_WORKER_SERVICE_ACCOUNT", "quarry-worker"),
+        blankToNull(env.get("QUARRY_WORKER_SERVICE_ACCOUNT")),
         number(env, "QUARRY_JOB_TTL_SECONDS", 86400));
     String resources = env.get("QUARRY_AGENT_RESOURCES");
     AgentSettings agents = new AgentSettings(namespace,
