@@ -19,6 +19,7 @@ public final class RunningOperator implements AutoCloseable {
 
   private final KubernetesClient client;
   private final QuarryOperator operator;
+  private boolean closed;
 
   private RunningOperator(KubernetesClient client, QuarryOperator operator) {
     this.client = client;
@@ -42,8 +43,13 @@ public final class RunningOperator implements AutoCloseable {
     return operator.httpPort();
   }
 
+  /** Stops the operator, as a pod that is deleted would; closing twice is harmless. */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     operator.close();
     client.close();
   }
