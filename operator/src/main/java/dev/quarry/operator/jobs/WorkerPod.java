@@ -3,6 +3,7 @@ package dev.quarry.operator.jobs;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,7 +47,7 @@ public record WorkerPod(String name, int index, String phase, String creationTim
     Map<Integer, List<WorkerPod>> grouped = new TreeMap<>();
     pods.stream().sorted(Comparator.comparing(WorkerPod::creationTimestamp,
             Comparator.nullsFirst(Comparator.naturalOrder())).thenComparing(WorkerPod::name))
-        .forEach(pod -> grouped.computeIfAbsent(pod.index(), i -> new java.util.ArrayList<>()).add(pod));
+        .forEach(pod -> grouped.computeIfAbsent(pod.index(), i -> new ArrayList<>()).add(pod));
     return new LinkedHashMap<>(grouped);
   }
 

@@ -2,11 +2,11 @@ package dev.quarry.operator.sort;
 
 import dev.quarry.api.shardsort.ShardSortJob;
 import dev.quarry.operator.jobs.JobState;
+import dev.quarry.operator.jobs.WorkerInformers;
 import dev.quarry.operator.jobs.WorkerJson;
 import dev.quarry.operator.jobs.WorkerPod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.List;
 
 /**
@@ -42,7 +42,7 @@ final class ScratchCleaner {
     }
     Job clean = children.job(SortJobs.cleanName(job));
     if (clean == null) {
-      create(jobs.cleanJob(job));
+      WorkerInformers.createIfAbsent(client, jobs.cleanJob(job));
       return new Outcome(State.REMOVING, "Removing " + scratch);
     }
     JobState state = JobState.of(clean);
@@ -58,15 +58,5 @@ final class ScratchCleaner {
     return pods.stream().filter(WorkerPod::failed).map(pod -> WorkerJson.lastLine(pod.terminationMessage()))
         .filter(line -> line != null).reduce((a, b) -> b)
         .orElse(state.message() != null ? state.message() : "the cleanup Job failed");
-  }
-
-  private void create(Job job) {
-    try {
-      client.resource(job).create();
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 409) {
-        throw e;
-      }
-    }
   }
 }

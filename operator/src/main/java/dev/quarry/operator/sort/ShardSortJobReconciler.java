@@ -5,19 +5,15 @@ import dev.quarry.api.shardsort.ShardSortJob;
 import dev.quarry.api.shardsort.ShardSortJobStatus;
 import dev.quarry.api.shardsort.ShardSortPhase;
 import dev.quarry.operator.jobs.JobState;
-import dev.quarry.operator.jobs.WorkerLabels;
+import dev.quarry.operator.jobs.WorkerInformers;
 import dev.quarry.operator.jobs.WorkerSettings;
 import dev.quarry.operator.status.EventRecorder;
 import dev.quarry.operator.status.ReadyCondition;
 import dev.quarry.operator.status.StatusWriter;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -26,7 +22,6 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
 import java.util.List;
 import java.util.Set;
@@ -63,14 +58,7 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
 
   @Override
   public List<EventSource<?, ShardSortJob>> prepareEventSources(EventSourceContext<ShardSortJob> context) {
-    String selector = WorkerLabels.SELECTOR + "," + SortJobs.OWNER_LABEL;
-    return List.of(
-        new InformerEventSource<>(InformerEventSourceConfiguration.from(Job.class, ShardSortJob.class)
-            .withName("shardsortjob-jobs").withLabelSelector(selector)
-            .withSecondaryToPrimaryMapper(WorkerLabels.toOwner(SortJobs.OWNER_LABEL)).build(), context),
-        new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, ShardSortJob.class)
-            .withName("shardsortjob-pods").withLabelSelector(selector)
-            .withSecondaryToPrimaryMapper(WorkerLabels.toOwner(SortJobs.OWNER_LABEL)).build(), context));
+    return WorkerInformers.jobsAndPods(context, ShardSortJob.class, SortJobs.OWNER_LABEL);
   }
 
   @Override
@@ -173,20 +161,10 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
   }
 
   private void start(ShardSortJob job, SortStep step) {
-    createIfAbsent(jobs.specConfigMap(job));
-    createIfAbsent(jobs.stepJob(job, step));
+    WorkerInformers.createIfAbsent(client, jobs.specConfigMap(job));
+    WorkerInformers.createIfAbsent(client, jobs.stepJob(job, step));
     LOG.info("step-started namespace={} name={} step={} workers={}", job.getMetadata().getNamespace(),
         job.getMetadata().getName(), step.command(), step.workers(job.getSpec()));
-  }
-
-  private void createIfAbsent(HasMetadata object) {
-    try {
-      client.resource(object).create();
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 409) {
-        throw e;
-      }
-    }
   }
 
   private void deleteStepJobs(SortChildren children) {

@@ -4,8 +4,8 @@ import dev.quarry.api.datasetsync.DatasetSync;
 import dev.quarry.api.datasetsync.DatasetSyncStatus;
 import dev.quarry.api.datasetsync.SyncPhase;
 import dev.quarry.operator.jobs.JobState;
+import dev.quarry.operator.jobs.WorkerInformers;
 import dev.quarry.operator.jobs.WorkerJson;
-import dev.quarry.operator.jobs.WorkerLabels;
 import dev.quarry.operator.jobs.WorkerPod;
 import dev.quarry.operator.jobs.WorkerSettings;
 import dev.quarry.operator.status.EventRecorder;
@@ -15,16 +15,13 @@ import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
@@ -63,14 +60,7 @@ public final class DatasetSyncReconciler implements Reconciler<DatasetSync> {
 
   @Override
   public List<EventSource<?, DatasetSync>> prepareEventSources(EventSourceContext<DatasetSync> context) {
-    String selector = WorkerLabels.SELECTOR + "," + SyncJobs.OWNER_LABEL;
-    return List.of(
-        new InformerEventSource<>(InformerEventSourceConfiguration.from(Job.class, DatasetSync.class)
-            .withName("datasetsync-jobs").withLabelSelector(selector)
-            .withSecondaryToPrimaryMapper(WorkerLabels.toOwner(SyncJobs.OWNER_LABEL)).build(), context),
-        new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, DatasetSync.class)
-            .withName("datasetsync-pods").withLabelSelector(selector)
-            .withSecondaryToPrimaryMapper(WorkerLabels.toOwner(SyncJobs.OWNER_LABEL)).build(), context));
+    return WorkerInformers.jobsAndPods(context, DatasetSync.class, SyncJobs.OWNER_LABEL);
   }
 
   @Override
@@ -88,7 +78,7 @@ public final class DatasetSyncReconciler implements Reconciler<DatasetSync> {
     long recheck = RUN_RECHECK_MILLIS;
     if (job == null) {
       Optional<String> holder = volumes.startIfFree(sync.getMetadata().getNamespace(),
-          sync.getSpec().volume().claimName(), () -> create(jobs.job(sync, run)));
+          sync.getSpec().volume().claimName(), () -> WorkerInformers.createIfAbsent(client, jobs.job(sync, run)));
       if (holder.isPresent()) {
         status = next.waiting(holder.get());
         recheck = WAIT_RECHECK_MILLIS;
@@ -135,17 +125,6 @@ public final class DatasetSyncReconciler implements Reconciler<DatasetSync> {
         LOG.info("run-superseded namespace={} job={}", job.getMetadata().getNamespace(),
             job.getMetadata().getName());
       }
-    }
-  }
-
-  private Job create(Job job) {
-    try {
-      return client.resource(job).create();
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == 409) {
-        return job;
-      }
-      throw e;
     }
   }
 

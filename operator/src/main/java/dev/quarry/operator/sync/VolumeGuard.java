@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.function.Supplier;
 
 /**
  * Keeps runs on one volume apart: a run starts only when no other sync Job on the same PVC is active and no pod of
@@ -25,12 +24,12 @@ final class VolumeGuard {
   }
 
   /** Runs {@code start} if the volume is free and returns empty; otherwise returns what holds the volume. */
-  Optional<String> startIfFree(String namespace, String claim, Supplier<Job> start) {
+  Optional<String> startIfFree(String namespace, String claim, Runnable start) {
     Object lock = locks.computeIfAbsent(namespace + "/" + claim, key -> new Object());
     synchronized (lock) {
       Optional<String> holder = holder(namespace, claim);
       if (holder.isEmpty()) {
-        start.get();
+        start.run();
       }
       return holder;
     }

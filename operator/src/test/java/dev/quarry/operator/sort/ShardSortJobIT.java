@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.quarry.api.shardsort.ShardSortJob;
+import dev.quarry.api.shardsort.ShardSortJobSpec;
 import dev.quarry.api.shardsort.ShardSortJobStatus;
 import dev.quarry.api.shardsort.ShardSortPhase;
 import dev.quarry.operator.testing.FakeKubelet;
@@ -251,7 +252,7 @@ class ShardSortJobIT {
 
     client.resources(ShardSortJob.class).inNamespace(namespace).withName("stopped").edit(current -> {
       ShardSortJob copy = client.getKubernetesSerialization().clone(current);
-      copy.setSpec(new dev.quarry.api.shardsort.ShardSortJobSpec(current.getSpec().store(),
+      copy.setSpec(new ShardSortJobSpec(current.getSpec().store(),
           current.getSpec().input(), current.getSpec().output(), current.getSpec().order(),
           current.getSpec().policies(), current.getSpec().workers(), current.getSpec().scratch(),
           current.getSpec().dryRun(), true));
