@@ -7,6 +7,7 @@ import dev.quarry.operator.sort.ShardSortJobReconciler;
 import dev.quarry.operator.sync.DatasetSyncReconciler;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
@@ -19,6 +20,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,15 +34,26 @@ public final class QuarryOperator implements AutoCloseable {
   private final Operator operator;
   private final ProbeServer probes;
   private final PrometheusMeterRegistry registry;
+  private final AtomicBoolean stopping;
 
-  private QuarryOperator(Operator operator, ProbeServer probes, PrometheusMeterRegistry registry) {
+  private QuarryOperator(Operator operator, ProbeServer probes, PrometheusMeterRegistry registry,
+      AtomicBoolean stopping) {
     this.operator = operator;
     this.probes = probes;
     this.registry = registry;
+    this.stopping = stopping;
   }
 
   public static void main(String[] args) throws IOException {
-    OperatorSettings settings = OperatorSettings.fromEnvironment(System.getenv());
+    OperatorSettings settings;
+    try {
+      settings = OperatorSettings.fromEnvironment(System.getenv());
+    } catch (IllegalArgumentException e) {
+      // A configuration mistake: one line that names it, not a stack trace.
+      LOG.error(e.getMessage());
+      System.exit(2);
+      return;
+    }
     QuarryOperator running = start(new KubernetesClientBuilder().build(), settings, Clock.systemUTC());
     Runtime.getRuntime().addShutdownHook(new Thread(running::close, "quarry-operator-shutdown"));
   }
@@ -48,6 +61,7 @@ public final class QuarryOperator implements AutoCloseable {
   /** Starts the operator on {@code client}; the caller closes it (tests start and stop several in one JVM). */
   public static QuarryOperator start(KubernetesClient client, OperatorSettings settings, Clock clock)
       throws IOException {
+    AtomicBoolean stopping = new AtomicBoolean();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmGcMetrics().bindTo(registry);
@@ -62,8 +76,8 @@ public final class QuarryOperator implements AutoCloseable {
         overrider.withLeaderElectionConfiguration(new LeaderElectionConfiguration(settings.leaseName(),
             settings.namespace(), LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE,
             LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE,
-            LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE, settings.identity(), null,
-            settings.exitOnLostLeadership()));
+            LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE, settings.identity(),
+            new LeaderCallbacks(() -> { }, () -> lostLeadership(settings, stopping), leader -> { }), false));
       }
     });
     operator.register(new ShardSortJobReconciler(client, settings.workers(), clock));
@@ -73,7 +87,19 @@ public final class QuarryOperator implements AutoCloseable {
     operator.start();
     LOG.info("started namespace={} leaderElection={} identity={} httpPort={}", settings.namespace(),
         settings.leaderElection(), settings.identity(), probes.port());
-    return new QuarryOperator(operator, probes, registry);
+    return new QuarryOperator(operator, probes, registry, stopping);
+  }
+
+  /**
+   * Losing the lease while running means another replica may act now: this one exits and its pod restarts as a
+   * standby. Not while stopping: JOSDK reports the lease it gives up then too, and exiting from inside the shutdown
+   * hook would hang the JVM.
+   */
+  private static void lostLeadership(OperatorSettings settings, AtomicBoolean stopping) {
+    if (settings.exitOnLostLeadership() && !stopping.get()) {
+      LOG.error("lost-leadership identity={} action=exit", settings.identity());
+      new Thread(() -> System.exit(1), "quarry-operator-exit").start();
+    }
   }
 
   public int httpPort() {
@@ -86,6 +112,7 @@ public final class QuarryOperator implements AutoCloseable {
 
   @Override
   public void close() {
+    stopping.set(true);
     operator.stop();
     probes.close();
     registry.close();
