@@ -56,11 +56,14 @@ final class SortJobs {
     return ChildNames.of(job.getMetadata().getName(), CLEAN_ROLE);
   }
 
-  /** The spec as the workers read it: the resource's spec with the scratch prefix resolved. */
+  /**
+   * The spec as the workers read it: the resource's spec with the scratch prefix resolved, without abort (which is
+   * the operator's business, and the only field that may change once the job started).
+   */
   ConfigMap specConfigMap(ShardSortJob job) {
     ShardSortJobSpec spec = job.getSpec();
     ShardSortJobSpec resolved = new ShardSortJobSpec(spec.store(), spec.input(), spec.output(), spec.order(),
-        spec.policies(), spec.workers(), ScratchPrefix.of(job), spec.dryRun(), spec.abort());
+        spec.policies(), spec.workers(), ScratchPrefix.of(job), spec.dryRun(), null);
     return new ConfigMapBuilder()
         .withMetadata(metadata(job, specName(job), "spec", true))
         .withImmutable(true)

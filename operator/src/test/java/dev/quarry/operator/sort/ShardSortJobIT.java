@@ -3,6 +3,8 @@ package dev.quarry.operator.sort;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.quarry.api.shardsort.OrderKind;
+import dev.quarry.api.shardsort.ShardOrder;
 import dev.quarry.api.shardsort.ShardSortJob;
 import dev.quarry.api.shardsort.ShardSortJobSpec;
 import dev.quarry.api.shardsort.ShardSortJobStatus;
@@ -237,7 +239,7 @@ class ShardSortJobIT {
   }
 
   @Test
-  void abortStopsTheWorkersAndReapplyingTheSameSpecDoesNothing() throws Exception {
+  void abortStopsTheWorkersOtherEditsAreRefusedAndReapplyingTheSameSpecDoesNothing() throws Exception {
     ShardSortJob job = client.resource(example("stopped")).create();
     Job extract = awaitJob("stopped-extract");
     ShardSortJobStatus before = awaitStatus("stopped", s -> s.phase() == ShardSortPhase.Extracting);
@@ -250,6 +252,22 @@ class ShardSortJobIT {
     assertThat(client.batch().v1().jobs().inNamespace(namespace).withName("stopped-extract").get().getMetadata()
         .getResourceVersion()).isEqualTo(extract.getMetadata().getResourceVersion());
 
+    // Another seed: the running job keeps the spec it started with, and says so.
+    client.resources(ShardSortJob.class).inNamespace(namespace).withName("stopped").edit(current -> {
+      ShardSortJob copy = client.getKubernetesSerialization().clone(current);
+      copy.setSpec(new ShardSortJobSpec(current.getSpec().store(), current.getSpec().input(),
+          current.getSpec().output(), new ShardOrder(OrderKind.SHUFFLE, null, 1L, null, null),
+          current.getSpec().policies(), current.getSpec().workers(), current.getSpec().scratch(),
+          current.getSpec().dryRun(), null));
+      return copy;
+    });
+    await().atMost(WAIT).untilAsserted(() -> assertThat(events("stopped")).anySatisfy(event -> {
+      assertThat(event.getReason()).isEqualTo("SpecChangeIgnored");
+      assertThat(event.getMessage()).contains("delete this ShardSortJob and create it again");
+    }));
+    assertThat(client.batch().v1().jobs().inNamespace(namespace).withName("stopped-extract").get().getMetadata()
+        .getUid()).isEqualTo(extract.getMetadata().getUid());
+
     client.resources(ShardSortJob.class).inNamespace(namespace).withName("stopped").edit(current -> {
       ShardSortJob copy = client.getKubernetesSerialization().clone(current);
       copy.setSpec(new ShardSortJobSpec(current.getSpec().store(),
@@ -260,7 +278,7 @@ class ShardSortJobIT {
     });
     ShardSortJobStatus aborted = awaitStatus("stopped", s -> s.phase() == ShardSortPhase.Aborted);
     assertThat(ready(aborted).getReason()).isEqualTo("Aborted");
-    assertThat(aborted.observedGeneration()).isEqualTo(job.getMetadata().getGeneration() + 1);
+    assertThat(aborted.observedGeneration()).isEqualTo(job.getMetadata().getGeneration() + 2);
     await().atMost(WAIT).until(() -> client.batch().v1().jobs().inNamespace(namespace).withName("stopped-extract")
         .get() == null);
     assertThat(awaitJob("stopped-clean")).isNotNull();
