@@ -99,4 +99,25 @@ class QuarryCommandTest {
     assertThat(err.toString().strip()).isEqualTo("quarry: Invalid order: random (must be alphanumeric, none, md5,"
         + " shuffle, content or keymap)");
   }
+
+  @Test
+  void sortCleanDeletesEverythingUnderTheScratchPrefixAndNothingElse() throws Exception {
+    Path scratch = temp.resolve("bucket/.quarry-scratch/job");
+    Files.createDirectories(scratch.resolve("extract/00000"));
+    Files.writeString(scratch.resolve("extract/00000/run-0"), "runs");
+    Files.writeString(scratch.resolve("inputs.json"), "[]");
+    Path output = Files.writeString(temp.resolve("bucket/shard-000000.tar"), "output");
+
+    int exit = quarry("sort", "clean", "--scratch", scratch.toString(), "--json");
+
+    assertThat(exit).as(err.toString()).isZero();
+    JsonNode result = new ObjectMapper().readTree(out.toString());
+    assertThat(result.get("objects").asLong()).isEqualTo(2);
+    assertThat(result.get("bytes").asLong()).isEqualTo(6);
+    try (var left = Files.walk(scratch)) {
+      assertThat(left.filter(Files::isRegularFile)).isEmpty();
+    }
+    assertThat(output).hasContent("output");
+    assertThat(quarry("sort", "clean", "--scratch", scratch.toString())).as("idempotent").isZero();
+  }
 }

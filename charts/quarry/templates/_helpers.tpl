@@ -1,0 +1,25 @@
+{{/* Labels every object of the release carries. */}}
+{{- define "quarry.labels" -}}
+app.kubernetes.io/name: quarry
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/part-of: quarry
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end }}
+
+{{/* The operator pods' selector. */}}
+{{- define "quarry.operatorSelector" -}}
+app.kubernetes.io/name: quarry
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: operator
+{{- end }}
+
+{{/* <registry>/<repository>:<tag>, the tag defaulting to the chart's appVersion. */}}
+{{- define "quarry.image" -}}
+{{- $tag := default .root.Chart.AppVersion .image.tag -}}
+{{- if .image.registry -}}
+{{ .image.registry }}/{{ .image.repository }}:{{ $tag }}
+{{- else -}}
+{{ .image.repository }}:{{ $tag }}
+{{- end -}}
+{{- end }}

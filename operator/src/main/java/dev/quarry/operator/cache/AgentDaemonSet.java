@@ -1,0 +1,164 @@
+package dev.quarry.operator.cache;
+
+import dev.quarry.api.nodecache.CacheImage;
+import dev.quarry.api.nodecache.NodeCache;
+import dev.quarry.api.nodecache.NodeCacheReport;
+import dev.quarry.api.nodecache.NodeCacheSpec;
+import dev.quarry.operator.jobs.ChildNames;
+import dev.quarry.operator.jobs.Ownership;
+import dev.quarry.operator.jobs.WorkerJson;
+import dev.quarry.operator.jobs.WorkerLabels;
+import dev.quarry.operator.jobs.WorkerPods;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.HTTPGetActionBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeSet;
+
+/**
+ * The agent DaemonSet of one NodeCache. The agent mounts images under the mount root and must make those mounts
+ * visible to other pods, so it is privileged with a Bidirectional mount; it sees the host's /dev because the loop
+ * devices it attaches appear there after it started; it reads path sources through their parent directories.
+ */
+final class AgentDaemonSet {
+  static final String CONTAINER = "agent";
+  static final String JAR = "/opt/quarry/quarry-agent.jar";
+  static final int METRICS_PORT = 9400;
+  /** A hash of the desired pod template, so an unchanged DaemonSet is never written again. */
+  static final String SPEC_HASH_ANNOTATION = "quarry.dev/spec-hash";
+  private static final String DEFAULT_MOUNT_ROOT = "/mnt/quarry";
+  private static final String DEFAULT_CACHE_DIRECTORY = "/var/lib/quarry/cache";
+  private static final long GRACE_SECONDS = 30;
+
+  private final AgentSettings settings;
+
+  AgentDaemonSet(AgentSettings settings) {
+    this.settings = settings;
+  }
+
+  static String name(NodeCache cache) {
+    return ChildNames.of("quarry-agent", cache.getMetadata().getName());
+  }
+
+  static Map<String, String> selector(NodeCache cache) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(WorkerLabels.COMPONENT, "agent");
+    labels.put(NodeCacheReport.NODE_CACHE_LABEL, cache.getMetadata().getName());
+    return labels;
+  }
+
+  DaemonSet build(NodeCache cache) {
+    NodeCacheSpec spec = cache.getSpec();
+    Map<String, String> labels = new LinkedHashMap<>(selector(cache));
+    labels.put(WorkerLabels.MANAGED_BY, WorkerLabels.MANAGER);
+    String mountRoot = spec.mountRoot() == null ? DEFAULT_MOUNT_ROOT : spec.mountRoot();
+    String cacheDirectory = spec.cache().directory() == null ? DEFAULT_CACHE_DIRECTORY : spec.cache().directory();
+    List<Volume> volumes = new ArrayList<>();
+    List<VolumeMount> mounts = new ArrayList<>();
+    hostPath(volumes, mounts, "mount-root", mountRoot, "DirectoryOrCreate", "Bidirectional", false);
+    hostPath(volumes, mounts, "cache", cacheDirectory, "DirectoryOrCreate", null, false);
+    hostPath(volumes, mounts, "dev", "/dev", "Directory", null, false);
+    int source = 0;
+    for (String parent : sourceDirectories(spec)) {
+      // No type check: a node lacking the shared storage still runs the agent, which reports the image as Failed.
+      hostPath(volumes, mounts, "source-" + source++, parent, null, "HostToContainer", true);
+    }
+    DaemonSet daemonSet = new DaemonSetBuilder()
+        .withNewMetadata().withName(name(cache)).withNamespace(settings.namespace()).withLabels(labels)
+        .withOwnerReferences(Ownership.controllerOf(cache)).endMetadata()
+        .withNewSpec()
+        .withNewSelector().withMatchLabels(selector(cache)).endSelector()
+        .withNewUpdateStrategy().withType("RollingUpdate").endUpdateStrategy()
+        .withNewTemplate()
+        .withNewMetadata().withLabels(labels).endMetadata()
+        .withNewSpec()
+        .withServiceAccountName(settings.serviceAccount())
+        .withPriorityClassName(settings.priorityClassName())
+        .withNodeSelector(spec.nodeSelector())
+        .withTolerations(spec.tolerations())
+        .withTerminationGracePeriodSeconds(GRACE_SECONDS)
+        .withContainers(new ContainerBuilder()
+            .withName(CONTAINER)
+            .withImage(settings.image())
+            .withImagePullPolicy(settings.pullPolicy())
+            // The image's entrypoint is java with its options and -jar JAR; these are the agent's arguments.
+            .withArgs("run", "--node-cache", cache.getMetadata().getName(), "--node", "$(NODE_NAME)")
+            .withEnv(environment(spec))
+            .addNewPort().withName("metrics").withContainerPort(METRICS_PORT).withProtocol("TCP").endPort()
+            .withLivenessProbe(probe("/healthz", 3))
+            .withReadinessProbe(probe("/readyz", 1))
+            .withResources(settings.resources())
+            .withNewSecurityContext().withPrivileged(true).withRunAsUser(0L).endSecurityContext()
+            .withVolumeMounts(mounts)
+            .build())
+        .withVolumes(volumes)
+        .endSpec()
+        .endTemplate()
+        .endSpec()
+        .build();
+    daemonSet.getMetadata().setAnnotations(Map.of(SPEC_HASH_ANNOTATION,
+        ChildNames.hash(WorkerJson.write(daemonSet.getSpec()))));
+    return daemonSet;
+  }
+
+  /** The parent directory of each image with a path source, each once; never "/", which would hide the image. */
+  static List<String> sourceDirectories(NodeCacheSpec spec) {
+    TreeSet<String> parents = new TreeSet<>();
+    for (CacheImage image : spec.images()) {
+      if (image.source().startsWith("/")) {
+        Path parent = Path.of(image.source()).getParent();
+        if (parent != null && parent.getNameCount() > 0) {
+          parents.add(parent.toString());
+        }
+      }
+    }
+    return List.copyOf(parents);
+  }
+
+  private static List<EnvVar> environment(NodeCacheSpec spec) {
+    List<EnvVar> env = new ArrayList<>();
+    env.add(new EnvVarBuilder().withName("NODE_NAME").withNewValueFrom().withNewFieldRef().withFieldPath(
+        "spec.nodeName").endFieldRef().endValueFrom().build());
+    env.add(new EnvVarBuilder().withName("POD_NAMESPACE").withNewValueFrom().withNewFieldRef().withFieldPath(
+        "metadata.namespace").endFieldRef().endValueFrom().build());
+    if (spec.store() != null) {
+      env.addAll(WorkerPods.credentials(spec.store().credentialsSecret()));
+    }
+    return env;
+  }
+
+  private static Probe probe(String path, int failureThreshold) {
+    return new ProbeBuilder().withHttpGet(new HTTPGetActionBuilder().withPath(path)
+            .withPort(new IntOrString("metrics")).build())
+        .withPeriodSeconds(10).withFailureThreshold(failureThreshold).build();
+  }
+
+  private static void hostPath(List<Volume> volumes, List<VolumeMount> mounts, String name, String path, String type,
+      String propagation, boolean readOnly) {
+    volumes.add(new VolumeBuilder().withName(name).withNewHostPath().withPath(path).withType(type).endHostPath()
+        .build());
+    mounts.add(new VolumeMountBuilder().withName(name).withMountPath(path).withMountPropagation(propagation)
+        .withReadOnly(readOnly ? Boolean.TRUE : null).build());
+  }
+
+  static boolean upToDate(DaemonSet existing, DaemonSet desired) {
+    return existing != null && existing.getMetadata().getAnnotations() != null && Objects.equals(
+        existing.getMetadata().getAnnotations().get(SPEC_HASH_ANNOTATION),
+        desired.getMetadata().getAnnotations().get(SPEC_HASH_ANNOTATION));
+  }
+}

@@ -1,0 +1,151 @@
+package dev.quarry.operator.cache;
+
+import dev.quarry.api.nodecache.CachePhase;
+import dev.quarry.api.nodecache.NodeCache;
+import dev.quarry.api.nodecache.NodeCacheReport;
+import dev.quarry.api.nodecache.NodeCacheStatus;
+import dev.quarry.operator.jobs.WorkerLabels;
+import dev.quarry.operator.status.EventRecorder;
+import dev.quarry.operator.status.ReadyCondition;
+import dev.quarry.operator.status.StatusWriter;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one agent DaemonSet per NodeCache and summarizes the agents' reports into its status. On deletion it waits
+ * for each agent to undo its mounts and delete its report (the finalizer is for that real cleanup on the nodes), but
+ * never for a node that no longer runs an agent pod, and never longer than {@link #AGENT_CLEANUP_DEADLINE}.
+ */
+@ControllerConfiguration(name = "nodecache")
+public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner<NodeCache> {
+  static final Duration AGENT_CLEANUP_DEADLINE = Duration.ofMinutes(5);
+  private static final Logger LOG = LoggerFactory.getLogger(NodeCacheReconciler.class);
+  private static final long RECHECK_MILLIS = 5_000;
+
+  private final KubernetesClient client;
+  private final AgentSettings settings;
+  private final AgentDaemonSet daemonSets;
+  private final CacheSummary summary;
+  private final StatusWriter statusWriter;
+  private final EventRecorder events;
+  private final Clock clock;
+
+  public NodeCacheReconciler(KubernetesClient client, AgentSettings settings, Clock clock) {
+    this.client = client;
+    this.settings = settings;
+    this.daemonSets = new AgentDaemonSet(settings);
+    this.summary = new CacheSummary(new ReadyCondition(clock), settings.namespace());
+    this.statusWriter = new StatusWriter();
+    this.events = new EventRecorder(client, clock);
+    this.clock = clock;
+  }
+
+  @Override
+  public List<EventSource<?, NodeCache>> prepareEventSources(EventSourceContext<NodeCache> context) {
+    return List.of(
+        new InformerEventSource<>(InformerEventSourceConfiguration.from(DaemonSet.class, NodeCache.class)
+            .withName("nodecache-daemonsets").withNamespaces(settings.namespace())
+            .withLabelSelector(WorkerLabels.SELECTOR + "," + NodeCacheReport.NODE_CACHE_LABEL)
+            .withSecondaryToPrimaryMapper(WorkerLabels.toClusterOwner(NodeCacheReport.NODE_CACHE_LABEL)).build(),
+            context),
+        new InformerEventSource<>(InformerEventSourceConfiguration.from(NodeCacheReport.class, NodeCache.class)
+            .withName("nodecache-reports").withLabelSelector(NodeCacheReport.NODE_CACHE_LABEL)
+            .withSecondaryToPrimaryMapper(WorkerLabels.toClusterOwner(NodeCacheReport.NODE_CACHE_LABEL)).build(),
+            context));
+  }
+
+  @Override
+  public UpdateControl<NodeCache> reconcile(NodeCache cache, Context<NodeCache> context) {
+    DaemonSet desired = daemonSets.build(cache);
+    DaemonSet existing = context.getSecondaryResource(DaemonSet.class).orElse(null);
+    if (!AgentDaemonSet.upToDate(existing, desired)) {
+      client.resource(desired).fieldManager(StatusWriter.FIELD_MANAGER).forceConflicts().serverSideApply();
+      LOG.info("agents-applied nodecache={} daemonset={}/{}", cache.getMetadata().getName(), settings.namespace(),
+          desired.getMetadata().getName());
+    }
+    int selected = existing == null || existing.getStatus() == null
+        || existing.getStatus().getDesiredNumberScheduled() == null ? 0
+        : existing.getStatus().getDesiredNumberScheduled();
+    NodeCacheStatus old = cache.getStatus();
+    NodeCacheStatus status = summary.summarize(cache, selected, reports(cache, context));
+    if (old == null || old.phase() != status.phase()) {
+      String message = status.conditions().get(0).getMessage();
+      if (status.phase() == CachePhase.Degraded) {
+        events.warning(cache, "Degraded", message);
+      } else {
+        events.normal(cache, status.phase().name(), message);
+      }
+    }
+    statusWriter.write(cache, status, context);
+    return UpdateControl.noUpdate();
+  }
+
+  @Override
+  public DeleteControl cleanup(NodeCache cache, Context<NodeCache> context) {
+    List<NodeCacheReport> reports = reports(cache, context);
+    if (reports.isEmpty()) {
+      return DeleteControl.defaultDelete();
+    }
+    Set<String> agentNodes = agentNodes(cache);
+    List<NodeCacheReport> waiting = reports.stream()
+        .filter(report -> agentNodes.contains(report.getSpec().node())).toList();
+    Instant deleted = Instant.parse(cache.getMetadata().getDeletionTimestamp());
+    boolean late = Duration.between(deleted, Instant.now(clock)).compareTo(AGENT_CLEANUP_DEADLINE) > 0;
+    if (!waiting.isEmpty() && !late) {
+      return DeleteControl.noFinalizerRemoval().rescheduleAfter(RECHECK_MILLIS);
+    }
+    if (!waiting.isEmpty()) {
+      events.warning(cache, "AgentCleanupTimedOut", "Agents on " + nodes(waiting) + " did not remove their mounts"
+          + " within " + AGENT_CLEANUP_DEADLINE.toMinutes() + " minutes; check those nodes for mounts left under "
+          + cache.getSpec().mountRoot());
+    }
+    // Reports of nodes with no agent left would never be deleted by anyone else.
+    for (NodeCacheReport report : reports) {
+      client.resource(report).delete();
+    }
+    LOG.info("agents-released nodecache={} reportsDeleted={}", cache.getMetadata().getName(), reports.size());
+    return DeleteControl.defaultDelete();
+  }
+
+  private static List<NodeCacheReport> reports(NodeCache cache, Context<NodeCache> context) {
+    return context.getSecondaryResources(NodeCacheReport.class).stream()
+        .filter(r -> r.getSpec() != null && cache.getMetadata().getName().equals(r.getSpec().nodeCache()))
+        .toList();
+  }
+
+  /** The nodes where an agent pod of this cache still runs (or is starting). */
+  private Set<String> agentNodes(NodeCache cache) {
+    return client.pods().inNamespace(settings.namespace())
+        .withLabels(AgentDaemonSet.selector(cache)).list().getItems().stream()
+        .filter(pod -> !"Succeeded".equals(phase(pod)) && !"Failed".equals(phase(pod)))
+        .map(pod -> pod.getSpec().getNodeName()).filter(Objects::nonNull).collect(Collectors.toSet());
+  }
+
+  private static String phase(Pod pod) {
+    return pod.getStatus() == null ? null : pod.getStatus().getPhase();
+  }
+
+  private static String nodes(List<NodeCacheReport> reports) {
+    return reports.stream().map(r -> r.getSpec().node()).collect(Collectors.joining(", "));
+  }
+}

@@ -1,0 +1,97 @@
+package dev.quarry.operator.jobs;
+
+import dev.quarry.api.common.ObjectStore;
+import dev.quarry.api.common.SecretKeys;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The pod every worker Job runs: the worker image with the {@code quarry} command, the object store connection as
+ * environment variables (credentials only from a Secret), no API access, non-root, a read-only root filesystem with a
+ * writable /tmp. The command writes its JSON result to the termination message file, which is how results reach the
+ * operator; a failed container's last log lines take its place, so a failure carries the worker's own message.
+ */
+public final class WorkerPods {
+  public static final String CONTAINER = "worker";
+  public static final String RESULT_FILE = "/dev/termination-log";
+  /** The uid the worker image runs as (see worker-image/Dockerfile). */
+  static final long WORKER_UID = 1000;
+
+  private final WorkerSettings settings;
+
+  public WorkerPods(WorkerSettings settings) {
+    this.settings = settings;
+  }
+
+  /** A pod spec (restartPolicy Never) running {@code args} with {@code store}'s connection. */
+  public PodSpecBuilder spec(ObjectStore store, List<String> args, ResourceRequirements resources,
+      List<VolumeMount> mounts) {
+    List<VolumeMount> allMounts = new ArrayList<>(mounts);
+    allMounts.add(new VolumeMountBuilder().withName("tmp").withMountPath("/tmp").build());
+    Container container = new ContainerBuilder()
+        .withName(CONTAINER)
+        .withImage(settings.image())
+        .withImagePullPolicy(settings.pullPolicy())
+        .withArgs(args)
+        .withEnv(environment(store))
+        .withResources(resources)
+        .withVolumeMounts(allMounts)
+        .withTerminationMessagePath(RESULT_FILE)
+        .withTerminationMessagePolicy("FallbackToLogsOnError")
+        .withSecurityContext(new SecurityContextBuilder().withAllowPrivilegeEscalation(false)
+            .withReadOnlyRootFilesystem(true).withNewCapabilities().withDrop("ALL").endCapabilities().build())
+        .build();
+    return new PodSpecBuilder()
+        .withRestartPolicy("Never")
+        .withServiceAccountName(settings.serviceAccount())
+        .withAutomountServiceAccountToken(false)
+        .withSecurityContext(new PodSecurityContextBuilder().withRunAsNonRoot(true).withRunAsUser(WORKER_UID)
+            .withRunAsGroup(WORKER_UID).withFsGroup(WORKER_UID).withFsGroupChangePolicy("OnRootMismatch")
+            .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().build())
+        .withContainers(container)
+        .addToVolumes(new VolumeBuilder().withName("tmp").withNewEmptyDir().endEmptyDir().build());
+  }
+
+  /** The variables {@code quarry} reads its S3 connection from (core's S3Settings.fromEnvironment). */
+  public static List<EnvVar> environment(ObjectStore store) {
+    List<EnvVar> env = new ArrayList<>();
+    if (store == null) {
+      return env;
+    }
+    if (store.endpoint() != null) {
+      env.add(new EnvVar("QUARRY_S3_ENDPOINT", store.endpoint(), null));
+    }
+    env.add(new EnvVar("AWS_REGION", store.region() == null ? "us-east-1" : store.region(), null));
+    env.add(new EnvVar("QUARRY_S3_PATH_STYLE", String.valueOf(!Boolean.FALSE.equals(store.pathStyle())), null));
+    env.addAll(credentials(store.credentialsSecret()));
+    return env;
+  }
+
+  /** AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY from the Secret, or nothing without one. */
+  public static List<EnvVar> credentials(SecretKeys secret) {
+    if (secret == null) {
+      return List.of();
+    }
+    return List.of(
+        secretVariable("AWS_ACCESS_KEY_ID", secret.name(),
+            secret.accessKeyIdKey() == null ? "AWS_ACCESS_KEY_ID" : secret.accessKeyIdKey()),
+        secretVariable("AWS_SECRET_ACCESS_KEY", secret.name(),
+            secret.secretAccessKeyKey() == null ? "AWS_SECRET_ACCESS_KEY" : secret.secretAccessKeyKey()));
+  }
+
+  private static EnvVar secretVariable(String name, String secret, String key) {
+    return new EnvVarBuilder().withName(name).withNewValueFrom().withNewSecretKeyRef(key, secret, false)
+        .endValueFrom().build();
+  }
+}

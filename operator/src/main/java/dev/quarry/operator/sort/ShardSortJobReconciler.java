@@ -1,0 +1,223 @@
+package dev.quarry.operator.sort;
+
+import dev.quarry.api.common.Conditions;
+import dev.quarry.api.shardsort.ShardSortJob;
+import dev.quarry.api.shardsort.ShardSortJobStatus;
+import dev.quarry.api.shardsort.ShardSortPhase;
+import dev.quarry.operator.jobs.JobState;
+import dev.quarry.operator.jobs.WorkerInformers;
+import dev.quarry.operator.jobs.WorkerSettings;
+import dev.quarry.operator.status.EventRecorder;
+import dev.quarry.operator.status.ReadyCondition;
+import dev.quarry.operator.status.StatusWriter;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a ShardSortJob: one indexed Job per step, in order, each started when the one before succeeded; the status
+ * follows the workers' results; scratch data is removed when the job ends or the resource is deleted. Everything the
+ * reconciler needs to continue is in the API (the Jobs, the pods and the status), so a restarted operator carries on.
+ */
+@ControllerConfiguration(name = "shardsortjob")
+public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, Cleaner<ShardSortJob> {
+  static final String SCRATCH_REMOVED = "ScratchRemoved";
+  private static final Logger LOG = LoggerFactory.getLogger(ShardSortJobReconciler.class);
+  private static final long RECHECK_MILLIS = 30_000;
+  private static final long CLEANUP_RECHECK_MILLIS = 5_000;
+
+  private final KubernetesClient client;
+  private final SortJobs jobs;
+  private final ScratchCleaner cleaner;
+  private final StatusWriter statusWriter;
+  private final EventRecorder events;
+  private final ReadyCondition conditions;
+
+  public ShardSortJobReconciler(KubernetesClient client, WorkerSettings settings, Clock clock) {
+    this.client = client;
+    this.jobs = new SortJobs(settings);
+    this.cleaner = new ScratchCleaner(client, jobs);
+    this.statusWriter = new StatusWriter();
+    this.events = new EventRecorder(client, clock);
+    this.conditions = new ReadyCondition(clock);
+  }
+
+  @Override
+  public List<EventSource<?, ShardSortJob>> prepareEventSources(EventSourceContext<ShardSortJob> context) {
+    return WorkerInformers.jobsAndPods(context, ShardSortJob.class, SortJobs.OWNER_LABEL);
+  }
+
+  @Override
+  public UpdateControl<ShardSortJob> reconcile(ShardSortJob job, Context<ShardSortJob> context) {
+    SortChildren children = SortChildren.of(context);
+    ShardSortJobStatus old = job.getStatus();
+    if (old != null && !Objects.equals(old.observedGeneration(), job.getMetadata().getGeneration())) {
+      warnIfSpecChanged(job);
+    }
+    ShardSortJobStatus status = isTerminal(old) ? old
+        : Boolean.TRUE.equals(job.getSpec().abort()) ? abort(job, old, children)
+        : advance(job, old, children);
+    long recheck = RECHECK_MILLIS;
+    if (isTerminal(status) && !ReadyCondition.isTrue(status.conditions(), SCRATCH_REMOVED)) {
+      status = removeScratch(job, status, children);
+      recheck = CLEANUP_RECHECK_MILLIS;
+    }
+    announce(job, old, status);
+    statusWriter.write(job, status, context);
+    return settled(status) ? UpdateControl.noUpdate()
+        : UpdateControl.<ShardSortJob>noUpdate().rescheduleAfter(recheck);
+  }
+
+  @Override
+  public DeleteControl cleanup(ShardSortJob job, Context<ShardSortJob> context) {
+    SortChildren children = SortChildren.of(context);
+    deleteStepJobs(children);
+    ShardSortJobStatus status = job.getStatus();
+    boolean nothingWritten = status == null || status.startTime() == null;
+    if (nothingWritten || status != null && ReadyCondition.isTrue(status.conditions(), SCRATCH_REMOVED)) {
+      return DeleteControl.defaultDelete();
+    }
+    ScratchCleaner.Outcome outcome = cleaner.advance(job, children);
+    switch (outcome.state()) {
+      case REMOVED -> {
+        LOG.info("scratch-removed namespace={} name={} message=\"{}\"", job.getMetadata().getNamespace(),
+            job.getMetadata().getName(), outcome.message());
+        return DeleteControl.defaultDelete();
+      }
+      case FAILED -> {
+        // Deletion must not hang on storage the operator cannot reach: say what is left, and let go.
+        events.warning(job, "ScratchNotRemoved", outcome.message());
+        return DeleteControl.defaultDelete();
+      }
+      default -> {
+        return DeleteControl.noFinalizerRemoval().rescheduleAfter(CLEANUP_RECHECK_MILLIS);
+      }
+    }
+  }
+
+  /** Runs the steps: records each finished step's metrics and starts the next, until one runs, fails or all are done. */
+  private ShardSortJobStatus advance(ShardSortJob job, ShardSortJobStatus old, SortChildren children) {
+    SortStatus status = new SortStatus(job, old, conditions);
+    List<SortStep> steps = SortStep.of(job.getSpec());
+    for (SortStep step : steps) {
+      if (status.isDone(step)) {
+        continue;
+      }
+      Job stepJob = children.job(SortJobs.jobName(job, step));
+      if (stepJob == null) {
+        start(job, step);
+        return status.running(step, 0, new StepProgress(step, step.workers(job.getSpec()), List.of()), steps);
+      }
+      JobState state = JobState.of(stepJob);
+      StepProgress progress = new StepProgress(step, step.workers(job.getSpec()),
+          children.podsOf(stepJob.getMetadata().getName()));
+      switch (state.outcome()) {
+        case RUNNING -> {
+          return status.running(step, state.fractionDone(), progress, steps);
+        }
+        case FAILED -> {
+          String message = progress.failureMessage() != null ? progress.failureMessage()
+              : "the " + step.command() + " Job failed: " + state.message();
+          return status.failed(step, progress, "Cannot " + step.command() + ": " + message);
+        }
+        case SUCCEEDED -> status.done(step, StepProgress.metrics(progress.reports(),
+            stepJob.getStatus() == null ? null : stepJob.getStatus().getStartTime(),
+            stepJob.getStatus() == null ? null : stepJob.getStatus().getCompletionTime()), progress);
+      }
+    }
+    return status.succeeded();
+  }
+
+  private ShardSortJobStatus abort(ShardSortJob job, ShardSortJobStatus old, SortChildren children) {
+    deleteStepJobs(children);
+    return new SortStatus(job, old, conditions).aborted();
+  }
+
+  private ShardSortJobStatus removeScratch(ShardSortJob job, ShardSortJobStatus status, SortChildren children) {
+    if (status.startTime() == null) {
+      return SortStatus.withCondition(status, conditions, job, SCRATCH_REMOVED, true, "NothingWritten",
+          "No step ran, so there is no scratch data");
+    }
+    ScratchCleaner.Outcome outcome = cleaner.advance(job, children);
+    return switch (outcome.state()) {
+      case REMOVED -> SortStatus.withCondition(status, conditions, job, SCRATCH_REMOVED, true, "Removed",
+          outcome.message());
+      case FAILED -> SortStatus.withCondition(status, conditions, job, SCRATCH_REMOVED, false, "RemovalFailed",
+          outcome.message());
+      case REMOVING, WAITING_FOR_WORKERS -> SortStatus.withCondition(status, conditions, job, SCRATCH_REMOVED,
+          false, "Removing", outcome.message());
+    };
+  }
+
+  /**
+   * A started job keeps the spec its workers read (the spec ConfigMap is immutable): running shards of two specs into
+   * one output would be worse than either. Say so when the spec changes in any way but abort.
+   */
+  private void warnIfSpecChanged(ShardSortJob job) {
+    ConfigMap started = client.configMaps().inNamespace(job.getMetadata().getNamespace())
+        .withName(SortJobs.specName(job)).get();
+    if (started != null && !started.getData().equals(jobs.specConfigMap(job).getData())) {
+      events.warning(job, "SpecChangeIgnored", "The job runs the spec it started with; only spec.abort applies"
+          + " to a started job. To run the new spec, delete this ShardSortJob and create it again.");
+    }
+  }
+
+  private void start(ShardSortJob job, SortStep step) {
+    WorkerInformers.createIfAbsent(client, jobs.specConfigMap(job));
+    WorkerInformers.createIfAbsent(client, jobs.stepJob(job, step));
+    LOG.info("step-started namespace={} name={} step={} workers={}", job.getMetadata().getNamespace(),
+        job.getMetadata().getName(), step.command(), step.workers(job.getSpec()));
+  }
+
+  private void deleteStepJobs(SortChildren children) {
+    for (Job stepJob : children.stepJobs()) {
+      if (stepJob.getMetadata().getDeletionTimestamp() == null) {
+        client.resource(stepJob).withPropagationPolicy(DeletionPropagation.BACKGROUND).delete();
+      }
+    }
+  }
+
+  /** An event for each change of phase, a warning for failures carrying the worker's message. */
+  private void announce(ShardSortJob job, ShardSortJobStatus old, ShardSortJobStatus status) {
+    ShardSortPhase before = old == null ? null : old.phase();
+    if (status.phase() == before) {
+      return;
+    }
+    Condition ready = ReadyCondition.find(status.conditions(), Conditions.READY);
+    String message = ready == null ? status.phase().name() : ready.getMessage();
+    if (status.phase() == ShardSortPhase.Failed) {
+      events.warning(job, "Failed", message);
+    } else {
+      events.normal(job, status.phase().name(), message);
+    }
+    LOG.info("phase-changed namespace={} name={} from={} to={} progress={}", job.getMetadata().getNamespace(),
+        job.getMetadata().getName(), before, status.phase(), status.progress());
+  }
+
+  /** Ended, and the scratch data removed or given up on: nothing left to do. */
+  private static boolean settled(ShardSortJobStatus status) {
+    Condition scratch = ReadyCondition.find(status.conditions(), SCRATCH_REMOVED);
+    return isTerminal(status) && scratch != null && !"Removing".equals(scratch.getReason());
+  }
+
+  static boolean isTerminal(ShardSortJobStatus status) {
+    return status != null && Set.of(ShardSortPhase.Succeeded, ShardSortPhase.Failed, ShardSortPhase.Aborted)
+        .contains(status.phase());
+  }
+}

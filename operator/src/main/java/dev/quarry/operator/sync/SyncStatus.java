@@ -1,0 +1,102 @@
+package dev.quarry.operator.sync;
+
+import dev.quarry.api.datasetsync.DatasetSync;
+import dev.quarry.api.datasetsync.DatasetSyncStatus;
+import dev.quarry.api.datasetsync.SyncPhase;
+import dev.quarry.operator.status.ReadyCondition;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.util.List;
+import java.util.Locale;
+
+/** The status of a DatasetSync for one run: waiting, running, or what the worker's result says. */
+final class SyncStatus {
+  private final DatasetSync sync;
+  private final SyncRun run;
+  private final DatasetSyncStatus old;
+  private final ReadyCondition conditions;
+
+  SyncStatus(DatasetSync sync, SyncRun run, ReadyCondition conditions) {
+    this.sync = sync;
+    this.run = run;
+    this.old = sync.getStatus();
+    this.conditions = conditions;
+  }
+
+  DatasetSyncStatus waiting(String holder) {
+    return progress(SyncPhase.Pending, null, "WaitingForVolume", "Waiting for " + holder + " to finish: runs on"
+        + " volume " + sync.getSpec().volume().claimName() + " never overlap");
+  }
+
+  DatasetSyncStatus running(String startTime) {
+    return progress(SyncPhase.Running, startTime, "Running", operation() + " of " + folder() + " against "
+        + sync.getSpec().remote() + " is running");
+  }
+
+  DatasetSyncStatus failed(String startTime, String message) {
+    return new DatasetSyncStatus(run.generation(), run.trigger(), SyncPhase.Failed, sync.getSpec().operation(),
+        null, null, null, null, null, null, null, null, null, startTime, conditions.now(),
+        conditions.ready(previous(), false, operation() + "Failed", "Cannot " + operation().toLowerCase(Locale.ROOT)
+            + " " + folder() + ": " + message, run.generation()));
+  }
+
+  DatasetSyncStatus succeeded(SyncReport report, String startTime, String completionTime) {
+    String message = report == null
+        ? operation() + " succeeded, but its result was not readable (a result over 4 KiB is cut by Kubernetes)"
+        : summary(report);
+    return new DatasetSyncStatus(run.generation(), run.trigger(), SyncPhase.Succeeded, sync.getSpec().operation(),
+        report == null ? null : report.version(), report == null ? null : report.files(),
+        report == null ? null : report.bytes(), report == null ? null : report.missingLocal(),
+        report == null ? null : report.missingRemote(), report == null ? null : report.transferred(),
+        report == null ? null : report.unreachable(), report == null ? null : report.requests(),
+        report == null ? null : report.strategy(),
+        report != null && report.startTime() != null ? report.startTime() : startTime,
+        report != null && report.endTime() != null ? report.endTime() : completionTime,
+        conditions.ready(previous(), true, "Succeeded", message, run.generation()));
+  }
+
+  private String summary(SyncReport report) {
+    StringBuilder text = new StringBuilder(operation()).append(" succeeded: ");
+    text.append(report.files() == null ? "" : report.files() + " files");
+    if (report.version() != null) {
+      text.append(", version ").append(report.version());
+    }
+    if (report.transferred() != null) {
+      text.append(", ").append(report.transferred().objects()).append(" objects ")
+          .append(sync.getSpec().operation().name().equals("Gc") ? "deleted" : "transferred");
+    }
+    if (report.missingRemote() != null && report.missingRemote().objects() > 0) {
+      text.append(", ").append(report.missingRemote().objects()).append(" objects missing on the remote");
+    }
+    if (report.missingLocal() != null && report.missingLocal().objects() > 0) {
+      text.append(", ").append(report.missingLocal().objects()).append(" files missing locally");
+    }
+    if (report.warnings() != null && !report.warnings().isEmpty()) {
+      text.append("; ").append(report.warnings().size()).append(" warnings, first: ")
+          .append(report.warnings().get(0));
+    }
+    return text.toString();
+  }
+
+  /** While a run waits or runs, the last run's results stay visible; only the phase and condition move. */
+  private DatasetSyncStatus progress(SyncPhase phase, String startTime, String reason, String message) {
+    DatasetSyncStatus last = old == null ? new DatasetSyncStatus(null, null, null, null, null, null, null, null,
+        null, null, null, null, null, null, null, null) : old;
+    return new DatasetSyncStatus(run.generation(), run.trigger(), phase, sync.getSpec().operation(), last.version(),
+        last.files(), last.bytes(), last.missingLocal(), last.missingRemote(), last.transferred(),
+        last.unreachable(), last.requests(), last.strategy(), startTime, null,
+        conditions.ready(previous(), false, reason, message, run.generation()));
+  }
+
+  private List<Condition> previous() {
+    return old == null ? null : old.conditions();
+  }
+
+  private String operation() {
+    return sync.getSpec().operation().name();
+  }
+
+  private String folder() {
+    String path = sync.getSpec().volume().path();
+    return "volume " + sync.getSpec().volume().claimName() + (path == null || path.isEmpty() ? "" : "/" + path);
+  }
+}

@@ -1,0 +1,119 @@
+package dev.quarry.operator.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import dev.quarry.api.nodecache.NodeCache;
+import dev.quarry.testkit.RepositoryRoot;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The agent's contract, as the DaemonSet states it: the node agent is written against exactly this. */
+class AgentDaemonSetTest {
+  private final AgentSettings settings = new AgentSettings("quarry-system", "quarry-agent:1", "IfNotPresent",
+      "quarry-agent", null, null);
+
+  @Test
+  void runsTheAgentJarWithItsNodeCacheAndNode() throws Exception {
+    Container agent = container(build());
+    assertThat(agent.getImage()).isEqualTo("quarry-agent:1");
+    assertThat(agent.getArgs()).containsExactly("run", "--node-cache", "training-images", "--node", "$(NODE_NAME)");
+    assertThat(agent.getEnv()).extracting(EnvVar::getName)
+        .containsExactly("NODE_NAME", "POD_NAMESPACE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
+    assertThat(agent.getEnv().get(0).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
+    assertThat(agent.getEnv().get(1).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.namespace");
+    assertThat(agent.getEnv().get(3).getValueFrom().getSecretKeyRef().getName()).isEqualTo("s3-credentials");
+    assertThat(agent.getEnv().get(3).getValueFrom().getSecretKeyRef().getKey()).isEqualTo("AWS_SECRET_ACCESS_KEY");
+  }
+
+  @Test
+  void servesMetricsAndProbesOnPort9400() throws Exception {
+    Container agent = container(build());
+    assertThat(agent.getPorts()).singleElement().satisfies(port -> {
+      assertThat(port.getName()).isEqualTo("metrics");
+      assertThat(port.getContainerPort()).isEqualTo(9400);
+    });
+    assertThat(agent.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+    assertThat(agent.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+  }
+
+  @Test
+  void isPrivilegedWithABidirectionalMountRootTheCacheDevAndReadOnlySourceFolders() throws Exception {
+    DaemonSet daemonSet = build();
+    PodSpec pod = daemonSet.getSpec().getTemplate().getSpec();
+    Container agent = container(daemonSet);
+    assertThat(agent.getSecurityContext().getPrivileged()).isTrue();
+    assertThat(agent.getSecurityContext().getRunAsUser()).isZero();
+    assertThat(agent.getVolumeMounts()).extracting(VolumeMount::getMountPath, VolumeMount::getMountPropagation,
+        VolumeMount::getReadOnly).containsExactly(
+            tuple("/mnt/quarry", "Bidirectional", null),
+            tuple("/var/lib/quarry/cache", null, null),
+            tuple("/dev", null, null),
+            tuple("/mnt/nfs/images", "HostToContainer", true));
+    assertThat(pod.getVolumes()).extracting(volume -> volume.getHostPath().getPath(),
+        volume -> volume.getHostPath().getType()).containsExactly(
+            tuple("/mnt/quarry", "DirectoryOrCreate"),
+            tuple("/var/lib/quarry/cache", "DirectoryOrCreate"),
+            tuple("/dev", "Directory"),
+            tuple("/mnt/nfs/images", null));
+    assertThat(pod.getServiceAccountName()).isEqualTo("quarry-agent");
+    assertThat(pod.getTerminationGracePeriodSeconds()).isEqualTo(30);
+    assertThat(pod.getNodeSelector()).isEqualTo(Map.of("nvidia.com/gpu.present", "true"));
+    assertThat(pod.getTolerations()).singleElement().satisfies(t -> assertThat(t.getKey()).isEqualTo(
+        "nvidia.com/gpu"));
+  }
+
+  @Test
+  void livesInTheOperatorsNamespaceOwnedByItsNodeCacheAndSelectsItsPods() throws Exception {
+    DaemonSet daemonSet = build();
+    assertThat(daemonSet.getMetadata().getName()).isEqualTo("quarry-agent-training-images");
+    assertThat(daemonSet.getMetadata().getNamespace()).isEqualTo("quarry-system");
+    assertThat(daemonSet.getMetadata().getOwnerReferences()).singleElement()
+        .satisfies(owner -> assertThat(owner.getKind()).isEqualTo("NodeCache"));
+    assertThat(daemonSet.getSpec().getSelector().getMatchLabels()).containsEntry("quarry.dev/nodecache",
+        "training-images");
+    assertThat(daemonSet.getSpec().getTemplate().getMetadata().getLabels())
+        .containsAllEntriesOf(daemonSet.getSpec().getSelector().getMatchLabels());
+  }
+
+  @Test
+  void theSpecHashChangesWithTheSpecOnly() throws Exception {
+    DaemonSet first = build();
+    assertThat(AgentDaemonSet.upToDate(first, build())).isTrue();
+    NodeCache changed = nodeCache();
+    changed.getSpec().nodeSelector().put("pool", "a100");
+    assertThat(AgentDaemonSet.upToDate(first, new AgentDaemonSet(settings).build(changed))).isFalse();
+  }
+
+  @Test
+  void sourceFoldersAreDistinctAndNeverTheRoot() throws Exception {
+    NodeCache cache = nodeCache();
+    List<Volume> volumes = new AgentDaemonSet(settings).build(cache).getSpec().getTemplate().getSpec().getVolumes();
+    assertThat(volumes).extracting(Volume::getName).doesNotHaveDuplicates();
+    assertThat(AgentDaemonSet.sourceDirectories(cache.getSpec())).containsExactly("/mnt/nfs/images");
+  }
+
+  private DaemonSet build() throws Exception {
+    return new AgentDaemonSet(settings).build(nodeCache());
+  }
+
+  private static NodeCache nodeCache() throws Exception {
+    NodeCache cache = new KubernetesSerialization().unmarshal(Files.readString(RepositoryRoot.find().resolve(
+        "docs/examples/nodecache.yaml")), NodeCache.class);
+    cache.getMetadata().setUid("uid-1");
+    return cache;
+  }
+
+  private static Container container(DaemonSet daemonSet) {
+    return daemonSet.getSpec().getTemplate().getSpec().getContainers().get(0);
+  }
+}

@@ -1,0 +1,199 @@
+package dev.quarry.operator.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.quarry.api.nodecache.CachePhase;
+import dev.quarry.api.nodecache.ImageReport;
+import dev.quarry.api.nodecache.ImageState;
+import dev.quarry.api.nodecache.NodeCache;
+import dev.quarry.api.nodecache.NodeCacheReport;
+import dev.quarry.api.nodecache.NodeCacheReportSpec;
+import dev.quarry.api.nodecache.NodeCacheReportStatus;
+import dev.quarry.api.nodecache.NodeCacheStatus;
+import dev.quarry.operator.testing.FakeKubelet;
+import dev.quarry.operator.testing.Manifests;
+import dev.quarry.operator.testing.RunningOperator;
+import dev.quarry.testkit.CommandResult;
+import dev.quarry.testkit.KubeApi;
+import dev.quarry.testkit.KubeApiExtension;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** NodeCaches reconciled by the operator on a real API server, with the test playing the agents. */
+@ExtendWith(KubeApiExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class NodeCacheIT {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private final KubernetesClient client;
+  private final KubeApi api;
+  private final String operatorNamespace;
+  private final RunningOperator operator;
+
+  NodeCacheIT(KubeApi api) throws Exception {
+    this.api = api;
+    this.client = api.client();
+    this.operatorNamespace = api.createNamespace("quarry-system");
+    new FakeKubelet(client).prepareNamespace(operatorNamespace);
+    this.operator = RunningOperator.start(api, operatorNamespace, "cache-test-operator");
+  }
+
+  @AfterAll
+  void stopOperator() {
+    operator.close();
+  }
+
+  @Test
+  void runsTheAgentsAndSummarizesTheirReports() throws Exception {
+    NodeCache cache = client.resource(example("images")).create();
+    DaemonSet daemonSet = awaitDaemonSet("quarry-agent-images");
+    assertThat(daemonSet.getMetadata().getOwnerReferences()).singleElement()
+        .satisfies(owner -> assertThat(owner.getUid()).isEqualTo(cache.getMetadata().getUid()));
+    assertThat(daemonSet.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+        .isEqualTo(RunningOperator.AGENT_IMAGE);
+    assertThat(daemonSet.getSpec().getTemplate().getSpec().getContainers().get(0).getResources().getRequests())
+        .containsKey("memory");
+
+    NodeCacheStatus pending = awaitStatus("images", s -> s.phase() == CachePhase.Pending);
+    assertThat(ready(pending).getReason()).isEqualTo("NoNodesSelected");
+
+    String version = scheduled(daemonSet, 3);
+    report("images", "gpu-1", cache.getMetadata().getGeneration(), CachePhase.Ready, ImageState.Cached, 900, 100);
+    report("images", "gpu-2", cache.getMetadata().getGeneration(), CachePhase.Ready, ImageState.Source, 0, 300);
+    NodeCacheStatus twoOfThree = awaitStatus("images", s -> "2/3".equals(s.nodes()));
+    assertThat(twoOfThree.phase()).isEqualTo(CachePhase.Pending);
+    assertThat(ready(twoOfThree).getMessage()).startsWith("2/3 nodes ready. 1 nodes have not reported yet");
+
+    report("images", "gpu-3", cache.getMetadata().getGeneration(), CachePhase.Degraded, ImageState.Failed, 0, 0);
+    NodeCacheStatus degraded = awaitStatus("images", s -> s.phase() == CachePhase.Degraded);
+    assertThat(ready(degraded).getMessage()).isEqualTo("2/3 nodes ready. gpu-3: image imagenet: Cannot open"
+        + " /mnt/nfs/images/imagenet-2012.sqfs: no such file (is the NFS share mounted on this node?)");
+
+    report("images", "gpu-3", cache.getMetadata().getGeneration(), CachePhase.Ready, ImageState.Cached, 500, 0);
+    NodeCacheStatus ready = awaitStatus("images", s -> s.phase() == CachePhase.Ready);
+    assertThat(ready.nodes()).isEqualTo("3/3");
+    assertThat(ready.nodesSelected()).isEqualTo(3);
+    assertThat(ready.cachedCopies()).isEqualTo(2);
+    assertThat(ready.bytesReadLocal()).isEqualTo(1400);
+    assertThat(ready.bytesReadSource()).isEqualTo(400);
+    assertThat(ready.hitRatio()).isEqualTo("78%");
+    assertThat(ready.images()).filteredOn(image -> image.name().equals("imagenet")).singleElement()
+        .satisfies(image -> {
+          assertThat(image.mountedNodes()).isEqualTo(3);
+          assertThat(image.cachedNodes()).isEqualTo(2);
+        });
+    assertThat(ready(ready).getStatus()).isEqualTo("True");
+    CommandResult get = api.kubectl("get", "nc", "images");
+    assertThat(get.stdout().lines().skip(1).findFirst().orElseThrow().split("\\s+"))
+        .startsWith("images", "Ready", "3/3", "2", "78%");
+    assertThat(client.apps().daemonSets().inNamespace(operatorNamespace).withName("quarry-agent-images").get()
+        .getMetadata().getResourceVersion()).as("reconciles since the DaemonSet's status changed did not write it")
+        .isEqualTo(version);
+
+    // A new generation: reports of the old one do not count as ready.
+    client.resources(NodeCache.class).withName("images").edit(current -> {
+      current.getSpec().nodeSelector().put("pool", "a100");
+      return current;
+    });
+    NodeCacheStatus newGeneration = awaitStatus("images", s -> s.observedGeneration() == 2);
+    assertThat(newGeneration.nodesReady()).isZero();
+    assertThat(ready(newGeneration).getMessage()).contains("gpu-1: still applying generation 1 of 2");
+    assertThat(awaitDaemonSet("quarry-agent-images").getSpec().getTemplate().getSpec().getNodeSelector())
+        .containsEntry("pool", "a100");
+  }
+
+  @Test
+  void deletionWaitsForLiveAgentsToRemoveTheirReportsButNotForNodesWithoutAgents() throws Exception {
+    NodeCache cache = client.resource(example("doomed")).create();
+    awaitDaemonSet("quarry-agent-doomed");
+    Pod agent = agentPod("doomed", "gpu-1");
+    report("doomed", "gpu-1", 1L, CachePhase.Ready, ImageState.Source, 0, 0);
+    report("doomed", "gone-node", 1L, CachePhase.Ready, ImageState.Source, 0, 0);
+    await().atMost(WAIT).until(() -> !client.resources(NodeCache.class).withName("doomed").get().getMetadata()
+        .getFinalizers().isEmpty());
+
+    client.resource(cache).delete();
+    Thread.sleep(2000);
+    assertThat(client.resources(NodeCache.class).withName("doomed").get())
+        .as("the agent on gpu-1 has not cleaned up yet").isNotNull();
+
+    // The agent removes its mounts, then its report: the operator lets the NodeCache go, and removes the report
+    // of the node that has no agent any more.
+    client.resources(NodeCacheReport.class).withName(NodeCacheReport.nameOf("doomed", "gpu-1")).delete();
+    await().atMost(WAIT).until(() -> client.resources(NodeCache.class).withName("doomed").get() == null);
+    assertThat(client.resources(NodeCacheReport.class).withName(NodeCacheReport.nameOf("doomed", "gone-node"))
+        .get()).isNull();
+    client.resource(agent).withGracePeriod(0).delete();
+  }
+
+  private NodeCache example(String name) {
+    NodeCache cache = Manifests.example(client, "nodecache.yaml", NodeCache.class, null, name);
+    cache.getMetadata().setNamespace(null);
+    return cache;
+  }
+
+  /** Plays the DaemonSet controller; returns the DaemonSet's new resource version. */
+  private String scheduled(DaemonSet daemonSet, int nodes) {
+    DaemonSet current = client.resource(daemonSet).get();
+    current.setStatus(new DaemonSetStatusBuilder().withDesiredNumberScheduled(nodes).withCurrentNumberScheduled(
+        nodes).withNumberReady(nodes).withNumberMisscheduled(0).build());
+    return client.resource(current).updateStatus().getMetadata().getResourceVersion();
+  }
+
+  /** What an agent writes: its report, then its status. */
+  private void report(String cache, String node, Long generation, CachePhase phase, ImageState state, long local,
+      long source) {
+    NodeCacheReport report = new NodeCacheReport();
+    report.setMetadata(new ObjectMetaBuilder().withName(NodeCacheReport.nameOf(cache, node))
+        .withLabels(Map.of(NodeCacheReport.NODE_CACHE_LABEL, cache, NodeCacheReport.NODE_LABEL, node)).build());
+    report.setSpec(new NodeCacheReportSpec(cache, node));
+    NodeCacheReport existing = client.resource(report).get();
+    NodeCacheReport stored = existing != null ? existing : client.resource(report).create();
+    String message = state == ImageState.Failed ? "Cannot open /mnt/nfs/images/imagenet-2012.sqfs: no such file (is"
+        + " the NFS share mounted on this node?)" : null;
+    stored.setStatus(new NodeCacheReportStatus(generation, phase, "2026-11-22T01:00:00Z",
+        state == ImageState.Failed ? 0 : 2, state == ImageState.Cached ? 1 : 0, "1Gi", 1L << 30, 10L << 30, local,
+        source, null, List.of(new ImageReport("imagenet", state, 1L << 30, source, local, null, "pinned", message)),
+        List.of(), List.of()));
+    client.resource(stored).updateStatus();
+  }
+
+  private Pod agentPod(String cache, String node) {
+    Pod pod = client.resource(new PodBuilder().withNewMetadata().withName("agent-" + cache + "-" + node)
+        .withNamespace(operatorNamespace).withLabels(AgentDaemonSet.selector(client.resources(NodeCache.class)
+            .withName(cache).get())).endMetadata()
+        .withNewSpec().withNodeName(node).addNewContainer().withName("agent").withImage("quarry-agent:test")
+        .endContainer().endSpec().build()).create();
+    pod.setStatus(new PodStatusBuilder().withPhase("Running").build());
+    return client.resource(pod).updateStatus();
+  }
+
+  private DaemonSet awaitDaemonSet(String name) {
+    return await().atMost(WAIT).until(() -> client.apps().daemonSets().inNamespace(operatorNamespace)
+        .withName(name).get(), Objects::nonNull);
+  }
+
+  private NodeCacheStatus awaitStatus(String name, Predicate<NodeCacheStatus> condition) {
+    return await().atMost(WAIT).until(() -> client.resources(NodeCache.class).withName(name).get().getStatus(),
+        status -> status != null && condition.test(status));
+  }
+
+  private static Condition ready(NodeCacheStatus status) {
+    return status.conditions().stream().filter(c -> c.getType().equals("Ready")).findFirst().orElseThrow();
+  }
+}

@@ -1,0 +1,37 @@
+package dev.quarry.operator.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class OperatorSettingsTest {
+  @Test
+  void aMissingImageNamesTheVariable() {
+    assertThatThrownBy(() -> OperatorSettings.fromEnvironment(Map.of("QUARRY_NAMESPACE", "q",
+        "QUARRY_AGENT_IMAGE", "a")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot start the operator: QUARRY_WORKER_IMAGE is not set (the Helm chart sets it; when running"
+            + " by hand, export it)");
+  }
+
+  @Test
+  void aBadNumberSaysWhatItMustBe() {
+    assertThatThrownBy(() -> OperatorSettings.fromEnvironment(Map.of("QUARRY_NAMESPACE", "q",
+        "QUARRY_WORKER_IMAGE", "w", "QUARRY_AGENT_IMAGE", "a", "QUARRY_JOB_TTL_SECONDS", "1d")))
+        .hasMessage("Invalid QUARRY_JOB_TTL_SECONDS: 1d (must be a whole number)");
+  }
+
+  @Test
+  void defaultsAreWhatTheChartDocuments() {
+    OperatorSettings settings = OperatorSettings.fromEnvironment(Map.of("QUARRY_NAMESPACE", "q",
+        "QUARRY_WORKER_IMAGE", "w", "QUARRY_AGENT_IMAGE", "a"));
+    assertThat(settings.leaderElection()).isTrue();
+    assertThat(settings.exitOnLostLeadership()).isTrue();
+    assertThat(settings.workers().finishedJobTtlSeconds()).isEqualTo(86400);
+    assertThat(settings.workers().serviceAccount()).isNull();
+    assertThat(settings.agents().serviceAccount()).isEqualTo("quarry-agent");
+    assertThat(settings.agents().namespace()).isEqualTo("q");
+  }
+}

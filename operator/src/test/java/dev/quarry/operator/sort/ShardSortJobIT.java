@@ -1,0 +1,309 @@
+package dev.quarry.operator.sort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.quarry.api.shardsort.OrderKind;
+import dev.quarry.api.shardsort.ShardOrder;
+import dev.quarry.api.shardsort.ShardSortJob;
+import dev.quarry.api.shardsort.ShardSortJobSpec;
+import dev.quarry.api.shardsort.ShardSortJobStatus;
+import dev.quarry.api.shardsort.ShardSortPhase;
+import dev.quarry.operator.testing.FakeKubelet;
+import dev.quarry.operator.testing.Manifests;
+import dev.quarry.operator.testing.RunningOperator;
+import dev.quarry.testkit.CommandResult;
+import dev.quarry.testkit.KubeApi;
+import dev.quarry.testkit.KubeApiExtension;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** ShardSortJobs reconciled by the operator on a real API server, with the test playing the Job controller. */
+@ExtendWith(KubeApiExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ShardSortJobIT {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private final KubeApi api;
+  private final KubernetesClient client;
+  private final FakeKubelet kubelet;
+  private final String operatorNamespace;
+  private String namespace;
+  private RunningOperator operator;
+
+  ShardSortJobIT(KubeApi api) {
+    this.api = api;
+    this.client = api.client();
+    this.kubelet = new FakeKubelet(client);
+    this.operatorNamespace = api.createNamespace("quarry-system");
+  }
+
+  @BeforeEach
+  void startOperator() throws Exception {
+    namespace = api.createNamespace("sort");
+    kubelet.prepareNamespace(namespace);
+    operator = RunningOperator.start(api, operatorNamespace, "test-operator");
+  }
+
+  @AfterEach
+  void stopOperator() {
+    if (operator != null) {
+      operator.close();
+    }
+  }
+
+  @Test
+  void runsEveryStepInTurnAndReportsProgressUntilCommitted() throws Exception {
+    ShardSortJob created = client.resource(example("shuffle")).create();
+
+    Job extract = awaitJob("shuffle-extract");
+    assertThat(extract.getSpec().getCompletionMode()).isEqualTo("Indexed");
+    assertThat(extract.getSpec().getCompletions()).isEqualTo(8);
+    assertThat(extract.getSpec().getBackoffLimitPerIndex()).isEqualTo(3);
+    assertThat(extract.getSpec().getMaxFailedIndexes()).isZero();
+    assertThat(extract.getMetadata().getOwnerReferences()).singleElement()
+        .satisfies(owner -> assertThat(owner.getUid()).isEqualTo(created.getMetadata().getUid()));
+    var container = extract.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(container.getImage()).isEqualTo(RunningOperator.WORKER_IMAGE);
+    assertThat(container.getArgs()).containsExactly("sort", "extract", "--spec", "/etc/quarry/spec.json",
+        "--result", "/dev/termination-log", "--index", "$(JOB_COMPLETION_INDEX)", "--count", "8");
+    assertThat(container.getTerminationMessagePolicy()).isEqualTo("FallbackToLogsOnError");
+    assertThat(container.getEnv()).extracting(EnvVar::getName)
+        .contains("QUARRY_S3_ENDPOINT", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
+    assertThat(container.getEnv()).filteredOn(env -> env.getName().equals("AWS_SECRET_ACCESS_KEY")).singleElement()
+        .satisfies(env -> assertThat(env.getValueFrom().getSecretKeyRef().getName()).isEqualTo("s3-credentials"));
+    assertThat(extract.getSpec().getTemplate().getSpec().getAutomountServiceAccountToken()).isFalse();
+    String spec = client.configMaps().inNamespace(namespace).withName("shuffle-spec").get().getData()
+        .get("spec.json");
+    assertThat(spec).contains("\"scratch\":\"s3://datasets/.quarry-scratch/" + namespace + "/shuffle/\"")
+        .contains("\"seed\":20261121");
+
+    // Half the extract workers finish: progress moves, records are counted so far.
+    for (int index = 0; index < 4; index++) {
+      kubelet.finish(extract, index, 0, Manifests.phaseResult("extract", index, 160, 1000, 1_000_000));
+    }
+    kubelet.progress(extract, 4);
+    ShardSortJobStatus halfway = awaitStatus("shuffle", s -> "20%".equals(s.progress()));
+    assertThat(halfway.phase()).isEqualTo(ShardSortPhase.Extracting);
+    assertThat(halfway.records()).isEqualTo(4000);
+    assertThat(halfway.workers()).hasSize(8).filteredOn(w -> "Succeeded".equals(w.state())).hasSize(4);
+    assertThat(ready(halfway).getMessage()).isEqualTo(
+        "Reading the input: 4 of 8 extract workers done, 4000 records so far");
+    CommandResult get = api.kubectl("get", "ssj", "-n", namespace);
+    assertThat(get.stdout().lines().skip(1).findFirst().orElseThrow().split("\\s+"))
+        .startsWith("shuffle", "Extracting", "20%", "4000");
+
+    for (int index = 4; index < 8; index++) {
+      kubelet.finish(extract, index, 0, Manifests.phaseResult("extract", index, 160, 1000, 1_000_000));
+    }
+    kubelet.complete(extract);
+    Job plan = awaitJob("shuffle-plan");
+    assertThat(plan.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+        .containsSequence("--extract-count", "8");
+    kubelet.finish(plan, 0, 0, Manifests.phaseResult("plan", 0, 31, 7990, 7_990_000));
+    kubelet.complete(plan);
+
+    Job create = awaitJob("shuffle-create");
+    for (int index = 0; index < 8; index++) {
+      kubelet.finish(create, index, 0, Manifests.phaseResult("create", index, index < 7 ? 4 : 3, 1000, 1_000_000));
+    }
+    kubelet.complete(create);
+    Job commit = awaitJob("shuffle-commit");
+    kubelet.finish(commit, 0, 0, Manifests.phaseResult("commit", 0, 31, 7990, 7_990_000));
+    kubelet.complete(commit);
+
+    ShardSortJobStatus done = awaitStatus("shuffle", s -> s.phase() == ShardSortPhase.Succeeded);
+    assertThat(done.progress()).isEqualTo("100%");
+    assertThat(done.records()).isEqualTo(7990);
+    assertThat(done.shards()).isEqualTo("31/31");
+    assertThat(done.manifest()).isEqualTo("s3://datasets/imagenet-shuffled/manifest.json");
+    assertThat(done.phases().extract().records()).isEqualTo(8000);
+    assertThat(done.phases().extract().bytes()).isEqualTo(8_000_000);
+    assertThat(done.phases().extract().requests().get()).isEqualTo(24);
+    assertThat(done.phases().extract().startTime()).isEqualTo("2026-11-22T01:00:00Z");
+    assertThat(done.phases().create().shards()).isEqualTo(31);
+    assertThat(ready(done).getStatus()).isEqualTo("True");
+    assertThat(ready(done).getMessage()).isEqualTo(
+        "Committed 31 shards with 7990 records; manifest s3://datasets/imagenet-shuffled/manifest.json");
+    assertThat(done.observedGeneration()).isEqualTo(created.getMetadata().getGeneration());
+
+    // The job ended: its scratch data goes, by a Job that is not owned by the resource.
+    Job clean = awaitJob("shuffle-clean");
+    assertThat(clean.getMetadata().getOwnerReferences()).isEmpty();
+    assertThat(clean.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs()).containsExactly(
+        "sort", "clean", "--scratch", "s3://datasets/.quarry-scratch/" + namespace + "/shuffle/",
+        "--result", "/dev/termination-log");
+    kubelet.finish(clean, 0, 0, "{}");
+    kubelet.complete(clean);
+    ShardSortJobStatus cleaned = awaitStatus("shuffle",
+        s -> s.conditions().stream().anyMatch(c -> c.getType().equals("ScratchRemoved")
+            && c.getStatus().equals("True")));
+    assertThat(cleaned.phase()).isEqualTo(ShardSortPhase.Succeeded);
+    assertThat(events("shuffle")).extracting(Event::getReason)
+        .contains("Extracting", "Planning", "Creating", "Succeeded");
+  }
+
+  @Test
+  void aFailingIndexFailsTheJobWithTheWorkersMessage() throws Exception {
+    client.resource(example("broken")).create();
+    Job extract = awaitJob("broken-extract");
+    kubelet.finish(extract, 0, 0, Manifests.phaseResult("extract", 0, 160, 1000, 1_000_000));
+    String log = "extract: 3/160 shards, 100 records\n"
+        + "quarry: Cannot read s3://datasets/imagenet/train-000321.tar: Access Denied (check the credentials"
+        + " Secret)\n";
+    for (int attempt = 0; attempt < 4; attempt++) {
+      kubelet.finish(extract, 1, 1, log);
+    }
+    kubelet.fail(extract, 1);
+
+    ShardSortJobStatus failed = awaitStatus("broken", s -> s.phase() == ShardSortPhase.Failed);
+    assertThat(ready(failed).getReason()).isEqualTo("ExtractFailed");
+    assertThat(ready(failed).getMessage()).isEqualTo("Cannot extract: extract worker 1: quarry: Cannot read"
+        + " s3://datasets/imagenet/train-000321.tar: Access Denied (check the credentials Secret)");
+    assertThat(failed.workers()).filteredOn(w -> w.index() == 1).singleElement().satisfies(worker -> {
+      assertThat(worker.state()).isEqualTo("Failed");
+      assertThat(worker.attempts()).isEqualTo(4);
+      assertThat(worker.message()).contains("Access Denied");
+    });
+    assertThat(failed.completionTime()).isNotNull();
+    await().atMost(WAIT).untilAsserted(() -> assertThat(events("broken"))
+        .anySatisfy(event -> {
+          assertThat(event.getType()).isEqualTo("Warning");
+          assertThat(event.getMessage()).contains("Access Denied");
+        }));
+    // The failed Job stays for people to inspect (its TTL removes it); no later step starts; scratch data goes.
+    assertThat(awaitJob("broken-clean")).isNotNull();
+    assertThat(client.batch().v1().jobs().inNamespace(namespace).withName("broken-extract").get()).isNotNull();
+    assertThat(client.batch().v1().jobs().inNamespace(namespace).withName("broken-plan").get()).isNull();
+  }
+
+  @Test
+  void aRestartedOperatorCarriesOnWhereTheLastOneStopped() throws Exception {
+    client.resource(example("restart")).create();
+    Job extract = awaitJob("restart-extract");
+    for (int index = 0; index < 8; index++) {
+      kubelet.finish(extract, index, 0, Manifests.phaseResult("extract", index, 160, 1000, 1_000_000));
+    }
+    kubelet.complete(extract);
+    Job plan = awaitJob("restart-plan");
+    operator.close();
+    operator = null;
+
+    kubelet.finish(plan, 0, 0, Manifests.phaseResult("plan", 0, 31, 8000, 8_000_000));
+    kubelet.complete(plan);
+    operator = RunningOperator.start(api, operatorNamespace, "test-operator-2");
+
+    Job create = awaitJob("restart-create");
+    ShardSortJobStatus status = awaitStatus("restart", s -> s.phase() == ShardSortPhase.Creating);
+    assertThat(status.shardsTotal()).isEqualTo(31);
+    assertThat(status.phases().extract().records()).isEqualTo(8000);
+    assertThat(client.batch().v1().jobs().inNamespace(namespace).withName("restart-extract").get()
+        .getMetadata().getUid()).as("the finished step is not run again").isEqualTo(extract.getMetadata().getUid());
+    assertThat(create.getSpec().getCompletions()).isEqualTo(8);
+  }
+
+  @Test
+  void deletingARunningJobStopsItsWorkersAndRemovesItsScratchBeforeItGoes() throws Exception {
+    client.resource(example("doomed")).create();
+    Job extract = awaitJob("doomed-extract");
+    var running = kubelet.run(extract, 0);
+    awaitStatus("doomed", s -> s.startTime() != null);
+    ShardSortJob current = client.resources(ShardSortJob.class).inNamespace(namespace).withName("doomed").get();
+    assertThat(current.getMetadata().getFinalizers()).isNotEmpty();
+
+    client.resource(current).delete();
+    await().atMost(WAIT).until(() -> client.batch().v1().jobs().inNamespace(namespace).withName("doomed-extract")
+        .get() == null);
+    // The worker still runs: no sweep may start before it stops (the garbage collector would delete it).
+    Thread.sleep(1500);
+    assertThat(client.batch().v1().jobs().inNamespace(namespace).withName("doomed-clean").get()).isNull();
+    assertThat(client.resources(ShardSortJob.class).inNamespace(namespace).withName("doomed").get()).isNotNull();
+    client.resource(running).withGracePeriod(0).delete();
+
+    Job clean = awaitJob("doomed-clean");
+    kubelet.finish(clean, 0, 0, "{}");
+    kubelet.complete(clean);
+    await().atMost(WAIT).until(() -> client.resources(ShardSortJob.class).inNamespace(namespace).withName("doomed")
+        .get() == null);
+  }
+
+  @Test
+  void abortStopsTheWorkersOtherEditsAreRefusedAndReapplyingTheSameSpecDoesNothing() throws Exception {
+    ShardSortJob job = client.resource(example("stopped")).create();
+    Job extract = awaitJob("stopped-extract");
+    ShardSortJobStatus before = awaitStatus("stopped", s -> s.phase() == ShardSortPhase.Extracting);
+
+    // The same spec again: no new generation, no new Job, no status write.
+    client.resource(example("stopped")).serverSideApply();
+    Thread.sleep(1000);
+    assertThat(client.resources(ShardSortJob.class).inNamespace(namespace).withName("stopped").get().getStatus())
+        .isEqualTo(before);
+    assertThat(client.batch().v1().jobs().inNamespace(namespace).withName("stopped-extract").get().getMetadata()
+        .getResourceVersion()).isEqualTo(extract.getMetadata().getResourceVersion());
+
+    // Another seed: the running job keeps the spec it started with, and says so.
+    client.resources(ShardSortJob.class).inNamespace(namespace).withName("stopped").edit(current -> {
+      ShardSortJob copy = client.getKubernetesSerialization().clone(current);
+      copy.setSpec(new ShardSortJobSpec(current.getSpec().store(), current.getSpec().input(),
+          current.getSpec().output(), new ShardOrder(OrderKind.SHUFFLE, null, 1L, null, null),
+          current.getSpec().policies(), current.getSpec().workers(), current.getSpec().scratch(),
+          current.getSpec().dryRun(), null));
+      return copy;
+    });
+    await().atMost(WAIT).untilAsserted(() -> assertThat(events("stopped")).anySatisfy(event -> {
+      assertThat(event.getReason()).isEqualTo("SpecChangeIgnored");
+      assertThat(event.getMessage()).contains("delete this ShardSortJob and create it again");
+    }));
+    assertThat(client.batch().v1().jobs().inNamespace(namespace).withName("stopped-extract").get().getMetadata()
+        .getUid()).isEqualTo(extract.getMetadata().getUid());
+
+    client.resources(ShardSortJob.class).inNamespace(namespace).withName("stopped").edit(current -> {
+      ShardSortJob copy = client.getKubernetesSerialization().clone(current);
+      copy.setSpec(new ShardSortJobSpec(current.getSpec().store(),
+          current.getSpec().input(), current.getSpec().output(), current.getSpec().order(),
+          current.getSpec().policies(), current.getSpec().workers(), current.getSpec().scratch(),
+          current.getSpec().dryRun(), true));
+      return copy;
+    });
+    ShardSortJobStatus aborted = awaitStatus("stopped", s -> s.phase() == ShardSortPhase.Aborted);
+    assertThat(ready(aborted).getReason()).isEqualTo("Aborted");
+    assertThat(aborted.observedGeneration()).isEqualTo(job.getMetadata().getGeneration() + 2);
+    await().atMost(WAIT).until(() -> client.batch().v1().jobs().inNamespace(namespace).withName("stopped-extract")
+        .get() == null);
+    assertThat(awaitJob("stopped-clean")).isNotNull();
+  }
+
+  private ShardSortJob example(String name) {
+    return Manifests.example(client, "shardsortjob-shuffle.yaml", ShardSortJob.class, namespace, name);
+  }
+
+  private Job awaitJob(String name) {
+    return await().atMost(WAIT).until(() -> client.batch().v1().jobs().inNamespace(namespace).withName(name).get(),
+        Objects::nonNull);
+  }
+
+  private ShardSortJobStatus awaitStatus(String name, Predicate<ShardSortJobStatus> condition) {
+    return await().atMost(WAIT).until(() -> client.resources(ShardSortJob.class).inNamespace(namespace)
+        .withName(name).get().getStatus(), status -> status != null && condition.test(status));
+  }
+
+  private List<Event> events(String name) {
+    return client.v1().events().inNamespace(namespace).list().getItems().stream()
+        .filter(event -> name.equals(event.getInvolvedObject().getName())).toList();
+  }
+
+  private static Condition ready(ShardSortJobStatus status) {
+    return status.conditions().stream().filter(c -> c.getType().equals("Ready")).findFirst().orElseThrow();
+  }
+}

@@ -1,0 +1,42 @@
+package dev.quarry.operator.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quarry.api.common.ObjectStore;
+import dev.quarry.api.datasetsync.DatasetSyncSpec;
+import dev.quarry.api.datasetsync.GcOptions;
+import dev.quarry.api.datasetsync.PullOptions;
+import dev.quarry.api.datasetsync.SyncOperation;
+import dev.quarry.api.datasetsync.VolumeSource;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The command lines of sync runs, as {@code quarry sync <operation> --help} documents them. */
+class SyncJobsTest {
+  private static final ObjectStore STORE = new ObjectStore(null, "us-east-1", true, null);
+
+  @Test
+  void aPartialPullNamesTheVersionAndEachGlob() {
+    DatasetSyncSpec spec = new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas/coco", STORE,
+        SyncOperation.Pull, "latest", new PullOptions("v2", List.of("val2017/**", "*.json"), true), null, 8, null);
+    assertThat(SyncJobs.args(spec)).containsExactly("sync", "pull", "/data", "--version", "v2", "--include",
+        "val2017/**", "--include", "*.json", "--delete-extra", "--remote", "s3://datasets/cas/coco",
+        "--requests-in-flight", "8", "--result", "/dev/termination-log");
+  }
+
+  @Test
+  void gcIsADryRunUnlessToldOtherwise() {
+    DatasetSyncSpec dryRun = new DatasetSyncSpec(new VolumeSource("coco", "x"), "s3://datasets/cas", STORE,
+        SyncOperation.Gc, null, null, new GcOptions(null, "48h"), null, null);
+    assertThat(SyncJobs.args(dryRun)).containsSequence("--grace-period", "48h").doesNotContain("--delete");
+    DatasetSyncSpec delete = new DatasetSyncSpec(new VolumeSource("coco", "x"), "s3://datasets/cas", STORE,
+        SyncOperation.Gc, null, null, new GcOptions(false, null), null, null);
+    assertThat(SyncJobs.args(delete)).contains("--delete").containsSequence("--grace-period", "24h");
+  }
+
+  @Test
+  void aLongClaimNameBecomesAValidLabelValue() {
+    assertThat(SyncJobs.claimLabel("data")).isEqualTo("data");
+    assertThat(SyncJobs.claimLabel("d".repeat(100))).hasSizeLessThanOrEqualTo(63).startsWith("h-");
+  }
+}
