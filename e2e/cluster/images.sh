@@ -7,7 +7,7 @@
 #   base                            the JRE base image: a minimal Debian root filesystem (debootstrap) with a
 #                                   Java runtime made by jlink from this machine's JDK at /opt/java/openjdk
 #   build DOCKERFILE CONTEXT TAG    podman build of DOCKERFILE with the base image passed as the build argument
-#                                   BASE_IMAGE, then the import of TAG into the cluster
+#                                   JRE_IMAGE, then the import of TAG into the cluster
 #   print-base                      print the base image's name
 # Each command is idempotent: an image already built from the same inputs is not built again, and an image
 # already in the cluster is not imported again. `build` and the imports need the cluster up (cluster.sh up).
@@ -16,7 +16,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # The build argument the project's Dockerfiles take for their base (default there: a public Temurin JRE).
-BASE_IMAGE_ARG=BASE_IMAGE
+BASE_IMAGE_ARG=JRE_IMAGE
 # What the base image adds to a minimal Debian: mount and losetup (package mount) and mksquashfs/unsquashfs for
 # the node agent, CA certificates for TLS to object stores.
 BASE_PACKAGES=mount,squashfs-tools,ca-certificates

@@ -101,14 +101,15 @@ public final class LeaseCopySlots implements CopySlots, AutoCloseable {
     return renewed == null || seconds == null || renewed.plusSeconds(seconds).isBefore(ZonedDateTime.now(clock));
   }
 
+  /** Get and update (not patch): the agent's Role grants leases get, create, update and delete only. */
   private void renew(String name) {
     try {
-      client.leases().inNamespace(namespace).withName(name).edit(lease -> {
-        if (holder.equals(lease.getSpec().getHolderIdentity())) {
-          lease.getSpec().setRenewTime(ZonedDateTime.now(clock));
-        }
-        return lease;
-      });
+      var leases = client.leases().inNamespace(namespace);
+      Lease lease = leases.withName(name).get();
+      if (lease != null && holder.equals(lease.getSpec().getHolderIdentity())) {
+        lease.getSpec().setRenewTime(ZonedDateTime.now(clock));
+        leases.resource(lease).update();
+      }
     } catch (KubernetesClientException e) {
       // The next renewal tries again; a lease that lapses only lets one more node copy.
     }
