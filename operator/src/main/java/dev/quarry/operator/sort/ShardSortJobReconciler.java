@@ -4,6 +4,7 @@ import dev.quarry.api.common.Conditions;
 import dev.quarry.api.shardsort.ShardSortJob;
 import dev.quarry.api.shardsort.ShardSortJobStatus;
 import dev.quarry.api.shardsort.ShardSortPhase;
+import dev.quarry.operator.jobs.FinishedJobPods;
 import dev.quarry.operator.jobs.JobState;
 import dev.quarry.operator.jobs.WorkerInformers;
 import dev.quarry.operator.jobs.WorkerSettings;
@@ -125,8 +126,8 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
         return status.running(step, 0, new StepProgress(step, step.workers(job.getSpec()), List.of()), steps);
       }
       JobState state = JobState.of(stepJob);
-      StepProgress progress = new StepProgress(step, step.workers(job.getSpec()),
-          children.podsOf(stepJob.getMetadata().getName()));
+      StepProgress progress = new StepProgress(step, step.workers(job.getSpec()), state.finished()
+          ? FinishedJobPods.of(client, stepJob) : children.podsOf(stepJob.getMetadata().getName()));
       switch (state.outcome()) {
         case RUNNING -> {
           return status.running(step, state.fractionDone(), progress, steps);

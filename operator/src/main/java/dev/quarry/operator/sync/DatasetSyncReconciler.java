@@ -3,6 +3,7 @@ package dev.quarry.operator.sync;
 import dev.quarry.api.datasetsync.DatasetSync;
 import dev.quarry.api.datasetsync.DatasetSyncStatus;
 import dev.quarry.api.datasetsync.SyncPhase;
+import dev.quarry.operator.jobs.FinishedJobPods;
 import dev.quarry.operator.jobs.JobState;
 import dev.quarry.operator.jobs.WorkerInformers;
 import dev.quarry.operator.jobs.WorkerJson;
@@ -100,11 +101,12 @@ public final class DatasetSyncReconciler implements Reconciler<DatasetSync> {
   private DatasetSyncStatus observe(DatasetSync sync, Job job, Context<DatasetSync> context, SyncStatus next) {
     String startTime = job.getStatus() != null && job.getStatus().getStartTime() != null
         ? job.getStatus().getStartTime() : sync.getStatus() != null ? sync.getStatus().startTime() : null;
-    List<WorkerPod> pods = context.getSecondaryResources(Pod.class).stream()
-        .filter(pod -> job.getMetadata().getName().equals(pod.getMetadata().getLabels().get(
-            WorkerPod.JOB_NAME_LABEL)))
-        .map(WorkerPod::of).toList();
     JobState state = JobState.of(job);
+    List<WorkerPod> pods = state.finished() ? FinishedJobPods.of(client, job)
+        : context.getSecondaryResources(Pod.class).stream()
+            .filter(pod -> job.getMetadata().getName().equals(pod.getMetadata().getLabels().get(
+                WorkerPod.JOB_NAME_LABEL)))
+            .map(WorkerPod::of).toList();
     return switch (state.outcome()) {
       case RUNNING -> next.running(startTime);
       case SUCCEEDED -> next.succeeded(pods.stream().filter(WorkerPod::succeeded).reduce((a, b) -> b)
