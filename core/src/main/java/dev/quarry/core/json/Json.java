@@ -25,6 +25,18 @@ public final class Json {
     }
   }
 
+  /**
+   * One line, no indentation: for result files that become pod termination messages, which Kubernetes cuts at
+   * 4 KiB.
+   */
+  public static String writeCompact(Object value) {
+    try {
+      return MAPPER.writer().without(SerializationFeature.INDENT_OUTPUT).writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot write " + value.getClass().getSimpleName() + " as JSON", e);
+    }
+  }
+
   public static byte[] bytes(Object value) {
     return write(value).getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }

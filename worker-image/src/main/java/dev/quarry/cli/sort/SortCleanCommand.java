@@ -56,7 +56,7 @@ public final class SortCleanCommand implements Callable<Integer> {
           objects.stream().mapToLong(ObjectInfo::size).sum());
       String text = Json.write(result);
       if (resultFile != null) {
-        Files.writeString(resultFile, text);
+        Files.writeString(resultFile, Json.writeCompact(result));
       }
       command.commandLine().getOut().println(json ? text
           : "Deleted " + result.objects() + " objects (" + ByteSize.format(result.bytes()) + ") under " + prefix);

@@ -22,7 +22,7 @@ public final class SortOutput {
   void print(PrintWriter out, List<PhaseResult> results) throws IOException {
     String text = Json.write(results.size() == 1 ? results.get(0) : results);
     if (resultFile != null) {
-      Files.writeString(resultFile, text);
+      Files.writeString(resultFile, Json.writeCompact(results.size() == 1 ? results.get(0) : results));
     }
     if (json) {
       out.println(text);

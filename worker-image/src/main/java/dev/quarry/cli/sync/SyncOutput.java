@@ -22,7 +22,7 @@ final class SyncOutput {
   void print(PrintWriter out, SyncResult result) throws IOException {
     String text = Json.write(result);
     if (resultFile != null) {
-      Files.writeString(resultFile, text);
+      Files.writeString(resultFile, Json.writeCompact(result));
     }
     if (json) {
       out.println(text);
