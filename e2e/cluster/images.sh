@@ -142,11 +142,13 @@ jre_dir() {
   version=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.runtime.version/ { print $2 }')
   # Only the modules this JDK has (jdk.crypto.ec, for one, is gone from newer JDKs).
   modules=$("$JAVA_HOME/bin/java" --list-modules | sed 's/@.*//' | grep -Fx -f <(tr , '\n' <<<"$JRE_MODULES") | paste -sd, -)
-  out=$QUARRY_IMAGES_DIR/jre-$version-$(echo "$modules" | sha256sum | cut -c1-12)
+  out=$QUARRY_IMAGES_DIR/jre-$version-$(echo "$modules cds" | sha256sum | cut -c1-12)
   if [ ! -x "$out/bin/java" ]; then
     rm -rf "$out"
+    # --generate-cds-archive: the default class-data archive that the Temurin images have too. Without it the JVM
+    # starts slower and cannot make the worker image's dynamic archive (-XX:ArchiveClassesAtExit needs a base).
     "$JAVA_HOME/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
-      --compress zip-6 --output "$out" >&2
+      --compress zip-6 --generate-cds-archive --output "$out" >&2
   fi
   echo "$out"
 }
