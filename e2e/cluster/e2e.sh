@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# e2e.sh - the end-to-end suite (e2e/suite/run.sh) on the local cluster: builds the three jars (unless
-# QUARRY_E2E_SKIP_JARS=1, when they were just built) and the three images (images.sh: podman, then an import
-# into the cluster's containerd), then runs the suite against the cluster's MinIO. Needs `cluster.sh up` first.
+# e2e.sh - the end-to-end suite (e2e/suite/run.sh) on the local cluster: builds the three jars (when older than
+# their sources) and the three images (images.sh: podman, then an import into the cluster's containerd; an
+# unchanged image is not imported again), then runs the suite against the cluster's MinIO. Needs `cluster.sh up`.
 # Other QUARRY_E2E_* settings (QUARRY_E2E_PARTS, QUARRY_E2E_KEEP) pass through to the suite.
 set -euo pipefail
 # shellcheck source=e2e/cluster/lib.sh
@@ -15,7 +15,14 @@ cd "$repo"
 
 tag=e2e
 start=$SECONDS
-if [ "${QUARRY_E2E_SKIP_JARS:-0}" != 1 ]; then
+# The jars, unless they are newer than every source they are built from (as after run-tests.sh's mvn verify).
+jars=(operator/target/quarry-operator.jar worker-image/target/quarry.jar node-agent/target/quarry-agent.jar)
+stale=0
+for jar in "${jars[@]}"; do
+  if [ ! -f "$jar" ] || [ -n "$(find pom.xml core crds operator worker-image node-agent -path '*/target' -prune \
+      -o -newer "$jar" -type f -print -quit)" ]; then stale=1; fi
+done
+if [ "$stale" = 1 ]; then
   qc_say "jars (mvn package, tests skipped)"
   # shellcheck source=e2e/lib/java.sh
   source e2e/lib/java.sh
