@@ -77,6 +77,7 @@ columns() {
     echo "   $what: the columns are [$header], expected [$expected]" >&2
     return 1
   fi
+  # shellcheck disable=SC2034  # read by the callers
   ROW=$(printf '%s\n' "$table" | sed -n 2p | tr -s ' ')
 }
 
