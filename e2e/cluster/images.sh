@@ -9,6 +9,7 @@
 #   build DOCKERFILE CONTEXT TAG    podman build of DOCKERFILE with the base image passed as the build argument
 #                                   JRE_IMAGE, then the import of TAG into the cluster
 #   print-base                      print the base image's name
+#   prune                           remove podman's dangling images (those a rebuild replaced)
 # Each command is idempotent: an image already built from the same inputs is not built again, and an image
 # already in the cluster is not imported again. `build` and the imports need the cluster up (cluster.sh up).
 set -euo pipefail
@@ -199,6 +200,7 @@ case "${1:-}" in
   base) qc_require_root; cmd_base ;;
   build) qc_require_root; shift; cmd_build "$@" ;;
   print-base) echo "$QC_BASE_IMAGE" ;;
-  -h|--help|help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) qc_die "usage: $0 pause|base|build DOCKERFILE CONTEXT TAG|print-base (try --help)" ;;
+  prune) qc_require_root; podman_setup; podman image prune -f ;;
+  -h|--help|help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) qc_die "usage: $0 pause|base|build DOCKERFILE CONTEXT TAG|print-base|prune (try --help)" ;;
 esac

@@ -255,7 +255,6 @@ part_sort() {
     [ -n "$victim" ] || sleep 0.5
   done
   [ -n "$victim" ] || fail "kill a worker" "no extract pod of e2e-shuffle-kill ran within 300 s"
-  sleep 1
   local index
   index=$(kubectl -n "$E2E_NS" get pod "$victim" -o 'jsonpath={.metadata.annotations.batch\.kubernetes\.io/job-completion-index}')
   [ "$(kubectl -n "$E2E_NS" get pod "$victim" -o 'jsonpath={.status.phase}')" = Running ] \
@@ -499,6 +498,7 @@ EOF
   t=$SECONDS
   kubectl -n "$E2E_NS" delete pod cache-reader --wait=true --timeout=60s >/dev/null
   kubectl delete nc e2e-cache --timeout=180s >/dev/null || fail "delete nc" "the NodeCache was not deleted within 180 s"
+  note "NodeCache gone after $((SECONDS - t)) s"
   [ -z "$(kubectl get ncr -l quarry.dev/nodecache=e2e-cache -o name)" ] || fail "delete nc" "NodeCacheReports left"
   wait_value 120 '' -n "$RELEASE_NS" get pods -l quarry.dev/nodecache=e2e-cache -o name \
     || fail "delete nc" "agent pods left"
