@@ -4,7 +4,7 @@
 # the tests on a real local Kubernetes cluster (e2e/cluster/), when this machine can run one.
 # Extra arguments go to Maven, for example: e2e/run-tests.sh -pl core -am
 # QUARRY_SKIP_CLUSTER=1 skips the cluster stage (it needs root; smoke test and end-to-end suite: about 5 minutes
-# the first time on a machine, 4 minutes later).
+# the first time on a machine, 3 minutes later).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"

@@ -217,6 +217,23 @@ check_sort_output() {
   pass "ssj $name: manifest committed, scratch removed (ScratchRemoved=True, no objects)" "$t"
 }
 
+# kill_running_worker JOB STEP: deletes a running pod of the step's Job as soon as there is one; prints
+# "<pod> <index>".
+kill_running_worker() {
+  local job=$1-$2 victim="" deadline=$((SECONDS + 300))
+  while [ -z "$victim" ] && ((SECONDS < deadline)); do
+    victim=$(kubectl -n "$E2E_NS" get pods -l "job-name=$job" --field-selector=status.phase=Running \
+      -o 'jsonpath={.items[0].metadata.name}' 2>/dev/null || true)
+    [ -n "$victim" ] || sleep 0.3
+  done
+  [ -n "$victim" ] || fail "kill a worker" "no $2 pod of $1 ran within 300 s"
+  local index
+  index=$(kubectl -n "$E2E_NS" get pod "$victim" \
+    -o 'jsonpath={.metadata.annotations.batch\.kubernetes\.io/job-completion-index}' 2>/dev/null || true)
+  kubectl -n "$E2E_NS" delete pod "$victim" --wait=false >/dev/null
+  echo "$victim $index"
+}
+
 part_sort() {
   set -e
   local t=$SECONDS
@@ -245,27 +262,22 @@ part_sort() {
   pass "ssj e2e-shuffle Succeeded: extract, plan, create, commit ran as pods" "$t"
   check_sort_output e2e-shuffle sort/out
 
-  # The same job again, with an extract worker killed while it runs.
+  # The same job again, with an extract worker and then a create worker killed while they run.
   t=$SECONDS
   apply_ssj e2e-shuffle-kill sort/out-kill
-  local victim="" deadline=$((SECONDS + 300))
-  while [ -z "$victim" ] && ((SECONDS < deadline)); do
-    victim=$(kubectl -n "$E2E_NS" get pods -l job-name=e2e-shuffle-kill-extract \
-      --field-selector=status.phase=Running -o 'jsonpath={.items[0].metadata.name}' 2>/dev/null || true)
-    [ -n "$victim" ] || sleep 0.5
-  done
-  [ -n "$victim" ] || fail "kill a worker" "no extract pod of e2e-shuffle-kill ran within 300 s"
-  local index
-  index=$(kubectl -n "$E2E_NS" get pod "$victim" -o 'jsonpath={.metadata.annotations.batch\.kubernetes\.io/job-completion-index}')
-  [ "$(kubectl -n "$E2E_NS" get pod "$victim" -o 'jsonpath={.status.phase}')" = Running ] \
-    || fail "kill a worker" "extract pod $victim finished before it could be killed"
-  kubectl -n "$E2E_NS" delete pod "$victim" --wait=false >/dev/null
-  note "deleted running extract pod $victim (index $index)"
+  local killed_extract killed_create
+  killed_extract=$(kill_running_worker e2e-shuffle-kill extract) || exit 1
+  note "deleted running extract pod ${killed_extract% *} (index ${killed_extract#* })"
+  killed_create=$(kill_running_worker e2e-shuffle-kill create) || exit 1
+  note "deleted running create pod ${killed_create% *} (index ${killed_create#* })"
   watch_ssj e2e-shuffle-kill 600
-  local failed
-  failed=$(kubectl -n "$E2E_NS" get job e2e-shuffle-kill-extract -o 'jsonpath={.status.failed}')
-  [ "${failed:-0}" -ge 1 ] || fail "kill a worker" "Job e2e-shuffle-kill-extract counts no failed pod"
-  pass "ssj e2e-shuffle-kill Succeeded after extract index $index was killed (failed pods: $failed)" "$t"
+  local step failed counts=""
+  for step in extract create; do
+    failed=$(kubectl -n "$E2E_NS" get job "e2e-shuffle-kill-$step" -o 'jsonpath={.status.failed}')
+    [ "${failed:-0}" -ge 1 ] || fail "kill a worker" "Job e2e-shuffle-kill-$step counts no failed pod"
+    counts+="${counts:+, }$step $failed"
+  done
+  pass "ssj e2e-shuffle-kill Succeeded with extract index ${killed_extract#* } and create index ${killed_create#* } killed (failed pods: $counts)" "$t"
   check_sort_output e2e-shuffle-kill sort/out-kill
 }
 
