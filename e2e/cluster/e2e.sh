@@ -42,4 +42,8 @@ export QUARRY_E2E_OPERATOR_IMAGE=quarry/operator:$tag QUARRY_E2E_WORKER_IMAGE=qu
 export QUARRY_E2E_AGENT_IMAGE=quarry/agent:$tag QUARRY_E2E_PULL_POLICY=IfNotPresent
 export QUARRY_E2E_S3_ENDPOINT=$QC_MINIO_ENDPOINT QUARRY_E2E_S3_ACCESS_KEY=$QC_MINIO_ACCESS_KEY
 export QUARRY_E2E_S3_SECRET_KEY=$QC_MINIO_SECRET_KEY QUARRY_E2E_HOST_IS_NODE=1
-exec "$repo/e2e/suite/run.sh"
+status=0
+"$repo/e2e/suite/run.sh" || status=$?
+# The node is this machine: the empty folders the suite's pods had kubelet create (rmdir leaves anything else).
+rmdir /mnt/quarry-e2e /var/lib/quarry-e2e 2>/dev/null || true
+exit "$status"
