@@ -9,6 +9,7 @@
 #   build DOCKERFILE CONTEXT TAG    podman build of DOCKERFILE with the base image passed as the build argument
 #                                   JRE_IMAGE, then the import of TAG into the cluster
 #   print-base                      print the base image's name
+#   prune                           remove podman's dangling images (those a rebuild replaced)
 # Each command is idempotent: an image already built from the same inputs is not built again, and an image
 # already in the cluster is not imported again. `build` and the imports need the cluster up (cluster.sh up).
 set -euo pipefail
@@ -142,11 +143,13 @@ jre_dir() {
   version=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.runtime.version/ { print $2 }')
   # Only the modules this JDK has (jdk.crypto.ec, for one, is gone from newer JDKs).
   modules=$("$JAVA_HOME/bin/java" --list-modules | sed 's/@.*//' | grep -Fx -f <(tr , '\n' <<<"$JRE_MODULES") | paste -sd, -)
-  out=$QUARRY_IMAGES_DIR/jre-$version-$(echo "$modules" | sha256sum | cut -c1-12)
+  out=$QUARRY_IMAGES_DIR/jre-$version-$(echo "$modules cds" | sha256sum | cut -c1-12)
   if [ ! -x "$out/bin/java" ]; then
     rm -rf "$out"
+    # --generate-cds-archive: the default class-data archive that the Temurin images have too. Without it the JVM
+    # starts slower and cannot make the worker image's dynamic archive (-XX:ArchiveClassesAtExit needs a base).
     "$JAVA_HOME/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
-      --compress zip-6 --output "$out" >&2
+      --compress zip-6 --generate-cds-archive --output "$out" >&2
   fi
   echo "$out"
 }
@@ -197,6 +200,7 @@ case "${1:-}" in
   base) qc_require_root; cmd_base ;;
   build) qc_require_root; shift; cmd_build "$@" ;;
   print-base) echo "$QC_BASE_IMAGE" ;;
-  -h|--help|help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) qc_die "usage: $0 pause|base|build DOCKERFILE CONTEXT TAG|print-base (try --help)" ;;
+  prune) qc_require_root; podman_setup; podman image prune -f ;;
+  -h|--help|help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) qc_die "usage: $0 pause|base|build DOCKERFILE CONTEXT TAG|print-base|prune (try --help)" ;;
 esac

@@ -2,11 +2,11 @@
 KIND_CLUSTER=${KIND_CLUSTER:-quarry}
 QUARRY_TAG=${QUARRY_TAG:-dev}
 QUARRY_NAMESPACE=${QUARRY_NAMESPACE:-quarry-system}
-E2E_NAMESPACE=${E2E_NAMESPACE:-quarry-e2e}
 # The Java runtime base of the three images (any Debian/Ubuntu based Java 21+ JRE image).
 JRE_IMAGE=${JRE_IMAGE:-eclipse-temurin:21-jre}
 MINIO_IMAGE=${MINIO_IMAGE:-minio/minio:RELEASE.2025-09-07T16-13-09Z}
-MC_IMAGE=${MC_IMAGE:-minio/mc:RELEASE.2025-08-13T08-35-41Z}
+# This machine reaches the cluster's MinIO through kubectl port-forward on this port.
+E2E_S3_LOCAL_PORT=${E2E_S3_LOCAL_PORT:-29000}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 KIND_DIR="$ROOT/e2e/kind"
 

@@ -1,66 +1,34 @@
 #!/usr/bin/env bash
-# End-to-end on kind, for machines with Docker (not part of CI): builds the images, creates the cluster, installs
-# the chart, then runs each kind for real against an in-cluster MinIO:
-#   1. a ShardSortJob shuffles a generated dataset and commits a manifest;
-#   2. a DatasetSync pushes a folder on a PVC and reports its version;
-#   3. a NodeCache runs an agent on every node, each reports, and deletion cleans up.
+# The end-to-end suite (e2e/suite/run.sh, the same one the local cluster runs) on kind, for machines with Docker:
+# builds the images, creates the cluster and loads them, starts MinIO in the cluster, then runs the suite, which
+# installs the chart with Helm and runs each kind with real pods. Needs docker, kind, kubectl, helm, rclone, a JDK
+# and Maven (for ./quarry), and mksquashfs (squashfs-tools).
 # KEEP_CLUSTER=1 keeps the cluster afterwards; SKIP_BUILD=1 reuses the images.
+# Another cluster instead of kind: run e2e/suite/run.sh with the settings it lists (docs/cluster.md).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
-need kind docker kubectl helm
+need kind docker kubectl helm rclone mksquashfs
 [ "${SKIP_BUILD:-}" = 1 ] || "$KIND_DIR/build-images.sh"
 "$KIND_DIR/create-cluster.sh"
-"$KIND_DIR/install.sh"
+kubectl config use-context "kind-$KIND_CLUSTER" >/dev/null
+port_forward=""
 cleanup() {
+  [ -z "$port_forward" ] || kill "$port_forward" 2>/dev/null || true
   if [ "${KEEP_CLUSTER:-}" != 1 ]; then kind delete cluster --name "$KIND_CLUSTER"; fi
 }
 trap cleanup EXIT
 
-wait_for() { # kind name jsonpath value timeout
-  local deadline=$((SECONDS + $5))
-  until [ "$(kubectl -n "$E2E_NAMESPACE" get "$1" "$2" -o "jsonpath=$3" 2>/dev/null)" = "$4" ]; do
-    if [ $SECONDS -ge $deadline ]; then
-      echo "kind e2e: $1/$2 did not reach $3=$4; it is:" >&2
-      kubectl -n "$E2E_NAMESPACE" get "$1" "$2" -o yaml >&2 || true
-      kubectl -n "$E2E_NAMESPACE" get events --sort-by=.lastTimestamp >&2 || true
-      exit 1
-    fi
-    sleep 3
-  done
-}
+sed -e "s|MINIO_IMAGE|$MINIO_IMAGE|" "$KIND_DIR/manifests/minio.yaml" | kubectl apply -f -
+kubectl -n quarry-e2e-minio rollout status deploy/minio --timeout 3m
+kubectl -n quarry-e2e-minio port-forward svc/minio "$E2E_S3_LOCAL_PORT:9000" >/dev/null &
+port_forward=$!
+sleep 2
 
-kubectl create namespace "$E2E_NAMESPACE" --dry-run=client -o yaml | kubectl apply -f -
-sed -e "s|MINIO_IMAGE|$MINIO_IMAGE|" -e "s|MC_IMAGE|$MC_IMAGE|" -e "s|QUARRY_WORKER_IMAGE|quarry-worker:$QUARRY_TAG|" \
-  "$KIND_DIR/manifests/minio.yaml" | kubectl -n "$E2E_NAMESPACE" apply -f -
-kubectl -n "$E2E_NAMESPACE" rollout status deploy/minio --timeout 3m
-kubectl -n "$E2E_NAMESPACE" wait --for=condition=complete job/dataset --timeout 5m
-
-echo "== ShardSortJob"
-kubectl -n "$E2E_NAMESPACE" apply -f "$KIND_DIR/manifests/shardsortjob.yaml"
-wait_for ssj e2e-shuffle '{.status.phase}' Succeeded 600
-kubectl -n "$E2E_NAMESPACE" get ssj e2e-shuffle
-wait_for ssj e2e-shuffle '{.status.conditions[?(@.type=="ScratchRemoved")].status}' True 300
-
-echo "== DatasetSync"
-kubectl -n "$E2E_NAMESPACE" apply -f "$KIND_DIR/manifests/volume.yaml"
-kubectl -n "$E2E_NAMESPACE" wait --for=condition=complete job/e2e-data-writer --timeout 3m
-kubectl -n "$E2E_NAMESPACE" apply -f "$KIND_DIR/manifests/datasetsync.yaml"
-wait_for dss e2e-push '{.status.phase}' Succeeded 600
-kubectl -n "$E2E_NAMESPACE" get dss e2e-push -o wide
-
-echo "== NodeCache"
-kubectl apply -f "$KIND_DIR/manifests/nodecache.yaml"
-# Every node's agent reports, and the status names the missing image file (an actionable Degraded).
-nodes=$(kubectl get nodes -o name | wc -l)
-deadline=$((SECONDS + 300))
-until [ "$(kubectl get ncr -l quarry.dev/nodecache=e2e-cache -o name | wc -l)" -eq "$nodes" ] \
-    && [ "$(kubectl get nc e2e-cache -o 'jsonpath={.status.phase}')" = Degraded ]; do
-  [ $SECONDS -lt $deadline ] || { kubectl get nc e2e-cache -o yaml; kubectl get ncr; exit 1; }
-  sleep 3
-done
-kubectl get nc e2e-cache -o 'jsonpath={.status.conditions[0].message}' | grep -q missing.sqfs
-kubectl get nc e2e-cache
-# Deletion: each agent removes its mounts and its report, then the NodeCache and its DaemonSet go.
-kubectl delete nc e2e-cache --timeout 3m
-[ "$(kubectl get ncr -l quarry.dev/nodecache=e2e-cache -o name | wc -l)" -eq 0 ]
-echo "kind e2e: all passed"
+KUBECONFIG=${KUBECONFIG:-$HOME/.kube/config}
+export KUBECONFIG
+export QUARRY_E2E_OPERATOR_IMAGE=quarry-operator:$QUARRY_TAG QUARRY_E2E_WORKER_IMAGE=quarry-worker:$QUARRY_TAG
+export QUARRY_E2E_AGENT_IMAGE=quarry-agent:$QUARRY_TAG QUARRY_E2E_PULL_POLICY=IfNotPresent
+export QUARRY_E2E_S3_ENDPOINT=http://minio.quarry-e2e-minio.svc:9000
+export QUARRY_E2E_S3_HOST_ENDPOINT=http://127.0.0.1:$E2E_S3_LOCAL_PORT
+export QUARRY_E2E_S3_ACCESS_KEY=quarry QUARRY_E2E_S3_SECRET_KEY=quarry-e2e-secret
+"$ROOT/e2e/suite/run.sh"

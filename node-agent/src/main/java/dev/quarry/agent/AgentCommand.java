@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -42,19 +44,24 @@ public final class AgentCommand {
 
     @Override
     public Integer call() throws Exception {
+      // Counted down once the agent stopped and its resources are closed. The shutdown hook waits for this, not for
+      // the main thread: main goes on to System.exit, which blocks while the hook runs, so joining main would always
+      // wait the hook's full timeout (every agent pod took 20 s to stop).
+      CountDownLatch closed = new CountDownLatch(1);
       try (KubernetesClient client = new KubernetesClientBuilder().build();
           NodeAgent agent = new NodeAgent(client, nodeCache, node, namespace, Clock.systemUTC());
           AgentServer server = new AgentServer(metricsPort, agent.metrics()::scrape, agent::live, agent::ready)) {
-        Thread main = Thread.currentThread();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
           agent.close();
           try {
-            main.join(20_000);
+            closed.await(20, TimeUnit.SECONDS);
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           }
         }));
         agent.run();
+      } finally {
+        closed.countDown();
       }
       return 0;
     }

@@ -89,6 +89,8 @@ class NodeAgentIT {
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
       NodeCacheReport r = report.get();
       assertThat(r).isNotNull();
+      // The agent creates the report, then writes its status: in between, it has none.
+      assertThat(r.getStatus()).isNotNull();
       assertThat(r.getStatus().phase()).isEqualTo(CachePhase.Ready);
       assertThat(r.getStatus().images().get(0).state()).isEqualTo(ImageState.Source);
       assertThat(r.getStatus().images().get(0).message())

@@ -53,7 +53,8 @@ public final class NodeCacheSettings {
   /** The S3 settings for images with an s3:// source; credentials come from the environment (the Secret). */
   public static S3Settings s3(NodeCache nodeCache) {
     S3Settings settings = S3Settings.fromEnvironment();
-    ObjectStore store = nodeCache.getSpec().store();
+    // No spec: the agent started before its NodeCache exists (or after it is gone); it waits for one.
+    ObjectStore store = nodeCache.getSpec() == null ? null : nodeCache.getSpec().store();
     if (store != null) {
       if (store.endpoint() != null) {
         settings = settings.withEndpoint(URI.create(store.endpoint()));

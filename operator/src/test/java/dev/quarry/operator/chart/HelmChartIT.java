@@ -95,7 +95,8 @@ class HelmChartIT {
     assertThat(rules).noneMatch(rule -> rule.contains("secrets") || rule.contains("*"));
     assertThat(rules).contains("batch/jobs: get,list,watch,create,delete", "/pods: get,list,watch");
     assertThat(rules(named(objects, Role.class, "quarry-operator").getRules()))
-        .contains("coordination.k8s.io/leases: get,create,update");
+        .as("fabric8's LeaderElector renews the lease with a PATCH")
+        .contains("coordination.k8s.io/leases: get,create,update,patch");
   }
 
   private static List<String> rules(List<PolicyRule> rules) {
