@@ -65,7 +65,7 @@ start() {
 stop() {
   local name=$1 pid i
   if pid=$(pid_of "$name"); then
-    kill -TERM "$pid" 2>/dev/null || true
+    kill -TERM "$pid" 2>/dev/null || true   # it may have exited since pid_of looked
     for ((i = 0; i < 100; i++)); do
       alive "$pid" || break
       sleep 0.1
@@ -82,7 +82,7 @@ stop() {
 fail() {
   local name=$1; shift
   echo "---- last lines of $QC_LOGS/$name.log:" >&2
-  tail -n 40 "$QC_LOGS/$name.log" >&2 || true
+  tail -n 40 "$QC_LOGS/$name.log" >&2 || true   # no log yet: the error below still says what failed
   qc_die "$* (full log: $QC_LOGS/$name.log; stop with: $0 down)"
 }
 
@@ -552,6 +552,8 @@ kill_pod_processes() {
   sleep 1
 }
 
+# Every step of `down` is best effort (what it removes may already be gone, or go with an earlier step), which is
+# why its commands end in `|| true`; report_leftovers then checks the end state and fails if anything is left.
 cmd_down() {
   qc_require_root
   [ -d "$QUARRY_CLUSTER_DIR" ] || { echo "cluster: nothing to stop ($QUARRY_CLUSTER_DIR does not exist)"; return 0; }

@@ -2,14 +2,12 @@ package dev.quarry.agent.metrics;
 
 import dev.quarry.core.cache.agent.CacheAgent;
 import dev.quarry.core.cache.agent.NodeReport;
-import dev.quarry.core.cache.traffic.ImageTraffic;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -49,10 +47,10 @@ public final class AgentMetrics {
     for (var image : report.images()) {
       if (imagesRegistered.add(image.name())) {
         String name = image.name();
-        FunctionCounter.builder("quarry_cache_read_bytes", agent, a -> traffic(a, name).sourceBytes())
+        FunctionCounter.builder("quarry_cache_read_bytes", agent, a -> a.lifetimeTraffic(name).sourceBytes())
             .tags(Tags.of("image", name, "layer", "source")).baseUnit("bytes")
             .description("Bytes read from each image, by layer").register(registry);
-        FunctionCounter.builder("quarry_cache_read_bytes", agent, a -> traffic(a, name).localBytes())
+        FunctionCounter.builder("quarry_cache_read_bytes", agent, a -> a.lifetimeTraffic(name).localBytes())
             .tags(Tags.of("image", name, "layer", "local")).baseUnit("bytes")
             .description("Bytes read from each image, by layer").register(registry);
       }
@@ -62,11 +60,6 @@ public final class AgentMetrics {
   /** The Prometheus text exposition. */
   public String scrape() {
     return registry.scrape();
-  }
-
-  private static ImageTraffic traffic(CacheAgent agent, String image) {
-    Map<String, ImageTraffic> lifetime = agent.lifetimeTraffic();
-    return lifetime.getOrDefault(image, ImageTraffic.NONE);
   }
 
   private static double hitRatio(AtomicReference<NodeReport> last) {

@@ -33,6 +33,7 @@ public final class ReportWriter {
   private final KubernetesClient client;
   private final String node;
   private NodeCacheReportStatus lastWritten;
+  private NodeCacheReport current;
   private Instant lastWriteTime = Instant.EPOCH;
 
   public ReportWriter(KubernetesClient client, String node) {
@@ -48,7 +49,9 @@ public final class ReportWriter {
       return;
     }
     String name = NodeCacheReport.nameOf(nodeCache.getMetadata().getName(), node);
-    NodeCacheReport existing = client.resources(NodeCacheReport.class).withName(name).get();
+    // The report as last written: its resource version is all an update needs, so steady state is one PUT.
+    NodeCacheReport existing = current != null ? current
+        : client.resources(NodeCacheReport.class).withName(name).get();
     if (existing == null) {
       existing = client.resources(NodeCacheReport.class).resource(newReport(nodeCache, name)).create();
     }
@@ -58,12 +61,13 @@ public final class ReportWriter {
     update.setSpec(existing.getSpec());
     update.setStatus(status);
     try {
-      client.resources(NodeCacheReport.class).resource(update).updateStatus();
+      current = client.resources(NodeCacheReport.class).resource(update).updateStatus();
     } catch (KubernetesClientException e) {
-      if (e.getCode() != 409) {
+      current = null; // read it again next time
+      if (e.getCode() != 409 && e.getCode() != 404) {
         throw e;
       }
-      return; // someone else touched it (a restarted agent of ours); the next pass writes again
+      return; // changed or deleted by someone else (a restarted agent of ours); the next pass writes again
     }
     lastWritten = status;
     lastWriteTime = report.time();
@@ -71,6 +75,7 @@ public final class ReportWriter {
 
   /** Deletes this node's report of {@code nodeCache}: the agent's last act when the NodeCache is deleted. */
   public void delete(NodeCache nodeCache) {
+    current = null;
     client.resources(NodeCacheReport.class)
         .withName(NodeCacheReport.nameOf(nodeCache.getMetadata().getName(), node))
         .delete();

@@ -63,7 +63,7 @@ public final class CacheAgent implements AutoCloseable {
   private final Map<String, Failure> copyFailures = new HashMap<>();
   private final AtomicLong copiesCompleted = new AtomicLong();
   private final AtomicLong evictions = new AtomicLong();
-  private TrafficMeter meter;
+  private volatile TrafficMeter meter; // read by metrics scrapes outside the pass
   private Duration meterWindow;
   private CopyJob copy;
   private CopySlots.Slot copySlot;
@@ -99,9 +99,10 @@ public final class CacheAgent implements AutoCloseable {
     return evictions.get();
   }
 
-  /** Bytes each image read since the agent started, by layer. */
-  public Map<String, ImageTraffic> lifetimeTraffic() {
-    return meter == null ? Map.of() : meter.lifetime();
+  /** Bytes {@code image} read since the agent started, by layer. */
+  public ImageTraffic lifetimeTraffic(String image) {
+    TrafficMeter current = meter;
+    return current == null ? ImageTraffic.NONE : current.lifetime(image);
   }
 
   /** One reconciliation of this node with {@code settings}. */
@@ -115,11 +116,12 @@ public final class CacheAgent implements AutoCloseable {
     Map<String, ImageSpec> wanted = new LinkedHashMap<>();
     settings.images().forEach(image -> wanted.put(image.name(), image));
     collectFinishedCopy();
-    removeUnwanted(settings, cache, wanted.keySet());
+    MountTable mounts = MountTable.read(); // stacks change only where repair or removal acts, each re-reading its own
+    removeUnwanted(settings, cache, wanted.keySet(), mounts);
 
     Map<String, Observed> observed = new LinkedHashMap<>();
     for (ImageSpec image : wanted.values()) {
-      observed.put(image.name(), repair(image, settings, cache));
+      observed.put(image.name(), repair(image, settings, cache, mounts));
     }
     sampleTraffic(settings, observed);
     Map<String, ImageTraffic> traffic = meter.window();
@@ -144,10 +146,11 @@ public final class CacheAgent implements AutoCloseable {
       }
     }
     long draining = drainingBytes(cache);
+    long used = cache.usedBytes() + draining;
     for (ImageSpec image : wanted.values()) {
       ImageChoice choice = choices.get(image.name());
       if (choice != null && choice.local()) {
-        admit(image, settings, cache, observed.get(image.name()), choice.reason(), capacity, draining);
+        admit(image, settings, cache, observed.get(image.name()), choice.reason(), capacity, used);
       }
     }
 
@@ -164,7 +167,7 @@ public final class CacheAgent implements AutoCloseable {
           t.sourceBytes(), t.localBytes(), copying ? copy.percent() : null,
           choice == null ? null : choice.reason(), o.message));
     }
-    return new NodeReport(clock.instant(), reports, capacity, cache.usedBytes() + draining, draining,
+    return new NodeReport(clock.instant(), reports, capacity, used, draining,
         decisions.latest(), plan.nanos());
   }
 
@@ -176,7 +179,8 @@ public final class CacheAgent implements AutoCloseable {
     String message;
   }
 
-  private Observed repair(ImageSpec image, AgentSettings settings, CacheDirectory cache) throws IOException {
+  private Observed repair(ImageSpec image, AgentSettings settings, CacheDirectory cache, MountTable mounts)
+      throws IOException {
     Observed o = new Observed();
     Path point = settings.mountRoot().resolve(image.name());
     Location source;
@@ -195,9 +199,11 @@ public final class CacheAgent implements AutoCloseable {
       o.message = "Cannot read the source of image " + image.name() + ": " + e.getMessage();
       return o;
     }
+    List<MountedLayer> stack = layers(mounts, point);
     Optional<CopyRecord> finished = cache.finished(image.name());
     if (finished.isPresent() && !finished.get().source().equals(o.identity)) {
-      detachAll(point);
+      detach(point, stack.size());
+      stack = List.of();
       cache.delete(image.name());
       evictions.incrementAndGet();
       decisions.add(image.name(), "Evict", "source changed: " + image.source() + " is no longer the copied version");
@@ -208,12 +214,11 @@ public final class CacheAgent implements AutoCloseable {
     if (failure != null && failure.source().equals(o.identity)) {
       o.message = failure.message();
     }
-    List<MountedLayer> stack = layers(point);
     Path local = cache.image(image.name());
     if (image.inObjectStore()) {
       boolean good = stack.size() == 1 && o.copy != null && stack.get(0).serves(local);
-      if (!good && !stack.isEmpty()) {
-        detachAll(point);
+      if (!good) {
+        detach(point, stack.size());
       }
       if (o.copy != null) {
         if (!good) {
@@ -226,7 +231,7 @@ public final class CacheAgent implements AutoCloseable {
     Path file = Path.of(image.source());
     if (stack.isEmpty() || !stack.get(0).serves(file)) {
       if (!stack.isEmpty()) {
-        detachAll(point);
+        detach(point, stack.size());
         decisions.add(image.name(), "Remount", "the mounted source was replaced or is not " + file);
       }
       try {
@@ -236,15 +241,13 @@ public final class CacheAgent implements AutoCloseable {
         o.message = e.getMessage();
         return o;
       }
-      stack = layers(point);
+      stack = layers(MountTable.read(), point);
     }
     List<MountedLayer> above = stack.subList(1, stack.size());
     boolean cachedOnTop = above.size() == 1 && o.copy != null && above.get(0).serves(local);
     if (!above.isEmpty() && !cachedOnTop) {
       // Stacked duplicates or a stale copy: peel back to the source; a valid copy is switched in again below.
-      for (int i = 0; i < above.size(); i++) {
-        Mounts.detachTop(point);
-      }
+      detach(point, above.size());
     }
     o.state = cachedOnTop ? ImageState.CACHED : ImageState.SOURCE;
     return o;
@@ -261,13 +264,12 @@ public final class CacheAgent implements AutoCloseable {
     }
     Path point = settings.mountRoot().resolve(image.name());
     if (o.state == ImageState.CACHED) {
+      Mounts.detachTop(point); // the copy: the only layer of an S3 image, the top one of any other
       if (image.inObjectStore()) {
-        detachAll(point);
         o.state = ImageState.FAILED;
         o.message = "Cannot mount image " + image.name() + ": it is stored in S3 and " + reason
             + "; raise spec.cache.capacity";
       } else {
-        Mounts.detachTop(point);
         o.state = ImageState.SOURCE;
       }
     }
@@ -278,7 +280,7 @@ public final class CacheAgent implements AutoCloseable {
   }
 
   private void admit(ImageSpec image, AgentSettings settings, CacheDirectory cache, Observed o, String reason,
-      long capacity, long draining) throws IOException {
+      long capacity, long used) throws IOException {
     Path point = settings.mountRoot().resolve(image.name());
     if (o.copy != null) {
       if (o.state != ImageState.CACHED) {
@@ -300,7 +302,7 @@ public final class CacheAgent implements AutoCloseable {
       return;
     }
     long needed = o.identity.size() - cache.partBytes(image.name());
-    long free = Math.min(capacity - cache.usedBytes() - draining, Files.getFileStore(cache.root()).getUsableSpace());
+    long free = Math.min(capacity - used, Files.getFileStore(cache.root()).getUsableSpace());
     if (needed > free) {
       o.message = "waiting for space: needs " + ByteSize.format(needed) + ", " + ByteSize.format(Math.max(0, free))
           + " free (evicted copies still open count until closed)";
@@ -378,11 +380,12 @@ public final class CacheAgent implements AutoCloseable {
   }
 
   /** Unmounts images no longer wanted and deletes their copies. */
-  private void removeUnwanted(AgentSettings settings, CacheDirectory cache, Set<String> wanted) throws IOException {
-    for (Path point : MountTable.read().mountPointsUnder(settings.mountRoot())) {
+  private void removeUnwanted(AgentSettings settings, CacheDirectory cache, Set<String> wanted, MountTable mounts)
+      throws IOException {
+    for (Path point : mounts.mountPointsUnder(settings.mountRoot())) {
       String name = point.getFileName().toString();
       if (!wanted.contains(name)) {
-        detachAll(point);
+        detach(point, mounts.stackAt(point).size());
         decisions.add(name, "Unmount", "no longer in the NodeCache");
       }
     }
@@ -425,16 +428,16 @@ public final class CacheAgent implements AutoCloseable {
     return bytes;
   }
 
-  private static List<MountedLayer> layers(Path point) throws IOException {
+  private static List<MountedLayer> layers(MountTable mounts, Path point) throws IOException {
     List<MountedLayer> layers = new ArrayList<>();
-    for (MountEntry entry : MountTable.read().stackAt(point)) {
+    for (MountEntry entry : mounts.stackAt(point)) {
       layers.add(new MountedLayer(entry, LoopDevice.ofDevice(entry.device()).orElse(null)));
     }
     return layers;
   }
 
-  private static void detachAll(Path point) throws IOException {
-    int layers = MountTable.read().stackAt(point).size();
+  /** Lazily unmounts the top {@code layers} mounts stacked at {@code point}. */
+  private static void detach(Path point, int layers) throws IOException {
     for (int i = 0; i < layers; i++) {
       Mounts.detachTop(point);
     }
@@ -445,8 +448,9 @@ public final class CacheAgent implements AutoCloseable {
    * uninstalling or resetting a node. Open files keep working until closed.
    */
   public static void removeEverything(Path mountRoot, Path cacheDirectory) throws IOException {
-    for (Path point : MountTable.read().mountPointsUnder(mountRoot)) {
-      detachAll(point);
+    MountTable mounts = MountTable.read();
+    for (Path point : mounts.mountPointsUnder(mountRoot)) {
+      detach(point, mounts.stackAt(point).size());
       Files.deleteIfExists(point);
     }
     CacheDirectory cache = new CacheDirectory(cacheDirectory);

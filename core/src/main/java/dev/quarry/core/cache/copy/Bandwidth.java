@@ -13,19 +13,9 @@ public final class Bandwidth {
     this.bytesPerSecond = bytesPerSecond;
   }
 
-  /** No cap. */
-  public static Bandwidth unlimited() {
-    return new Bandwidth(0);
-  }
-
   /** At most {@code bytesPerSecond}; zero or less means no cap. */
   public static Bandwidth perSecond(long bytesPerSecond) {
     return new Bandwidth(Math.max(0, bytesPerSecond));
-  }
-
-  /** A fresh cap with the same rate, for the next copy. */
-  public Bandwidth restart() {
-    return new Bandwidth(bytesPerSecond);
   }
 
   /** Accounts for {@code bytes} just moved and waits until the rate allows more. */

@@ -5,7 +5,8 @@ import dev.quarry.core.store.Location;
 import dev.quarry.core.sync.cas.Digest;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -45,10 +46,12 @@ public final class ImageCopier {
     }
     progress.accept(offset);
     String actual;
-    try (PipelinedDigest hashing = new PipelinedDigest(sha256, BUFFER)) {
+    long size;
+    try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            StandardOpenOption.APPEND);
+        PipelinedDigest hashing = new PipelinedDigest(sha256, BUFFER)) {
       if (offset < identity.size()) {
-        try (InputStream in = source.store().getRange(source.key(), offset, identity.size() - offset);
-            OutputStream out = Files.newOutputStream(part, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
+        try (InputStream in = source.store().getRange(source.key(), offset, identity.size() - offset)) {
           long copied = offset;
           while (true) {
             byte[] buffer = hashing.take();
@@ -57,7 +60,10 @@ public final class ImageCopier {
               hashing.giveBack(buffer);
               break;
             }
-            out.write(buffer, 0, read);
+            ByteBuffer bytes = ByteBuffer.wrap(buffer, 0, read);
+            while (bytes.hasRemaining()) {
+              out.write(bytes);
+            }
             hashing.submit(buffer, read);
             copied += read;
             progress.accept(copied);
@@ -68,12 +74,10 @@ public final class ImageCopier {
           }
         }
       }
+      out.force(true); // durable before it is renamed into place
+      size = out.size();
       actual = HexFormat.of().formatHex(hashing.finish());
     }
-    try (var channel = java.nio.channels.FileChannel.open(part, StandardOpenOption.WRITE)) {
-      channel.force(true);
-    }
-    long size = Files.size(part);
     if (size != identity.size() || (expectedSha256 != null && !expectedSha256.equals(actual))) {
       cache.delete(name);
       throw new ChecksumMismatchException("Cannot cache image " + name + ": the copy of " + identity.url() + " has "

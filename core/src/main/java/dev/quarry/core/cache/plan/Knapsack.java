@@ -102,10 +102,8 @@ public final class Knapsack {
           }
         }
       }
+      // Items fixed in all precede the break item, so they fit: prefixW[breakItem] <= capacity.
       int[] free = IntStream.range(0, n).filter(k -> fixed[k] == 0).toArray();
-      if (fixedInWeight > capacity) {
-        return incumbent; // unreachable with valid bounds; keep the greedy answer rather than fail
-      }
       Search core = new Search(pick(w, free), pick(p, free), capacity - fixedInWeight);
       core.best = best - fixedInValue - 1; // find any core solution at least as good as the incumbent
       boolean[] coreTaken = core.branchAndBound();

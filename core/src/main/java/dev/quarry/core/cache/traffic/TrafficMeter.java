@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 
@@ -51,11 +52,10 @@ public final class TrafficMeter {
     return result;
   }
 
-  /** Bytes each image read since the meter started, for counters that only grow (Prometheus). */
-  public synchronized Map<String, ImageTraffic> lifetime() {
-    Map<String, ImageTraffic> result = new HashMap<>();
-    totals.forEach((image, t) -> result.put(image, new ImageTraffic(t.source, t.local)));
-    return result;
+  /** Bytes {@code image} read since the meter started, for counters that only grow (Prometheus). */
+  public synchronized ImageTraffic lifetime(String image) {
+    Totals t = totals.get(image);
+    return t == null ? ImageTraffic.NONE : new ImageTraffic(t.source, t.local);
   }
 
   /** Forgets images no longer configured. */
@@ -72,14 +72,15 @@ public final class TrafficMeter {
     void record(long now, long windowNanos) {
       samples.addLast(new long[] {now, source, local});
       // Keep the newest sample at or before the window's start as the base of the difference.
-      while (samples.size() > 1) {
-        long[] second = samples.stream().skip(1).findFirst().orElseThrow();
-        if (second[0] <= now - windowNanos) {
-          samples.removeFirst();
-        } else {
-          break;
-        }
+      while (samples.size() > 1 && secondTime() <= now - windowNanos) {
+        samples.removeFirst();
       }
+    }
+
+    private long secondTime() {
+      Iterator<long[]> it = samples.iterator();
+      it.next();
+      return it.next()[0];
     }
 
     ImageTraffic inWindow() {

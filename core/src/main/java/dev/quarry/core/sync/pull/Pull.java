@@ -341,6 +341,7 @@ public final class Pull {
     try {
       Files.createLink(staged, cached);
     } catch (FileSystemException | UnsupportedOperationException e) {
+      // The cache is on another filesystem (EXDEV) or one without hard links: a copy gives the same bytes.
       Files.copy(cached, staged);
     }
   }
