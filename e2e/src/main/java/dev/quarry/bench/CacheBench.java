@@ -48,7 +48,7 @@ public final class CacheBench {
     Path image = buildImage(work, imageMib);
     List<String> rows = new ArrayList<>();
     try (ObjectStores stores = new ObjectStores(S3Settings.defaults());
-        CacheAgent agent = new CacheAgent(stores, CopySlots.unlimited(), Clock.systemUTC(), Duration.ofMinutes(5))) {
+        CacheAgent agent = new CacheAgent(stores::locate, CopySlots.unlimited(), Clock.systemUTC(), Duration.ofMinutes(5))) {
       AgentSettings cold = settings(mountRoot, cacheDir, image, false, "100Gi");
       agent.pass(cold);
       Path mounted = mountRoot.resolve("bench");

@@ -7,7 +7,9 @@ import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.core.cache.agent.AgentSettings;
 import dev.quarry.core.cache.agent.CacheAgent;
 import dev.quarry.core.cache.agent.NodeReport;
+import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.store.S3Settings;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -15,6 +17,8 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +37,7 @@ public final class NodeAgent implements AutoCloseable {
   private final String nodeCacheName;
   private final String node;
   private final Clock clock;
-  private final ObjectStores stores;
+  private final Map<S3Settings, ObjectStores> stores = new ConcurrentHashMap<>();
   private final CacheAgent engine;
   private final LeaseCopySlots slots;
   private final ReportWriter reports;
@@ -52,10 +56,9 @@ public final class NodeAgent implements AutoCloseable {
     this.clock = clock;
     NodeCache initial = client.resources(NodeCache.class).withName(nodeCacheName).get();
     latest.set(initial);
-    this.stores = new ObjectStores(NodeCacheSettings.s3(initial != null ? initial : emptyNodeCache()));
     this.slots = new LeaseCopySlots(client, namespace, nodeCacheName, node,
         () -> latest.get() == null ? 1 : NodeCacheSettings.maxConcurrentCopies(latest.get()), clock);
-    this.engine = new CacheAgent(stores, slots, clock, Duration.ofMinutes(5));
+    this.engine = new CacheAgent(this::locate, slots, clock, Duration.ofMinutes(5));
     this.reports = new ReportWriter(client, node);
     this.metrics = new AgentMetrics(engine, nodeCacheName);
     this.lastPass = clock.instant();
@@ -83,8 +86,12 @@ public final class NodeAgent implements AutoCloseable {
     engine.wake();
   }
 
-  private static NodeCache emptyNodeCache() {
-    return new NodeCache();
+  /**
+   * An image source against the object store the NodeCache names now: a changed endpoint takes effect at the next
+   * pass, with clients of its own (the old ones stay open for a copy still reading through them).
+   */
+  private Location locate(String url) {
+    return stores.computeIfAbsent(NodeCacheSettings.s3(latest.get()), ObjectStores::new).locate(url);
   }
 
   /** Runs passes until {@link #close} (SIGTERM). Mounts stay when the agent stops: they outlive it by design. */
@@ -156,10 +163,6 @@ public final class NodeAgent implements AutoCloseable {
     informer.close();
     engine.close();
     slots.close();
-    try {
-      stores.close();
-    } catch (Exception e) {
-      log.debug("closing the object stores", e);
-    }
+    stores.values().forEach(ObjectStores::close);
   }
 }

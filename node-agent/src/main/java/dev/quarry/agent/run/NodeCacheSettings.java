@@ -50,11 +50,14 @@ public final class NodeCacheSettings {
     return policy == null || policy.maxConcurrentCopies() == null ? 4 : policy.maxConcurrentCopies();
   }
 
-  /** The S3 settings for images with an s3:// source; credentials come from the environment (the Secret). */
+  /**
+   * The S3 settings for images with an s3:// source; credentials come from the environment (the Secret). A null
+   * NodeCache gives the environment's settings alone.
+   */
   public static S3Settings s3(NodeCache nodeCache) {
     S3Settings settings = S3Settings.fromEnvironment();
-    // No spec: the agent started before its NodeCache exists (or after it is gone); it waits for one.
-    ObjectStore store = nodeCache.getSpec() == null ? null : nodeCache.getSpec().store();
+    // No NodeCache: the agent started before it exists (or after it is gone); the environment's store serves.
+    ObjectStore store = nodeCache == null || nodeCache.getSpec() == null ? null : nodeCache.getSpec().store();
     if (store != null) {
       if (store.endpoint() != null) {
         settings = settings.withEndpoint(URI.create(store.endpoint()));

@@ -21,7 +21,6 @@ import dev.quarry.core.cache.traffic.TrafficMeter;
 import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectInfo;
-import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.units.ByteSize;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -53,7 +52,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * mount is read-only and loop devices are autoclear; every unmount is lazy, so open files keep reading.
  */
 public final class CacheAgent implements AutoCloseable {
-  private final ObjectStores stores;
+  private final ImageSources sources;
   private final CopySlots slots;
   private final Clock clock;
   private final Duration copyRetryDelay;
@@ -71,8 +70,8 @@ public final class CacheAgent implements AutoCloseable {
   /** A copy that failed, not retried before {@code retryAt} unless its source changes. */
   private record Failure(SourceIdentity source, String message, Instant retryAt) {}
 
-  public CacheAgent(ObjectStores stores, CopySlots slots, Clock clock, Duration copyRetryDelay) {
-    this.stores = stores;
+  public CacheAgent(ImageSources sources, CopySlots slots, Clock clock, Duration copyRetryDelay) {
+    this.sources = sources;
     this.slots = slots;
     this.clock = clock;
     this.copyRetryDelay = copyRetryDelay;
@@ -185,7 +184,7 @@ public final class CacheAgent implements AutoCloseable {
     Path point = settings.mountRoot().resolve(image.name());
     Location source;
     try {
-      source = stores.locate(image.source());
+      source = sources.locate(image.source());
       Optional<ObjectInfo> info = source.store().head(source.key());
       if (info.isEmpty()) {
         o.state = ImageState.FAILED;
@@ -318,7 +317,7 @@ public final class CacheAgent implements AutoCloseable {
 
   private void startCopy(ImageSpec image, AgentSettings settings, CacheDirectory cache, SourceIdentity identity,
       CopySlots.Slot slot) {
-    Location source = stores.locate(image.source());
+    Location source = sources.locate(image.source());
     AtomicLong copied = new AtomicLong();
     ImageCopier copier = new ImageCopier(cache);
     Bandwidth bandwidth = Bandwidth.perSecond(settings.copyBytesPerSecond());

@@ -53,7 +53,7 @@ class CacheAgentIT {
   }
 
   private CacheAgent agent() {
-    CacheAgent agent = new CacheAgent(stores, CopySlots.unlimited(), Clock.systemUTC(), Duration.ofMinutes(5));
+    CacheAgent agent = new CacheAgent(stores::locate, CopySlots.unlimited(), Clock.systemUTC(), Duration.ofMinutes(5));
     agents.add(agent);
     return agent;
   }

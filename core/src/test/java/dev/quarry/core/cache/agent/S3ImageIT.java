@@ -37,7 +37,7 @@ class S3ImageIT {
     Path mountRoot = temp.resolve("mnt");
     Path cacheDir = temp.resolve("cache");
     try (ObjectStores stores = new ObjectStores(s3);
-        CacheAgent agent = new CacheAgent(stores, CopySlots.unlimited(), Clock.systemUTC(), Duration.ofMinutes(5))) {
+        CacheAgent agent = new CacheAgent(stores::locate, CopySlots.unlimited(), Clock.systemUTC(), Duration.ofMinutes(5))) {
       stores.locate("s3://" + bucket + "/v1/weights.sqfs").store().put("v1/weights.sqfs", Files.readAllBytes(data.image()));
       AgentSettings settings = new AgentSettings(
           List.of(new ImageSpec("weights", "s3://" + bucket + "/v1/weights.sqfs", data.sha256(), false, 0)),
