@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.ServiceLoader;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -18,7 +20,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.utils.AttributeMap;
 
-/** Builds the S3 client of one store: pooled Apache HTTP client, standard retries, every attempt counted. */
+/** Builds the clients of one store: pooled Apache HTTP client, credentials, the SDK client with standard retries, every attempt counted. */
 final class S3Clients {
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
   /** The longest silence on a socket, between bytes of a response, before the attempt fails and is retried. */
@@ -34,11 +36,29 @@ final class S3Clients {
 
   private S3Clients() {}
 
-  static S3Client create(S3Settings settings, RequestCounts counts) {
+  /**
+   * The pooled HTTP client of one store, shared by its SDK client and its {@link S3ObjectRequests}, so that
+   * {@link S3Settings#requestsInFlight()} bounds them together. The caller closes it after the SDK client.
+   */
+  static SdkHttpClient httpClient(S3Settings settings) {
+    return new PooledHttpClientBuilder(settings.requestsInFlight()).buildWithDefaults(AttributeMap.empty());
+  }
+
+  /** Static credentials, or the SDK's default chain (environment, profile, web identity, instance role). */
+  static AwsCredentialsProvider credentials(S3Settings settings) {
+    return settings.accessKeyId() != null
+        ? StaticCredentialsProvider.create(AwsBasicCredentials.create(settings.accessKeyId(),
+            settings.secretAccessKey()))
+        : DefaultCredentialsProvider.builder().build();
+  }
+
+  static S3Client create(S3Settings settings, SdkHttpClient http, AwsCredentialsProvider credentials,
+      RequestCounts counts) {
     S3ClientBuilder builder = S3Client.builder()
         .region(Region.of(settings.region()))
         .forcePathStyle(settings.pathStyle())
-        .httpClientBuilder(new PooledHttpClientBuilder(settings.requestsInFlight()))
+        .httpClient(http)
+        .credentialsProvider(credentials)
         // Checksums only where S3 requires them: the newer default trailers break many S3-compatible servers.
         .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
         .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
@@ -47,11 +67,6 @@ final class S3Clients {
             .addExecutionInterceptor(new RequestCountingInterceptor(counts)));
     if (settings.endpoint() != null) {
       builder.endpointOverride(settings.endpoint());
-    }
-    // Without static credentials the SDK uses its default chain, which it then also closes with the client.
-    if (settings.accessKeyId() != null) {
-      builder.credentialsProvider(StaticCredentialsProvider.create(
-          AwsBasicCredentials.create(settings.accessKeyId(), settings.secretAccessKey())));
     }
     return builder.build();
   }

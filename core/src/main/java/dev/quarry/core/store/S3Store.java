@@ -1,29 +1,28 @@
 package dev.quarry.core.store;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.ContentStreamProvider;
+import software.amazon.awssdk.http.SdkHttpClient;
+import software.amazon.awssdk.http.SdkHttpMethod;
 import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
-import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
-import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Object;
 import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 
 /**
- * One bucket of an S3-compatible server (AWS, MinIO, Ceph), through its own client and connection pool; see
- * {@link S3Clients} for timeouts and retries. GETs resume where they stopped when a connection breaks part-way
+ * One bucket of an S3-compatible server (AWS, MinIO, Ceph), through its own connection pool; see {@link S3Clients}
+ * for timeouts and retries. HEAD, GET and PutObject go through {@link S3ObjectRequests}, the rest through the SDK. GETs resume where they stopped when a connection breaks part-way
  * ({@link ResumingInputStream}), pinned to the object's etag so that they never mix two versions. Uploads are
  * multipart in the background ({@link S3Upload}).
  */
@@ -32,23 +31,28 @@ public final class S3Store implements ObjectStore {
 
   private final String bucket;
   private final S3Client client;
+  private final S3ObjectRequests objects;
+  private final SdkHttpClient http;
+  private final AwsCredentialsProvider credentials;
   private final RequestCounts requests;
   private final S3Settings settings;
   private final ExecutorService partUploads =
       Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("quarry-s3-part-", 0).factory());
 
-  private S3Store(String bucket, S3Client client, RequestCounts requests, S3Settings settings) {
+  private S3Store(String bucket, S3Settings settings) {
     this.bucket = bucket;
-    this.client = client;
-    this.requests = requests;
     this.settings = settings;
+    this.requests = new RequestCounts();
+    this.http = S3Clients.httpClient(settings);
+    this.credentials = S3Clients.credentials(settings);
+    this.client = S3Clients.create(settings, http, credentials, requests);
+    this.objects = new S3ObjectRequests(http, credentials, settings, bucket, requests);
   }
 
   /** A store for {@code bucket}; nothing is sent until the first request. */
   public static S3Store open(String bucket, S3Settings settings) {
     BucketNames.check(bucket);
-    RequestCounts requests = new RequestCounts();
-    return new S3Store(bucket, S3Clients.create(settings, requests), requests, settings);
+    return new S3Store(bucket, settings);
   }
 
   public String bucket() {
@@ -58,28 +62,26 @@ public final class S3Store implements ObjectStore {
   @Override
   public Optional<ObjectInfo> head(String key) throws IOException {
     ObjectKeys.checkKey(key);
-    try {
-      HeadObjectResponse response = client.headObject(b -> b.bucket(bucket).key(key));
-      return Optional.of(new ObjectInfo(key, response.contentLength(), unquoted(response.eTag()),
-          response.lastModified()));
-    } catch (NoSuchKeyException e) {
+    S3ObjectRequests.Response response = objects.send(RequestKind.HEAD, SdkHttpMethod.HEAD, key, Map.of(), null, 0,
+        "read", url(key), 404);
+    response.close();
+    if (response.status() == 404) {
       return Optional.empty();
-    } catch (SdkException e) {
-      // A HEAD response has no body, so a missing key may come as a plain 404.
-      if (S3Errors.hasStatus(e, 404)) {
-        return Optional.empty();
-      }
-      throw S3Errors.wrap("read", url(key), e);
     }
+    return Optional.of(new ObjectInfo(key, response.contentLength(), unquoted(response.etag()),
+        response.lastModified()));
   }
 
   @Override
   public InputStream get(String key) throws IOException {
     ObjectKeys.checkKey(key);
-    ResponseInputStream<GetObjectResponse> first = getObject(key, null, null);
-    long size = first.response().contentLength();
-    String etag = first.response().eTag();
-    return resuming(key, first, 0, size, etag);
+    S3ObjectRequests.Response first = getObject(key, null, null);
+    long size = first.contentLength();
+    if (size < 0) {
+      abort(first);
+      throw new IOException("Cannot read " + url(key) + ": the server sent no Content-Length");
+    }
+    return resuming(key, first, 0, size, first.etag());
   }
 
   @Override
@@ -95,20 +97,19 @@ public final class S3Store implements ObjectStore {
       return InputStream.nullInputStream();
     }
     long end = offset + length;
-    ResponseInputStream<GetObjectResponse> first;
+    S3ObjectRequests.Response first;
     try {
       first = getObject(key, range(offset, end), null);
     } catch (RangeNotSatisfiable e) {
       throw rangeBeyondEnd(key, offset, length);
     }
-    requireRange(first, key, offset);
-    long size = totalSize(first.response().contentRange());
+    String contentRange = requireRange(first, key, offset);
+    long size = totalSize(contentRange);
     if (size >= 0 && end > size) {
-      first.abort();
-      first.close();
+      abort(first);
       throw ObjectKeys.rangeBeyondEnd(url(key), offset, length, size);
     }
-    return resuming(key, first, offset, end, first.response().eTag());
+    return resuming(key, first, offset, end, first.etag());
   }
 
   /** The error for a range starting past the end; S3's 416 does not say the size, so a HEAD asks for it. */
@@ -117,28 +118,38 @@ public final class S3Store implements ObjectStore {
     return ObjectKeys.rangeBeyondEnd(url(key), offset, length, size);
   }
 
-  private InputStream resuming(String key, ResponseInputStream<GetObjectResponse> first, long offset, long end,
-      String etag) {
-    return new ResumingInputStream(url(key), first, offset, end,
-        position -> requireRange(getObject(key, range(position, end), etag), key, position), settings.maxAttempts(),
-        BackoffStrategy.exponentialDelay(S3Clients.BASE_DELAY, S3Clients.MAX_DELAY));
+  private InputStream resuming(String key, S3ObjectRequests.Response first, long offset, long end, String etag) {
+    return new ResumingInputStream(url(key), body(first), offset, end, position -> {
+      S3ObjectRequests.Response next = getObject(key, range(position, end), etag);
+      requireRange(next, key, position);
+      return body(next);
+    }, settings.maxAttempts(), BackoffStrategy.exponentialDelay(S3Clients.BASE_DELAY, S3Clients.MAX_DELAY));
+  }
+
+  private static InputStream body(S3ObjectRequests.Response response) {
+    return response.body() != null ? response.body() : InputStream.nullInputStream();
+  }
+
+  private static void abort(S3ObjectRequests.Response response) {
+    if (response.body() != null) {
+      response.body().abort();
+    }
+    response.close();
   }
 
   /**
    * Refuses a response that does not start at {@code offset}: a server or proxy that ignores Range answers 200 with
    * the whole object, and reading it as the range would silently give the wrong bytes.
    */
-  private ResponseInputStream<GetObjectResponse> requireRange(ResponseInputStream<GetObjectResponse> response,
-      String key, long offset) throws IOException {
-    String contentRange = response.response().contentRange();
+  private String requireRange(S3ObjectRequests.Response response, String key, long offset) throws IOException {
+    String contentRange = response.header("Content-Range").orElse(null);
     if (contentRange == null || !contentRange.startsWith("bytes " + offset + "-")) {
-      response.abort();
-      response.close();
+      abort(response);
       throw new IOException("Cannot read " + url(key) + ": asked for bytes from " + offset + " but the server answered"
           + " with " + (contentRange == null ? "no Content-Range" : "Content-Range " + contentRange)
           + " (the endpoint must support ranged GETs)");
     }
-    return response;
+    return contentRange;
   }
 
   private static String range(long offset, long end) {
@@ -163,21 +174,40 @@ public final class S3Store implements ObjectStore {
   }
 
   /** GET of the object or a range of it; with {@code etag}, only while the object still has that etag. */
-  private ResponseInputStream<GetObjectResponse> getObject(String key, String range, String etag)
-      throws IOException {
+  private S3ObjectRequests.Response getObject(String key, String range, String etag) throws IOException {
+    Map<String, String> headers = range == null && etag == null ? Map.of() : new HashMap<>();
+    if (range != null) {
+      headers.put("Range", range);
+    }
+    if (etag != null) {
+      headers.put("If-Match", etag);
+    }
+    S3ObjectRequests.Response response;
     try {
-      return client.getObject(b -> b.bucket(bucket).key(key).range(range).ifMatch(etag));
-    } catch (NoSuchKeyException e) {
-      throw new NoSuchObjectException(url(key));
-    } catch (SdkException e) {
-      if (range != null && S3Errors.hasStatus(e, 416)) {
+      response = objects.send(RequestKind.GET, SdkHttpMethod.GET, key, headers, null, 0, "read", url(key), 412, 416);
+    } catch (S3ObjectRequests.StatusException e) {
+      // A missing bucket is a 404 too, and must not read as a missing object.
+      if (e.status() == 404 && (e.code() == null || e.code().equals("NoSuchKey"))) {
+        throw new NoSuchObjectException(url(key));
+      }
+      throw e;
+    }
+    switch (response.status()) {
+      case 412 -> {
+        response.close();
+        throw new IOException("Cannot read " + url(key) + ": the object changed while it was read (its etag is no"
+            + " longer " + unquoted(etag) + ")");
+      }
+      case 416 -> {
+        response.close();
+        if (range == null) {
+          throw new IOException("Cannot read " + url(key) + ": the server refused a GET without a range (HTTP 416)");
+        }
         throw new RangeNotSatisfiable();
       }
-      if (etag != null && S3Errors.hasStatus(e, 412)) {
-        throw new IOException("Cannot read " + url(key) + ": the object changed while it was read (its etag is no"
-            + " longer " + unquoted(etag) + ")", e);
+      default -> {
+        return response;
       }
-      throw S3Errors.wrap("read", url(key), e);
     }
   }
 
@@ -189,17 +219,10 @@ public final class S3Store implements ObjectStore {
 
   /** PutObject of the first {@code length} bytes of {@code data}, which is not copied; returns the etag. */
   String putBytes(String key, byte[] data, int length) throws IOException {
-    try {
-      return unquoted(client.putObject(b -> b.bucket(bucket).key(key).contentLength((long) length),
-          RequestBody.fromContentProvider(bytes(data, length), length, OCTET_STREAM)).eTag());
-    } catch (SdkException e) {
-      throw S3Errors.wrap("write", url(key), e);
-    }
-  }
-
-  private static ContentStreamProvider bytes(byte[] data, int length) {
-    return length == data.length ? ContentStreamProvider.fromByteArrayUnsafe(data)
-        : () -> new ByteArrayInputStream(data, 0, length);
+    S3ObjectRequests.Response response = objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(), data,
+        length, "write", url(key));
+    response.close();
+    return unquoted(response.etag());
   }
 
   @Override
@@ -289,6 +312,14 @@ public final class S3Store implements ObjectStore {
   public void close() {
     partUploads.close();
     client.close();
+    http.close();
+    if (credentials instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        // Only the default chain holds anything (a refresh thread), and the process is done with it.
+      }
+    }
   }
 
   /** S3 quotes etags ("\"9b2cf...\""); ObjectInfo carries them bare. */

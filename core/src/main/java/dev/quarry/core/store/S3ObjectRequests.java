@@ -1,0 +1,243 @@
+package dev.quarry.core.store;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import software.amazon.awssdk.auth.credentials.AwsCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
+import software.amazon.awssdk.http.AbortableInputStream;
+import software.amazon.awssdk.http.ContentStreamProvider;
+import software.amazon.awssdk.http.HttpExecuteRequest;
+import software.amazon.awssdk.http.HttpExecuteResponse;
+import software.amazon.awssdk.http.SdkHttpClient;
+import software.amazon.awssdk.http.SdkHttpFullRequest;
+import software.amazon.awssdk.http.SdkHttpMethod;
+import software.amazon.awssdk.http.SdkHttpResponse;
+import software.amazon.awssdk.retries.api.BackoffStrategy;
+
+/**
+ * The object requests that a sync or a shard read sends by the thousand (HEAD, GET and small PUT), signed here
+ * ({@link SigV4}) and sent straight through the store's pooled HTTP client. The SDK's request pipeline (endpoint rules,
+ * interceptors, marshalling) costs more client CPU per small object than the request itself on a fast store; these
+ * requests skip it and keep what matters: the same connection pool, the same credentials provider, every attempt
+ * counted, and the SDK's retry rules (I/O errors, 500, 502, 503, 504, throttling) with the same backoff.
+ */
+final class S3ObjectRequests {
+  private static final Pattern CODE = Pattern.compile("<Code>([^<]*)</Code>");
+  private static final Pattern MESSAGE = Pattern.compile("<Message>([^<]*)</Message>");
+  private static final int ERROR_BODY_LIMIT = 64 << 10;
+
+  private final SdkHttpClient http;
+  private final AwsCredentialsProvider credentials;
+  private final SigV4 signer;
+  private final RequestCounts counts;
+  private final int maxAttempts;
+  private final String scheme;
+  private final String host;
+  private final int port;
+  private final String hostHeader;
+  private final String pathPrefix;
+
+  /** A response with a status below 300, or one the caller asked to see ({@code accepted}). */
+  record Response(int status, SdkHttpResponse headers, AbortableInputStream body) {
+    Optional<String> header(String name) {
+      return headers.firstMatchingHeader(name);
+    }
+
+    long contentLength() {
+      return header("Content-Length").map(Long::parseLong).orElse(-1L);
+    }
+
+    String etag() {
+      return header("ETag").orElse(null);
+    }
+
+    Instant lastModified() {
+      try {
+        return header("Last-Modified")
+            .map(text -> ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant()).orElse(null);
+      } catch (DateTimeParseException e) {
+        return null;
+      }
+    }
+
+    /** Returns the connection to the pool; the body, if any, is small or already read. */
+    void close() {
+      if (body != null) {
+        try {
+          body.close();
+        } catch (IOException ignored) {
+          // A connection that fails to close is dropped by the pool.
+        }
+      }
+    }
+  }
+
+  /** An answer of 300 or more that the caller did not accept, after retries: S3's code and message in words. */
+  static final class StatusException extends IOException {
+    private static final long serialVersionUID = 1L;
+    private final int status;
+    private final String code;
+
+    StatusException(String message, int status, String code) {
+      super(message);
+      this.status = status;
+      this.code = code;
+    }
+
+    int status() {
+      return status;
+    }
+
+    /** S3's error code, such as NoSuchKey; null when the answer had no body (a HEAD). */
+    String code() {
+      return code;
+    }
+  }
+
+  S3ObjectRequests(SdkHttpClient http, AwsCredentialsProvider credentials, S3Settings settings, String bucket,
+      RequestCounts counts) {
+    this.http = http;
+    this.credentials = credentials;
+    this.signer = new SigV4(settings.region());
+    this.counts = counts;
+    this.maxAttempts = settings.maxAttempts();
+    URI endpoint = settings.endpoint() != null ? settings.endpoint()
+        : URI.create("https://s3." + settings.region() + ".amazonaws.com");
+    this.scheme = endpoint.getScheme();
+    this.host = settings.pathStyle() ? endpoint.getHost() : bucket + "." + endpoint.getHost();
+    this.port = endpoint.getPort();
+    boolean defaultPort = port == -1 || (port == 80 && scheme.equals("http")) || (port == 443
+        && scheme.equals("https"));
+    this.hostHeader = defaultPort ? host : host + ":" + port;
+    String basePath = endpoint.getRawPath() == null ? "" : endpoint.getRawPath().replaceAll("/+$", "");
+    this.pathPrefix = basePath + (settings.pathStyle() ? "/" + SigV4.encodePath(bucket) : "") + "/";
+  }
+
+  /**
+   * Sends a request until it gets an answer that is final: below 300, one of {@code accepted}, or an error that
+   * retrying cannot mend (then a {@link StatusException}). The body of a returned response is the caller's to close.
+   *
+   * @param body the bytes to send, null for none
+   * @param headers extra headers, sent unsigned (Range, If-Match)
+   */
+  Response send(RequestKind kind, SdkHttpMethod method, String key, Map<String, String> headers, byte[] body,
+      int length, String action, String url, int... accepted) throws IOException {
+    String encodedPath = pathPrefix + SigV4.encodePath(key);
+    String payloadSha256 = body == null ? SigV4.EMPTY_PAYLOAD_SHA256 : SigV4.sha256Hex(body, length);
+    ContentStreamProvider content = body == null ? null
+        : length == body.length ? ContentStreamProvider.fromByteArrayUnsafe(body)
+        : () -> new java.io.ByteArrayInputStream(body, 0, length);
+    for (int attempt = 1; ; attempt++) {
+      AwsCredentials identity = credentials.resolveCredentials();
+      String token = identity instanceof AwsSessionCredentials session ? session.sessionToken() : null;
+      SigV4.Signed signed = signer.sign(method.name(), hostHeader, encodedPath, payloadSha256,
+          identity.accessKeyId(), identity.secretAccessKey(), token, Instant.now());
+      SdkHttpFullRequest.Builder request = SdkHttpFullRequest.builder()
+          .method(method).protocol(scheme).host(host).port(port == -1 ? null : port).encodedPath(encodedPath)
+          .putHeader("Host", hostHeader)
+          .putHeader("x-amz-content-sha256", payloadSha256)
+          .putHeader("x-amz-date", signed.amzDate())
+          .putHeader("Authorization", signed.authorization());
+      if (token != null) {
+        request.putHeader("x-amz-security-token", token);
+      }
+      if (body != null) {
+        request.putHeader("Content-Length", Integer.toString(length));
+        request.putHeader("Content-Type", "application/octet-stream");
+      }
+      headers.forEach(request::putHeader);
+      counts.count(kind);
+      HttpExecuteResponse response;
+      try {
+        response = http.prepareRequest(HttpExecuteRequest.builder().request(request.build())
+            .contentStreamProvider(content).build()).call();
+      } catch (IOException e) {
+        if (Thread.currentThread().isInterrupted() || (e instanceof InterruptedIOException
+            && !(e instanceof java.net.SocketTimeoutException))) {
+          InterruptedIOException interrupted = new InterruptedIOException("Cannot " + action + " " + url
+              + ": interrupted");
+          interrupted.initCause(e);
+          throw interrupted;
+        }
+        if (attempt >= maxAttempts) {
+          throw new IOException("Cannot " + action + " " + url + ": " + e.getMessage() + " (" + attempt
+              + " attempts)", e);
+        }
+        backOff(attempt, false, action, url);
+        continue;
+      }
+      SdkHttpResponse headersIn = response.httpResponse();
+      int status = headersIn.statusCode();
+      AbortableInputStream bodyIn = response.responseBody().orElse(null);
+      if (status < 300 || contains(accepted, status)) {
+        return new Response(status, headersIn, bodyIn);
+      }
+      String error = readError(bodyIn);
+      String code = first(CODE, error);
+      boolean throttled = status == 429 || "SlowDown".equals(code) || "Throttling".equals(code)
+          || "ThrottlingException".equals(code) || "RequestLimitExceeded".equals(code);
+      boolean retryable = throttled || status == 500 || status == 502 || status == 503 || status == 504
+          || "RequestTimeout".equals(code) || "InternalError".equals(code);
+      if (!retryable || attempt >= maxAttempts) {
+        String message = first(MESSAGE, error);
+        String requestId = headersIn.firstMatchingHeader("x-amz-request-id").orElse(null);
+        throw new StatusException("Cannot " + action + " " + url + ": " + (code == null ? "" : code + " ")
+            + "(HTTP " + status + ")" + (message == null ? "" : ": " + message)
+            + (requestId == null ? "" : " [request " + requestId + "]")
+            + (retryable ? " (" + attempt + " attempts)" : ""), status, code);
+      }
+      backOff(attempt, throttled, action, url);
+    }
+  }
+
+  private static void backOff(int attempt, boolean throttled, String action, String url)
+      throws InterruptedIOException {
+    BackoffStrategy strategy = BackoffStrategy.exponentialDelay(
+        throttled ? S3Clients.THROTTLED_BASE_DELAY : S3Clients.BASE_DELAY, S3Clients.MAX_DELAY);
+    Duration delay = strategy.computeDelay(attempt);
+    try {
+      Thread.sleep(delay);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Cannot " + action + " " + url + ": interrupted while waiting to retry");
+    }
+  }
+
+  private static String readError(AbortableInputStream body) {
+    if (body == null) {
+      return "";
+    }
+    try (InputStream in = body) {
+      return new String(in.readNBytes(ERROR_BODY_LIMIT), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  private static String first(Pattern pattern, String text) {
+    Matcher matcher = pattern.matcher(text);
+    return matcher.find() ? matcher.group(1) : null;
+  }
+
+  private static boolean contains(int[] values, int value) {
+    for (int each : values) {
+      if (each == value) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
