@@ -6,11 +6,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs one blocking task per item on virtual threads, at most {@code limit} at once: the shape of thousands of object
  * store requests in flight. Every item runs even when others fail; failures are returned for the caller to count and
- * report per object.
+ * report per object. An Error (out of memory, a class that failed to initialize) is not an item's failure: it is
+ * thrown to the caller once the items in flight are done, never lost with its thread.
  */
 public final class InFlight {
   /** One item's work. */
@@ -25,6 +27,7 @@ public final class InFlight {
   public static <T> Map<T, Exception> forEach(Collection<T> items, int limit, Task<T> task)
       throws InterruptedException {
     Map<T, Exception> failures = new ConcurrentHashMap<>();
+    AtomicReference<Error> error = new AtomicReference<>();
     Semaphore slots = new Semaphore(Math.max(1, limit));
     try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
       for (T item : items) {
@@ -34,11 +37,18 @@ public final class InFlight {
             task.run(item);
           } catch (Exception e) {
             failures.put(item, e);
+          } catch (Error e) {
+            if (!error.compareAndSet(null, e) && error.get() != e) {
+              error.get().addSuppressed(e);
+            }
           } finally {
             slots.release();
           }
         });
       }
+    }
+    if (error.get() != null) {
+      throw error.get();
     }
     return failures;
   }

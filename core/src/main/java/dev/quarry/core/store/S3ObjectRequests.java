@@ -12,6 +12,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import software.amazon.awssdk.auth.credentials.AwsCredentials;
@@ -39,7 +40,7 @@ final class S3ObjectRequests {
   private static final Pattern MESSAGE = Pattern.compile("<Message>([^<]*)</Message>");
   private static final int ERROR_BODY_LIMIT = 64 << 10;
 
-  private final SdkHttpClient http;
+  private final Supplier<SdkHttpClient> http;
   private final AwsCredentialsProvider credentials;
   private final SigV4 signer;
   private final RequestCounts counts;
@@ -107,7 +108,7 @@ final class S3ObjectRequests {
     }
   }
 
-  S3ObjectRequests(SdkHttpClient http, AwsCredentialsProvider credentials, S3Settings settings, String bucket,
+  S3ObjectRequests(Supplier<SdkHttpClient> http, AwsCredentialsProvider credentials, S3Settings settings, String bucket,
       RequestCounts counts) {
     this.http = http;
     this.credentials = credentials;
@@ -162,7 +163,7 @@ final class S3ObjectRequests {
       counts.count(kind);
       HttpExecuteResponse response;
       try {
-        response = http.prepareRequest(HttpExecuteRequest.builder().request(request.build())
+        response = http.get().prepareRequest(HttpExecuteRequest.builder().request(request.build())
             .contentStreamProvider(content).build()).call();
       } catch (IOException e) {
         if (Thread.currentThread().isInterrupted() || (e instanceof InterruptedIOException

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.locks.ReentrantLock;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -30,9 +31,12 @@ public final class S3Store implements ObjectStore {
   private static final String OCTET_STREAM = "application/octet-stream";
 
   private final String bucket;
-  private final S3Client client;
+  /** Built on first use: a status or a pull never needs it, and building it costs about half a second. */
+  private volatile S3Client client;
+  private final ReentrantLock clientsLock = new ReentrantLock();
   private final S3ObjectRequests objects;
-  private final SdkHttpClient http;
+  /** Built on first request, by whichever thread sends it: setting up TLS costs about 80 ms a start. */
+  private volatile SdkHttpClient http;
   private final AwsCredentialsProvider credentials;
   private final RequestCounts requests;
   private final S3Settings settings;
@@ -43,10 +47,8 @@ public final class S3Store implements ObjectStore {
     this.bucket = bucket;
     this.settings = settings;
     this.requests = new RequestCounts();
-    this.http = S3Clients.httpClient(settings);
     this.credentials = S3Clients.credentials(settings);
-    this.client = S3Clients.create(settings, http, credentials, requests);
-    this.objects = new S3ObjectRequests(http, credentials, settings, bucket, requests);
+    this.objects = new S3ObjectRequests(this::http, credentials, settings, bucket, requests);
   }
 
   /** A store for {@code bucket}; nothing is sent until the first request. */
@@ -233,21 +235,21 @@ public final class S3Store implements ObjectStore {
 
   String createMultipartUpload(String key) throws IOException {
     try {
-      return client.createMultipartUpload(b -> b.bucket(bucket).key(key).contentType(OCTET_STREAM)).uploadId();
+      return sdk().createMultipartUpload(b -> b.bucket(bucket).key(key).contentType(OCTET_STREAM)).uploadId();
     } catch (SdkException e) {
       throw S3Errors.wrap("write", url(key), e);
     }
   }
 
   UploadPartResponse uploadPart(String key, String uploadId, int number, RequestBody body) {
-    return client.uploadPart(b -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(number)
+    return sdk().uploadPart(b -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(number)
         .contentLength(body.optionalContentLength().orElseThrow()), body);
   }
 
   /** Returns the etag of the whole object. */
   String completeMultipartUpload(String key, String uploadId, List<CompletedPart> parts) throws IOException {
     try {
-      return unquoted(client.completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId)
+      return unquoted(sdk().completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId)
           .multipartUpload(m -> m.parts(parts))).eTag());
     } catch (SdkException e) {
       throw S3Errors.wrap("write", url(key), e);
@@ -256,7 +258,7 @@ public final class S3Store implements ObjectStore {
 
   void abortMultipartUpload(String key, String uploadId) throws IOException {
     try {
-      client.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
+      sdk().abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
     } catch (SdkException e) {
       throw S3Errors.wrap("abort the upload of", url(key), e);
     }
@@ -268,7 +270,7 @@ public final class S3Store implements ObjectStore {
     ObjectKeys.checkMaxKeys(maxKeys);
     ListObjectsV2Response response;
     try {
-      response = client.listObjectsV2(b -> b.bucket(bucket).prefix(prefix).startAfter(startAfter).maxKeys(maxKeys));
+      response = sdk().listObjectsV2(b -> b.bucket(bucket).prefix(prefix).startAfter(startAfter).maxKeys(maxKeys));
     } catch (SdkException e) {
       throw S3Errors.wrap("list", url(prefix), e);
     }
@@ -291,7 +293,7 @@ public final class S3Store implements ObjectStore {
   public void delete(String key) throws IOException {
     ObjectKeys.checkKey(key);
     try {
-      client.deleteObject(b -> b.bucket(bucket).key(key));
+      sdk().deleteObject(b -> b.bucket(bucket).key(key));
     } catch (SdkException e) {
       throw S3Errors.wrap("delete", url(key), e);
     }
@@ -311,14 +313,57 @@ public final class S3Store implements ObjectStore {
   @Override
   public void close() {
     partUploads.close();
-    client.close();
-    http.close();
+    clientsLock.lock();
+    try {
+      if (client != null) {
+        client.close();
+      }
+      if (http != null) {
+        http.close();
+      }
+    } finally {
+      clientsLock.unlock();
+    }
     if (credentials instanceof AutoCloseable closeable) {
       try {
         closeable.close();
       } catch (Exception e) {
         // Only the default chain holds anything (a refresh thread), and the process is done with it.
       }
+    }
+  }
+
+  /** The SDK client, for the requests {@link S3ObjectRequests} does not send (listing, multipart, delete). */
+  private S3Client sdk() {
+    S3Client built = client;
+    if (built != null) {
+      return built;
+    }
+    clientsLock.lock();
+    try {
+      if (client == null) {
+        client = S3Clients.create(settings, http(), credentials, requests);
+      }
+      return client;
+    } finally {
+      clientsLock.unlock();
+    }
+  }
+
+  /** The connection pool shared by the SDK client and {@link S3ObjectRequests}. */
+  private SdkHttpClient http() {
+    SdkHttpClient built = http;
+    if (built != null) {
+      return built;
+    }
+    clientsLock.lock();
+    try {
+      if (http == null) {
+        http = S3Clients.httpClient(settings);
+      }
+      return http;
+    } finally {
+      clientsLock.unlock();
     }
   }
 

@@ -30,15 +30,18 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.Future;
 import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
  * Turns a folder into a {@link LocalTree}: walks it with lstat, takes digests of unchanged files from the state
- * database, hashes the others on all cores, then builds the manifests bottom-up. Symbolic links are entries, never
- * followed. Sockets, pipes and devices are left out with a warning.
+ * database, hashes the others, then builds the manifests bottom-up, each step on all cores (a status of 100k
+ * unchanged files is mostly this walk). Symbolic links are entries, never followed. Sockets, pipes and devices are
+ * left out with a warning.
  */
 public final class TreeScanner {
   private static final int BUFFER_BYTES = 1 << 20;
@@ -95,40 +98,51 @@ public final class TreeScanner {
     // The state database loads while the folders are walked.
     CompletableFuture<Map<String, StateDatabase.FileState>> loading = Futures.async(() -> state.load(root));
     List<String> warnings = Collections.synchronizedList(new ArrayList<>());
-    Queue<FileNode> files = new ConcurrentLinkedQueue<>();
-    DirNode top = walkInParallel(root, rootIdentity.permissions(), files, warnings);
-    Map<String, StateDatabase.FileState> known = Futures.join(loading);
-    Set<String> seen = new HashSet<>(files.size() * 2);
-    List<FileNode> toHash = new ArrayList<>();
-    for (FileNode file : files) {
-      String key = file.path.toString();
-      seen.add(key);
-      StateDatabase.FileState previous = known.get(key);
-      FileIdentity identity = file.identity;
-      if (previous != null && previous.matches(identity.inode(), identity.mtimeNanos(), identity.size())) {
-        file.digest = previous.digest();
-      } else {
-        toHash.add(file);
+    Queue<FileNode> walked = new ConcurrentLinkedQueue<>();
+    try (ForkJoinPool pool = new ForkJoinPool(hashThreads)) {
+      DirNode top = inPool(pool, new WalkTask("", root, rootIdentity.permissions(), walked, warnings));
+      Map<String, StateDatabase.FileState> known = Futures.join(loading);
+      List<FileNode> files = new ArrayList<>(walked);
+      LongAdder recordedFound = new LongAdder();
+      List<FileNode> toHash = inPool(pool, () -> files.parallelStream().filter(file -> {
+        StateDatabase.FileState previous = known.get(file.path.toString());
+        if (previous == null) {
+          return true;
+        }
+        recordedFound.increment();
+        FileIdentity identity = file.identity;
+        if (previous.matches(identity.inode(), identity.mtimeNanos(), identity.size())) {
+          file.digest = previous.digest();
+          return false;
+        }
+        return true;
+      }).toList());
+      Map<String, StateDatabase.FileState> hashed = hash(toHash);
+      state.record(hashed);
+      if (recordedFound.sum() < known.size()) {
+        Set<String> present = new HashSet<>(files.size() * 2);
+        files.forEach(file -> present.add(file.path.toString()));
+        state.forget(known.keySet().stream().filter(path -> !present.contains(path)).toList());
       }
+      Map<Digest, Manifest> manifests = new ConcurrentHashMap<>();
+      Map<Digest, Path> sources = new ConcurrentHashMap<>();
+      LocalDirectory topDirectory = inPool(pool, new BuildTask(top, manifests, sources));
+      long hashedBytes = hashed.values().stream().mapToLong(StateDatabase.FileState::size).sum();
+      return new LocalTree(topDirectory, manifests, sources, hashed.size(), hashedBytes, warnings);
     }
-    Map<String, StateDatabase.FileState> hashed = hash(toHash);
-    state.record(hashed);
-    state.forget(known.keySet().stream().filter(path -> !seen.contains(path)).toList());
-    Map<Digest, Manifest> manifests = new HashMap<>();
-    Map<Digest, Path> sources = new HashMap<>();
-    LocalDirectory topDirectory = build(top, manifests, sources);
-    long hashedBytes = hashed.values().stream().mapToLong(StateDatabase.FileState::size).sum();
-    return new LocalTree(topDirectory, manifests, sources, hashed.size(), hashedBytes, warnings);
   }
 
-  /** Lists and lstats folders on all cores: a folder's subfolders are walked as forked tasks. */
-  private DirNode walkInParallel(Path root, int mode, Queue<FileNode> files, List<String> warnings)
-      throws IOException {
-    try (ForkJoinPool pool = new ForkJoinPool(hashThreads)) {
-      return pool.invoke(new WalkTask("", root, mode, files, warnings));
+  /** Runs {@code task} in the scan's pool, where its forks and parallel streams run on all cores. */
+  private static <T> T inPool(ForkJoinPool pool, ForkJoinTask<T> task) throws IOException {
+    try {
+      return pool.invoke(task);
     } catch (UncheckedIOException e) {
       throw e.getCause();
     }
+  }
+
+  private static <T> T inPool(ForkJoinPool pool, java.util.concurrent.Callable<T> task) throws IOException {
+    return inPool(pool, ForkJoinTask.adapt(task));
   }
 
   private final class WalkTask extends RecursiveTask<DirNode> {
@@ -255,27 +269,49 @@ public final class TreeScanner {
     return Digest.of(sha256, length);
   }
 
-  private static LocalDirectory build(DirNode dir, Map<Digest, Manifest> manifests, Map<Digest, Path> sources) {
-    List<TreeEntry> entries = new ArrayList<>(dir.children().size());
-    Map<String, LocalDirectory> subdirectories = new HashMap<>();
-    for (Node child : dir.children()) {
-      switch (child) {
-        case FileNode file -> {
-          entries.add(TreeEntry.file(file.name, file.identity.permissions(), file.digest));
-          sources.putIfAbsent(file.digest, file.path);
-        }
-        case LinkNode link -> entries.add(TreeEntry.symlink(link.name(), link.target()));
-        case DirNode sub -> {
-          LocalDirectory built = build(sub, manifests, sources);
-          Manifest manifest = built.manifest();
-          subdirectories.put(sub.name(), built);
-          entries.add(TreeEntry.directory(sub.name(), sub.mode(), manifest.digest(), manifest.files(),
-              manifest.bytes()));
+  /** Builds a folder's manifest after its subfolders', which are built as forked tasks. */
+  private static final class BuildTask extends RecursiveTask<LocalDirectory> {
+    private final DirNode dir;
+    private final Map<Digest, Manifest> manifests;
+    private final Map<Digest, Path> sources;
+
+    BuildTask(DirNode dir, Map<Digest, Manifest> manifests, Map<Digest, Path> sources) {
+      this.dir = dir;
+      this.manifests = manifests;
+      this.sources = sources;
+    }
+
+    @Override
+    protected LocalDirectory compute() {
+      Map<String, BuildTask> subfolders = new HashMap<>();
+      for (Node child : dir.children()) {
+        if (child instanceof DirNode sub) {
+          BuildTask task = new BuildTask(sub, manifests, sources);
+          task.fork();
+          subfolders.put(sub.name(), task);
         }
       }
+      List<TreeEntry> entries = new ArrayList<>(dir.children().size());
+      Map<String, LocalDirectory> subdirectories = new HashMap<>();
+      for (Node child : dir.children()) {
+        switch (child) {
+          case FileNode file -> {
+            entries.add(TreeEntry.file(file.name, file.identity.permissions(), file.digest));
+            sources.putIfAbsent(file.digest, file.path);
+          }
+          case LinkNode link -> entries.add(TreeEntry.symlink(link.name(), link.target()));
+          case DirNode sub -> {
+            LocalDirectory built = subfolders.get(sub.name()).join();
+            Manifest manifest = built.manifest();
+            subdirectories.put(sub.name(), built);
+            entries.add(TreeEntry.directory(sub.name(), sub.mode(), manifest.digest(), manifest.files(),
+                manifest.bytes()));
+          }
+        }
+      }
+      Manifest manifest = Manifest.of(entries);
+      manifests.putIfAbsent(manifest.digest(), manifest);
+      return new LocalDirectory(dir.path(), manifest, subdirectories);
     }
-    Manifest manifest = Manifest.of(entries);
-    manifests.putIfAbsent(manifest.digest(), manifest);
-    return new LocalDirectory(dir.path(), manifest, subdirectories);
   }
 }
