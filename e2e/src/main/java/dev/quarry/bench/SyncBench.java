@@ -54,6 +54,7 @@ public final class SyncBench {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String CAS = "cas/";
   private static final String RCLONE = "rclone/";
+  private static final String WARM_UP = "warm-up/";
   private static final int FILES_PER_FOLDER = 1000;
   private static final Duration COMMAND_TIMEOUT = Duration.ofHours(2);
   private static final List<String> SCENARIOS = List.of("full push", "status after 1 change", "push of 1% new files",
@@ -120,6 +121,8 @@ public final class SyncBench {
     boolean all() throws Exception {
       Path data = dataset.root;
       Path pushState = work.resolve("state-push");
+      progress("warm-up (untimed)");
+      quarry.warmUp();
       progress("full push");
       quarryRows.add(quarry.sync("push", data, pushState));
       rcloneRows.add(rclone.run("copy", data.toString(), rclone.remote()));
@@ -334,10 +337,36 @@ public final class SyncBench {
       this.remote = "s3://" + bucket + "/" + CAS.substring(0, CAS.length() - 1);
     }
 
+    /**
+     * Runs push, status and pull once each on a one-file folder under another prefix, untimed. The launcher makes a
+     * command's startup cache on its first run with a new jar (a few seconds, once); the measured runs are the ones
+     * after, as on any machine that has run quarry before.
+     */
+    void warmUp() throws Exception {
+      Path folder = work.resolve("warm-up/data");
+      Files.createDirectories(folder);
+      Files.writeString(folder.resolve("file"), "warm-up");
+      String warmRemote = remote.substring(0, remote.length() - CAS.length() + 1)
+          + WARM_UP.substring(0, WARM_UP.length() - 1);
+      Path state = work.resolve("warm-up/state");
+      run(List.of("sync", "push", folder.toString(), "--remote", warmRemote, "--state-dir", state.toString(),
+          "--json"));
+      run(List.of("sync", "status", folder.toString(), "--remote", warmRemote, "--state-dir", state.toString(),
+          "--json"));
+      run(List.of("sync", "pull", work.resolve("warm-up/pulled").toString(), "--remote", warmRemote, "--state-dir",
+          work.resolve("warm-up/pull-state").toString(), "--json"));
+    }
+
     Measure sync(String command, Path folder, Path state) throws Exception {
-      // The launcher, as users run it: it chooses the JVM options (class-data archive, compiler) for sync commands.
-      List<String> args = List.of(launcher.toString(), "sync", command, folder.toString(), "--remote", remote,
-          "--state-dir", state.toString(), "--json");
+      return run(List.of("sync", command, folder.toString(), "--remote", remote, "--state-dir", state.toString(),
+          "--json"));
+    }
+
+    private Measure run(List<String> quarryArgs) throws Exception {
+      // The launcher, as users run it: it chooses the JVM options (startup cache, exit wait) for sync commands.
+      List<String> args = new ArrayList<>();
+      args.add(launcher.toString());
+      args.addAll(quarryArgs);
       int run = runs++;
       Path out = work.resolve("quarry-" + run + ".json");
       Path err = work.resolve("quarry-" + run + ".err");
@@ -661,7 +690,7 @@ public final class SyncBench {
         keys.addAll(Files.readAllLines(journal(bucket)));
       }
       ObjectStore store = stores.locate("s3://" + bucket + "/").store();
-      for (String prefix : List.of(CAS + "trees/", CAS + "refs/", CAS + "leases/", CAS + "gc/", RCLONE)) {
+      for (String prefix : List.of(CAS + "trees/", CAS + "refs/", CAS + "leases/", CAS + "gc/", RCLONE, WARM_UP)) {
         store.listAll(prefix).map(ObjectInfo::key).forEach(keys::add);
       }
       // Anything else a later version writes beside blobs/ (keys after "cas/blobs/..." sort after "cas/blobs0").
