@@ -20,7 +20,10 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.utils.AttributeMap;
 
-/** Builds the clients of one store: pooled Apache HTTP client, credentials, the SDK client with standard retries, every attempt counted. */
+/**
+ * Builds the clients of one store: the pooled Apache HTTP client, the credentials, and the SDK client with standard
+ * retries, every attempt counted.
+ */
 final class S3Clients {
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
   /** The longest silence on a socket, between bytes of a response, before the attempt fails and is retried. */

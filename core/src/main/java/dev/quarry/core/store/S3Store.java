@@ -1,5 +1,6 @@
 package dev.quarry.core.store;
 
+import dev.quarry.core.concurrent.Lazy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.HashMap;
@@ -8,7 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.locks.ReentrantLock;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -23,20 +23,19 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 
 /**
  * One bucket of an S3-compatible server (AWS, MinIO, Ceph), through its own connection pool; see {@link S3Clients}
- * for timeouts and retries. HEAD, GET and PutObject go through {@link S3ObjectRequests}, the rest through the SDK. GETs resume where they stopped when a connection breaks part-way
- * ({@link ResumingInputStream}), pinned to the object's etag so that they never mix two versions. Uploads are
- * multipart in the background ({@link S3Upload}).
+ * for timeouts and retries. HEAD, GET and PutObject go through {@link S3ObjectRequests}, the rest through the SDK.
+ * GETs resume where they stopped when a connection breaks part-way ({@link ResumingInputStream}), pinned to the
+ * object's etag so that they never mix two versions. Uploads are multipart in the background ({@link S3Upload}).
  */
 public final class S3Store implements ObjectStore {
   private static final String OCTET_STREAM = "application/octet-stream";
 
   private final String bucket;
-  /** Built on first use: a status or a pull never needs it, and building it costs about half a second. */
-  private volatile S3Client client;
-  private final ReentrantLock clientsLock = new ReentrantLock();
+  /** The connection pool, built on first request by the thread that sends it: TLS setup costs about 80 ms. */
+  private final Lazy<SdkHttpClient> http;
+  /** The SDK client, built on first use: a status or a pull never needs it, and it costs about half a second. */
+  private final Lazy<S3Client> client;
   private final S3ObjectRequests objects;
-  /** Built on first request, by whichever thread sends it: setting up TLS costs about 80 ms a start. */
-  private volatile SdkHttpClient http;
   private final AwsCredentialsProvider credentials;
   private final RequestCounts requests;
   private final S3Settings settings;
@@ -48,7 +47,9 @@ public final class S3Store implements ObjectStore {
     this.settings = settings;
     this.requests = new RequestCounts();
     this.credentials = S3Clients.credentials(settings);
-    this.objects = new S3ObjectRequests(this::http, credentials, settings, bucket, requests);
+    this.http = new Lazy<>(() -> S3Clients.httpClient(settings));
+    this.client = new Lazy<>(() -> S3Clients.create(settings, http.get(), credentials, requests));
+    this.objects = new S3ObjectRequests(http, credentials, settings, bucket, requests);
   }
 
   /** A store for {@code bucket}; nothing is sent until the first request. */
@@ -235,21 +236,21 @@ public final class S3Store implements ObjectStore {
 
   String createMultipartUpload(String key) throws IOException {
     try {
-      return sdk().createMultipartUpload(b -> b.bucket(bucket).key(key).contentType(OCTET_STREAM)).uploadId();
+      return client.get().createMultipartUpload(b -> b.bucket(bucket).key(key).contentType(OCTET_STREAM)).uploadId();
     } catch (SdkException e) {
       throw S3Errors.wrap("write", url(key), e);
     }
   }
 
   UploadPartResponse uploadPart(String key, String uploadId, int number, RequestBody body) {
-    return sdk().uploadPart(b -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(number)
+    return client.get().uploadPart(b -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(number)
         .contentLength(body.optionalContentLength().orElseThrow()), body);
   }
 
   /** Returns the etag of the whole object. */
   String completeMultipartUpload(String key, String uploadId, List<CompletedPart> parts) throws IOException {
     try {
-      return unquoted(sdk().completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId)
+      return unquoted(client.get().completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId)
           .multipartUpload(m -> m.parts(parts))).eTag());
     } catch (SdkException e) {
       throw S3Errors.wrap("write", url(key), e);
@@ -258,7 +259,7 @@ public final class S3Store implements ObjectStore {
 
   void abortMultipartUpload(String key, String uploadId) throws IOException {
     try {
-      sdk().abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
+      client.get().abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
     } catch (SdkException e) {
       throw S3Errors.wrap("abort the upload of", url(key), e);
     }
@@ -270,7 +271,8 @@ public final class S3Store implements ObjectStore {
     ObjectKeys.checkMaxKeys(maxKeys);
     ListObjectsV2Response response;
     try {
-      response = sdk().listObjectsV2(b -> b.bucket(bucket).prefix(prefix).startAfter(startAfter).maxKeys(maxKeys));
+      response = client.get().listObjectsV2(b -> b.bucket(bucket).prefix(prefix).startAfter(startAfter)
+          .maxKeys(maxKeys));
     } catch (SdkException e) {
       throw S3Errors.wrap("list", url(prefix), e);
     }
@@ -293,7 +295,7 @@ public final class S3Store implements ObjectStore {
   public void delete(String key) throws IOException {
     ObjectKeys.checkKey(key);
     try {
-      sdk().deleteObject(b -> b.bucket(bucket).key(key));
+      client.get().deleteObject(b -> b.bucket(bucket).key(key));
     } catch (SdkException e) {
       throw S3Errors.wrap("delete", url(key), e);
     }
@@ -313,57 +315,14 @@ public final class S3Store implements ObjectStore {
   @Override
   public void close() {
     partUploads.close();
-    clientsLock.lock();
-    try {
-      if (client != null) {
-        client.close();
-      }
-      if (http != null) {
-        http.close();
-      }
-    } finally {
-      clientsLock.unlock();
-    }
+    client.ifBuilt(S3Client::close);
+    http.ifBuilt(SdkHttpClient::close);
     if (credentials instanceof AutoCloseable closeable) {
       try {
         closeable.close();
       } catch (Exception e) {
         // Only the default chain holds anything (a refresh thread), and the process is done with it.
       }
-    }
-  }
-
-  /** The SDK client, for the requests {@link S3ObjectRequests} does not send (listing, multipart, delete). */
-  private S3Client sdk() {
-    S3Client built = client;
-    if (built != null) {
-      return built;
-    }
-    clientsLock.lock();
-    try {
-      if (client == null) {
-        client = S3Clients.create(settings, http(), credentials, requests);
-      }
-      return client;
-    } finally {
-      clientsLock.unlock();
-    }
-  }
-
-  /** The connection pool shared by the SDK client and {@link S3ObjectRequests}. */
-  private SdkHttpClient http() {
-    SdkHttpClient built = http;
-    if (built != null) {
-      return built;
-    }
-    clientsLock.lock();
-    try {
-      if (http == null) {
-        http = S3Clients.httpClient(settings);
-      }
-      return http;
-    } finally {
-      clientsLock.unlock();
     }
   }
 

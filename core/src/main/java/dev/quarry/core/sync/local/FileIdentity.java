@@ -5,26 +5,71 @@ import java.nio.charset.Charset;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
-import java.util.Map;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What lstat says about a path: its type, permission bits, and the (inode, mtime, size) that tell whether a file
+ * What lstat says about a path: its type, read/write/execute permission bits (0 to 0777: setuid, setgid and sticky
+ * are not versioned, as a pull could not set them back), and the (inode, mtime, size) that tell whether a file
  * changed since it was hashed.
  */
 public record FileIdentity(int typeBits, int permissions, long inode, long mtimeNanos, long size) {
-  private static final int TYPE_MASK = 0170000;
+  private static final int OTHER = 0;
   private static final int REGULAR = 0100000;
   private static final int DIRECTORY = 0040000;
   private static final int SYMLINK = 0120000;
+  private static final PosixFilePermission[] BITS = PosixFilePermission.values(); // OWNER_READ (0400) first
 
+  /**
+   * One lstat. Through the POSIX view rather than the "unix:" one: a scan calls this for every file, and the unix
+   * view's attribute map costs about as much as the system call.
+   */
   public static FileIdentity of(Path path) throws IOException {
-    Map<String, Object> attributes =
-        Files.readAttributes(path, "unix:mode,ino,size,lastModifiedTime", LinkOption.NOFOLLOW_LINKS);
-    int mode = (Integer) attributes.get("mode");
-    return new FileIdentity(mode & TYPE_MASK, mode & 07777, (Long) attributes.get("ino"),
-        ((FileTime) attributes.get("lastModifiedTime")).to(TimeUnit.NANOSECONDS), (Long) attributes.get("size"));
+    PosixFileAttributes attributes =
+        Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    int type = attributes.isRegularFile() ? REGULAR : attributes.isDirectory() ? DIRECTORY
+        : attributes.isSymbolicLink() ? SYMLINK : OTHER;
+    int permissions = 0;
+    for (PosixFilePermission permission : attributes.permissions()) {
+      permissions |= 0400 >> permission.ordinal();
+    }
+    return new FileIdentity(type, permissions, inode(path, attributes),
+        attributes.lastModifiedTime().to(TimeUnit.NANOSECONDS), attributes.size());
+  }
+
+  /** Permission bits (0 to 0777) as a set, for creating and changing files. */
+  public static Set<PosixFilePermission> permissionSet(int mode) {
+    Set<PosixFilePermission> permissions = EnumSet.noneOf(PosixFilePermission.class);
+    for (int i = 0; i < BITS.length; i++) {
+      if ((mode & (0400 >> i)) != 0) {
+        permissions.add(BITS[i]);
+      }
+    }
+    return permissions;
+  }
+
+  /**
+   * The inode number from the file key, which Linux JDKs print as "(dev=803,ino=1234)"; from the unix view if a
+   * JDK prints it otherwise.
+   */
+  private static long inode(Path path, PosixFileAttributes attributes) throws IOException {
+    Object key = attributes.fileKey();
+    if (key != null) {
+      String text = key.toString();
+      int start = text.indexOf("ino=") + 4;
+      int end = start;
+      while (end < text.length() && (Character.isDigit(text.charAt(end)) || (end == start
+          && text.charAt(end) == '-'))) {
+        end++;
+      }
+      if (start >= 4 && end > start && Character.isDigit(text.charAt(end - 1))) {
+        return Long.parseLong(text, start, end, 10);
+      }
+    }
+    return (Long) Files.getAttribute(path, "unix:ino", LinkOption.NOFOLLOW_LINKS);
   }
 
   public boolean isRegularFile() {

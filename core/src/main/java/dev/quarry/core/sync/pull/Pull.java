@@ -30,7 +30,6 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -145,7 +144,7 @@ public final class Pull {
       if (same) {
         alreadyThere.incrementAndGet();
         if (identity.permissions() != file.mode()) {
-          Files.setPosixFilePermissions(path, permissions(file.mode()));
+          Files.setPosixFilePermissions(path, FileIdentity.permissionSet(file.mode()));
         }
         pulled.put(path.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(),
             file.digest()));
@@ -167,7 +166,7 @@ public final class Pull {
     if (download && cache != null) {
       Path temp = cache.tempFolder().resolve(UUID.randomUUID() + ".part");
       try {
-        downloadTo(temp, digest, permissions(0644), progress);
+        downloadTo(temp, digest, FileIdentity.permissionSet(0644), progress);
         cache.adopt(digest, temp);
       } catch (IOException e) {
         files.forEach(file -> failures.put(file.path(), e));
@@ -178,7 +177,7 @@ public final class Pull {
     for (Selection.File file : files) {
       Path target = destination(file.path());
       Path staged = stagedSibling(target);
-      Set<PosixFilePermission> permissions = permissions(file.mode());
+      Set<PosixFilePermission> permissions = FileIdentity.permissionSet(file.mode());
       try {
         createParent(target);
         if (digest.isEmpty()) {
@@ -243,7 +242,7 @@ public final class Pull {
     moveIntoPlace(staged, target);
     FileIdentity identity = FileIdentity.of(target);
     if (identity.permissions() != mode) {
-      Files.setPosixFilePermissions(target, permissions(mode));
+      Files.setPosixFilePermissions(target, FileIdentity.permissionSet(mode));
     }
     pulled.put(target.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(), digest));
   }
@@ -273,8 +272,10 @@ public final class Pull {
   /** Creates a file's parent folders, once per folder. */
   private void createParent(Path target) throws IOException {
     Path parent = target.getParent();
-    if (createdFolders.add(parent)) {
+    // Remembered only once it exists: a thread that found it in the set must be able to write into it at once.
+    if (!createdFolders.contains(parent)) {
       Files.createDirectories(parent);
+      createdFolders.add(parent);
     }
   }
 
@@ -329,7 +330,7 @@ public final class Pull {
     for (Selection.Folder folder : folders) {
       Path path = destination(folder.path());
       Files.createDirectories(path);
-      Files.setPosixFilePermissions(path, permissions(folder.mode()));
+      Files.setPosixFilePermissions(path, FileIdentity.permissionSet(folder.mode()));
     }
   }
 
@@ -356,17 +357,6 @@ public final class Pull {
     } else {
       Files.deleteIfExists(path);
     }
-  }
-
-  static Set<PosixFilePermission> permissions(int mode) {
-    Set<PosixFilePermission> permissions = EnumSet.noneOf(PosixFilePermission.class);
-    PosixFilePermission[] bits = PosixFilePermission.values(); // OWNER_READ .. OTHERS_EXECUTE, high bit first
-    for (int i = 0; i < bits.length; i++) {
-      if ((mode & (0400 >> i)) != 0) {
-        permissions.add(bits[i]);
-      }
-    }
-    return permissions;
   }
 
   private <T> void forEach(java.util.Collection<T> items, InFlight.Task<T> task) throws IOException {
