@@ -197,7 +197,7 @@ setup_host() {
   # The bridge exists before the API server starts because the API server listens on its gateway address;
   # the CNI bridge plugin then adopts it.
   ip link show "$QC_BRIDGE" >/dev/null 2>&1 || ip link add "$QC_BRIDGE" type bridge
-  ip -4 addr show dev "$QC_BRIDGE" | grep -q "inet $QC_NODE_IP/" || ip addr add "$QC_NODE_IP/24" dev "$QC_BRIDGE"
+  ip -4 addr show dev "$QC_BRIDGE" | grep "inet $QC_NODE_IP/" >/dev/null || ip addr add "$QC_NODE_IP/24" dev "$QC_BRIDGE"
   ip link set "$QC_BRIDGE" up
   sysctl -qw net.ipv4.ip_forward=1                 # Service traffic between pods is routed by the node
   sysctl -qw net.bridge.bridge-nf-call-iptables=1  # and must pass kube-proxy's rules even on the bridge
@@ -238,7 +238,7 @@ remove_chains() {
 # podman; remove them only when no container of anyone still has a port mapping (a CNI-DN-* chain).
 remove_portmap_chains() {
   local cmd=$1
-  "$cmd-save" -t nat 2>/dev/null | grep -q '^:CNI-DN-' || remove_chains "$cmd" nat 'CNI-HOSTPORT-[A-Z]+'
+  "$cmd-save" -t nat 2>/dev/null | grep '^:CNI-DN-' >/dev/null || remove_chains "$cmd" nat 'CNI-HOSTPORT-[A-Z]+'
 }
 
 teardown_host() {
@@ -265,7 +265,7 @@ teardown_host() {
   local socket
   for socket in /run/containerd/s/*; do
     [ -S "$socket" ] || continue
-    ss -xlH | grep -qF -- "$socket" || rm -f "$socket"
+    ss -xlH | grep -F -- "$socket" >/dev/null || rm -f "$socket"
   done
   rmdir /run/containerd/s /run/containerd/fifo /run/containerd 2>/dev/null || true
 }
@@ -514,7 +514,7 @@ drain() {
   kubectl_admin delete pods --all --all-namespaces --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
   local deadline=$((SECONDS + 60))
   while ((SECONDS < deadline)); do
-    [ -z "$(qc_ctr tasks ls -q 2>/dev/null)" ] && ! findmnt -rn -o TARGET | grep -qF "$QUARRY_CLUSTER_DIR/kubelet/pods/" \
+    [ -z "$(qc_ctr tasks ls -q 2>/dev/null)" ] && ! findmnt -rn -o TARGET | grep -F "$QUARRY_CLUSTER_DIR/kubelet/pods/" >/dev/null \
       && return 0
     sleep 1
   done
@@ -581,7 +581,7 @@ report_leftovers() {
   if pgrep -af -- "$QUARRY_CLUSTER_DIR" >/dev/null; then
     echo "still running:" >&2; pgrep -af -- "$QUARRY_CLUSTER_DIR" >&2; left=1
   fi
-  if findmnt -rn -o TARGET | grep -qF "$QUARRY_CLUSTER_DIR/"; then
+  if findmnt -rn -o TARGET | grep -F "$QUARRY_CLUSTER_DIR/" >/dev/null; then
     echo "still mounted:" >&2; findmnt -rn -o TARGET | grep -F "$QUARRY_CLUSTER_DIR/" >&2; left=1
   fi
   if ls -d /sys/fs/cgroup/*/"$CGROUP_ROOT" >/dev/null 2>&1; then

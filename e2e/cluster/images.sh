@@ -65,7 +65,7 @@ import() {
   local ref=$1 id tar
   qc_ctr version >/dev/null 2>&1 || qc_die "Cannot import $ref: the cluster's containerd is not running (start it: e2e/cluster/cluster.sh up)"
   id=$(podman image inspect --format '{{.Id}}' "$ref")
-  if qc_ctr images ls "name==$ref" | grep -q "dev.quarry.image-id=$id"; then
+  if qc_ctr images ls "name==$ref" | grep "dev.quarry.image-id=$id" >/dev/null; then
     echo "$ref: already in the cluster"
     return 0
   fi

@@ -490,7 +490,7 @@ EOF
   local after
   after=$(kubectl -n "$E2E_NS" logs cache-reader | grep -c ' ok$' || true)
   ((after > rounds)) || fail "switch" "the consumer stopped reading after the switch"
-  if kubectl -n "$E2E_NS" logs cache-reader | grep -q READ-ERROR; then
+  if kubectl -n "$E2E_NS" logs cache-reader | grep READ-ERROR >/dev/null; then
     kubectl -n "$E2E_NS" logs cache-reader | grep -A5 READ-ERROR | head -n 20 >&2
     fail "switch" "the consumer saw read errors"
   fi
@@ -517,7 +517,7 @@ EOF
   mounts=$(node_mounts)
   [ -z "$mounts" ] || fail "delete nc" "still mounted under $MOUNT_ROOT: $mounts"
   [ -z "$(on_node "ls -A $NODE_DIR/cache 2>/dev/null")" ] || fail "delete nc" "files left in $NODE_DIR/cache"
-  ! on_node "losetup -l -n -O BACK-FILE" | grep -q "$NODE_DIR/" \
+  ! on_node "losetup -l -n -O BACK-FILE" | grep "$NODE_DIR/" >/dev/null \
     || fail "delete nc" "loop devices still attached to files of $NODE_DIR"
   pass "NodeCache deleted: agent gone, nothing mounted under $MOUNT_ROOT, no copies, no loop devices" "$t"
 }
