@@ -514,8 +514,8 @@ drain() {
   kubectl_admin delete pods --all --all-namespaces --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
   local deadline=$((SECONDS + 60))
   while ((SECONDS < deadline)); do
-    [ -z "$(qc_ctr tasks ls -q 2>/dev/null)" ] && ! findmnt -rn -o TARGET | grep -F "$QUARRY_CLUSTER_DIR/kubelet/pods/" >/dev/null \
-      && return 0
+    [ -z "$(qc_ctr tasks ls -q 2>/dev/null)" ] \
+      && ! findmnt -rn -o TARGET | grep -F "$QUARRY_CLUSTER_DIR/kubelet/pods/" >/dev/null && return 0
     sleep 1
   done
   echo "   pods still running after 60 s; killing their containers" >&2

@@ -85,10 +85,8 @@ final class ResumingInputStream extends InputStream {
     failures++;
     abort(current);
     current = InputStream.nullInputStream();
-    // A read timeout (a SocketTimeoutException is an InterruptedIOException too) is what resuming is for; only a
-    // real interrupt stops it.
-    boolean interrupted = Thread.currentThread().isInterrupted()
-        || (failure instanceof InterruptedIOException && !(failure instanceof java.net.SocketTimeoutException));
+    // A read timeout is what resuming is for; only a real interrupt stops it.
+    boolean interrupted = S3Errors.isInterruption(failure);
     if (failures >= maxAttempts || interrupted) {
       throw new IOException("Cannot read " + url + ": the connection failed " + failures + " times in a row at byte "
           + position + ": " + failure.getMessage(), failure);

@@ -36,6 +36,9 @@ final class S3Clients {
   static final Duration BASE_DELAY = Duration.ofMillis(100);
   static final Duration THROTTLED_BASE_DELAY = Duration.ofSeconds(1);
   static final Duration MAX_DELAY = Duration.ofSeconds(20);
+  /** Exponential backoff with full jitter, for the SDK's retries, ours and resumed reads alike. */
+  static final BackoffStrategy BACKOFF = BackoffStrategy.exponentialDelay(BASE_DELAY, MAX_DELAY);
+  static final BackoffStrategy THROTTLED_BACKOFF = BackoffStrategy.exponentialDelay(THROTTLED_BASE_DELAY, MAX_DELAY);
 
   private S3Clients() {}
 
@@ -83,8 +86,8 @@ final class S3Clients {
   static RetryStrategy retryStrategy(int maxAttempts) {
     return AwsRetryStrategy.standardRetryStrategy().toBuilder()
         .maxAttempts(maxAttempts)
-        .backoffStrategy(BackoffStrategy.exponentialDelay(BASE_DELAY, MAX_DELAY))
-        .throttlingBackoffStrategy(BackoffStrategy.exponentialDelay(THROTTLED_BASE_DELAY, MAX_DELAY))
+        .backoffStrategy(BACKOFF)
+        .throttlingBackoffStrategy(THROTTLED_BACKOFF)
         .circuitBreakerEnabled(false)
         .build();
   }

@@ -25,15 +25,24 @@ final class S3Errors {
   static String reason(SdkException e) {
     if (e instanceof S3Exception s3) {
       AwsErrorDetails details = s3.awsErrorDetails();
-      String code = details == null ? null : details.errorCode();
-      String text = details == null ? null : details.errorMessage();
-      return (code == null ? "" : code + " ") + "(HTTP " + s3.statusCode() + ")" + (text == null ? "" : ": " + text)
-          + (s3.requestId() == null ? "" : " [request " + s3.requestId() + "]");
+      return describe(details == null ? null : details.errorCode(), s3.statusCode(),
+          details == null ? null : details.errorMessage(), s3.requestId());
     }
     return e.getMessage();
   }
 
-  static boolean hasStatus(SdkException e, int status) {
-    return e instanceof S3Exception s3 && s3.statusCode() == status;
+  /** What S3 answered, in words: "CODE (HTTP STATUS): MESSAGE [request ID]", leaving out what is null. */
+  static String describe(String code, int status, String message, String requestId) {
+    return (code == null ? "" : code + " ") + "(HTTP " + status + ")" + (message == null ? "" : ": " + message)
+        + (requestId == null ? "" : " [request " + requestId + "]");
+  }
+
+  /**
+   * Whether a failed read or request was interrupted, rather than failing on its own: a read timeout is an
+   * InterruptedIOException too, and is a failure worth retrying.
+   */
+  static boolean isInterruption(IOException e) {
+    return Thread.currentThread().isInterrupted()
+        || (e instanceof InterruptedIOException && !(e instanceof java.net.SocketTimeoutException));
   }
 }

@@ -1,5 +1,6 @@
 package dev.quarry.core.store;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -26,7 +27,6 @@ import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.SdkHttpFullRequest;
 import software.amazon.awssdk.http.SdkHttpMethod;
 import software.amazon.awssdk.http.SdkHttpResponse;
-import software.amazon.awssdk.retries.api.BackoffStrategy;
 
 /**
  * The object requests that a sync or a shard read sends by the thousand (HEAD, GET and small PUT), signed here
@@ -140,7 +140,7 @@ final class S3ObjectRequests {
     String payloadSha256 = body == null ? SigV4.EMPTY_PAYLOAD_SHA256 : SigV4.sha256Hex(body, length);
     ContentStreamProvider content = body == null ? null
         : length == body.length ? ContentStreamProvider.fromByteArrayUnsafe(body)
-        : () -> new java.io.ByteArrayInputStream(body, 0, length);
+        : () -> new ByteArrayInputStream(body, 0, length);
     for (int attempt = 1; ; attempt++) {
       AwsCredentials identity = credentials.resolveCredentials();
       String token = identity instanceof AwsSessionCredentials session ? session.sessionToken() : null;
@@ -157,7 +157,7 @@ final class S3ObjectRequests {
       }
       if (body != null) {
         request.putHeader("Content-Length", Integer.toString(length));
-        request.putHeader("Content-Type", "application/octet-stream");
+        request.putHeader("Content-Type", S3Store.OCTET_STREAM);
       }
       headers.forEach(request::putHeader);
       counts.count(kind);
@@ -166,8 +166,7 @@ final class S3ObjectRequests {
         response = http.get().prepareRequest(HttpExecuteRequest.builder().request(request.build())
             .contentStreamProvider(content).build()).call();
       } catch (IOException e) {
-        if (Thread.currentThread().isInterrupted() || (e instanceof InterruptedIOException
-            && !(e instanceof java.net.SocketTimeoutException))) {
+        if (S3Errors.isInterruption(e)) {
           InterruptedIOException interrupted = new InterruptedIOException("Cannot " + action + " " + url
               + ": interrupted");
           interrupted.initCause(e);
@@ -195,9 +194,8 @@ final class S3ObjectRequests {
       if (!retryable || attempt >= maxAttempts) {
         String message = first(MESSAGE, error);
         String requestId = headersIn.firstMatchingHeader("x-amz-request-id").orElse(null);
-        throw new StatusException("Cannot " + action + " " + url + ": " + (code == null ? "" : code + " ")
-            + "(HTTP " + status + ")" + (message == null ? "" : ": " + message)
-            + (requestId == null ? "" : " [request " + requestId + "]")
+        throw new StatusException("Cannot " + action + " " + url + ": "
+            + S3Errors.describe(code, status, message, requestId)
             + (retryable ? " (" + attempt + " attempts)" : ""), status, code);
       }
       backOff(attempt, throttled, action, url);
@@ -206,9 +204,7 @@ final class S3ObjectRequests {
 
   private static void backOff(int attempt, boolean throttled, String action, String url)
       throws InterruptedIOException {
-    BackoffStrategy strategy = BackoffStrategy.exponentialDelay(
-        throttled ? S3Clients.THROTTLED_BASE_DELAY : S3Clients.BASE_DELAY, S3Clients.MAX_DELAY);
-    Duration delay = strategy.computeDelay(attempt);
+    Duration delay = (throttled ? S3Clients.THROTTLED_BACKOFF : S3Clients.BACKOFF).computeDelay(attempt);
     try {
       Thread.sleep(delay);
     } catch (InterruptedException e) {

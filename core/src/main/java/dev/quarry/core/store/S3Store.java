@@ -14,7 +14,6 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.SdkHttpMethod;
-import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
@@ -28,7 +27,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * object's etag so that they never mix two versions. Uploads are multipart in the background ({@link S3Upload}).
  */
 public final class S3Store implements ObjectStore {
-  private static final String OCTET_STREAM = "application/octet-stream";
+  static final String OCTET_STREAM = "application/octet-stream";
 
   private final String bucket;
   /** The connection pool, built on first request by the thread that sends it: TLS setup costs about 80 ms. */
@@ -126,7 +125,7 @@ public final class S3Store implements ObjectStore {
       S3ObjectRequests.Response next = getObject(key, range(position, end), etag);
       requireRange(next, key, position);
       return body(next);
-    }, settings.maxAttempts(), BackoffStrategy.exponentialDelay(S3Clients.BASE_DELAY, S3Clients.MAX_DELAY));
+    }, settings.maxAttempts(), S3Clients.BACKOFF);
   }
 
   private static InputStream body(S3ObjectRequests.Response response) {
