@@ -29,7 +29,7 @@ import software.amazon.awssdk.http.SdkHttpMethod;
 import software.amazon.awssdk.http.SdkHttpResponse;
 
 /**
- * The object requests that a sync or a shard read sends by the thousand (HEAD, GET and small PUT), signed here
+ * The object requests that a sync or a shard sort sends by the thousand (HEAD, GET, PUT and UploadPart), signed here
  * ({@link SigV4}) and sent straight through the store's pooled HTTP client. The SDK's request pipeline (endpoint rules,
  * interceptors, marshalling) costs more client CPU per small object than the request itself on a fast store; these
  * requests skip it and keep what matters: the same connection pool, the same credentials provider, every attempt
@@ -131,20 +131,24 @@ final class S3ObjectRequests {
    * Sends a request until it gets an answer that is final: below 300, one of {@code accepted}, or an error that
    * retrying cannot mend (then a {@link StatusException}). The body of a returned response is the caller's to close.
    *
-   * @param body the bytes to send, null for none
+   * @param query query parameters, raw (partNumber, uploadId)
    * @param headers extra headers, sent unsigned (Range, If-Match)
+   * @param body the bytes to send, null for none; hashed into the signature unless the endpoint is HTTPS
    */
-  Response send(RequestKind kind, SdkHttpMethod method, String key, Map<String, String> headers, byte[] body,
-      int length, String action, String url, int... accepted) throws IOException {
+  Response send(RequestKind kind, SdkHttpMethod method, String key, Map<String, String> query,
+      Map<String, String> headers, byte[] body, int length, String action, String url, int... accepted)
+      throws IOException {
     String encodedPath = pathPrefix + SigV4.encodePath(key);
-    String payloadSha256 = body == null ? SigV4.EMPTY_PAYLOAD_SHA256 : SigV4.sha256Hex(body, length);
+    String canonicalQuery = SigV4.canonicalQuery(query);
+    String payloadSha256 = body == null ? SigV4.EMPTY_PAYLOAD_SHA256
+        : scheme.equals("https") ? SigV4.UNSIGNED_PAYLOAD : SigV4.sha256Hex(body, length);
     ContentStreamProvider content = body == null ? null
         : length == body.length ? ContentStreamProvider.fromByteArrayUnsafe(body)
         : () -> new ByteArrayInputStream(body, 0, length);
     for (int attempt = 1; ; attempt++) {
       AwsCredentials identity = credentials.resolveCredentials();
       String token = identity instanceof AwsSessionCredentials session ? session.sessionToken() : null;
-      SigV4.Signed signed = signer.sign(method.name(), hostHeader, encodedPath, payloadSha256,
+      SigV4.Signed signed = signer.sign(method.name(), hostHeader, encodedPath, canonicalQuery, payloadSha256,
           identity.accessKeyId(), identity.secretAccessKey(), token, Instant.now());
       SdkHttpFullRequest.Builder request = SdkHttpFullRequest.builder()
           .method(method).protocol(scheme).host(host).port(port == -1 ? null : port).encodedPath(encodedPath)
@@ -160,6 +164,7 @@ final class S3ObjectRequests {
         request.putHeader("Content-Type", S3Store.OCTET_STREAM);
       }
       headers.forEach(request::putHeader);
+      query.forEach(request::putRawQueryParameter);
       counts.count(kind);
       HttpExecuteResponse response;
       try {

@@ -11,14 +11,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.SdkHttpMethod;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.S3Object;
-import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 
 /**
  * One bucket of an S3-compatible server (AWS, MinIO, Ceph), through its own connection pool; see {@link S3Clients}
@@ -64,7 +62,7 @@ public final class S3Store implements ObjectStore {
   @Override
   public Optional<ObjectInfo> head(String key) throws IOException {
     ObjectKeys.checkKey(key);
-    S3ObjectRequests.Response response = objects.send(RequestKind.HEAD, SdkHttpMethod.HEAD, key, Map.of(), null, 0,
+    S3ObjectRequests.Response response = objects.send(RequestKind.HEAD, SdkHttpMethod.HEAD, key, Map.of(), Map.of(), null, 0,
         "read", url(key), 404);
     response.close();
     if (response.status() == 404) {
@@ -186,7 +184,7 @@ public final class S3Store implements ObjectStore {
     }
     S3ObjectRequests.Response response;
     try {
-      response = objects.send(RequestKind.GET, SdkHttpMethod.GET, key, headers, null, 0, "read", url(key), 412, 416);
+      response = objects.send(RequestKind.GET, SdkHttpMethod.GET, key, Map.of(), headers, null, 0, "read", url(key), 412, 416);
     } catch (S3ObjectRequests.StatusException e) {
       // A missing bucket is a 404 too, and must not read as a missing object.
       if (e.status() == 404 && (e.code() == null || e.code().equals("NoSuchKey"))) {
@@ -221,7 +219,7 @@ public final class S3Store implements ObjectStore {
 
   /** PutObject of the first {@code length} bytes of {@code data}, which is not copied; returns the etag. */
   String putBytes(String key, byte[] data, int length) throws IOException {
-    S3ObjectRequests.Response response = objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(), data,
+    S3ObjectRequests.Response response = objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(), Map.of(), data,
         length, "write", url(key));
     response.close();
     return unquoted(response.etag());
@@ -241,9 +239,13 @@ public final class S3Store implements ObjectStore {
     }
   }
 
-  UploadPartResponse uploadPart(String key, String uploadId, int number, RequestBody body) {
-    return client.get().uploadPart(b -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(number)
-        .contentLength(body.optionalContentLength().orElseThrow()), body);
+  /** UploadPart of the first {@code length} bytes of {@code data}, which is not copied; returns the part's etag. */
+  String uploadPart(String key, String uploadId, int number, byte[] data, int length) throws IOException {
+    S3ObjectRequests.Response response = objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key,
+        Map.of("partNumber", Integer.toString(number), "uploadId", uploadId), Map.of(), data, length, "write",
+        url(key) + " (part " + number + ")");
+    response.close();
+    return response.etag();
   }
 
   /** Returns the etag of the whole object. */

@@ -1,6 +1,5 @@
 package dev.quarry.core.store;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
@@ -14,10 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
-import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
-import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 
 /**
  * A streaming upload to S3. Bytes collect in a part buffer; once it is full and more bytes come, the multipart upload
@@ -158,14 +154,11 @@ final class S3Upload implements ObjectUpload {
 
   private CompletedPart uploadPart(int number, byte[] data, int length) throws IOException {
     try {
-      UploadPartResponse response = store.uploadPart(key, uploadId, number,
-          RequestBody.fromContentProvider(() -> new ByteArrayInputStream(data, 0, length), length,
-              "application/octet-stream"));
-      return CompletedPart.builder().partNumber(number).eTag(response.eTag()).build();
-    } catch (SdkException e) {
-      IOException failure = S3Errors.wrap("write", url + " (part " + number + ")", e);
-      partFailure = failure;
-      throw failure;
+      return CompletedPart.builder().partNumber(number).eTag(store.uploadPart(key, uploadId, number, data, length))
+          .build();
+    } catch (IOException | RuntimeException e) {
+      partFailure = e;
+      throw e;
     } finally {
       spareBuffers.offer(data);
       partsInFlight.release();

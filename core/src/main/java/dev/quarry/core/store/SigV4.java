@@ -7,6 +7,8 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.HexFormat;
+import java.util.Map;
+import java.util.TreeMap;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -18,6 +20,8 @@ import javax.crypto.spec.SecretKeySpec;
  */
 final class SigV4 {
   static final String EMPTY_PAYLOAD_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+  /** The payload hash of a body sent over TLS: TLS already guards it, so it is not hashed (as the AWS SDK does). */
+  static final String UNSIGNED_PAYLOAD = "UNSIGNED-PAYLOAD";
   private static final String ALGORITHM = "AWS4-HMAC-SHA256";
   private static final String SERVICE = "s3";
   private static final DateTimeFormatter AMZ_DATE =
@@ -43,17 +47,19 @@ final class SigV4 {
    * @param method GET, HEAD, PUT...
    * @param host the Host header's value: the host, with ":port" when the port is not the scheme's default
    * @param encodedPath the path as sent, each segment URI-encoded ({@link #encodePath(String)}); no query
-   * @param payloadSha256 hex SHA-256 of the body ({@link #EMPTY_PAYLOAD_SHA256} for none)
+   * @param canonicalQuery the query string in canonical form ({@link #canonicalQuery(Map)}), empty for none
+   * @param payloadSha256 hex SHA-256 of the body ({@link #EMPTY_PAYLOAD_SHA256} for none, or
+   *     {@link #UNSIGNED_PAYLOAD})
    * @param sessionToken null without one
    */
-  Signed sign(String method, String host, String encodedPath, String payloadSha256,
+  Signed sign(String method, String host, String encodedPath, String canonicalQuery, String payloadSha256,
       String accessKeyId, String secretAccessKey, String sessionToken, Instant now) {
     String amzDate = AMZ_DATE.format(now);
     String date = amzDate.substring(0, 8);
     StringBuilder canonical = new StringBuilder(256)
         .append(method).append('\n')
         .append(encodedPath).append('\n')
-        .append('\n') // the empty query string
+        .append(canonicalQuery).append('\n')
         .append("host:").append(host).append('\n')
         .append("x-amz-content-sha256:").append(payloadSha256).append('\n')
         .append("x-amz-date:").append(amzDate).append('\n');
@@ -85,17 +91,32 @@ final class SigV4 {
 
   /** A key's path as S3 wants it in the URL and in the canonical request: every byte but unreserved ones and '/'. */
   static String encodePath(String path) {
-    return encode(path);
+    return encode(path, true);
   }
 
-  /** RFC 3986 percent-encoding of UTF-8 bytes, keeping A-Z a-z 0-9 - _ . ~ and '/'. */
-  private static String encode(String text) {
+  /**
+   * A query string in the canonical form: names and values percent-encoded, sorted by name. The HTTP client sends
+   * the same raw parameters encoded the same way (RFC 3986, unreserved characters kept).
+   */
+  static String canonicalQuery(Map<String, String> parameters) {
+    StringBuilder query = new StringBuilder();
+    new TreeMap<>(parameters).forEach((name, value) -> {
+      if (!query.isEmpty()) {
+        query.append('&');
+      }
+      query.append(encode(name, false)).append('=').append(encode(value, false));
+    });
+    return query.toString();
+  }
+
+  /** RFC 3986 percent-encoding of UTF-8 bytes, keeping A-Z a-z 0-9 - _ . ~ (and '/' when {@code keepSlash}). */
+  private static String encode(String text, boolean keepSlash) {
     byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
     StringBuilder encoded = null;
     for (int i = 0; i < bytes.length; i++) {
       int b = bytes[i] & 0xFF;
       boolean keep = (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9') || b == '-'
-          || b == '_' || b == '.' || b == '~' || b == '/';
+          || b == '_' || b == '.' || b == '~' || (b == '/' && keepSlash);
       if (encoded == null) {
         if (keep) {
           continue;

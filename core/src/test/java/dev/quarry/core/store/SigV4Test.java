@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.http.ContentStreamProvider;
@@ -23,28 +24,36 @@ class SigV4Test {
   private static final String ACCESS_KEY = "AKIDEXAMPLE";
   private static final String SECRET = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
 
-  @ParameterizedTest(name = "{0} {2} on {1} port {3}, token {5}")
+  @ParameterizedTest(name = "{0} {2} on {1} port {3}, token {5}, upload {6}")
   @CsvSource(delimiter = '|', value = {
-      "GET  | minio.local    | /bucket/blobs/ab/abcdef       | 9000 |      | ",
-      "HEAD | s3.example.com | /bucket/a b+c=d&e/ü/日本.txt  | -1   |      | ",
-      "PUT  | 127.0.0.1      | /b/trees/0f/x~y_z.-(1)!*'     | 80   | data | ",
-      "PUT  | bucket.s3.eu-west-1.amazonaws.com | /k%2F/..%/a | 443 | more | session-token/+=",
-      "GET  | bucket.s3.eu-west-1.amazonaws.com | /           | -1  |      | FwoGZXIvYXdzE"})
-  void signaturesEqualTheSdkSigners(String method, String host, String key, int port, String body, String token) {
+      "GET  | minio.local    | /bucket/blobs/ab/abcdef       | 9000 |      | | ",
+      "HEAD | s3.example.com | /bucket/a b+c=d&e/ü/日本.txt  | -1   |      | | ",
+      "PUT  | 127.0.0.1      | /b/trees/0f/x~y_z.-(1)!*'     | 80   | data | | ",
+      "PUT  | bucket.s3.eu-west-1.amazonaws.com | /k%2F/..%/a | 443 | more | session-token/+= | ",
+      "GET  | bucket.s3.eu-west-1.amazonaws.com | /           | -1  |      | FwoGZXIvYXdzE | ",
+      "PUT  | 127.0.0.1      | /b/out/shard-000001.tar       | 9000 | part | | ZDk2Yz/Nm+E=.x_y~z",
+      "PUT  | bucket.s3.eu-west-1.amazonaws.com | /out/a b.tar | 443 | part | | 2~VJd.JGUv7WEVHm-Q9AKhiaIA"})
+  void signaturesEqualTheSdkSigners(String method, String host, String key, int port, String body, String token,
+      String uploadId) {
     byte[] payload = body == null ? null : body.getBytes(StandardCharsets.UTF_8);
-    String payloadSha256 = payload == null ? SigV4.EMPTY_PAYLOAD_SHA256 : SigV4.sha256Hex(payload, payload.length);
+    boolean tls = port == 443;
+    // Over TLS a body is sent unhashed, as the SDK does by default there.
+    String payloadSha256 = payload == null ? SigV4.EMPTY_PAYLOAD_SHA256
+        : tls ? SigV4.UNSIGNED_PAYLOAD : SigV4.sha256Hex(payload, payload.length);
+    Map<String, String> query = uploadId == null ? Map.of() : Map.of("uploadId", uploadId, "partNumber", "12");
     String encodedPath = SigV4.encodePath(key);
-    String scheme = port == 443 ? "https" : "http";
+    String scheme = tls ? "https" : "http";
     String hostHeader = port == -1 || port == 80 || port == 443 ? host : host + ":" + port;
 
-    SigV4.Signed ours = new SigV4("eu-west-1").sign(method, hostHeader, encodedPath, payloadSha256,
-        ACCESS_KEY, SECRET, token, NOW);
+    SigV4.Signed ours = new SigV4("eu-west-1").sign(method, hostHeader, encodedPath, SigV4.canonicalQuery(query),
+        payloadSha256, ACCESS_KEY, SECRET, token, NOW);
 
-    SdkHttpRequest request = SdkHttpRequest.builder()
+    SdkHttpRequest.Builder builder = SdkHttpRequest.builder()
         .method(SdkHttpMethod.fromValue(method)).protocol(scheme).host(host).port(port == -1 ? null : port)
         .encodedPath(encodedPath)
-        .putHeader("x-amz-content-sha256", payloadSha256)
-        .build();
+        .putHeader("x-amz-content-sha256", payloadSha256);
+    query.forEach(builder::putRawQueryParameter);
+    SdkHttpRequest request = builder.build();
     AwsCredentialsIdentity identity = token == null ? AwsCredentialsIdentity.create(ACCESS_KEY, SECRET)
         : AwsSessionCredentialsIdentity.create(ACCESS_KEY, SECRET, token);
     SignedRequest sdk = AwsV4HttpSigner.create().sign(r -> r
@@ -55,7 +64,7 @@ class SigV4Test {
         .putProperty(AwsV4HttpSigner.REGION_NAME, "eu-west-1")
         .putProperty(AwsV4HttpSigner.DOUBLE_URL_ENCODE, false)
         .putProperty(AwsV4HttpSigner.NORMALIZE_PATH, false)
-        .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, true)
+        .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, !tls || payload == null)
         .putProperty(HttpSigner.SIGNING_CLOCK, Clock.fixed(NOW, ZoneOffset.UTC)));
 
     assertThat(sdk.request().firstMatchingHeader("X-Amz-Date")).contains(ours.amzDate());
@@ -70,5 +79,13 @@ class SigV4Test {
       "~._-                        | ~._-"})
   void keysAreEncodedOnceKeepingSlashes(String key, String encoded) {
     assertThat(SigV4.encodePath(key)).isEqualTo(encoded);
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "a/b+c=d    | partNumber=3&uploadId=a%2Fb%2Bc%3Dd",
+      "x y~z._-   | partNumber=3&uploadId=x%20y~z._-"})
+  void queriesAreSortedAndEncodeSlashes(String uploadId, String canonical) {
+    assertThat(SigV4.canonicalQuery(Map.of("uploadId", uploadId, "partNumber", "3"))).isEqualTo(canonical);
   }
 }

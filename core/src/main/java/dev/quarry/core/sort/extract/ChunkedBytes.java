@@ -1,38 +1,47 @@
 package dev.quarry.core.sort.extract;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
- * Bytes held as a list of 256 KiB chunks: appending never copies what is already held (a ByteArrayOutputStream
- * doubles and copies as it grows, then copies once more to hand its bytes out), and any range can be read back.
- * Chunks stay under half a G1 region, so they are not humongous objects, which take a whole region each.
+ * Bytes held outside the Java heap, as a list of {@value #CHUNK}-byte direct buffers. A local run holds the whole
+ * dataset here: on the heap, every byte of it would be copied by the collector from young to old regions and
+ * scanned again by each marking cycle, which cost more CPU than reading it from the store. Appending never copies
+ * what is held, and any range can be streamed back without copying it first.
  */
-final class ChunkedBytes extends OutputStream {
-  private static final int CHUNK = 256 << 10;
+final class ChunkedBytes {
+  static final int CHUNK = 1 << 20;
 
-  private final List<byte[]> chunks = new ArrayList<>();
+  private final List<ByteBuffer> chunks = new ArrayList<>();
   private long size;
 
-  @Override
-  public void write(int b) {
-    write(new byte[] {(byte) b}, 0, 1);
+  /** The bytes of new chunks that appending {@code length} bytes would allocate. */
+  long growthFor(int length) {
+    long capacity = (long) chunks.size() * CHUNK;
+    long missing = size + length - capacity;
+    return missing <= 0 ? 0 : (missing + CHUNK - 1) / CHUNK * CHUNK;
   }
 
-  @Override
-  public void write(byte[] buffer, int offset, int length) {
+  /** Bytes allocated, in whole chunks. */
+  long allocated() {
+    return (long) chunks.size() * CHUNK;
+  }
+
+  void write(byte[] buffer, int offset, int length) {
+    Objects.checkFromIndexSize(offset, length, buffer.length);
     int written = 0;
     while (written < length) {
       int inChunk = (int) (size % CHUNK);
-      if (inChunk == 0) {
-        chunks.add(new byte[CHUNK]);
+      if (inChunk == 0 && size == allocated()) {
+        chunks.add(ByteBuffer.allocateDirect(CHUNK));
       }
       int n = Math.min(length - written, CHUNK - inChunk);
-      System.arraycopy(buffer, offset + written, chunks.get(chunks.size() - 1), inChunk, n);
+      chunks.get((int) (size / CHUNK)).put(inChunk, buffer, offset + written, n);
       written += n;
       size += n;
     }
@@ -42,32 +51,57 @@ final class ChunkedBytes extends OutputStream {
     return size;
   }
 
-  /** Copies [offset, offset + length) into a new array. */
-  byte[] read(long offset, int length) {
-    byte[] out = new byte[length];
-    int copied = 0;
-    while (copied < length) {
-      long at = offset + copied;
-      byte[] chunk = chunks.get((int) (at / CHUNK));
-      int inChunk = (int) (at % CHUNK);
-      int n = Math.min(length - copied, CHUNK - inChunk);
-      System.arraycopy(chunk, inChunk, out, copied, n);
-      copied += n;
-    }
-    return out;
+  /** Bytes [offset, offset + length), read straight from the chunks. */
+  InputStream stream(long offset, long length) {
+    Objects.checkFromIndexSize(offset, length, size);
+    return new InputStream() {
+      private long position = offset;
+      private final long end = offset + length;
+
+      @Override
+      public int read() {
+        if (position >= end) {
+          return -1;
+        }
+        byte b = chunks.get((int) (position / CHUNK)).get((int) (position % CHUNK));
+        position++;
+        return b & 0xff;
+      }
+
+      @Override
+      public int read(byte[] buffer, int at, int wanted) {
+        Objects.checkFromIndexSize(at, wanted, buffer.length);
+        if (wanted == 0) {
+          return 0;
+        }
+        if (position >= end) {
+          return -1;
+        }
+        int inChunk = (int) (position % CHUNK);
+        int n = (int) Math.min(Math.min(wanted, end - position), CHUNK - inChunk);
+        chunks.get((int) (position / CHUNK)).get(inChunk, buffer, at, n);
+        position += n;
+        return n;
+      }
+
+      @Override
+      public int available() {
+        return (int) Math.min(Integer.MAX_VALUE, end - position);
+      }
+    };
   }
 
-  void writeTo(Path file) throws IOException {
-    try (OutputStream out = Files.newOutputStream(file)) {
-      long left = size;
-      for (byte[] chunk : chunks) {
-        int n = (int) Math.min(CHUNK, left);
-        out.write(chunk, 0, n);
-        left -= n;
+  /** Writes every byte held to {@code out}. */
+  void writeTo(OutputStream out) throws IOException {
+    byte[] block = new byte[64 << 10];
+    try (InputStream in = stream(0, size)) {
+      for (int n = in.read(block); n > 0; n = in.read(block)) {
+        out.write(block, 0, n);
       }
     }
   }
 
+  /** Drops the chunks; their memory is returned once the collector sees them unreachable. */
   void clear() {
     chunks.clear();
     size = 0;

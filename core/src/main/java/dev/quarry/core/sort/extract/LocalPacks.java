@@ -1,9 +1,12 @@
 package dev.quarry.core.sort.extract;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -14,8 +17,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Packs of a local run: held in memory while they fit the budget, written to a local folder once they do not. Each
- * input byte is read once, from the input, into here.
+ * Packs of a local run: held in memory outside the heap ({@link ChunkedBytes}) while they fit the budget, written to
+ * a local folder once they do not. The budget is checked chunk by chunk as a pack is written, so a pack that does not
+ * fit moves to its file mid-way and memory never exceeds the budget. Each input byte is read once, from the input,
+ * into here.
  */
 public final class LocalPacks implements PackStore, AutoCloseable {
   private final Path spillDir;
@@ -23,40 +28,40 @@ public final class LocalPacks implements PackStore, AutoCloseable {
   private final AtomicLong heldBytes = new AtomicLong();
   private final Map<Integer, ChunkedBytes> inMemory = new ConcurrentHashMap<>();
 
+  /**
+   * @param budgetBytes the most pack bytes held in memory; capped at three quarters of the direct memory this JVM
+   *     may use, the rest being left to the I/O buffers of the JDK and the HTTP client
+   */
   public LocalPacks(Path spillDir, long budgetBytes) {
     this.spillDir = spillDir;
-    this.budgetBytes = budgetBytes;
+    this.budgetBytes = Math.min(budgetBytes, maxDirectMemory() / 4 * 3);
+  }
+
+  /** The JVM's direct memory limit: -XX:MaxDirectMemorySize, which defaults to the heap's maximum. */
+  private static long maxDirectMemory() {
+    String option = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
+        .getVMOption("MaxDirectMemorySize").getValue();
+    long configured = Long.parseLong(option);
+    return configured > 0 ? configured : Runtime.getRuntime().maxMemory();
   }
 
   @Override
   public PackOutput create(int shard) {
-    ChunkedBytes bytes = new ChunkedBytes();
+    SpillingOutput out = new SpillingOutput(shard);
     return new PackOutput() {
-      private boolean committed;
-
       @Override
       public OutputStream stream() {
-        return bytes;
+        return out;
       }
 
       @Override
       public void commit() throws IOException {
-        if (heldBytes.addAndGet(bytes.size()) <= budgetBytes) {
-          inMemory.put(shard, bytes);
-        } else {
-          heldBytes.addAndGet(-bytes.size());
-          Files.createDirectories(spillDir);
-          bytes.writeTo(spillFile(shard));
-          bytes.clear();
-        }
-        committed = true;
+        out.commit();
       }
 
       @Override
-      public void close() {
-        if (!committed) {
-          bytes.clear();
-        }
+      public void close() throws IOException {
+        out.discardUnlessCommitted();
       }
     };
   }
@@ -65,11 +70,11 @@ public final class LocalPacks implements PackStore, AutoCloseable {
   public InputStream read(int shard, long offset, long length) throws IOException {
     ChunkedBytes bytes = inMemory.get(shard);
     if (bytes != null) {
-      if (offset + length > bytes.size()) {
+      if (offset < 0 || length < 0 || offset + length > bytes.size()) {
         throw new IOException("Cannot read pack of shard " + shard + ": range " + offset + "+" + length
             + " is past its " + bytes.size() + " bytes");
       }
-      return new ByteArrayInputStream(bytes.read(offset, (int) length));
+      return bytes.stream(offset, length);
     }
     try (FileChannel channel = FileChannel.open(spillFile(shard), StandardOpenOption.READ)) {
       ByteBuffer buffer = ByteBuffer.allocate((int) length);
@@ -83,12 +88,92 @@ public final class LocalPacks implements PackStore, AutoCloseable {
     }
   }
 
+  /** Pack bytes held in memory now. */
+  long heldBytes() {
+    return heldBytes.get();
+  }
+
   private Path spillFile(int shard) {
     return spillDir.resolve(String.format("pack-%08d.tar", shard));
   }
 
   @Override
   public void close() {
+    inMemory.values().forEach(ChunkedBytes::clear);
     inMemory.clear();
+    heldBytes.set(0);
+  }
+
+  /** A pack's bytes: in memory while the budget allows, then in its spill file. */
+  private final class SpillingOutput extends OutputStream {
+    private final int shard;
+    private ChunkedBytes memory = new ChunkedBytes();
+    private OutputStream file;
+    private boolean committed;
+
+    SpillingOutput(int shard) {
+      this.shard = shard;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      write(new byte[] {(byte) b}, 0, 1);
+    }
+
+    @Override
+    public void write(byte[] buffer, int offset, int length) throws IOException {
+      if (memory != null) {
+        long growth = memory.growthFor(length);
+        if (growth == 0 || reserve(growth)) {
+          memory.write(buffer, offset, length);
+          return;
+        }
+        spill();
+      }
+      file.write(buffer, offset, length);
+    }
+
+    private boolean reserve(long bytes) {
+      if (heldBytes.addAndGet(bytes) <= budgetBytes) {
+        return true;
+      }
+      heldBytes.addAndGet(-bytes);
+      return false;
+    }
+
+    /** Moves what is held to the spill file, which takes every later byte. */
+    private void spill() throws IOException {
+      Files.createDirectories(spillDir);
+      file = new BufferedOutputStream(Files.newOutputStream(spillFile(shard)), 1 << 20);
+      memory.writeTo(file);
+      release();
+    }
+
+    private void release() {
+      heldBytes.addAndGet(-memory.allocated());
+      memory.clear();
+      memory = null;
+    }
+
+    void commit() throws IOException {
+      if (memory != null) {
+        inMemory.put(shard, memory);
+      } else {
+        file.close();
+      }
+      committed = true;
+    }
+
+    void discardUnlessCommitted() throws IOException {
+      if (committed) {
+        return;
+      }
+      if (memory != null) {
+        release();
+      } else {
+        file.close();
+        Files.deleteIfExists(spillFile(shard));
+      }
+    }
   }
 }

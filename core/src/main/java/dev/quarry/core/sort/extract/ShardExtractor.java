@@ -212,6 +212,7 @@ final class ShardExtractor {
   /** Copies every byte read into a pack. */
   private static final class Tee extends FilterInputStream {
     private final OutputStream copy;
+    private byte[] skipBuffer;
 
     Tee(InputStream in, OutputStream copy) {
       super(in);
@@ -238,7 +239,11 @@ final class ShardExtractor {
 
     @Override
     public long skip(long n) throws IOException {
-      byte[] buffer = new byte[(int) Math.min(n, 1 << 16)];
+      // Every member's data is skipped by the tar reader: one buffer for all of them.
+      if (skipBuffer == null) {
+        skipBuffer = new byte[1 << 16];
+      }
+      byte[] buffer = skipBuffer;
       long skipped = 0;
       while (skipped < n) {
         int read = read(buffer, 0, (int) Math.min(buffer.length, n - skipped));

@@ -1,0 +1,103 @@
+package dev.quarry.core.sort.extract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Packs stay in memory under the budget, move to disk mid-write beyond it, and read back any range either way. */
+class LocalPacksTest {
+  private static final int CHUNK = ChunkedBytes.CHUNK;
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void packsWithinTheBudgetStayInMemoryAndReadBackAnyRange() throws IOException {
+    byte[] data = random(CHUNK * 2 + 12345, 1);
+    try (LocalPacks packs = new LocalPacks(dir.resolve("spill"), 3L * CHUNK)) {
+      write(packs, 7, data, 1000);
+      assertThat(packs.heldBytes()).isEqualTo(3L * CHUNK);
+      assertThat(dir.resolve("spill")).doesNotExist();
+      assertRangesRead(packs, 7, data);
+    }
+  }
+
+  @Test
+  void aPackThatOutgrowsTheBudgetMovesToItsFileMidWayAndFreesItsMemory() throws IOException {
+    byte[] first = random(CHUNK + 10, 2);
+    byte[] second = random(CHUNK * 3 + 77, 3);
+    try (LocalPacks packs = new LocalPacks(dir.resolve("spill"), 3L * CHUNK)) {
+      write(packs, 0, first, 4096);
+      assertThat(packs.heldBytes()).isEqualTo(2L * CHUNK);
+      write(packs, 1, second, 65536); // its second chunk would pass the budget
+      assertThat(packs.heldBytes()).isEqualTo(2L * CHUNK);
+      assertThat(Files.size(dir.resolve("spill/pack-00000001.tar"))).isEqualTo(second.length);
+      assertRangesRead(packs, 0, first);
+      assertRangesRead(packs, 1, second);
+    }
+  }
+
+  @Test
+  void anUncommittedPackLeavesNeitherMemoryNorFile() throws IOException {
+    try (LocalPacks packs = new LocalPacks(dir.resolve("spill"), CHUNK)) {
+      try (PackStore.PackOutput pack = packs.create(0)) {
+        pack.stream().write(random(CHUNK / 2, 4));
+      }
+      assertThat(packs.heldBytes()).isZero();
+      try (PackStore.PackOutput pack = packs.create(1)) {
+        pack.stream().write(random(CHUNK * 2, 5));
+      }
+      assertThat(packs.heldBytes()).isZero();
+      assertThat(dir.resolve("spill/pack-00000001.tar")).doesNotExist();
+    }
+  }
+
+  @Test
+  void aRangePastTheEndIsAnError() throws IOException {
+    try (LocalPacks packs = new LocalPacks(dir.resolve("spill"), CHUNK)) {
+      write(packs, 3, random(100, 6), 100);
+      assertThatThrownBy(() -> packs.read(3, 50, 51)).isInstanceOf(IOException.class)
+          .hasMessageContaining("past its 100 bytes");
+    }
+  }
+
+  private static void write(LocalPacks packs, int shard, byte[] data, int piece) throws IOException {
+    try (PackStore.PackOutput pack = packs.create(shard)) {
+      for (int at = 0; at < data.length; at += piece) {
+        pack.stream().write(data, at, Math.min(piece, data.length - at));
+      }
+      pack.commit();
+    }
+  }
+
+  /** Ranges within a chunk, across chunk edges, and the whole pack, read both in bulk and byte by byte. */
+  private static void assertRangesRead(LocalPacks packs, int shard, byte[] data) throws IOException {
+    int[][] ranges = {{0, data.length}, {CHUNK - 3, 7}, {5, 1000}, {data.length - 1, 1}, {CHUNK, 0}};
+    for (int[] range : ranges) {
+      byte[] expected = Arrays.copyOfRange(data, range[0], range[0] + range[1]);
+      try (InputStream in = packs.read(shard, range[0], range[1])) {
+        assertThat(in.readAllBytes()).isEqualTo(expected);
+      }
+      try (InputStream in = packs.read(shard, range[0], range[1])) {
+        for (byte b : expected) {
+          assertThat(in.read()).isEqualTo(b & 0xff);
+        }
+        assertThat(in.read()).isEqualTo(-1);
+      }
+    }
+  }
+
+  private static byte[] random(int size, long seed) {
+    byte[] bytes = new byte[size];
+    new Random(seed).nextBytes(bytes);
+    return bytes;
+  }
+}
