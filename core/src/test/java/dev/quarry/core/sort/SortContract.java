@@ -255,6 +255,27 @@ abstract class SortContract {
   }
 
   @Test
+  void aLocalRunWhosePacksOutgrowItsBudgetSpillsThemAndWritesTheSameShards() throws Exception {
+    dataset = SortFixture.dataset(6, 2500, 12); // about 4 MiB a shard: 24 MiB of packs against 8 MiB held
+    String input = input(ShardFormat.TAR_GZ); // compressed input is packed in any mode
+    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 7L, null, null);
+    SortSpec.Output output = new SortSpec.Output(root + "small/x-{000..}.tar", null, "2Mi", null, null);
+    SortSpec small = new SortSpec(new SortSpec.Input(input, null, null, null), output, shuffle, null,
+        new SortSpec.Workers("16Mi", 8), null, false);
+    PhaseResult extract = LocalSort.run(small, stores, temp.resolve("work"), QUIET).getFirst();
+    SortSpec large = new SortSpec(small.input(), new SortSpec.Output(root + "large/x-{000..}.tar", null, "2Mi", null,
+        null), shuffle, null, new SortSpec.Workers("1Gi", 8), null, false);
+    PhaseResult roomy = LocalSort.run(large, stores, temp.resolve("work"), QUIET).getFirst();
+
+    assertThat((long) extract.details().get("packBytesSpilled")).as("spilled").isGreaterThan(12L << 20);
+    assertThat(roomy.details().get("packBytesSpilled")).isEqualTo(0L);
+    Map<String, byte[]> spilled = objects(root + "small/");
+    Map<String, byte[]> inMemory = objects(root + "large/");
+    assertThat(spilled.keySet()).isEqualTo(inMemory.keySet()).hasSizeGreaterThan(10);
+    inMemory.forEach((name, bytes) -> assertThat(spilled.get(name)).as(name).isEqualTo(bytes));
+  }
+
+  @Test
   void manyShardsPerWorkerAreGatheredInBatchesIdenticallyToALocalRun() throws Exception {
     String input = input(ShardFormat.TAR);
     SortSpec.Order md5 = new SortSpec.Order(OrderKind.MD5, null, null, null, null);

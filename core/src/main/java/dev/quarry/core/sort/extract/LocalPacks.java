@@ -26,6 +26,7 @@ public final class LocalPacks implements PackStore, AutoCloseable {
   private final Path spillDir;
   private final long budgetBytes;
   private final AtomicLong heldBytes = new AtomicLong();
+  private final AtomicLong spilledBytes = new AtomicLong();
   private final Map<Integer, ChunkedBytes> inMemory = new ConcurrentHashMap<>();
 
   /**
@@ -93,6 +94,11 @@ public final class LocalPacks implements PackStore, AutoCloseable {
     return heldBytes.get();
   }
 
+  /** Bytes of the committed packs that did not fit the budget and went to disk. */
+  public long spilledBytes() {
+    return spilledBytes.get();
+  }
+
   private Path spillFile(int shard) {
     return spillDir.resolve(String.format("pack-%08d.tar", shard));
   }
@@ -109,6 +115,7 @@ public final class LocalPacks implements PackStore, AutoCloseable {
     private final int shard;
     private ChunkedBytes memory = new ChunkedBytes();
     private OutputStream file;
+    private long size;
     private boolean committed;
 
     SpillingOutput(int shard) {
@@ -122,6 +129,7 @@ public final class LocalPacks implements PackStore, AutoCloseable {
 
     @Override
     public void write(byte[] buffer, int offset, int length) throws IOException {
+      size += length;
       if (memory != null) {
         long growth = memory.growthFor(length);
         if (growth == 0 || reserve(growth)) {
@@ -160,6 +168,7 @@ public final class LocalPacks implements PackStore, AutoCloseable {
         inMemory.put(shard, memory);
       } else {
         file.close();
+        spilledBytes.addAndGet(size);
       }
       committed = true;
     }
