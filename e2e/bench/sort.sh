@@ -13,4 +13,4 @@ work=$(mktemp -d /tmp/quarry-bench-sort.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mvn -q -B -ntp -pl e2e dependency:build-classpath -Dmdep.outputFile="$work/classpath" -Dmdep.includeScope=runtime
 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "e2e/target/classes:$(cat "$work/classpath")" \
-  dev.quarry.bench.SortBench "$root/worker-image/target/quarry.jar" "$work" "${1:-2}" "${2:-256Mi}" "${3:-2}" "${4:-${3:-2}}"
+  dev.quarry.bench.SortBench "$root/quarry" "$work" "${1:-2}" "${2:-256Mi}" "${3:-2}" "${4:-${3:-2}}"

@@ -26,13 +26,15 @@ import java.io.InputStream;
 /**
  * Shuffles a generated dataset into shards on a local MinIO: once as separate phase processes (as worker pods run
  * it) and once as {@code quarry sort run}, each against a plain client-side copy of the same objects through the
- * same store, in the same run. Usage: SortBench QUARRY_JAR WORKDIR GIB SHARD_SIZE WORKERS [CREATE_WORKERS]
+ * same store, in the same run. Quarry runs through the {@code ./quarry} launcher, as users run it, after an untimed
+ * warm-up of each command on a small dataset so that its startup cache exists (as it does in the worker image).
+ * Usage: SortBench QUARRY_LAUNCHER WORKDIR GIB SHARD_SIZE WORKERS [CREATE_WORKERS]
  */
 public final class SortBench {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   public static void main(String[] args) throws Exception {
-    Path jar = Path.of(args[0]);
+    Path launcher = Path.of(args[0]);
     Path work = Files.createDirectories(Path.of(args[1]));
     double gib = Double.parseDouble(args[2]);
     String shardSize = args[3];
@@ -42,12 +44,13 @@ public final class SortBench {
     int records = (int) (gib * 1024 * 1024 / 100 / inputShards); // ~100 KiB records
     try (MinioServer minio = MinioServer.start(); S3Client s3 = minio.client()) {
       String bucket = minio.createBucket("bench");
-      Quarry quarry = new Quarry(jar, work, Map.of("QUARRY_S3_ENDPOINT", minio.endpoint().toString(),
+      Quarry quarry = new Quarry(launcher, work, Map.of("QUARRY_S3_ENDPOINT", minio.endpoint().toString(),
           "AWS_ACCESS_KEY_ID", minio.accessKey(), "AWS_SECRET_ACCESS_KEY", minio.secretKey()));
       quarry.run("gen", "--out", work.resolve("in").toString(), "--shards", "" + inputShards, "--records",
           "" + records, "--image-size", "100Ki");
       long inputBytes = upload(s3, bucket, work.resolve("in"));
       long totalRecords = (long) inputShards * records;
+      warmUp(quarry, work, bucket, workers, createWorkers);
       System.out.printf(Locale.ROOT, "dataset: %d shards, %d records, %.2f GiB on MinIO; output shards of %s;"
           + " %d extract and %d create workers; %d cores%n%n", inputShards, totalRecords, inputBytes / 1073741824.0,
           shardSize, workers, createWorkers, Runtime.getRuntime().availableProcessors());
@@ -64,6 +67,8 @@ public final class SortBench {
               runBudgetMib + "Mi"),
           "--json", "--result", work.resolve("run-result.json").toString());
       long runHeap = peakHeap(work.resolve("run-result.json"));
+      long runPacks = JSON.readTree(Files.readString(work.resolve("run-result.json"))).get(0).path("details")
+          .path("packBytesInMemory").asLong();
 
       System.out.printf(Locale.ROOT, "%-22s %8s %10s %12s %10s %14s%n", "mode", "wall s", "vs copy", "records/s",
           "MB/s", "peak heap MiB");
@@ -77,9 +82,10 @@ public final class SortBench {
       System.out.println();
       System.out.println("vs copy: wall time over the copy measured just before it (goals: phases <= 1.60x,"
           + " sort run <= 1.20x).");
-      System.out.println("peak heap: the largest heap any one worker JVM used (its memory pools' peak usage); phase"
-          + " workers have a 1Gi memory budget and 2 GiB heap, the local run a budget of 2.5 x the dataset (half of it"
-          + " holds record bytes) and a heap 1 GiB larger.");
+      System.out.printf(Locale.ROOT, "peak heap: the largest heap any one worker JVM used (its memory pools' peak"
+          + " usage); phase workers have a 1Gi memory budget and 2 GiB heap, the local run a budget of 2.5 x the"
+          + " dataset (half of it may hold record bytes, outside the heap: %d MiB held) and a heap 1 GiB larger (the"
+          + " JVM's direct memory limit follows the heap's).%n", runPacks >> 20);
     }
   }
 
@@ -88,15 +94,35 @@ public final class SortBench {
         records / seconds, bytes / 1e6 / seconds, heap < 0 ? "-" : Long.toString(heap >> 20));
   }
 
+  /** Runs every command once on a small dataset of its own, untimed, so that each has its startup cache. */
+  private static void warmUp(Quarry quarry, Path work, String bucket, int workers, int createWorkers)
+      throws Exception {
+    quarry.run("gen", "--out", work.resolve("warm-up").toString(), "--shards", "2", "--records", "20",
+        "--image-size", "1Ki");
+    String input = work.resolve("warm-up").toUri().getPath() + "train-{000000..000001}.tar";
+    quarry.run("sort", "run", "--spec", spec(work, input, bucket, "4Ki", "warm-up-run", "64Mi"));
+    String spec = spec(work, input, bucket, "4Ki", "warm-up-phases", "64Mi");
+    quarry.run("sort", "extract", "--spec", spec, "--index", "0", "--count", "1");
+    quarry.run("sort", "plan", "--spec", spec, "--extract-count", "1");
+    quarry.run("sort", "create", "--spec", spec, "--index", "0", "--count", "1");
+    quarry.run("sort", "commit", "--spec", spec);
+    quarry.results = 0;
+  }
+
   private static String spec(Path work, String bucket, int shards, int records, String shardSize, String name,
       String memoryBudget) throws IOException {
+    return spec(work, "s3://%s/in/train-{000000..%06d}.tar".formatted(bucket, shards - 1), bucket, shardSize, name,
+        memoryBudget);
+  }
+
+  private static String spec(Path work, String input, String bucket, String shardSize, String name,
+      String memoryBudget) throws IOException {
     String json = """
-        {"input": {"template": "s3://%s/in/train-{000000..%06d}.tar"},
+        {"input": {"template": "%s"},
          "output": {"template": "s3://%s/%s/shuffled-{000000..}.tar", "shardSize": "%s"},
          "order": {"kind": "shuffle", "seed": 2026},
          "workers": {"memoryBudget": "%s", "requestsInFlight": 32},
-         "scratch": "s3://%s/scratch/%s/"}""".formatted(bucket, shards - 1, bucket, name, shardSize, memoryBudget,
-        bucket, name);
+         "scratch": "s3://%s/scratch/%s/"}""".formatted(input, bucket, name, shardSize, memoryBudget, bucket, name);
     return Files.writeString(work.resolve(name + ".json"), json).toString();
   }
 
@@ -172,9 +198,9 @@ public final class SortBench {
     return peak;
   }
 
-  /** Runs the quarry jar as worker pods would. */
+  /** Runs quarry through its launcher, with the heap of a worker pod or of a local run. */
   private static final class Quarry {
-    final Path jar;
+    final Path launcher;
     final Path work;
     final Map<String, String> environment;
     long peakHeap;
@@ -182,8 +208,8 @@ public final class SortBench {
     int results;
     String breakdown = "";
 
-    Quarry(Path jar, Path work, Map<String, String> environment) {
-      this.jar = jar;
+    Quarry(Path launcher, Path work, Map<String, String> environment) {
+      this.launcher = launcher;
       this.work = work;
       this.environment = environment;
     }
@@ -234,12 +260,12 @@ public final class SortBench {
     }
 
     private Process start(List<String> args) throws IOException {
-      List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-          .toString(), "--enable-native-access=ALL-UNNAMED", "-Xmx" + heapMib + "m", "-jar", jar.toString()));
+      List<String> command = new ArrayList<>(List.of(launcher.toString()));
       command.addAll(args);
       ProcessBuilder builder = new ProcessBuilder(command).redirectError(work.resolve("quarry.err").toFile())
           .redirectOutput(ProcessBuilder.Redirect.DISCARD);
       builder.environment().putAll(environment);
+      builder.environment().put("QUARRY_JAVA_OPTIONS", "-Xmx" + heapMib + "m");
       return builder.start();
     }
   }

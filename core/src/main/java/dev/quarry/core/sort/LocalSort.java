@@ -32,7 +32,8 @@ public final class LocalSort {
       Location scratch = stores.locate(workDir.resolve("scratch").toAbsolutePath() + "/");
       SortPhases phases = new SortPhases(spec, stores, scratch, packs, true, log);
       results.add(phases.extract(0, 1));
-      // Tells the user that a larger memory budget would have kept every record in memory.
+      // Record bytes held outside the heap, and those that a larger memory budget would have kept in memory.
+      results.getLast().details().put("packBytesInMemory", packs.heldBytes());
       results.getLast().details().put("packBytesSpilled", packs.spilledBytes());
       results.add(phases.plan(1));
       if (!spec.isDryRun()) {

@@ -89,8 +89,8 @@ public final class LocalPacks implements PackStore, AutoCloseable {
     }
   }
 
-  /** Pack bytes held in memory now. */
-  long heldBytes() {
+  /** Pack bytes held in memory now, in whole chunks. */
+  public long heldBytes() {
     return heldBytes.get();
   }
 
