@@ -217,9 +217,18 @@ public final class SortBench {
     void run(String... args) throws Exception {
       Process process = start(List.of(args));
       if (process.waitFor() != 0) {
-        throw new IllegalStateException("quarry " + String.join(" ", args) + " failed: "
-            + Files.readString(work.resolve("quarry.err")));
+        throw failed(List.of(args), process);
       }
+    }
+
+    private IllegalStateException failed(List<String> args, Process process) throws IOException {
+      return new IllegalStateException("quarry " + String.join(" ", args) + " failed: "
+          + Files.readString(errors(process)));
+    }
+
+    /** Each process's standard error, kept apart so that processes running at once do not mix theirs. */
+    private Path errors(Process process) {
+      return work.resolve("quarry-" + process.pid() + ".err");
     }
 
     double timed(String... args) throws Exception {
@@ -248,7 +257,7 @@ public final class SortBench {
       String phase = "";
       for (int i = 0; i < count; i++) {
         if (processes.get(i).waitFor() != 0) {
-          throw new IllegalStateException("quarry " + args.of(i) + " failed");
+          throw failed(args.of(i), processes.get(i));
         }
         peakHeap = Math.max(peakHeap, peakHeap(resultFiles.get(i)));
         JsonNode result = JSON.readTree(Files.readString(resultFiles.get(i)));
@@ -262,11 +271,14 @@ public final class SortBench {
     private Process start(List<String> args) throws IOException {
       List<String> command = new ArrayList<>(List.of(launcher.toString()));
       command.addAll(args);
-      ProcessBuilder builder = new ProcessBuilder(command).redirectError(work.resolve("quarry.err").toFile())
+      Path errors = Files.createTempFile(work, "quarry-", ".err");
+      ProcessBuilder builder = new ProcessBuilder(command).redirectError(errors.toFile())
           .redirectOutput(ProcessBuilder.Redirect.DISCARD);
       builder.environment().putAll(environment);
       builder.environment().put("QUARRY_JAVA_OPTIONS", "-Xmx" + heapMib + "m");
-      return builder.start();
+      Process process = builder.start();
+      Files.move(errors, errors(process));
+      return process;
     }
   }
 }
