@@ -35,6 +35,22 @@ public interface ObjectStore extends AutoCloseable {
   void put(String key, byte[] data) throws IOException;
 
   /**
+   * An object whose bytes, length and SHA-256 are known ({@link HashedContent}), with the least client work: S3 over
+   * plain HTTP sends it as one PutObject signed with the given hash, so the bytes are not hashed again; elsewhere it
+   * streams like {@link #upload(String)}. Atomic: the object becomes visible whole or not at all.
+   */
+  default void put(String key, HashedContent content) throws IOException {
+    try (ObjectUpload upload = upload(key); InputStream in = content.opener().open()) {
+      long copied = in.transferTo(upload.stream());
+      if (copied != content.length()) {
+        throw new IOException("Cannot write " + url(key) + ": its content gave " + copied + " bytes, not the "
+            + content.length() + " announced");
+      }
+      upload.commit();
+    }
+  }
+
+  /**
    * A streaming upload of unknown length. S3 uploads parts while the caller writes, several in flight; the filesystem
    * writes a temp file and renames it. The object becomes visible only on {@link ObjectUpload#commit()}.
    */

@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -11,6 +12,7 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -127,24 +129,51 @@ final class S3ObjectRequests {
     this.pathPrefix = basePath + (settings.pathStyle() ? "/" + SigV4.encodePath(bucket) : "") + "/";
   }
 
+  /** A request body that can be sent again for a retry: its bytes, their length and the hash to sign. */
+  record Body(ContentStreamProvider content, long length, String payloadSha256) {}
+
+  /** The first {@code length} bytes of {@code data}, not copied; hashed unless the endpoint is HTTPS. */
+  Body body(byte[] data, int length) {
+    ContentStreamProvider content = length == data.length ? ContentStreamProvider.fromByteArrayUnsafe(data)
+        : () -> new ByteArrayInputStream(data, 0, length);
+    return new Body(content, length, isTls() ? SigV4.UNSIGNED_PAYLOAD : SigV4.sha256Hex(data, length));
+  }
+
+  /**
+   * Bytes whose SHA-256 the caller knows: signed with it, so that they are not hashed again. Content that gives
+   * fewer or more bytes than announced fails the request (the server would otherwise wait for the missing ones).
+   */
+  Body body(HashedContent hashed) {
+    ContentStreamProvider content = () -> {
+      try {
+        return new ExactLength(hashed.opener().open(), hashed.length());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    };
+    return new Body(content, hashed.length(), isTls() ? SigV4.UNSIGNED_PAYLOAD
+        : HexFormat.of().formatHex(hashed.sha256()));
+  }
+
+  /** Over TLS a body is sent unhashed, as the AWS SDK does: TLS already guards it. */
+  boolean isTls() {
+    return scheme.equals("https");
+  }
+
   /**
    * Sends a request until it gets an answer that is final: below 300, one of {@code accepted}, or an error that
    * retrying cannot mend (then a {@link StatusException}). The body of a returned response is the caller's to close.
    *
    * @param query query parameters, raw (partNumber, uploadId)
    * @param headers extra headers, sent unsigned (Range, If-Match)
-   * @param body the bytes to send, null for none; hashed into the signature unless the endpoint is HTTPS
+   * @param body what to send, null for nothing
    */
   Response send(RequestKind kind, SdkHttpMethod method, String key, Map<String, String> query,
-      Map<String, String> headers, byte[] body, int length, String action, String url, int... accepted)
-      throws IOException {
+      Map<String, String> headers, Body body, String action, String url, int... accepted) throws IOException {
     String encodedPath = pathPrefix + SigV4.encodePath(key);
     String canonicalQuery = SigV4.canonicalQuery(query);
-    String payloadSha256 = body == null ? SigV4.EMPTY_PAYLOAD_SHA256
-        : scheme.equals("https") ? SigV4.UNSIGNED_PAYLOAD : SigV4.sha256Hex(body, length);
-    ContentStreamProvider content = body == null ? null
-        : length == body.length ? ContentStreamProvider.fromByteArrayUnsafe(body)
-        : () -> new ByteArrayInputStream(body, 0, length);
+    String payloadSha256 = body == null ? SigV4.EMPTY_PAYLOAD_SHA256 : body.payloadSha256();
+    ContentStreamProvider content = body == null ? null : body.content();
     for (int attempt = 1; ; attempt++) {
       AwsCredentials identity = credentials.resolveCredentials();
       String token = identity instanceof AwsSessionCredentials session ? session.sessionToken() : null;
@@ -160,7 +189,7 @@ final class S3ObjectRequests {
         request.putHeader("x-amz-security-token", token);
       }
       if (body != null) {
-        request.putHeader("Content-Length", Integer.toString(length));
+        request.putHeader("Content-Length", Long.toString(body.length()));
         request.putHeader("Content-Type", S3Store.OCTET_STREAM);
       }
       headers.forEach(request::putHeader);
@@ -170,6 +199,10 @@ final class S3ObjectRequests {
       try {
         response = http.get().prepareRequest(HttpExecuteRequest.builder().request(request.build())
             .contentStreamProvider(content).build()).call();
+      } catch (UncheckedIOException e) {
+        throw e.getCause(); // the body could not be opened: sending again would not mend that
+      } catch (ExactLength.Mismatch e) {
+        throw new IOException("Cannot " + action + " " + url + ": " + e.getMessage(), e);
       } catch (IOException e) {
         if (S3Errors.isInterruption(e)) {
           InterruptedIOException interrupted = new InterruptedIOException("Cannot " + action + " " + url
@@ -204,6 +237,51 @@ final class S3ObjectRequests {
             + (retryable ? " (" + attempt + " attempts)" : ""), status, code);
       }
       backOff(attempt, throttled, action, url);
+    }
+  }
+
+  /** A body stream that fails unless it gives exactly the announced number of bytes. */
+  private static final class ExactLength extends java.io.FilterInputStream {
+    /** The content gave another number of bytes than announced: a caller's error, not worth a retry. */
+    static final class Mismatch extends IOException {
+      private static final long serialVersionUID = 1L;
+
+      Mismatch(String message) {
+        super(message);
+      }
+    }
+
+    private final long length;
+    private long read;
+
+    ExactLength(InputStream in, long length) {
+      super(in);
+      this.length = length;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] buffer, int offset, int wanted) throws IOException {
+      if (wanted == 0) {
+        return 0;
+      }
+      int n = in.read(buffer, offset, (int) Math.min(wanted, Math.max(1, length - read)));
+      if (n < 0) {
+        if (read < length) {
+          throw new Mismatch("its content ended after " + read + " of the " + length + " bytes announced");
+        }
+        return -1;
+      }
+      read += n;
+      if (read > length) {
+        throw new Mismatch("its content has more than the " + length + " bytes announced");
+      }
+      return n;
     }
   }
 

@@ -25,6 +25,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * object's etag so that they never mix two versions. Uploads are multipart in the background ({@link S3Upload}).
  */
 public final class S3Store implements ObjectStore {
+  /** The largest object a single PutObject may carry. */
+  private static final long MAX_PUT_BYTES = 5L << 30;
   static final String OCTET_STREAM = "application/octet-stream";
 
   private final String bucket;
@@ -62,8 +64,8 @@ public final class S3Store implements ObjectStore {
   @Override
   public Optional<ObjectInfo> head(String key) throws IOException {
     ObjectKeys.checkKey(key);
-    S3ObjectRequests.Response response = objects.send(RequestKind.HEAD, SdkHttpMethod.HEAD, key, Map.of(), Map.of(), null, 0,
-        "read", url(key), 404);
+    S3ObjectRequests.Response response = objects.send(RequestKind.HEAD, SdkHttpMethod.HEAD, key, Map.of(),
+        Map.of(), null, "read", url(key), 404);
     response.close();
     if (response.status() == 404) {
       return Optional.empty();
@@ -184,7 +186,8 @@ public final class S3Store implements ObjectStore {
     }
     S3ObjectRequests.Response response;
     try {
-      response = objects.send(RequestKind.GET, SdkHttpMethod.GET, key, Map.of(), headers, null, 0, "read", url(key), 412, 416);
+      response = objects.send(RequestKind.GET, SdkHttpMethod.GET, key, Map.of(), headers, null, "read", url(key),
+          412, 416);
     } catch (S3ObjectRequests.StatusException e) {
       // A missing bucket is a 404 too, and must not read as a missing object.
       if (e.status() == 404 && (e.code() == null || e.code().equals("NoSuchKey"))) {
@@ -219,10 +222,26 @@ public final class S3Store implements ObjectStore {
 
   /** PutObject of the first {@code length} bytes of {@code data}, which is not copied; returns the etag. */
   String putBytes(String key, byte[] data, int length) throws IOException {
-    S3ObjectRequests.Response response = objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(), Map.of(), data,
-        length, "write", url(key));
+    S3ObjectRequests.Response response = objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(), Map.of(),
+        objects.body(data, length), "write", url(key));
     response.close();
     return unquoted(response.etag());
+  }
+
+  /**
+   * Over plain HTTP, one PutObject signed with the caller's hash (so the bytes are hashed once, by the caller) when
+   * the object is within S3's single-request limit; over HTTPS the payload is not hashed for signing anyway, and a
+   * streaming multipart upload sends several parts at once.
+   */
+  @Override
+  public void put(String key, HashedContent content) throws IOException {
+    ObjectKeys.checkKey(key);
+    if (objects.isTls() || content.length() > MAX_PUT_BYTES) {
+      ObjectStore.super.put(key, content);
+      return;
+    }
+    objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(), Map.of(), objects.body(content), "write",
+        url(key)).close();
   }
 
   @Override
@@ -242,8 +261,8 @@ public final class S3Store implements ObjectStore {
   /** UploadPart of the first {@code length} bytes of {@code data}, which is not copied; returns the part's etag. */
   String uploadPart(String key, String uploadId, int number, byte[] data, int length) throws IOException {
     S3ObjectRequests.Response response = objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key,
-        Map.of("partNumber", Integer.toString(number), "uploadId", uploadId), Map.of(), data, length, "write",
-        url(key) + " (part " + number + ")");
+        Map.of("partNumber", Integer.toString(number), "uploadId", uploadId), Map.of(), objects.body(data, length),
+        "write", url(key) + " (part " + number + ")");
     response.close();
     return response.etag();
   }

@@ -278,6 +278,36 @@ abstract class ObjectStoreContract {
     assertThat(read(store.get("uploads/one"))).isEqualTo(THOUSAND_BYTES);
   }
 
+  /** Content of {@code data} with its true SHA-256. */
+  static HashedContent hashed(byte[] data) {
+    try {
+      return new HashedContent(data.length, java.security.MessageDigest.getInstance("SHA-256").digest(data),
+          () -> new java.io.ByteArrayInputStream(data));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void hashedContentIsStoredWholeAndReplacesTheObject() throws IOException {
+    store.put("hashed/one", "old".getBytes(UTF_8));
+    store.put("hashed/one", hashed(THOUSAND_BYTES));
+    assertThat(read(store.get("hashed/one"))).isEqualTo(THOUSAND_BYTES);
+    store.put("hashed/empty", hashed(new byte[0]));
+    assertThat(store.head("hashed/empty").orElseThrow().size()).isZero();
+  }
+
+  @Test
+  void hashedContentShorterOrLongerThanAnnouncedIsRefusedAndLeavesNothing() {
+    for (int announced : new int[] {999, 1001}) {
+      HashedContent wrong = new HashedContent(announced, hashed(THOUSAND_BYTES).sha256(),
+          () -> new java.io.ByteArrayInputStream(THOUSAND_BYTES));
+      assertThatThrownBy(() -> store.put("hashed/wrong", wrong)).isInstanceOf(IOException.class)
+          .hasMessageContaining(store.url("hashed/wrong"));
+    }
+    assertThat(store.listAll("hashed/").toList()).isEmpty();
+  }
+
   @Test
   void anEmptyUploadMakesAnEmptyObject() throws IOException {
     try (ObjectUpload upload = store.upload("uploads/empty")) {

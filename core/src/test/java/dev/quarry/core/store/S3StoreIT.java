@@ -127,6 +127,27 @@ class S3StoreIT extends ObjectStoreContract {
   }
 
   @Test
+  void hashedContentIsOnePutSignedWithTheCallersHash() throws IOException {
+    byte[] data = new byte[3 * MIB + 5]; // over the part size: an upload would take parts
+    new Random(3).nextBytes(data);
+    RequestCounts before = store.requests().snapshot();
+    store.put("hashed/big", hashed(data));
+    RequestCounts made = store.requests().snapshot().minus(before);
+    assertThat(made.put()).isEqualTo(1);
+    assertThat(made.total()).isEqualTo(1);
+    assertThat(sha256Of(store.get("hashed/big"))).isEqualTo(hashed(data).sha256());
+
+    // The server checks the body against the signed hash: a wrong one is refused, and nothing is stored.
+    byte[] other = Arrays.copyOf(data, data.length);
+    other[12345] ^= 1;
+    HashedContent mismatched = new HashedContent(other.length, hashed(data).sha256(),
+        () -> new java.io.ByteArrayInputStream(other));
+    assertThatThrownBy(() -> store.put("hashed/mismatch", mismatched)).isInstanceOf(IOException.class)
+        .hasMessageContaining("XAmzContentSHA256Mismatch");
+    assertThat(store.head("hashed/mismatch")).isEmpty();
+  }
+
+  @Test
   void anAbortedMultipartUploadLeavesNoObjectAndNoPendingUpload() throws IOException {
     RequestCounts before = store.requests().snapshot();
     ObjectUpload upload = store.upload("big/aborted");

@@ -16,13 +16,14 @@ import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.ObjectUpload;
+import dev.quarry.core.store.HashedContent;
+import dev.quarry.core.sync.cas.Digest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -129,11 +130,8 @@ public final class CreatePhase {
         uploads.add(pool.submit(() -> {
           try {
             List<RecordEntry> shardEntries = entries.get(shard.index());
-            CreatedShard done;
-            try (InputStream raw = recordsInProcess ? new OrderedRecordBytes(source, shardEntries)
-                : Files.newInputStream(file)) {
-              done = upload(shard, format, shardEntries, raw);
-            }
+            CreatedShard done = upload(shard, format, shardEntries, recordsInProcess
+                ? () -> new OrderedRecordBytes(source, shardEntries) : () -> Files.newInputStream(file));
             Files.deleteIfExists(file);
             progress.shardDone(done.records(), done.size());
             return done;
@@ -210,29 +208,34 @@ public final class CreatePhase {
     return object.isPresent() && object.get().size() == done.size() ? Optional.of(done) : Optional.empty();
   }
 
-  private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries, InputStream raw)
-      throws IOException {
+  /**
+   * Writes one shard from its records' raw bytes, which {@code raw} opens (more than once for a tar output: a pass
+   * to hash it, which also signs its upload, then the upload itself).
+   */
+  private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries,
+      HashedContent.Opener raw) throws IOException {
     Location output = stores.locate(shard.url());
-    MessageDigest sha256 = sha256();
     long size;
-    try (ObjectUpload upload = output.store().upload(output.key())) {
-      CountingOutputStream out = new CountingOutputStream(new DigestOutputStream(upload.stream(), sha256));
-      ShardBuilder.build(format, entries, raw, out);
-      out.flush();
-      size = out.getByteCount();
-      upload.commit();
+    byte[] sha256;
+    if (format == ShardFormat.TAR) {
+      HashedContent content = ShardBuilder.tar(raw);
+      output.store().put(output.key(), content);
+      size = content.length();
+      sha256 = content.sha256();
+    } else {
+      MessageDigest digest = Digest.sha256();
+      try (ObjectUpload upload = output.store().upload(output.key()); InputStream in = raw.open()) {
+        CountingOutputStream out = new CountingOutputStream(new DigestOutputStream(upload.stream(), digest));
+        ShardBuilder.convert(format, entries, in, out);
+        out.flush();
+        size = out.getByteCount();
+        upload.commit();
+      }
+      sha256 = digest.digest();
     }
     CreatedShard done = new CreatedShard(shard.index(), shard.url(), size, entries.size(),
-        HexFormat.of().formatHex(sha256.digest()));
+        HexFormat.of().formatHex(sha256));
     scratchStore.put(scratch.created(shard.index()), Json.bytes(done));
     return done;
-  }
-
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JDK", e);
-    }
   }
 }

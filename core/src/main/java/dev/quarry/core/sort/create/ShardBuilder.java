@@ -9,47 +9,62 @@ import dev.quarry.core.archive.ShardWriter;
 import dev.quarry.core.archive.ShardWriters;
 import dev.quarry.core.archive.tar.TarFormat;
 import dev.quarry.core.archive.tar.TarReader;
-import dev.quarry.core.archive.tar.TarWriter;
 import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.store.HashedContent;
+import dev.quarry.core.sync.cas.Digest;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.SequenceInputStream;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.commons.io.output.CloseShieldOutputStream;
 
 /**
- * Writes one output shard from its records' raw tar bytes, in plan order: a tar output copies them as they are; any
- * other format parses each record's bytes back into members and writes them with that format's writer.
+ * Makes one output shard from its records' raw tar bytes, in plan order: a tar output is those bytes as they are,
+ * then the end-of-archive blocks; any other format parses each record's bytes back into members and writes them with
+ * that format's writer.
  */
 final class ShardBuilder {
-  private static final int COPY_BLOCK = 1 << 20; // whole 512-byte blocks
+  private static final int COPY_BLOCK = 1 << 20;
 
   private ShardBuilder() {}
 
-  static void build(ShardFormat format, List<RecordEntry> entries, InputStream raw, OutputStream target)
+  /**
+   * A tar shard of the raw bytes {@code raw} opens, hashed in one pass here; the store sends it without hashing it
+   * again ({@link dev.quarry.core.store.ObjectStore#put(String, HashedContent)}).
+   */
+  static HashedContent tar(HashedContent.Opener raw) throws IOException {
+    HashedContent.Opener shard = () -> new SequenceInputStream(raw.open(),
+        new ByteArrayInputStream(TarFormat.END_OF_ARCHIVE));
+    MessageDigest sha256 = Digest.sha256();
+    long length = 0;
+    byte[] block = new byte[COPY_BLOCK];
+    try (InputStream in = shard.open()) {
+      for (int read = in.read(block); read >= 0; read = in.read(block)) {
+        sha256.update(block, 0, read);
+        length += read;
+      }
+    }
+    if (length % TarFormat.BLOCK != 0) {
+      throw new IOException("Cannot write a tar shard of " + length + " bytes: records' raw bytes come in whole "
+          + TarFormat.BLOCK + "-byte blocks (the input changed since extract; rerun the job)");
+    }
+    return new HashedContent(length, sha256.digest(), shard);
+  }
+
+  /** Writes a shard of another format than tar, parsing each record's raw tar bytes back into members. */
+  static void convert(ShardFormat format, List<RecordEntry> entries, InputStream raw, OutputStream target)
       throws IOException {
     // The writer's close finishes the archive; the upload, not the writer, owns the target stream.
     OutputStream out = CloseShieldOutputStream.wrap(target);
-    try (InputStream in = new BufferedInputStream(raw, COPY_BLOCK)) {
-      if (format == ShardFormat.TAR) {
-        try (TarWriter writer = new TarWriter(out)) {
-          byte[] block = new byte[COPY_BLOCK];
-          for (int read = in.readNBytes(block, 0, block.length); read > 0; read = in.readNBytes(block, 0,
-              block.length)) {
-            writer.writeRaw(block, 0, read);
-          }
-          entries.forEach(entry -> writer.countRecord());
-        }
-        return;
-      }
-      try (ShardWriter writer = ShardWriters.open(format, out)) {
-        for (RecordEntry entry : entries) {
-          writer.write(parse(entry, in.readNBytes((int) entry.size())));
-        }
+    try (InputStream in = new BufferedInputStream(raw, COPY_BLOCK);
+        ShardWriter writer = ShardWriters.open(format, out)) {
+      for (RecordEntry entry : entries) {
+        writer.write(parse(entry, in.readNBytes((int) entry.size())));
       }
     }
   }
