@@ -63,8 +63,8 @@ final class ObjectKeys {
   }
 
   /** The error for a range that does not lie within an object of {@code size} bytes. */
-  static IOException rangeBeyondEnd(String url, long offset, long length, long size) {
-    return new IOException("Cannot read " + url + " bytes [" + offset + ", " + (offset + length)
+  static RangeBeyondEndException rangeBeyondEnd(String url, long offset, long length, long size) {
+    return new RangeBeyondEndException("Cannot read " + url + " bytes [" + offset + ", " + (offset + length)
         + "): the object has only " + size + " bytes");
   }
 }

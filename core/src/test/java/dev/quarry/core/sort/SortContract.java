@@ -276,6 +276,27 @@ abstract class SortContract {
   }
 
   @Test
+  void anInputCutShortAfterExtractFailsCreateClearlyAndWritesNoShard() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec spec = spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 5L, null, null),
+        records(root + "cut/x-{000..}.tar", 60));
+    Location scratch = stores.locate(root + "scratch/");
+    SortPhases phases = new SortPhases(spec, stores, scratch,
+        new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+    phases.extract(0, 1);
+    phases.plan(1);
+    Location shard = stores.locate(root + "in/in-003.tar");
+    byte[] whole = bytes(root + "in/in-003.tar");
+    shard.store().put(shard.key(), Arrays.copyOf(whole, whole.length / 2));
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> phases.create(0, 1))
+        .hasMessageContaining("input shard 3")
+        .hasMessageContaining("the input changed since extract; rerun the job");
+    assertThat(stores.locate(root + "cut/").store().listAll(stores.locate(root + "cut/").key()).toList())
+        .as("no shard written").isEmpty();
+  }
+
+  @Test
   void manyShardsPerWorkerAreGatheredInBatchesIdenticallyToALocalRun() throws Exception {
     String input = input(ShardFormat.TAR);
     SortSpec.Order md5 = new SortSpec.Order(OrderKind.MD5, null, null, null, null);

@@ -116,8 +116,7 @@ public final class CreatePhase {
     Map<Long, List<RecordEntry>> entries = readPlans(batch);
     List<Path> files = batch.stream().map(shard -> work.resolve(shard.index() + ".raw")).toList();
     if (!recordsInProcess) {
-      new ShardAssembly(source, spec.workers().requestsInFlight(), spec.workers().memoryBudgetBytes() / 2)
-          .assemble(batch, entries, files);
+      new ShardAssembly(source, spec.workers().requestsInFlight()).assemble(batch, entries, files);
     }
     // Several uploads at once keep the store busy while each waits on its parts.
     Semaphore slots = new Semaphore(SHARDS_IN_FLIGHT);

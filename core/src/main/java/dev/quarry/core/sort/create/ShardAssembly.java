@@ -4,6 +4,7 @@ import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.store.RangeBeyondEndException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -32,14 +33,15 @@ final class ShardAssembly {
   static final long GAP_BYTES = 1 << 20;
   static final int MAX_READ = 8 << 20;
 
+  /** Bytes copied at a time from a read to the files: small enough to stay out of the heap's humongous regions. */
+  private static final int COPY_BUFFER = 256 << 10;
+
   private final RecordSource source;
   private final int requestsInFlight;
-  private final long bytesInFlight;
 
-  ShardAssembly(RecordSource source, int requestsInFlight, long bytesInFlight) {
+  ShardAssembly(RecordSource source, int requestsInFlight) {
     this.source = source;
     this.requestsInFlight = requestsInFlight;
-    this.bytesInFlight = Math.max(bytesInFlight, 2L * MAX_READ);
   }
 
   /** Where one piece of a record goes: source bytes [offset, offset + length) to a shard file at filePosition. */
@@ -107,22 +109,20 @@ final class ShardAssembly {
     return reads;
   }
 
-  /** Runs the reads on virtual threads, bounded by request count and bytes in flight. */
+  /**
+   * Runs the reads on virtual threads, at most {@code requestsInFlight} at once; each streams its pieces to their
+   * places through one small buffer, so memory does not grow with the size of a read.
+   */
   private void run(List<Read> reads, List<FileChannel> channels) throws IOException, InterruptedException {
     Semaphore requests = new Semaphore(requestsInFlight);
-    // Bytes in flight, counted in KiB so that a semaphore of ints can hold budgets beyond 2 GiB.
-    Semaphore kib = new Semaphore((int) Math.min(Integer.MAX_VALUE, bytesInFlight >> 10));
     List<Future<?>> tasks = new ArrayList<>(reads.size());
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       for (Read read : reads) {
-        int cost = (int) Math.max(1, read.length() >> 10);
         requests.acquire();
-        kib.acquire(cost);
         tasks.add(pool.submit(() -> {
           try {
-            scatter(read, fetch(read), channels);
+            copy(read, channels);
           } finally {
-            kib.release(cost);
             requests.release();
           }
           return null;
@@ -136,26 +136,52 @@ final class ShardAssembly {
     }
   }
 
-  private byte[] fetch(Read read) throws IOException {
-    try (InputStream in = source.open(read.shard(), read.packed(), read.offset(), read.length())) {
-      byte[] data = in.readNBytes((int) read.length());
-      if (data.length != read.length()) {
-        throw new IOException("Cannot read record bytes of input shard " + read.shard() + ": got " + data.length
-            + " of " + read.length() + " bytes at offset " + read.offset() + " (the input changed since extract;"
-            + " rerun the job)");
+  /** Streams one read: skips the gaps between its pieces and writes each piece where it belongs. */
+  private void copy(Read read, List<FileChannel> channels) throws IOException {
+    byte[] buffer = new byte[(int) Math.min(COPY_BUFFER, read.length())];
+    InputStream opened;
+    try {
+      opened = source.open(read.shard(), read.packed(), read.offset(), read.length());
+    } catch (RangeBeyondEndException e) {
+      throw new IOException("Cannot read record bytes of input shard " + read.shard() + ": " + e.getMessage()
+          + " (the input changed since extract; rerun the job)", e);
+    }
+    try (InputStream in = opened) {
+      long position = read.offset();
+      for (Piece piece : read.pieces()) {
+        if (piece.offset() < position) {
+          throw new IllegalStateException("Pieces of input shard " + read.shard() + " overlap at offset "
+              + piece.offset());
+        }
+        skipFully(in, piece.offset() - position, read);
+        FileChannel channel = channels.get(piece.file());
+        long filePosition = piece.filePosition();
+        for (long left = piece.length(); left > 0; ) {
+          int n = in.readNBytes(buffer, 0, (int) Math.min(buffer.length, left));
+          if (n == 0) {
+            throw shortRead(read);
+          }
+          ByteBuffer bytes = ByteBuffer.wrap(buffer, 0, n);
+          while (bytes.hasRemaining()) {
+            filePosition += channel.write(bytes, filePosition);
+          }
+          left -= n;
+        }
+        position = piece.offset() + piece.length();
       }
-      return data;
     }
   }
 
-  private static void scatter(Read read, byte[] data, List<FileChannel> channels) throws IOException {
-    for (Piece piece : read.pieces()) {
-      ByteBuffer bytes = ByteBuffer.wrap(data, (int) (piece.offset() - read.offset()), (int) piece.length());
-      long position = piece.filePosition();
-      FileChannel channel = channels.get(piece.file());
-      while (bytes.hasRemaining()) {
-        position += channel.write(bytes, position);
-      }
+  private void skipFully(InputStream in, long bytes, Read read) throws IOException {
+    try {
+      in.skipNBytes(bytes);
+    } catch (java.io.EOFException e) {
+      throw shortRead(read);
     }
+  }
+
+  private static IOException shortRead(Read read) {
+    return new IOException("Cannot read record bytes of input shard " + read.shard() + ": it ended before "
+        + read.length() + " bytes at offset " + read.offset() + " (the input changed since extract; rerun the job)");
   }
 }
