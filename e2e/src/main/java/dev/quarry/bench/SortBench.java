@@ -56,10 +56,14 @@ public final class SortBench {
           shardSize, workers, createWorkers, Runtime.getRuntime().availableProcessors());
 
       copy(minio, bucket, "warm-up/", workers * 4); // MinIO's first writes are slower; measure none of them
+      settle();
       double copyPhases = copy(minio, bucket, "copy-a/", workers * 4);
+      settle();
       double phases = phases(quarry, spec(work, bucket, inputShards, records, shardSize, "phases", "1Gi"), workers,
           createWorkers);
+      settle();
       double copyRun = copy(minio, bucket, "copy-b/", workers * 4);
+      settle();
       // A local run holds record bytes in memory under half its budget: give it room for the whole dataset.
       long runBudgetMib = (long) Math.ceil(gib * 2.5 * 1024);
       quarry.heapMib = runBudgetMib + 1024;
@@ -86,6 +90,16 @@ public final class SortBench {
           + " usage); phase workers have a 1Gi memory budget and 2 GiB heap, the local run a budget of 2.5 x the"
           + " dataset (half of it may hold record bytes, outside the heap: %d MiB held) and a heap 1 GiB larger (the"
           + " JVM's direct memory limit follows the heap's).%n", runPacks >> 20);
+    }
+  }
+
+  /**
+   * Flushes what earlier steps wrote to disk, so that each timed step starts with no dirty pages: otherwise the
+   * kernel's write-back of one step's 2 GiB throttles the writes of the next, whichever it is.
+   */
+  private static void settle() throws Exception {
+    if (new ProcessBuilder("sync").inheritIO().start().waitFor() != 0) {
+      throw new IllegalStateException("sync failed");
     }
   }
 
