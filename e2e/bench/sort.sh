@@ -2,7 +2,7 @@
 # Benchmark: shuffle a generated dataset into large shards on a local MinIO, as separate phase processes and as
 # one `quarry sort run`, each against a client-side copy of the same objects in the same run.
 # Usage: e2e/bench/sort.sh [GiB, default 2] [shard size, default 256Mi] [extract workers, default 2]
-#        [create workers, default: as many as extract]
+#        [create workers, default: as many as extract] [rounds, default 3]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -13,4 +13,4 @@ work=$(mktemp -d /tmp/quarry-bench-sort.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mvn -q -B -ntp -pl e2e dependency:build-classpath -Dmdep.outputFile="$work/classpath" -Dmdep.includeScope=runtime
 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "e2e/target/classes:$(cat "$work/classpath")" \
-  dev.quarry.bench.SortBench "$root/quarry" "$work" "${1:-2}" "${2:-256Mi}" "${3:-2}" "${4:-${3:-2}}"
+  dev.quarry.bench.SortBench "$root/quarry" "$work" "${1:-2}" "${2:-256Mi}" "${3:-2}" "${4:-${3:-2}}" "${5:-3}"

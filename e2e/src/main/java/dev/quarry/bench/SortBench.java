@@ -28,7 +28,8 @@ import java.io.InputStream;
  * it) and once as {@code quarry sort run}, each against a plain client-side copy of the same objects through the
  * same store, in the same run. Quarry runs through the {@code ./quarry} launcher, as users run it, after an untimed
  * warm-up of each command on a small dataset so that its startup cache exists (as it does in the worker image).
- * Usage: SortBench QUARRY_LAUNCHER WORKDIR GIB SHARD_SIZE WORKERS [CREATE_WORKERS]
+ * Each round measures both pairs again; the medians of the ratios are the result, as runs on shared cores vary by
+ * 20% or so. Usage: SortBench QUARRY_LAUNCHER WORKDIR GIB SHARD_SIZE WORKERS [CREATE_WORKERS [ROUNDS]]
  */
 public final class SortBench {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -40,6 +41,7 @@ public final class SortBench {
     String shardSize = args[3];
     int workers = Integer.parseInt(args[4]);
     int createWorkers = args.length > 5 ? Integer.parseInt(args[5]) : workers;
+    int rounds = args.length > 6 ? Integer.parseInt(args[6]) : 3;
     int inputShards = Math.max(workers, (int) Math.round(gib * 16)); // 64 MiB input shards
     int records = (int) (gib * 1024 * 1024 / 100 / inputShards); // ~100 KiB records
     try (MinioServer minio = MinioServer.start(); S3Client s3 = minio.client()) {
@@ -56,40 +58,72 @@ public final class SortBench {
           shardSize, workers, createWorkers, Runtime.getRuntime().availableProcessors());
 
       copy(minio, bucket, "warm-up/", workers * 4); // MinIO's first writes are slower; measure none of them
-      settle();
-      double copyPhases = copy(minio, bucket, "copy-a/", workers * 4);
-      settle();
-      double phases = phases(quarry, spec(work, bucket, inputShards, records, shardSize, "phases", "1Gi"), workers,
-          createWorkers);
-      settle();
-      double copyRun = copy(minio, bucket, "copy-b/", workers * 4);
-      settle();
       // A local run holds record bytes in memory under half its budget: give it room for the whole dataset.
       long runBudgetMib = (long) Math.ceil(gib * 2.5 * 1024);
-      quarry.heapMib = runBudgetMib + 1024;
-      double run = quarry.timed("sort", "run", "--spec", spec(work, bucket, inputShards, records, shardSize, "run",
-              runBudgetMib + "Mi"),
-          "--json", "--result", work.resolve("run-result.json").toString());
-      long runHeap = peakHeap(work.resolve("run-result.json"));
-      long runPacks = JSON.readTree(Files.readString(work.resolve("run-result.json"))).get(0).path("details")
-          .path("packBytesInMemory").asLong();
-
-      System.out.printf(Locale.ROOT, "%-22s %8s %10s %12s %10s %14s%n", "mode", "wall s", "vs copy", "records/s",
-          "MB/s", "peak heap MiB");
-      row("client-side copy", copyPhases, copyPhases, totalRecords, inputBytes, -1);
-      row("phases as processes", phases, copyPhases, totalRecords, inputBytes, quarry.peakHeap);
-      row("client-side copy", copyRun, copyRun, totalRecords, inputBytes, -1);
-      row("sort run (one process)", run, copyRun, totalRecords, inputBytes, runHeap);
+      System.out.printf(Locale.ROOT, "%-7s %-22s %8s %10s %12s %10s %14s%n", "round", "mode", "wall s", "vs copy",
+          "records/s", "MB/s", "peak heap MiB");
+      List<Double> phaseRatios = new ArrayList<>();
+      List<Double> runRatios = new ArrayList<>();
+      List<String> breakdowns = new ArrayList<>();
+      long runPacks = 0;
+      for (int round = 1; round <= rounds; round++) {
+        settle();
+        double copyPhases = copy(minio, bucket, "copy-a/", workers * 4);
+        settle();
+        quarry.heapMib = 2048;
+        quarry.peakHeap = 0;
+        quarry.breakdown = "";
+        double phases = phases(quarry, spec(work, bucket, inputShards, records, shardSize, "phases", "1Gi"),
+            workers, createWorkers);
+        settle();
+        double copyRun = copy(minio, bucket, "copy-b/", workers * 4);
+        settle();
+        quarry.heapMib = runBudgetMib + 1024;
+        Path result = work.resolve("run-result.json");
+        double run = quarry.timed("sort", "run", "--spec", spec(work, bucket, inputShards, records, shardSize, "run",
+            runBudgetMib + "Mi"), "--json", "--result", result.toString());
+        runPacks = JSON.readTree(Files.readString(result)).get(0).path("details").path("packBytesInMemory").asLong();
+        row(round, "client-side copy", copyPhases, copyPhases, totalRecords, inputBytes, -1);
+        row(round, "phases as processes", phases, copyPhases, totalRecords, inputBytes, quarry.peakHeap);
+        row(round, "client-side copy", copyRun, copyRun, totalRecords, inputBytes, -1);
+        row(round, "sort run (one process)", run, copyRun, totalRecords, inputBytes, peakHeap(result));
+        phaseRatios.add(phases / copyPhases);
+        runRatios.add(run / copyRun);
+        breakdowns.add(String.format(Locale.ROOT, "round %d: phases as processes, seconds per phase (slowest"
+            + " worker): %s%n         sort run, seconds per phase: %s", round, quarry.breakdown.strip(),
+            breakdown(result)));
+        clear(minio, bucket, "copy-a/", "copy-b/", "phases/", "run/", "scratch/");
+      }
       System.out.println();
-      System.out.println("phases as processes, seconds per phase (slowest worker): " + quarry.breakdown);
-      System.out.println("sort run, seconds per phase: " + breakdown(work.resolve("run-result.json")));
+      System.out.printf(Locale.ROOT, "median over %d rounds, vs copy: phases as processes %.2fx (goal 1.60x), sort run"
+          + " %.2fx (goal 1.20x)%n%n", rounds, median(phaseRatios), median(runRatios));
+      breakdowns.forEach(System.out::println);
       System.out.println();
-      System.out.println("vs copy: wall time over the copy measured just before it (goals: phases <= 1.60x,"
-          + " sort run <= 1.20x).");
+      System.out.println("vs copy: wall time over the copy measured just before it, in the same round.");
       System.out.printf(Locale.ROOT, "peak heap: the largest heap any one worker JVM used (its memory pools' peak"
           + " usage); phase workers have a 1Gi memory budget and 2 GiB heap, the local run a budget of 2.5 x the"
           + " dataset (half of it may hold record bytes, outside the heap: %d MiB held) and a heap 1 GiB larger (the"
           + " JVM's direct memory limit follows the heap's).%n", runPacks >> 20);
+    }
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> sorted = values.stream().sorted().toList();
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+
+  /** Deletes what a round wrote, so that rounds find the same store and the disk does not fill. */
+  private static void clear(MinioServer minio, String bucket, String... prefixes) throws IOException {
+    S3Settings settings = S3Settings.defaults().withEndpoint(minio.endpoint())
+        .withCredentials(minio.accessKey(), minio.secretKey());
+    try (ObjectStores stores = new ObjectStores(settings)) {
+      ObjectStore store = stores.locate("s3://" + bucket + "/").store();
+      for (String prefix : prefixes) {
+        for (ObjectInfo object : store.listAll(prefix).toList()) {
+          store.delete(object.key());
+        }
+      }
     }
   }
 
@@ -103,8 +137,9 @@ public final class SortBench {
     }
   }
 
-  private static void row(String mode, double seconds, double copy, long records, long bytes, long heap) {
-    System.out.printf(Locale.ROOT, "%-22s %8.1f %9.2fx %12.0f %10.0f %14s%n", mode, seconds, seconds / copy,
+  private static void row(int round, String mode, double seconds, double copy, long records, long bytes, long heap) {
+    System.out.printf(Locale.ROOT, "%-7d %-22s %8.1f %9.2fx %12.0f %10.0f %14s%n", round, mode, seconds,
+        seconds / copy,
         records / seconds, bytes / 1e6 / seconds, heap < 0 ? "-" : Long.toString(heap >> 20));
   }
 
