@@ -1,6 +1,7 @@
 package dev.quarry.core.store;
 
 import java.io.ByteArrayInputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -241,7 +242,7 @@ final class S3ObjectRequests {
   }
 
   /** A body stream that fails unless it gives exactly the announced number of bytes. */
-  private static final class ExactLength extends java.io.FilterInputStream {
+  private static final class ExactLength extends FilterInputStream {
     /** The content gave another number of bytes than announced: a caller's error, not worth a retry. */
     static final class Mismatch extends IOException {
       private static final long serialVersionUID = 1L;

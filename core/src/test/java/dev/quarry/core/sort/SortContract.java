@@ -2,6 +2,7 @@ package dev.quarry.core.sort;
 
 import static dev.quarry.core.sort.SortFixture.fingerprint;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.core.archive.Record;
 import dev.quarry.core.archive.ShardFormat;
@@ -289,7 +290,7 @@ abstract class SortContract {
     byte[] whole = bytes(root + "in/in-003.tar");
     shard.store().put(shard.key(), Arrays.copyOf(whole, whole.length / 2));
 
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> phases.create(0, 1))
+    assertThatThrownBy(() -> phases.create(0, 1))
         .hasMessageContaining("input shard 3")
         .hasMessageContaining("the input changed since extract; rerun the job");
     assertThat(stores.locate(root + "cut/").store().listAll(stores.locate(root + "cut/").key()).toList())

@@ -4,9 +4,12 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -281,9 +284,9 @@ abstract class ObjectStoreContract {
   /** Content of {@code data} with its true SHA-256. */
   static HashedContent hashed(byte[] data) {
     try {
-      return new HashedContent(data.length, java.security.MessageDigest.getInstance("SHA-256").digest(data),
-          () -> new java.io.ByteArrayInputStream(data));
-    } catch (java.security.NoSuchAlgorithmException e) {
+      return new HashedContent(data.length, MessageDigest.getInstance("SHA-256").digest(data),
+          () -> new ByteArrayInputStream(data));
+    } catch (NoSuchAlgorithmException e) {
       throw new AssertionError(e);
     }
   }
@@ -301,7 +304,7 @@ abstract class ObjectStoreContract {
   void hashedContentShorterOrLongerThanAnnouncedIsRefusedAndLeavesNothing() {
     for (int announced : new int[] {999, 1001}) {
       HashedContent wrong = new HashedContent(announced, hashed(THOUSAND_BYTES).sha256(),
-          () -> new java.io.ByteArrayInputStream(THOUSAND_BYTES));
+          () -> new ByteArrayInputStream(THOUSAND_BYTES));
       assertThatThrownBy(() -> store.put("hashed/wrong", wrong)).isInstanceOf(IOException.class)
           .hasMessageContaining(store.url("hashed/wrong"));
     }

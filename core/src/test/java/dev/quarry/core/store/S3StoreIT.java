@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.testkit.MinioExtension;
 import dev.quarry.testkit.MinioServer;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -141,7 +142,7 @@ class S3StoreIT extends ObjectStoreContract {
     byte[] other = Arrays.copyOf(data, data.length);
     other[12345] ^= 1;
     HashedContent mismatched = new HashedContent(other.length, hashed(data).sha256(),
-        () -> new java.io.ByteArrayInputStream(other));
+        () -> new ByteArrayInputStream(other));
     assertThatThrownBy(() -> store.put("hashed/mismatch", mismatched)).isInstanceOf(IOException.class)
         .hasMessageContaining("XAmzContentSHA256Mismatch");
     assertThat(store.head("hashed/mismatch")).isEmpty();
