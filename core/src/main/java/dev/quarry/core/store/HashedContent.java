@@ -15,10 +15,62 @@ public record HashedContent(long length, byte[] sha256, Opener opener) {
     InputStream open() throws IOException;
   }
 
+  /** The content gave another number of bytes than announced: the caller's error, which no retry mends. */
+  public static final class LengthMismatch extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    LengthMismatch(String message) {
+      super(message);
+    }
+  }
+
   public HashedContent {
     if (length < 0 || sha256.length != 32) {
       throw new IllegalArgumentException("Invalid content: " + length + " bytes, a " + sha256.length
           + "-byte SHA-256");
     }
+  }
+
+  /**
+   * The bytes from the start, failing with {@link LengthMismatch} as soon as they turn out longer or shorter than
+   * announced: an upload that trusted the length would otherwise store a cut object, or wait for bytes never sent.
+   */
+  InputStream open() throws IOException {
+    InputStream in = opener.open();
+    // An InputStream, not a FilterInputStream: its skip reads through read(), so skipped bytes are counted too.
+    return new InputStream() {
+      private long read;
+
+      @Override
+      public int read() throws IOException {
+        byte[] one = new byte[1];
+        return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+      }
+
+      @Override
+      public int read(byte[] buffer, int offset, int wanted) throws IOException {
+        if (wanted == 0) {
+          return 0;
+        }
+        // One byte past the announced end is asked for, to tell "ended" from "goes on".
+        int n = in.read(buffer, offset, (int) Math.min(wanted, Math.max(1, length - read)));
+        if (n < 0) {
+          if (read < length) {
+            throw new LengthMismatch("its content ended after " + read + " of the " + length + " bytes announced");
+          }
+          return -1;
+        }
+        read += n;
+        if (read > length) {
+          throw new LengthMismatch("its content has more than the " + length + " bytes announced");
+        }
+        return n;
+      }
+
+      @Override
+      public void close() throws IOException {
+        in.close();
+      }
+    };
   }
 }

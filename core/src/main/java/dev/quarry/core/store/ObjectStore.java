@@ -40,13 +40,11 @@ public interface ObjectStore extends AutoCloseable {
    * streams like {@link #upload(String)}. Atomic: the object becomes visible whole or not at all.
    */
   default void put(String key, HashedContent content) throws IOException {
-    try (ObjectUpload upload = upload(key); InputStream in = content.opener().open()) {
-      long copied = in.transferTo(upload.stream());
-      if (copied != content.length()) {
-        throw new IOException("Cannot write " + url(key) + ": its content gave " + copied + " bytes, not the "
-            + content.length() + " announced");
-      }
+    try (ObjectUpload upload = upload(key); InputStream in = content.open()) {
+      in.transferTo(upload.stream());
       upload.commit();
+    } catch (HashedContent.LengthMismatch e) {
+      throw new IOException("Cannot write " + url(key) + ": " + e.getMessage(), e);
     }
   }
 

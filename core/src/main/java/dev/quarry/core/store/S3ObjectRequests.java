@@ -1,7 +1,6 @@
 package dev.quarry.core.store;
 
 import java.io.ByteArrayInputStream;
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -142,18 +141,27 @@ final class S3ObjectRequests {
 
   /**
    * Bytes whose SHA-256 the caller knows: signed with it, so that they are not hashed again. Content that gives
-   * fewer or more bytes than announced fails the request (the server would otherwise wait for the missing ones).
+   * fewer or more bytes than announced fails the request at once ({@link HashedContent#open()}).
    */
   Body body(HashedContent hashed) {
     ContentStreamProvider content = () -> {
       try {
-        return new ExactLength(hashed.opener().open(), hashed.length());
+        return hashed.open();
       } catch (IOException e) {
-        throw new UncheckedIOException(e);
+        throw new BodyUnavailable(e);
       }
     };
     return new Body(content, hashed.length(), isTls() ? SigV4.UNSIGNED_PAYLOAD
         : HexFormat.of().formatHex(hashed.sha256()));
+  }
+
+  /** A body that could not be opened, carried out of the HTTP client, which asks for it without a checked throws. */
+  private static final class BodyUnavailable extends UncheckedIOException {
+    private static final long serialVersionUID = 1L;
+
+    BodyUnavailable(IOException cause) {
+      super(cause);
+    }
   }
 
   /** Over TLS a body is sent unhashed, as the AWS SDK does: TLS already guards it. */
@@ -200,9 +208,9 @@ final class S3ObjectRequests {
       try {
         response = http.get().prepareRequest(HttpExecuteRequest.builder().request(request.build())
             .contentStreamProvider(content).build()).call();
-      } catch (UncheckedIOException e) {
-        throw e.getCause(); // the body could not be opened: sending again would not mend that
-      } catch (ExactLength.Mismatch e) {
+      } catch (BodyUnavailable e) {
+        throw e.getCause(); // sending again would not mend that
+      } catch (HashedContent.LengthMismatch e) {
         throw new IOException("Cannot " + action + " " + url + ": " + e.getMessage(), e);
       } catch (IOException e) {
         if (S3Errors.isInterruption(e)) {
@@ -238,51 +246,6 @@ final class S3ObjectRequests {
             + (retryable ? " (" + attempt + " attempts)" : ""), status, code);
       }
       backOff(attempt, throttled, action, url);
-    }
-  }
-
-  /** A body stream that fails unless it gives exactly the announced number of bytes. */
-  private static final class ExactLength extends FilterInputStream {
-    /** The content gave another number of bytes than announced: a caller's error, not worth a retry. */
-    static final class Mismatch extends IOException {
-      private static final long serialVersionUID = 1L;
-
-      Mismatch(String message) {
-        super(message);
-      }
-    }
-
-    private final long length;
-    private long read;
-
-    ExactLength(InputStream in, long length) {
-      super(in);
-      this.length = length;
-    }
-
-    @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-    }
-
-    @Override
-    public int read(byte[] buffer, int offset, int wanted) throws IOException {
-      if (wanted == 0) {
-        return 0;
-      }
-      int n = in.read(buffer, offset, (int) Math.min(wanted, Math.max(1, length - read)));
-      if (n < 0) {
-        if (read < length) {
-          throw new Mismatch("its content ended after " + read + " of the " + length + " bytes announced");
-        }
-        return -1;
-      }
-      read += n;
-      if (read > length) {
-        throw new Mismatch("its content has more than the " + length + " bytes announced");
-      }
-      return n;
     }
   }
 

@@ -20,9 +20,10 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * One bucket of an S3-compatible server (AWS, MinIO, Ceph), through its own connection pool; see {@link S3Clients}
- * for timeouts and retries. HEAD, GET and PutObject go through {@link S3ObjectRequests}, the rest through the SDK.
- * GETs resume where they stopped when a connection breaks part-way ({@link ResumingInputStream}), pinned to the
- * object's etag so that they never mix two versions. Uploads are multipart in the background ({@link S3Upload}).
+ * for timeouts and retries. HEAD, GET, PutObject and UploadPart go through {@link S3ObjectRequests}, the rest
+ * through the SDK. GETs resume where they stopped when a connection breaks part-way ({@link ResumingInputStream}),
+ * pinned to the object's etag so that they never mix two versions. Uploads are multipart in the background
+ * ({@link S3Upload}); content whose hash the caller knows is one PutObject over plain HTTP.
  */
 public final class S3Store implements ObjectStore {
   /** The largest object a single PutObject may carry. */
@@ -115,7 +116,7 @@ public final class S3Store implements ObjectStore {
   }
 
   /** The error for a range starting past the end; S3's 416 does not say the size, so a HEAD asks for it. */
-  private IOException rangeBeyondEnd(String key, long offset, long length) throws IOException {
+  private RangeBeyondEndException rangeBeyondEnd(String key, long offset, long length) throws IOException {
     long size = head(key).orElseThrow(() -> new NoSuchObjectException(url(key))).size();
     return ObjectKeys.rangeBeyondEnd(url(key), offset, length, size);
   }

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -141,7 +142,7 @@ public final class TreeScanner {
     }
   }
 
-  private static <T> T inPool(ForkJoinPool pool, java.util.concurrent.Callable<T> task) throws IOException {
+  private static <T> T inPool(ForkJoinPool pool, Callable<T> task) throws IOException {
     return inPool(pool, ForkJoinTask.adapt(task));
   }
 
