@@ -11,23 +11,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
-import dev.quarry.core.store.ObjectUpload;
 import dev.quarry.core.store.S3Settings;
-import java.io.InputStream;
 
 /**
  * Shuffles a generated dataset into shards on a local MinIO: once as separate phase processes (as worker pods run
  * it) and once as {@code quarry sort run}, each against a plain client-side copy of the same objects through the
  * same store, in the same run. Quarry runs through the {@code ./quarry} launcher, as users run it, after an untimed
- * warm-up of each command on a small dataset so that its startup cache exists (as it does in the worker image).
+ * warm-up of each command on a small dataset so that its startup cache exists (as it does in the worker image); the
+ * copy ({@link ClientCopy}) runs as a process of its own too, from a startup cache of its own.
  * Each round measures both pairs again; the medians of the ratios are the result, as runs on shared cores vary by
  * 20% or so. Usage: SortBench QUARRY_LAUNCHER WORKDIR GIB SHARD_SIZE WORKERS [CREATE_WORKERS [ROUNDS]]
  */
@@ -46,8 +42,9 @@ public final class SortBench {
     int records = (int) (gib * 1024 * 1024 / 100 / inputShards); // ~100 KiB records
     try (MinioServer minio = MinioServer.start(); S3Client s3 = minio.client()) {
       String bucket = minio.createBucket("bench");
-      Quarry quarry = new Quarry(launcher, work, Map.of("QUARRY_S3_ENDPOINT", minio.endpoint().toString(),
-          "AWS_ACCESS_KEY_ID", minio.accessKey(), "AWS_SECRET_ACCESS_KEY", minio.secretKey()));
+      Map<String, String> environment = Map.of("QUARRY_S3_ENDPOINT", minio.endpoint().toString(),
+          "AWS_ACCESS_KEY_ID", minio.accessKey(), "AWS_SECRET_ACCESS_KEY", minio.secretKey());
+      Quarry quarry = new Quarry(launcher, work, environment);
       quarry.run("gen", "--out", work.resolve("in").toString(), "--shards", "" + inputShards, "--records",
           "" + records, "--image-size", "100Ki");
       long inputBytes = upload(s3, bucket, work.resolve("in"));
@@ -57,7 +54,8 @@ public final class SortBench {
           + " %d extract and %d create workers; %d cores%n%n", inputShards, totalRecords, inputBytes / 1073741824.0,
           shardSize, workers, createWorkers, Runtime.getRuntime().availableProcessors());
 
-      copy(minio, bucket, "warm-up/", workers * 4); // MinIO's first writes are slower; measure none of them
+      // Untimed: makes the copy's startup cache, and MinIO's first writes are slower; measure none of them.
+      copy(environment, work, bucket, "warm-up/", workers * 4);
       // A local run holds record bytes in memory under half its budget: give it room for the whole dataset.
       long runBudgetMib = (long) Math.ceil(gib * 2.5 * 1024);
       System.out.printf(Locale.ROOT, "%-7s %-22s %8s %10s %12s %10s %14s%n", "round", "mode", "wall s", "vs copy",
@@ -68,7 +66,7 @@ public final class SortBench {
       long runPacks = 0;
       for (int round = 1; round <= rounds; round++) {
         settle();
-        double copyPhases = copy(minio, bucket, "copy-a/", workers * 4);
+        double copyPhases = copy(environment, work, bucket, "copy-a/", workers * 4);
         settle();
         quarry.heapMib = 2048;
         quarry.peakHeap = 0;
@@ -76,7 +74,7 @@ public final class SortBench {
         double phases = phases(quarry, spec(work, bucket, inputShards, records, shardSize, "phases", "1Gi"),
             workers, createWorkers);
         settle();
-        double copyRun = copy(minio, bucket, "copy-b/", workers * 4);
+        double copyRun = copy(environment, work, bucket, "copy-b/", workers * 4);
         settle();
         quarry.heapMib = runBudgetMib + 1024;
         Path result = work.resolve("run-result.json");
@@ -187,33 +185,32 @@ public final class SortBench {
   }
 
   /**
-   * GETs every input object and streams it into an upload under {@code prefix}, {@code parallel} at a time, through
-   * the same store client (settings, signing, retries) the sort uses, so the two differ only in what they do.
+   * Copies every input object to {@code prefix} with {@link ClientCopy}, a JVM of its own that starts from its own
+   * startup cache, as each quarry command does: the baseline pays what a copy tool pays (a JVM's start, its JIT), no
+   * more and no less. Returns the process's wall time.
    */
-  private static double copy(MinioServer minio, String bucket, String prefix, int parallel) throws Exception {
-    S3Settings settings = S3Settings.defaults().withEndpoint(minio.endpoint())
-        .withCredentials(minio.accessKey(), minio.secretKey()).withRequestsInFlight(32);
-    try (ObjectStores stores = new ObjectStores(settings)) {
-      ObjectStore store = stores.locate("s3://" + bucket + "/").store();
-      List<String> keys = store.listAll("in/").map(ObjectInfo::key).toList();
-      long start = System.nanoTime();
-      try (ExecutorService pool = Executors.newFixedThreadPool(parallel)) {
-        List<Future<?>> copies = new ArrayList<>();
-        for (String key : keys) {
-          copies.add(pool.submit(() -> {
-            try (InputStream in = store.get(key); ObjectUpload upload = store.upload(prefix + key)) {
-              in.transferTo(upload.stream());
-              upload.commit();
-            }
-            return null;
-          }));
-        }
-        for (Future<?> copy : copies) {
-          copy.get();
-        }
-      }
-      return (System.nanoTime() - start) / 1e9;
+  private static double copy(Map<String, String> environment, Path work, String bucket, String prefix, int parallel)
+      throws Exception {
+    boolean aot = Runtime.version().feature() >= 25;
+    Path cache = work.resolve(aot ? "copy.aot" : "copy.jsa");
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "--enable-native-access=ALL-UNNAMED", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"));
+    if (aot) {
+      command.addAll(List.of("-Xlog:aot=off", "-XX:UserThreadWaitAttemptsAtExit=1",
+          (Files.exists(cache) ? "-XX:AOTCache=" : "-XX:AOTCacheOutput=") + cache));
+    } else {
+      command.add((Files.exists(cache) ? "-XX:SharedArchiveFile=" : "-XX:ArchiveClassesAtExit=") + cache);
     }
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), ClientCopy.class.getName(), bucket, "in/",
+        prefix, Integer.toString(parallel)));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(work.resolve("copy.log").toFile());
+    builder.environment().putAll(environment);
+    long start = System.nanoTime();
+    if (builder.start().waitFor() != 0) {
+      throw new IllegalStateException("The copy failed: " + Files.readString(work.resolve("copy.log")));
+    }
+    return (System.nanoTime() - start) / 1e9;
   }
 
   private static double phases(Quarry quarry, String spec, int workers, int createWorkers) throws Exception {
