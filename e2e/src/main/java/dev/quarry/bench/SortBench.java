@@ -3,7 +3,9 @@ package dev.quarry.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.quarry.testkit.MinioServer;
+import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import dev.quarry.core.store.ObjectInfo;
@@ -201,8 +205,8 @@ public final class SortBench {
     } else {
       command.add((Files.exists(cache) ? "-XX:SharedArchiveFile=" : "-XX:ArchiveClassesAtExit=") + cache);
     }
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), ClientCopy.class.getName(), bucket, "in/",
-        prefix, Integer.toString(parallel)));
+    command.addAll(List.of("-cp", copyClassPath(work), ClientCopy.class.getName(), bucket, "in/", prefix,
+        Integer.toString(parallel)));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(work.resolve("copy.log").toFile());
     builder.environment().putAll(environment);
@@ -211,6 +215,30 @@ public final class SortBench {
       throw new IllegalStateException("The copy failed: " + Files.readString(work.resolve("copy.log")));
     }
     return (System.nanoTime() - start) / 1e9;
+  }
+
+  /**
+   * The copy's class path: jars only, as a startup cache refuses classes from a folder. ClientCopy goes into a jar of
+   * its own; the store client's jars are the benchmark's.
+   */
+  private static String copyClassPath(Path work) throws IOException {
+    Path jar = work.resolve("client-copy.jar");
+    if (!Files.exists(jar)) {
+      String entry = ClientCopy.class.getName().replace('.', '/') + ".class";
+      try (InputStream in = ClientCopy.class.getClassLoader().getResourceAsStream(entry);
+          JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+        out.putNextEntry(new JarEntry(entry));
+        in.transferTo(out);
+        out.closeEntry();
+      }
+    }
+    List<String> path = new ArrayList<>(List.of(jar.toString()));
+    for (String element : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      if (element.endsWith(".jar")) {
+        path.add(element);
+      }
+    }
+    return String.join(File.pathSeparator, path);
   }
 
   private static double phases(Quarry quarry, String spec, int workers, int createWorkers) throws Exception {
