@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -153,10 +154,8 @@ public final class SortBench {
     String input = work.resolve("warm-up").toUri().getPath() + "train-{000000..000001}.tar";
     quarry.run("sort", "run", "--spec", spec(work, input, bucket, "4Ki", "warm-up-run", "64Mi"));
     String spec = spec(work, input, bucket, "4Ki", "warm-up-phases", "64Mi");
-    quarry.run("sort", "extract", "--spec", spec, "--index", "0", "--count", "1");
-    quarry.run("sort", "plan", "--spec", spec, "--extract-count", "1");
-    quarry.run("sort", "create", "--spec", spec, "--index", "0", "--count", "1");
-    quarry.run("sort", "commit", "--spec", spec);
+    quarry.run("sort", "extract", "--spec", spec, "--index", "0", "--count", "1", "--then-plan");
+    quarry.run("sort", "create", "--spec", spec, "--index", "0", "--count", "1", "--then-commit");
     quarry.results = 0;
   }
 
@@ -241,14 +240,16 @@ public final class SortBench {
     return String.join(File.pathSeparator, path);
   }
 
+  /**
+   * The phases as the operator runs them: extract workers, the last of which to finish also plans, then create
+   * workers, the last of which also commits.
+   */
   private static double phases(Quarry quarry, String spec, int workers, int createWorkers) throws Exception {
     long start = System.nanoTime();
     quarry.parallel(workers, i -> List.of("sort", "extract", "--spec", spec, "--index", "" + i, "--count",
-        "" + workers));
-    quarry.parallel(1, i -> List.of("sort", "plan", "--spec", spec, "--extract-count", "" + workers));
+        "" + workers, "--then-plan"));
     quarry.parallel(createWorkers, i -> List.of("sort", "create", "--spec", spec, "--index", "" + i, "--count",
-        "" + createWorkers));
-    quarry.parallel(1, i -> List.of("sort", "commit", "--spec", spec));
+        "" + createWorkers, "--then-commit"));
     return (System.nanoTime() - start) / 1e9;
   }
 
@@ -326,20 +327,23 @@ public final class SortBench {
         processes.add(start(withResult));
         resultFiles.add(result);
       }
-      double slowest = 0;
-      long gets = 0;
-      String phase = "";
+      // Per phase: the slowest index's seconds and the GETs of all (a worker's result lists the phase it ran after
+      // its own, if any).
+      Map<String, double[]> phases = new LinkedHashMap<>();
       for (int i = 0; i < count; i++) {
         if (processes.get(i).waitFor() != 0) {
           throw failed(args.of(i), processes.get(i));
         }
         peakHeap = Math.max(peakHeap, peakHeap(resultFiles.get(i)));
-        JsonNode result = JSON.readTree(Files.readString(resultFiles.get(i)));
-        slowest = Math.max(slowest, result.path("elapsedSeconds").asDouble());
-        gets += result.path("requests").path("get").asLong();
-        phase = result.path("phase").asText();
+        JsonNode node = JSON.readTree(Files.readString(resultFiles.get(i)));
+        for (JsonNode result : node.isArray() ? node : List.of(node)) {
+          double[] phase = phases.computeIfAbsent(result.path("phase").asText(), name -> new double[2]);
+          phase[0] = Math.max(phase[0], result.path("elapsedSeconds").asDouble());
+          phase[1] += result.path("requests").path("get").asLong();
+        }
       }
-      breakdown += String.format(Locale.ROOT, "%s %.1f (%d GET)  ", phase, slowest, gets);
+      phases.forEach((phase, totals) -> breakdown += String.format(Locale.ROOT, "%s %.1f (%d GET)  ", phase,
+          totals[0], (long) totals[1]));
     }
 
     private Process start(List<String> args) throws IOException {

@@ -2,6 +2,8 @@ package dev.quarry.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.quarry.testkit.CommandResult;
 import dev.quarry.testkit.MinioExtension;
 import dev.quarry.testkit.MinioServer;
@@ -16,7 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -38,6 +42,7 @@ class SortOnMinioIT {
   private final MinioServer minio;
   private final String bucket;
   @TempDir Path temp;
+  @TempDir static Path dataset;
 
   SortOnMinioIT(MinioServer minio) {
     this.minio = minio;
@@ -46,7 +51,7 @@ class SortOnMinioIT {
 
   @BeforeAll
   void uploadADataset() throws Exception {
-    Path local = Files.createTempDirectory("quarry-sort-it-");
+    Path local = dataset;
     CommandResult gen = QuarryJar.run(local, "gen", "--out", "in", "--shards", Integer.toString(SHARDS),
         "--records", "60", "--image-size", "24Ki");
     assertThat(gen.exitCode()).as(gen.stderr()).isZero();
@@ -108,6 +113,47 @@ class SortOnMinioIT {
   private void assertSameObjects(Map<String, byte[]> actual, Map<String, byte[]> expected) {
     assertThat(actual.keySet()).containsExactlyElementsOf(expected.keySet());
     expected.forEach((name, bytes) -> assertThat(actual.get(name)).as(name).isEqualTo(bytes));
+  }
+
+  @Test
+  void theLastExtractAndCreateProcessesToFinishPlanAndCommitAsWorkerPodsDo() throws Exception {
+    Path spec = Files.writeString(temp.resolve("folded.json"), spec("folded", "scratch/folded"));
+    List<List<String>> extractPhases = runAtOnce(3, index -> List.of("sort", "extract", "--spec", spec.toString(),
+        "--index", "" + index, "--count", "3", "--then-plan"));
+    assertThat(extractPhases).allSatisfy(phases -> assertThat(phases.get(0)).isEqualTo("extract"));
+    assertThat(extractPhases).as("the last to finish planned").anySatisfy(phases ->
+        assertThat(phases).containsExactly("extract", "plan"));
+    List<List<String>> createPhases = runAtOnce(2, index -> List.of("sort", "create", "--spec", spec.toString(),
+        "--index", "" + index, "--count", "2", "--then-commit"));
+    assertThat(createPhases).as("the last to finish committed").anySatisfy(phases ->
+        assertThat(phases).containsExactly("create", "commit"));
+    assertSameObjects(objects("folded/"), reference());
+  }
+
+  /** Runs {@code count} quarry processes at once; the phases each one's JSON result lists. */
+  private List<List<String>> runAtOnce(int count, IntFunction<List<String>> args)
+      throws Exception {
+    List<Process> processes = new ArrayList<>();
+    List<Path> dirs = new ArrayList<>();
+    for (int index = 0; index < count; index++) {
+      Path dir = Files.createDirectories(temp.resolve("worker-" + UUID.randomUUID()));
+      List<String> command = new ArrayList<>(args.apply(index));
+      command.addAll(List.of("--result", dir.resolve("result.json").toString()));
+      processes.add(QuarryJar.start(dir, environment(minio.endpoint()), command.toArray(String[]::new)));
+      dirs.add(dir);
+    }
+    List<List<String>> phases = new ArrayList<>();
+    for (int index = 0; index < count; index++) {
+      assertThat(processes.get(index).waitFor()).as(Files.readString(dirs.get(index).resolve("started.err")))
+          .isZero();
+      JsonNode result = new ObjectMapper().readTree(dirs.get(index).resolve("result.json").toFile());
+      List<String> names = new ArrayList<>();
+      for (JsonNode phase : result.isArray() ? result : List.of(result)) {
+        names.add(phase.path("phase").asText());
+      }
+      phases.add(names);
+    }
+    return phases;
   }
 
   @Test

@@ -6,13 +6,9 @@ import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * All phases in one process ({@code quarry sort run}): the same code as the worker pods, with scratch in a local
@@ -22,14 +18,17 @@ import java.util.stream.Stream;
 public final class LocalSort {
   private LocalSort() {}
 
-  /** Runs every phase; the results in phase order. The work folder is removed afterwards. */
-  public static List<PhaseResult> run(SortSpec spec, ObjectStores stores, Path workDir, PrintStream log)
+  /**
+   * Runs every phase; the results in phase order. Spilled packs and scratch go to a {@link WorkFolder} made under
+   * {@code workParent}, removed afterwards, whether the run succeeds, fails or is stopped.
+   */
+  public static List<PhaseResult> run(SortSpec spec, ObjectStores stores, Path workParent, PrintStream log)
       throws IOException, InterruptedException {
-    Files.createDirectories(workDir);
     List<PhaseResult> results = new ArrayList<>();
-    // Half the budget holds record bytes; extract's record metadata takes the other half.
-    try (LocalPacks packs = new LocalPacks(workDir.resolve("packs"), spec.workers().memoryBudgetBytes() / 2)) {
-      Location scratch = stores.locate(workDir.resolve("scratch").toAbsolutePath() + "/");
+    try (WorkFolder work = WorkFolder.create(workParent, "quarry-sort-");
+        // Half the budget holds record bytes; extract's record metadata takes the other half.
+        LocalPacks packs = new LocalPacks(work.path().resolve("packs"), spec.workers().memoryBudgetBytes() / 2)) {
+      Location scratch = stores.locate(work.path().resolve("scratch").toAbsolutePath() + "/");
       SortPhases phases = new SortPhases(spec, stores, scratch, packs, true, log);
       results.add(phases.extract(0, 1));
       // Record bytes held outside the heap, and those that a larger memory budget would have kept in memory.
@@ -40,32 +39,7 @@ public final class LocalSort {
         results.add(phases.create(0, 1));
         results.add(phases.commit());
       }
-    } catch (IOException | InterruptedException | RuntimeException failure) {
-      try {
-        deleteRecursively(workDir);
-      } catch (RuntimeException cleanup) {
-        failure.addSuppressed(cleanup); // the job's own error is what the user needs to see
-      }
-      throw failure;
     }
-    deleteRecursively(workDir);
     return results;
-  }
-
-  private static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(path -> {
-        try {
-          Files.delete(path);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot remove work folder " + dir, e);
-    }
   }
 }

@@ -56,8 +56,13 @@ public final class Scratch {
     return String.format("%screate/%08d.json", prefix, shard);
   }
 
-  /** The JSON result of one phase index, for the operator's progress reporting. */
+  /** The JSON result of one phase index, for the operator's progress reporting; written when the index succeeded. */
   public String result(String phase, int index) {
-    return String.format("%sresults/%s-%05d.json", prefix, phase, index);
+    return resultPrefix(phase) + String.format("%05d.json", index);
+  }
+
+  /** What every result of {@code phase} starts with. */
+  public String resultPrefix(String phase) {
+    return String.format("%sresults/%s-", prefix, phase);
   }
 }

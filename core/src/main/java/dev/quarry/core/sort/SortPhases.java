@@ -12,6 +12,7 @@ import dev.quarry.core.sort.plan.PlanPhase;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
+import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.RequestCounts;
 import dev.quarry.core.store.RequestTotals;
@@ -21,6 +22,10 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /**
  * The phases of a shard sort, each run as one index and reported as a {@link PhaseResult} (also kept in scratch for
@@ -43,6 +48,32 @@ public final class SortPhases {
     this.packs = packs;
     this.packEverything = packEverything;
     this.log = log;
+  }
+
+  /**
+   * Extract index {@code index} of {@code count}, then, if every extract index has finished, the plan: so the last
+   * extract worker to finish plans, and a cluster starts no pod for it. Workers that finish together may both plan;
+   * the plan is deterministic and they write the same bytes.
+   */
+  public List<PhaseResult> extractThenPlan(int index, int count) throws IOException, InterruptedException {
+    PhaseResult extract = extract(index, count);
+    return allFinished("extract", count) ? List.of(extract, plan(count)) : List.of(extract);
+  }
+
+  /** Create index {@code index} of {@code count}, then the commit if every create index has finished (as above). */
+  public List<PhaseResult> createThenCommit(int index, int count) throws IOException, InterruptedException {
+    PhaseResult create = create(index, count);
+    return allFinished("create", count) ? List.of(create, commit()) : List.of(create);
+  }
+
+  /** Whether each of the {@code count} indexes of {@code phase} has written its result, which it does last. */
+  private boolean allFinished(String phase, int count) throws IOException {
+    Scratch scratch = new Scratch(scratchRoot.key());
+    Set<String> results;
+    try (Stream<ObjectInfo> listed = scratchRoot.store().listAll(scratch.resultPrefix(phase))) {
+      results = listed.map(ObjectInfo::key).collect(Collectors.toSet());
+    }
+    return IntStream.range(0, count).allMatch(index -> results.contains(scratch.result(phase, index)));
   }
 
   public PhaseResult extract(int index, int count) throws IOException, InterruptedException {

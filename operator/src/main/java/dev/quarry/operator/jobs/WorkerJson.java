@@ -16,8 +16,9 @@ public final class WorkerJson {
 
   private WorkerJson() {}
 
+  /** {@code text} as a {@code type}: an object, or an array for an array type; empty if it is neither. */
   public static <T> Optional<T> parse(String text, Class<T> type) {
-    if (text == null || !text.strip().startsWith("{")) {
+    if (text == null || !text.strip().startsWith(type.isArray() ? "[" : "{")) {
       return Optional.empty();
     }
     try {

@@ -25,8 +25,11 @@ import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import java.time.Clock;
+import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -117,7 +120,7 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
     SortStatus status = new SortStatus(job, old, conditions);
     List<SortStep> steps = SortStep.of(job.getSpec());
     for (SortStep step : steps) {
-      if (status.isDone(step)) {
+      if (status.isDone(step) || doneByLastWorker(job, step, children, status)) {
         continue;
       }
       Job stepJob = children.job(SortJobs.jobName(job, step));
@@ -143,6 +146,28 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
       }
     }
     return status.succeeded();
+  }
+
+  /**
+   * Whether a worker of the step before ran {@code step} (plan, commit) as the last to finish; if so, records it as
+   * done. Workers that finished together may each have run it, with the same outcome: one report counts.
+   */
+  private boolean doneByLastWorker(ShardSortJob job, SortStep step, SortChildren children, SortStatus status) {
+    if (step.runByLastOf() == null) {
+      return false;
+    }
+    Job host = children.job(SortJobs.jobName(job, step.runByLastOf()));
+    if (host == null || JobState.of(host).outcome() != JobState.Outcome.SUCCEEDED) {
+      return false;
+    }
+    StepProgress progress = new StepProgress(step, 1, FinishedJobPods.of(client, host));
+    Optional<PhaseReport> report = progress.reports().stream()
+        .max(Comparator.comparing(r -> r.endTime() == null ? Instant.MIN : Instant.parse(r.endTime())));
+    if (report.isEmpty()) {
+      return false;
+    }
+    status.done(step, StepProgress.metrics(List.of(report.get()), null, null), progress);
+    return true;
   }
 
   private ShardSortJobStatus abort(ShardSortJob job, ShardSortJobStatus old, SortChildren children) {

@@ -80,6 +80,7 @@ final class SortJobs {
     if (step == SortStep.EXTRACT || step == SortStep.CREATE) {
       // The Job controller sets JOB_COMPLETION_INDEX in every pod; the kubelet expands it in the arguments.
       args.addAll(List.of("--index", "$(JOB_COMPLETION_INDEX)", "--count", String.valueOf(workers)));
+      args.add(step.thenFlag());
     }
     if (step == SortStep.PLAN) {
       args.addAll(List.of("--extract-count", String.valueOf(SortStep.EXTRACT.workers(spec))));

@@ -8,11 +8,13 @@ import dev.quarry.operator.jobs.WorkerPod;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * What the pods of one step's Job tell: each index's state and counts, the step's metrics summed over the indexes
@@ -29,15 +31,26 @@ final class StepProgress {
     this.podsByIndex = WorkerPod.byIndex(pods);
   }
 
-  /** The result of each index that succeeded (the last successful attempt's). */
+  /** This step's result from each index that succeeded (the last successful attempt's). */
   List<PhaseReport> reports() {
     List<PhaseReport> reports = new ArrayList<>();
     for (List<WorkerPod> attempts : podsByIndex.values()) {
       attempts.stream().filter(WorkerPod::succeeded).reduce((a, b) -> b)
-          .flatMap(pod -> WorkerJson.parse(pod.terminationMessage(), PhaseReport.class))
+          .flatMap(this::reportIn)
           .ifPresent(reports::add);
     }
     return reports;
+  }
+
+  /**
+   * This step's result in a pod's termination message: the message holds one result, or a list when the worker also
+   * ran the step after its own ({@link SortStep#runByLastOf()}), so the pods of one step may carry the next's.
+   */
+  private Optional<PhaseReport> reportIn(WorkerPod pod) {
+    Stream<PhaseReport> results = WorkerJson.parse(pod.terminationMessage(), PhaseReport[].class)
+        .map(Arrays::stream)
+        .orElseGet(() -> WorkerJson.parse(pod.terminationMessage(), PhaseReport.class).stream());
+    return results.filter(report -> step.command().equals(report.phase())).findFirst();
   }
 
   /** One entry per index, from 0 to workers - 1; indexes with no pod yet are Pending. */
@@ -50,8 +63,7 @@ final class StepProgress {
         continue;
       }
       WorkerPod last = attempts.get(attempts.size() - 1);
-      Optional<PhaseReport> report = last.succeeded()
-          ? WorkerJson.parse(last.terminationMessage(), PhaseReport.class) : Optional.empty();
+      Optional<PhaseReport> report = last.succeeded() ? reportIn(last) : Optional.empty();
       String message = last.failed() ? WorkerJson.lastLine(last.terminationMessage())
           : report.filter(r -> r.warnings() != null && !r.warnings().isEmpty())
               .map(r -> r.warnings().size() + " warnings, first: " + r.warnings().get(0)).orElse(null);

@@ -77,7 +77,7 @@ class ShardSortJobIT {
     var container = extract.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(container.getImage()).isEqualTo(RunningOperator.WORKER_IMAGE);
     assertThat(container.getArgs()).containsExactly("sort", "extract", "--spec", "/etc/quarry/spec.json",
-        "--result", "/dev/termination-log", "--index", "$(JOB_COMPLETION_INDEX)", "--count", "8");
+        "--result", "/dev/termination-log", "--index", "$(JOB_COMPLETION_INDEX)", "--count", "8", "--then-plan");
     assertThat(container.getTerminationMessagePolicy()).isEqualTo("FallbackToLogsOnError");
     assertThat(container.getEnv()).extracting(EnvVar::getName)
         .contains("QUARRY_S3_ENDPOINT", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
@@ -104,26 +104,31 @@ class ShardSortJobIT {
     assertThat(get.stdout().lines().skip(1).findFirst().orElseThrow().split("\\s+"))
         .startsWith("shuffle", "Extracting", "20%", "4000");
 
+    // The last workers to finish also plan, and say so in their results: two finished together, and both planned.
+    String plan = Manifests.phaseResult("plan", 0, 31, 7990, 7_990_000);
     for (int index = 4; index < 8; index++) {
-      kubelet.finish(extract, index, 0, Manifests.phaseResult("extract", index, 160, 1000, 1_000_000));
+      String extracted = Manifests.phaseResult("extract", index, 160, 1000, 1_000_000);
+      kubelet.finish(extract, index, 0, index < 6 ? extracted : "[" + extracted + "," + plan + "]");
     }
     kubelet.complete(extract);
-    Job plan = awaitJob("shuffle-plan");
-    assertThat(plan.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
-        .containsSequence("--extract-count", "8");
-    kubelet.finish(plan, 0, 0, Manifests.phaseResult("plan", 0, 31, 7990, 7_990_000));
-    kubelet.complete(plan);
 
     Job create = awaitJob("shuffle-create");
+    assertThat(create.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+        .endsWith("--count", "8", "--then-commit");
+    ShardSortJobStatus creating = awaitStatus("shuffle", s -> s.phase() == ShardSortPhase.Creating);
+    assertThat(creating.shardsTotal()).as("one plan, however many workers ran it").isEqualTo(31);
+    assertThat(creating.phases().plan().records()).isEqualTo(7990);
     for (int index = 0; index < 8; index++) {
-      kubelet.finish(create, index, 0, Manifests.phaseResult("create", index, index < 7 ? 4 : 3, 1000, 1_000_000));
+      String shards = Manifests.phaseResult("create", index, index < 7 ? 4 : 3, 1000, 1_000_000);
+      kubelet.finish(create, index, 0, index < 7 ? shards
+          : "[" + shards + "," + Manifests.phaseResult("commit", 0, 31, 7990, 7_990_000) + "]");
     }
     kubelet.complete(create);
-    Job commit = awaitJob("shuffle-commit");
-    kubelet.finish(commit, 0, 0, Manifests.phaseResult("commit", 0, 31, 7990, 7_990_000));
-    kubelet.complete(commit);
 
     ShardSortJobStatus done = awaitStatus("shuffle", s -> s.phase() == ShardSortPhase.Succeeded);
+    assertThat(client.batch().v1().jobs().inNamespace(namespace).list().getItems())
+        .extracting(job -> job.getMetadata().getName()).as("plan and commit ran in the last workers' pods")
+        .doesNotContain("shuffle-plan", "shuffle-commit");
     assertThat(done.progress()).isEqualTo("100%");
     assertThat(done.records()).isEqualTo(7990);
     assertThat(done.shards()).isEqualTo("31/31");
@@ -151,7 +156,7 @@ class ShardSortJobIT {
             && c.getStatus().equals("True")));
     assertThat(cleaned.phase()).isEqualTo(ShardSortPhase.Succeeded);
     assertThat(events("shuffle")).extracting(Event::getReason)
-        .contains("Extracting", "Planning", "Creating", "Succeeded");
+        .contains("Extracting", "Creating", "Succeeded");
   }
 
   @Test
@@ -196,7 +201,10 @@ class ShardSortJobIT {
       kubelet.finish(extract, index, 0, Manifests.phaseResult("extract", index, 160, 1000, 1_000_000));
     }
     kubelet.complete(extract);
+    // No worker reported a plan (a result the kubelet could not keep, say): the plan gets a Job of its own.
     Job plan = awaitJob("restart-plan");
+    assertThat(plan.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+        .containsSequence("--extract-count", "8");
     operator.close();
     operator = null;
 

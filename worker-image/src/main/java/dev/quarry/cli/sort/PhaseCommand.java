@@ -22,8 +22,8 @@ abstract class PhaseCommand implements Callable<Integer> {
   @Mixin SortSpecOptions job;
   @Mixin SortOutput output;
 
-  /** Runs this command's phase. */
-  abstract PhaseResult run(SortPhases phases) throws Exception;
+  /** Runs this command's phase (and the one after it, when this worker finishes last and was asked to). */
+  abstract List<PhaseResult> run(SortPhases phases) throws Exception;
 
   @Override
   public final Integer call() throws Exception {
@@ -38,7 +38,7 @@ abstract class PhaseCommand implements Callable<Integer> {
       Location scratch = stores.locate(spec.scratch().endsWith("/") ? spec.scratch() : spec.scratch() + "/");
       SortPhases phases = new SortPhases(spec, stores, scratch,
           new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, log);
-      output.print(command.commandLine().getOut(), List.of(run(phases)));
+      output.print(command.commandLine().getOut(), run(phases));
     }
     return 0;
   }

@@ -2,6 +2,7 @@ package dev.quarry.cli.sort;
 
 import dev.quarry.core.sort.PhaseResult;
 import dev.quarry.core.sort.SortPhases;
+import java.util.List;
 import picocli.CommandLine.Command;
 
 /** {@code quarry sort commit}: the manifest and WebDataset index, written last. */
@@ -10,7 +11,7 @@ import picocli.CommandLine.Command;
         + " next to the output shards, once every shard is created. The manifest is the commit point.", ""})
 public final class SortCommitCommand extends PhaseCommand {
   @Override
-  PhaseResult run(SortPhases phases) throws Exception {
-    return phases.commit();
+  List<PhaseResult> run(SortPhases phases) throws Exception {
+    return List.of(phases.commit());
   }
 }

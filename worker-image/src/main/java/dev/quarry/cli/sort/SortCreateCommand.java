@@ -2,8 +2,10 @@ package dev.quarry.cli.sort;
 
 import dev.quarry.core.sort.PhaseResult;
 import dev.quarry.core.sort.SortPhases;
+import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /** {@code quarry sort create}: one create worker's share of the output shards. */
 @Command(name = "create", mixinStandardHelpOptions = true, sortOptions = false,
@@ -13,8 +15,13 @@ import picocli.CommandLine.Mixin;
 public final class SortCreateCommand extends PhaseCommand {
   @Mixin WorkerIndex worker;
 
+  @Option(names = "--then-commit", description = "If this is the last create worker to finish, also run the commit"
+      + " phase (as quarry sort commit), so that no process starts just for it.")
+  boolean thenCommit;
+
   @Override
-  PhaseResult run(SortPhases phases) throws Exception {
-    return phases.create(worker.index(), worker.count());
+  List<PhaseResult> run(SortPhases phases) throws Exception {
+    return thenCommit ? phases.createThenCommit(worker.index(), worker.count())
+        : List.of(phases.create(worker.index(), worker.count()));
   }
 }

@@ -2,8 +2,10 @@ package dev.quarry.cli.sort;
 
 import dev.quarry.core.sort.PhaseResult;
 import dev.quarry.core.sort.SortPhases;
+import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /** {@code quarry sort extract}: one extract worker's share of the job. */
 @Command(name = "extract", mixinStandardHelpOptions = true, sortOptions = false,
@@ -13,8 +15,13 @@ import picocli.CommandLine.Mixin;
 public final class SortExtractCommand extends PhaseCommand {
   @Mixin WorkerIndex worker;
 
+  @Option(names = "--then-plan", description = "If this is the last extract worker to finish, also run the plan"
+      + " phase (as quarry sort plan --extract-count COUNT), so that no process starts just for it.")
+  boolean thenPlan;
+
   @Override
-  PhaseResult run(SortPhases phases) throws Exception {
-    return phases.extract(worker.index(), worker.count());
+  List<PhaseResult> run(SortPhases phases) throws Exception {
+    return thenPlan ? phases.extractThenPlan(worker.index(), worker.count())
+        : List.of(phases.extract(worker.index(), worker.count()));
   }
 }

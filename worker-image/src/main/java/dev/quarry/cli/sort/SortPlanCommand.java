@@ -2,6 +2,7 @@ package dev.quarry.cli.sort;
 
 import dev.quarry.core.sort.PhaseResult;
 import dev.quarry.core.sort.SortPhases;
+import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -15,7 +16,7 @@ public final class SortPlanCommand extends PhaseCommand {
   int extractCount;
 
   @Override
-  PhaseResult run(SortPhases phases) throws Exception {
-    return phases.plan(extractCount);
+  List<PhaseResult> run(SortPhases phases) throws Exception {
+    return List.of(phases.plan(extractCount));
   }
 }

@@ -8,7 +8,6 @@ import dev.quarry.core.store.S3Settings;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -31,15 +30,14 @@ public final class SortRunCommand implements Callable<Integer> {
   @Mixin SortSpecOptions job;
   @Mixin SortOutput output;
 
-  @Option(names = "--work-dir", paramLabel = "DIR", description = "Folder for spilled data (default: a new folder"
-      + " in the system's temporary directory; removed afterwards).")
+  @Option(names = "--work-dir", paramLabel = "DIR", description = "Folder in which to make a folder for spilled data"
+      + " (default: the system's temporary directory); that folder is removed afterwards, also on Ctrl-C.")
   Path workDir;
 
   @Override
   public Integer call() throws Exception {
     var spec = job.spec();
-    Path work = workDir != null ? workDir.resolve("quarry-sort-" + UUID.randomUUID())
-        : Path.of(System.getProperty("java.io.tmpdir"), "quarry-sort-" + UUID.randomUUID());
+    Path work = workDir != null ? workDir : Path.of(System.getProperty("java.io.tmpdir"));
     PrintStream log = ProgressLog.to(command.commandLine().getErr());
     try (ObjectStores stores = new ObjectStores(S3Settings.fromEnvironment()
         .withRequestsInFlight(spec.workers().requestsInFlight()))) {

@@ -5,6 +5,7 @@ import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.sort.Progress;
 import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.WorkFolder;
 import dev.quarry.core.sort.extract.PackStore;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
@@ -94,17 +95,14 @@ public final class CreatePhase {
         todo.add(shard);
       }
     }
-    Path work = Files.createTempDirectory("quarry-create-");
-    try {
+    try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-create-")) {
       RecordSource source = new RecordSource(plan.inputs(), stores, packs);
       for (int start = 0; start < todo.size(); start += SHARDS_PER_BATCH) {
         List<PlannedShard> batch = todo.subList(start, Math.min(todo.size(), start + SHARDS_PER_BATCH));
-        for (CreatedShard done : createBatch(batch, format, source, work, progress)) {
+        for (CreatedShard done : createBatch(batch, format, source, work.path(), progress)) {
           created.put(done.index(), done);
         }
       }
-    } finally {
-      deleteFolder(work);
     }
     progress.print(true);
     return List.copyOf(created.values());
@@ -176,15 +174,6 @@ public final class CreatePhase {
       throw new IOException("Cannot read the shard plans: interrupted", e);
     }
     return entries;
-  }
-
-  private static void deleteFolder(Path folder) throws IOException {
-    try (var files = Files.list(folder)) {
-      for (Path file : files.toList()) {
-        Files.deleteIfExists(file);
-      }
-    }
-    Files.deleteIfExists(folder);
   }
 
   /** The plan, or a clear error when the plan phase has not finished. */
