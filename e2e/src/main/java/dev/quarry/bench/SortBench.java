@@ -41,7 +41,7 @@ public final class SortBench {
     double gib = Double.parseDouble(args[2]);
     String shardSize = args[3];
     int workers = Integer.parseInt(args[4]);
-    int createWorkers = args.length > 5 ? Integer.parseInt(args[5]) : workers;
+    int createWorkers = args.length > 5 ? Integer.parseInt(args[5]) : 1;
     int rounds = args.length > 6 ? Integer.parseInt(args[6]) : 3;
     int inputShards = Math.max(workers, (int) Math.round(gib * 16)); // 64 MiB input shards
     int records = (int) (gib * 1024 * 1024 / 100 / inputShards); // ~100 KiB records
