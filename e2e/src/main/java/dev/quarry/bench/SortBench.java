@@ -54,7 +54,7 @@ public final class SortBench {
           "" + records, "--image-size", "100Ki");
       long inputBytes = upload(s3, bucket, work.resolve("in"));
       long totalRecords = (long) inputShards * records;
-      warmUp(quarry, work, bucket, workers, createWorkers);
+      warmUp(quarry, work, bucket);
       System.out.printf(Locale.ROOT, "dataset: %d shards, %d records, %.2f GiB on MinIO; output shards of %s;"
           + " %d extract and %d create workers; %d cores%n%n", inputShards, totalRecords, inputBytes / 1073741824.0,
           shardSize, workers, createWorkers, Runtime.getRuntime().availableProcessors());
@@ -142,13 +142,11 @@ public final class SortBench {
 
   private static void row(int round, String mode, double seconds, double copy, long records, long bytes, long heap) {
     System.out.printf(Locale.ROOT, "%-7d %-22s %8.1f %9.2fx %12.0f %10.0f %14s%n", round, mode, seconds,
-        seconds / copy,
-        records / seconds, bytes / 1e6 / seconds, heap < 0 ? "-" : Long.toString(heap >> 20));
+        seconds / copy, records / seconds, bytes / 1e6 / seconds, heap < 0 ? "-" : Long.toString(heap >> 20));
   }
 
   /** Runs every command once on a small dataset of its own, untimed, so that each has its startup cache. */
-  private static void warmUp(Quarry quarry, Path work, String bucket, int workers, int createWorkers)
-      throws Exception {
+  private static void warmUp(Quarry quarry, Path work, String bucket) throws Exception {
     quarry.run("gen", "--out", work.resolve("warm-up").toString(), "--shards", "2", "--records", "20",
         "--image-size", "1Ki");
     String input = work.resolve("warm-up").toUri().getPath() + "train-{000000..000001}.tar";

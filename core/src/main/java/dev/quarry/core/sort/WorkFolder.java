@@ -4,12 +4,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.commons.io.file.PathUtils;
 
 /**
  * A local folder for one process's bulky intermediate data (a create worker's gathered shards, a local run's spilled
@@ -49,7 +49,7 @@ public final class WorkFolder implements AutoCloseable {
     try {
       Runtime.getRuntime().removeShutdownHook(removeAtExit);
     } catch (IllegalStateException shuttingDown) {
-      // The hook is running or about to: it removes the folder.
+      return; // the hook is running or about to, and removes the folder
     }
     delete(path);
   }
@@ -92,12 +92,9 @@ public final class WorkFolder implements AutoCloseable {
   }
 
   private static void delete(Path folder) {
-    if (!Files.exists(folder)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(folder)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
+    try {
+      if (Files.exists(folder)) {
+        PathUtils.deleteDirectory(folder);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot remove work folder " + folder, e);

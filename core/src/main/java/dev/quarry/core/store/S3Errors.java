@@ -2,6 +2,7 @@ package dev.quarry.core.store;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -43,6 +44,6 @@ final class S3Errors {
    */
   static boolean isInterruption(IOException e) {
     return Thread.currentThread().isInterrupted()
-        || (e instanceof InterruptedIOException && !(e instanceof java.net.SocketTimeoutException));
+        || (e instanceof InterruptedIOException && !(e instanceof SocketTimeoutException));
   }
 }

@@ -7,6 +7,7 @@ import dev.quarry.api.shardsort.ShardSortPhase;
 import dev.quarry.operator.jobs.FinishedJobPods;
 import dev.quarry.operator.jobs.JobState;
 import dev.quarry.operator.jobs.WorkerInformers;
+import dev.quarry.operator.jobs.WorkerPod;
 import dev.quarry.operator.jobs.WorkerSettings;
 import dev.quarry.operator.status.EventRecorder;
 import dev.quarry.operator.status.ReadyCondition;
@@ -119,18 +120,26 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
   private ShardSortJobStatus advance(ShardSortJob job, ShardSortJobStatus old, SortChildren children) {
     SortStatus status = new SortStatus(job, old, conditions);
     List<SortStep> steps = SortStep.of(job.getSpec());
+    // The pods of a step that finished in this pass: the last of them to finish may have run the next step too.
+    List<WorkerPod> finishedPods = List.of();
     for (SortStep step : steps) {
-      if (status.isDone(step) || doneByLastWorker(job, step, children, status)) {
+      if (status.isDone(step)) {
+        finishedPods = List.of();
         continue;
       }
       Job stepJob = children.job(SortJobs.jobName(job, step));
+      if (stepJob == null && doneByLastWorker(step, finishedPods, status)) {
+        finishedPods = List.of();
+        continue;
+      }
       if (stepJob == null) {
         start(job, step);
         return status.running(step, 0, new StepProgress(step, step.workers(job.getSpec()), List.of()), steps);
       }
       JobState state = JobState.of(stepJob);
-      StepProgress progress = new StepProgress(step, step.workers(job.getSpec()), state.finished()
-          ? FinishedJobPods.of(client, stepJob) : children.podsOf(stepJob.getMetadata().getName()));
+      List<WorkerPod> pods = state.finished() ? FinishedJobPods.of(client, stepJob)
+          : children.podsOf(stepJob.getMetadata().getName());
+      StepProgress progress = new StepProgress(step, step.workers(job.getSpec()), pods);
       switch (state.outcome()) {
         case RUNNING -> {
           return status.running(step, state.fractionDone(), progress, steps);
@@ -140,27 +149,27 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
               : "the " + step.command() + " Job failed: " + state.message();
           return status.failed(step, progress, "Cannot " + step.command() + ": " + message);
         }
-        case SUCCEEDED -> status.done(step, StepProgress.metrics(progress.reports(),
-            stepJob.getStatus() == null ? null : stepJob.getStatus().getStartTime(),
-            stepJob.getStatus() == null ? null : stepJob.getStatus().getCompletionTime()), progress);
+        case SUCCEEDED -> {
+          status.done(step, StepProgress.metrics(progress.reports(),
+              stepJob.getStatus() == null ? null : stepJob.getStatus().getStartTime(),
+              stepJob.getStatus() == null ? null : stepJob.getStatus().getCompletionTime()), progress);
+          finishedPods = pods;
+        }
       }
     }
     return status.succeeded();
   }
 
   /**
-   * Whether a worker of the step before ran {@code step} (plan, commit) as the last to finish; if so, records it as
-   * done. Workers that finished together may each have run it, with the same outcome: one report counts.
+   * Whether one of {@code finishedPods}, the pods of the step before, ran {@code step} (plan, commit) as the last to
+   * finish; if so, records it as done. Workers that finished together may each have run it, with the same outcome:
+   * one report counts. The step before finishes in the same pass that looks here, so its pods are at hand.
    */
-  private boolean doneByLastWorker(ShardSortJob job, SortStep step, SortChildren children, SortStatus status) {
+  private static boolean doneByLastWorker(SortStep step, List<WorkerPod> finishedPods, SortStatus status) {
     if (step.runByLastOf() == null) {
       return false;
     }
-    Job host = children.job(SortJobs.jobName(job, step.runByLastOf()));
-    if (host == null || JobState.of(host).outcome() != JobState.Outcome.SUCCEEDED) {
-      return false;
-    }
-    StepProgress progress = new StepProgress(step, 1, FinishedJobPods.of(client, host));
+    StepProgress progress = new StepProgress(step, 1, finishedPods);
     Optional<PhaseReport> report = progress.reports().stream()
         .max(Comparator.comparing(r -> r.endTime() == null ? Instant.MIN : Instant.parse(r.endTime())));
     if (report.isEmpty()) {

@@ -29,7 +29,7 @@ public final class SortOutput {
   Path resultFile;
 
   void print(PrintWriter out, List<PhaseResult> results) throws IOException {
-    String text = Json.write(results.size() == 1 ? results.get(0) : results);
+    String text = Json.write(oneOrList(results));
     if (resultFile != null) {
       Files.writeString(resultFile, forResultFile(results));
     }
@@ -66,7 +66,12 @@ public final class SortOutput {
   }
 
   private static String compact(List<PhaseResult> results) {
-    return Json.writeCompact(results.size() == 1 ? results.get(0) : results);
+    return Json.writeCompact(oneOrList(results));
+  }
+
+  /** What a command prints: its one result as an object, or the list when it ran more than one phase. */
+  private static Object oneOrList(List<PhaseResult> results) {
+    return results.size() == 1 ? results.get(0) : results;
   }
 
   private static PhaseResult shortened(PhaseResult result, int warnings) {

@@ -5,6 +5,7 @@ import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.store.RangeBeyondEndException;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -175,7 +176,7 @@ final class ShardAssembly {
   private void skipFully(InputStream in, long bytes, Read read) throws IOException {
     try {
       in.skipNBytes(bytes);
-    } catch (java.io.EOFException e) {
+    } catch (EOFException e) {
       throw shortRead(read);
     }
   }

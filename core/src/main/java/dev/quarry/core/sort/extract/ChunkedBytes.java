@@ -93,12 +93,7 @@ final class ChunkedBytes {
 
   /** Writes every byte held to {@code out}. */
   void writeTo(OutputStream out) throws IOException {
-    byte[] block = new byte[64 << 10];
-    try (InputStream in = stream(0, size)) {
-      for (int n = in.read(block); n > 0; n = in.read(block)) {
-        out.write(block, 0, n);
-      }
-    }
+    stream(0, size).transferTo(out);
   }
 
   /** Drops the chunks; their memory is returned once the collector sees them unreachable. */
