@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Benchmark: shuffle a generated dataset into large shards on a local MinIO, as separate phase processes and as
 # one `quarry sort run`, each against a client-side copy of the same objects in the same run.
-# Usage: e2e/bench/sort.sh [GiB, default 2] [shard size, default 256Mi] [extract workers, default 2]
-#        [create workers, default 1] [rounds, default 3]
-# One create worker by default: each create worker of a shuffle streams nearly all of the input (its shards' records
-# are spread over every input shard, 100 KiB apart, and gaps below 1 MiB are read through), so on 2 cores shared with
-# MinIO a second one costs more than it brings (docs/development.md, "The sort benchmark").
+# Usage: e2e/bench/sort.sh [GiB, default 2] [shard size, default 256Mi] [extract workers, default 1]
+#        [create workers, default 1] [rounds, default 5]
+# One worker per phase by default, as fits 2 cores shared with MinIO: each worker JVM spends about 1.3 CPU seconds
+# starting and compiling, so a second extract worker makes extract slower here (4.5 s against 3.3 s), and each create
+# worker of a shuffle streams nearly all of the input (docs/development.md, "The sort benchmark").
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -16,4 +16,4 @@ work=$(mktemp -d /tmp/quarry-bench-sort.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mvn -q -B -ntp -pl e2e dependency:build-classpath -Dmdep.outputFile="$work/classpath" -Dmdep.includeScope=runtime
 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "e2e/target/classes:$(cat "$work/classpath")" \
-  dev.quarry.bench.SortBench "$root/quarry" "$work" "${1:-2}" "${2:-256Mi}" "${3:-2}" "${4:-1}" "${5:-3}"
+  dev.quarry.bench.SortBench "$root/quarry" "$work" "${1:-2}" "${2:-256Mi}" "${3:-1}" "${4:-1}" "${5:-5}"
