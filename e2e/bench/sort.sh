@@ -4,8 +4,8 @@
 # Usage: e2e/bench/sort.sh [GiB, default 2] [shard size, default 256Mi] [extract workers, default 1]
 #        [create workers, default 1] [rounds, default 5]
 # One worker per phase by default, as fits 2 cores shared with MinIO: each worker JVM spends about 1.3 CPU seconds
-# starting and compiling, so a second extract worker makes extract slower here (4.5 s against 3.3 s), and each create
-# worker of a shuffle streams nearly all of the input (docs/development.md, "The sort benchmark").
+# starting and compiling, so a second extract worker makes extract slower here (3.8 to 4.6 s against 2.8 to 3.4 s),
+# and each create worker of a shuffle streams nearly all of the input (docs/development.md, "The sort benchmark").
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"

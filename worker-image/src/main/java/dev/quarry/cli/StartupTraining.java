@@ -31,8 +31,8 @@ public final class StartupTraining {
     Path data = Files.createDirectories(folder.resolve("data"));
     String input = data.resolve("train-{000000..000003}.tar").toString();
     List<String> sortSpec = List.of("--input", input, "--order", "shuffle", "--seed", "1", "--shard-size", "64Ki");
-    String phasesOutput = folder.resolve("phases/shuffled-{000000..}.tar").toString();
-    String scratch = folder.resolve("scratch").toUri().toString();
+    List<String> phaseSpec = concat(sortSpec, List.of("--output", folder.resolve("phases/shuffled-{000000..}.tar")
+        .toString(), "--scratch", folder.resolve("scratch").toUri().toString()));
     String remote = folder.resolve("remote").toString();
     String state = folder.resolve("state").toString();
     Files.createDirectories(folder.resolve("sync/folder"));
@@ -40,12 +40,9 @@ public final class StartupTraining {
     List<List<String>> commands = List.of(
         List.of("gen", "--out", data.toString(), "--shards", "4", "--records", "40", "--image-size", "2Ki"),
         concat(List.of("sort", "run", "--output", folder.resolve("run/shuffled-{000000..}.tar").toString()), sortSpec),
-        concat(List.of("sort", "extract", "--index", "0", "--count", "2", "--output", phasesOutput, "--scratch",
-            scratch), sortSpec),
-        concat(List.of("sort", "extract", "--index", "1", "--count", "2", "--then-plan", "--output", phasesOutput,
-            "--scratch", scratch), sortSpec),
-        concat(List.of("sort", "create", "--index", "0", "--count", "1", "--then-commit", "--output", phasesOutput,
-            "--scratch", scratch), sortSpec),
+        concat(List.of("sort", "extract", "--index", "0", "--count", "2"), phaseSpec),
+        concat(List.of("sort", "extract", "--index", "1", "--count", "2", "--then-plan"), phaseSpec),
+        concat(List.of("sort", "create", "--index", "0", "--count", "1", "--then-commit"), phaseSpec),
         List.of("sync", "push", folder.resolve("sync").toString(), "--remote", remote, "--state-dir", state),
         List.of("sync", "status", folder.resolve("sync").toString(), "--remote", remote, "--state-dir", state),
         List.of("sync", "pull", folder.resolve("pulled").toString(), "--remote", remote, "--state-dir",
