@@ -1,5 +1,7 @@
 package dev.quarry.core.sort;
 
+import java.util.UUID;
+
 /**
  * The names of every object a shard sort keeps under its scratch prefix. Each phase index writes only under its own
  * names and writes its done marker last, so a rerun of an index can tell finished work from leftovers.
@@ -21,9 +23,13 @@ public final class Scratch {
     return prefix + "inputs.json";
   }
 
-  /** Sorted runs of record entries written by extract worker {@code index}. */
-  public String runPrefix(int index) {
-    return String.format("%sextract/%05d/run-", prefix, index);
+  /**
+   * Sorted runs of record entries written by one attempt of extract worker {@code index}: named for the attempt, so
+   * that two attempts of an index running at once (a retried pod and its predecessor) never delete or overwrite the
+   * runs the other's done marker names. A killed attempt's runs stay until the job's scratch goes.
+   */
+  public String runPrefix(int index, UUID attempt) {
+    return String.format("%sextract/%05d/run-%s-", prefix, index, attempt);
   }
 
   /** Written last by extract worker {@code index}: its counts. */
@@ -36,9 +42,9 @@ public final class Scratch {
     return String.format("%spacks/%08d.tar", prefix, shard);
   }
 
-  /** Local spill runs of the plan phase's external sort. */
-  public String planSortPrefix() {
-    return prefix + "plan/sort/run-";
+  /** Spill runs of one attempt of the plan phase's external sort (two workers may plan at once, as above). */
+  public String planSortPrefix(UUID attempt) {
+    return prefix + "plan/sort/run-" + attempt + "-";
   }
 
   /** The ordered record entries of output shard {@code shard}. */

@@ -20,6 +20,7 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,7 +30,8 @@ import java.util.concurrent.Semaphore;
 /**
  * Phase 1: extract worker {@code index} of {@code count} reads its contiguous share of the input shards and writes
  * its records' entries as runs sorted by key under scratch. Rerunning an index whose done marker exists does nothing;
- * rerunning one that died starts it over, removing its leftovers first.
+ * rerunning one that died starts it over, with runs of its own ({@link Scratch#runPrefix}), whatever the other
+ * attempt left or still writes.
  */
 public final class ExtractPhase {
   /** The problem kind counted for a missing input shard. */
@@ -62,9 +64,6 @@ public final class ExtractPhase {
       return Json.read(scratchStore.getBytes(scratch.extractDone(index)), ExtractResult.class);
     }
     StoreRunStorage runs = new StoreRunStorage(scratchStore);
-    for (String leftover : runs.list(scratch.runPrefix(index))) {
-      runs.delete(leftover);
-    }
     List<InputShard> inputs = InputShards.resolve(spec.input(), stores);
     if (index == 0) {
       scratchStore.put(scratch.inputs(), Json.bytes(inputs));
@@ -74,7 +73,7 @@ public final class ExtractPhase {
     List<InputShard> mine = inputs.subList(from, to);
 
     // The budget is shared between record metadata (the sorter) and the shards in flight.
-    ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs, scratch.runPrefix(index),
+    ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs, scratch.runPrefix(index, UUID.randomUUID()),
         spec.workers().memoryBudgetBytes() / 2);
     ShardExtractor extractor = new ShardExtractor(spec, packs, packEverything, problems);
     Progress progress = new Progress("extract " + index + "/" + count, mine.size(), log);

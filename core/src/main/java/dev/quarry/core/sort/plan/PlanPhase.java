@@ -82,9 +82,6 @@ public final class PlanPhase {
         : List.of(BraceTemplate.parse(spec.output().template(), true));
 
     StoreRunStorage storage = new StoreRunStorage(scratchStore);
-    // The sort's spill runs are named for this attempt: two workers may plan at once (the last extract workers to
-    // finish), and neither may delete the other's. A killed attempt's runs stay until the job's scratch goes.
-    String sortPrefix = scratch.planSortPrefix() + UUID.randomUUID() + "-";
     Counts counts = new Counts(templates.size());
     try (Cutting cutting = new Cutting(templates, outputFormat)) {
       if (RecordOrders.isKeyOrder(spec.order()) && keymap == null) {
@@ -94,8 +91,8 @@ public final class PlanPhase {
         }
         forEachDistinct(storage, runs, null, problems, counts, entry -> cutting.add(entry, counts));
       } else {
-        ExternalSorter sorter = new ExternalSorter(RecordOrders.of(spec.order()), storage, sortPrefix,
-            spec.workers().memoryBudgetBytes() / 2);
+        ExternalSorter sorter = new ExternalSorter(RecordOrders.of(spec.order()), storage,
+            scratch.planSortPrefix(UUID.randomUUID()), spec.workers().memoryBudgetBytes() / 2);
         forEachDistinct(storage, runs, keymap, problems, counts, entry -> {
           counts.add(keymap == null ? 0 : ((Long) entry.contentKey()).intValue());
           sorter.add(entry);
