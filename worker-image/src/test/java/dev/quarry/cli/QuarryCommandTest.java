@@ -120,4 +120,14 @@ class QuarryCommandTest {
     assertThat(output).hasContent("output");
     assertThat(quarry("sort", "clean", "--scratch", scratch.toString())).as("idempotent").isZero();
   }
+
+  @Test
+  void aMissingFileIsOneLineThatSaysSo() {
+    Path missing = temp.resolve("nope");
+    assertThat(quarry("cache", "plan", "--help")).isZero();
+    err.getBuffer().setLength(0);
+    assertThat(quarry("sort", "clean", "--scratch", missing + "/x/", "--result", missing + "/r.json")).isEqualTo(1);
+    assertThat(err.toString().strip()).isEqualTo("quarry: Cannot find " + missing + "/r.json: no such file or"
+        + " folder");
+  }
 }

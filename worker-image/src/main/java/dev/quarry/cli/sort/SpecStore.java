@@ -2,7 +2,6 @@ package dev.quarry.cli.sort;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.quarry.core.store.S3Settings;
-import java.net.URI;
 
 /**
  * The {@code store} of a ShardSortJob spec: where its S3 store is. The credentials Secret it may name is the
@@ -16,7 +15,7 @@ record SpecStore(String endpoint, String region, Boolean pathStyle) {
   S3Settings over(S3Settings settings) {
     S3Settings result = settings;
     if (endpoint != null && !endpoint.isBlank()) {
-      result = result.withEndpoint(endpoint(endpoint));
+      result = result.withEndpoint(S3Settings.endpointFrom("store.endpoint", endpoint));
     }
     if (region != null && !region.isBlank()) {
       result = result.withRegion(region);
@@ -25,18 +24,5 @@ record SpecStore(String endpoint, String region, Boolean pathStyle) {
       result = result.withPathStyle(pathStyle);
     }
     return result;
-  }
-
-  private static URI endpoint(String text) {
-    try {
-      URI uri = new URI(text);
-      if (uri.getHost() != null && ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) {
-        return uri;
-      }
-    } catch (java.net.URISyntaxException e) {
-      // The same message as for another scheme.
-    }
-    throw new IllegalArgumentException("Invalid store.endpoint: " + text
-        + " (must be an http:// or https:// URL with a host)");
   }
 }
