@@ -3,7 +3,12 @@ package dev.quarry.cli;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.ParseResult;
@@ -32,6 +37,11 @@ final class UserErrorHandler implements IExecutionExceptionHandler {
     String message = switch (cause) {
       case NoSuchFileException missing -> "Cannot find " + missing.getFile() + ": no such file or folder";
       case AccessDeniedException denied -> "Cannot access " + denied.getFile() + ": permission denied";
+      case FileAlreadyExistsException exists -> "Cannot create " + exists.getFile() + ": it "
+          + (Files.isRegularFile(Path.of(exists.getFile())) ? "exists and is not a folder" : "already exists");
+      case NotDirectoryException notFolder -> "Cannot use " + notFolder.getFile() + ": it is not a folder";
+      case FileSystemException other -> "Cannot access " + other.getFile() + ": "
+          + (other.getReason() != null ? other.getReason() : other.getClass().getSimpleName());
       default -> String.valueOf(cause.getMessage());
     };
     return message.lines().findFirst().orElse("").strip();

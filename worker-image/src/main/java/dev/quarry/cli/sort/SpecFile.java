@@ -46,6 +46,8 @@ record SpecFile(SortSpec spec, SpecStore store) {
       text = Files.readString(path, StandardCharsets.UTF_8);
     } catch (NoSuchFileException e) {
       throw refused(path, "no such file");
+    } catch (IOException e) {
+      throw refused(path, Files.isDirectory(path) ? "it is a folder" : String.valueOf(e.getMessage()));
     }
     ObjectMapper mapper = text.stripLeading().startsWith("{") ? JSON : YAML;
     try {

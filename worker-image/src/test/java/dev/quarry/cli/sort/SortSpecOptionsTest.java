@@ -146,6 +146,12 @@ class SortSpecOptionsTest {
   }
 
   @Test
+  void aSpecThatIsAFolderSaysSo() {
+    assertThatThrownBy(() -> options("--spec", temp.toString()).spec())
+        .hasMessage("Cannot read --spec " + temp + ": it is a folder");
+  }
+
+  @Test
   void aMissingSpecFileSaysSo() {
     Path job = temp.resolve("nope.yaml");
 
@@ -176,6 +182,10 @@ class SortSpecOptionsTest {
     assertThatThrownBy(() -> options("--input", "/in/x-{0..3}.tar", "--output", "/out/y-{0..}.tar",
         "--shard-count", "3", "--memory-budget", "1Mi").spec())
         .hasMessage("Invalid --memory-budget: 1Mi (must be at least 16Mi)");
+    assertThatThrownBy(() -> options("--input", "/in/x-{0..3}.tar", "--output", "/out/y-{0..}.tar",
+        "--shard-size", "10XB").spec())
+        .hasMessage("Invalid --shard-size: 10XB (must be a whole number with an optional suffix Ki, Mi, Gi, Ti, Pi,"
+            + " Ei, k, M, G, T, P or E, for example 256Mi)");
     assertThatThrownBy(() -> options("--input", "/in/x-{0..3}.tar", "--shard-count", "3").spec())
         .hasMessage("Missing --output (must be given unless --order is keymap)");
   }

@@ -36,6 +36,16 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
     }
   }
 
+  /** A quantity such as 256Mi; one that is not a quantity is refused with its field. */
+  private static long bytes(String quantity, String path) {
+    try {
+      return ByteSize.parse(quantity);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidSpecException("Invalid %s: %s (must be a whole number with an optional suffix Ki, Mi, Gi, Ti,"
+          + " Pi, Ei, k, M, G, T, P or E, for example 256Mi)", field(path), quantity);
+    }
+  }
+
   public boolean isDryRun() {
     return Boolean.TRUE.equals(dryRun);
   }
@@ -80,7 +90,7 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
       if (format != null) {
         ShardFormat.ofExtension(format);
       }
-      if (shardSize != null && ByteSize.parse(shardSize) < 1) {
+      if (shardSize != null && bytes(shardSize, "output.shardSize") < 1) {
         throw new InvalidSpecException("Invalid %s: %s (must be at least 1 byte)", field("output.shardSize"),
             shardSize);
       }
@@ -195,7 +205,7 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
     public Workers {
       memoryBudget = memoryBudget == null ? "1Gi" : memoryBudget;
       requestsInFlight = requestsInFlight == null ? 64 : requestsInFlight;
-      if (ByteSize.parse(memoryBudget) < (16L << 20)) {
+      if (bytes(memoryBudget, "workers.memoryBudget") < (16L << 20)) {
         throw new InvalidSpecException("Invalid %s: %s (must be at least 16Mi)", field("workers.memoryBudget"),
             memoryBudget);
       }
