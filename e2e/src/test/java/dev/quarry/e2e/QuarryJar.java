@@ -29,6 +29,18 @@ final class QuarryJar {
     return CommandResult.run(workDir, environment, command(args));
   }
 
+  /**
+   * Runs quarry with only {@code environment}, none of this process's variables: as on a machine where nothing
+   * about S3 is set up, unless the test sets it.
+   */
+  static CommandResult runIn(Path workDir, Map<String, String> environment, String... args)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of("env", "-i"));
+    environment.forEach((name, value) -> command.add(name + "=" + value));
+    command.addAll(command(args));
+    return CommandResult.run(workDir, Map.of(), command);
+  }
+
   /** Starts quarry without waiting, its output in files of {@code workDir}; for tests that kill it. */
   static Process start(Path workDir, Map<String, String> environment, String... args) throws IOException {
     ProcessBuilder builder = new ProcessBuilder(command(args)).directory(workDir.toFile())

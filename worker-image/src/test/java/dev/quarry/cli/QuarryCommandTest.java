@@ -120,4 +120,34 @@ class QuarryCommandTest {
     assertThat(output).hasContent("output");
     assertThat(quarry("sort", "clean", "--scratch", scratch.toString())).as("idempotent").isZero();
   }
+
+  @Test
+  void aMissingFileIsOneLineThatSaysSo() {
+    Path missing = temp.resolve("nope");
+    assertThat(quarry("cache", "plan", "--help")).isZero();
+    err.getBuffer().setLength(0);
+    assertThat(quarry("sort", "clean", "--scratch", missing + "/x/", "--result", missing + "/r.json")).isEqualTo(1);
+    assertThat(err.toString().strip()).isEqualTo("quarry: Cannot find " + missing + "/r.json: no such file or"
+        + " folder");
+  }
+
+  @Test
+  void pushingOrComparingAFolderThatDoesNotExistIsRefusedAndCreatesNothing() {
+    Path missing = temp.resolve("typo");
+    for (String command : new String[] {"push", "status"}) {
+      err.getBuffer().setLength(0);
+      assertThat(quarry("sync", command, missing.toString(), "--remote", temp.resolve("cas").toString()))
+          .isEqualTo(1);
+      assertThat(err.toString().strip()).isEqualTo("quarry: Cannot scan " + missing + ": no such folder");
+      assertThat(missing).doesNotExist();
+    }
+  }
+
+  @Test
+  void aFileWhereAFolderShouldBeIsOneLineThatSaysSo() throws Exception {
+    Path file = Files.writeString(temp.resolve("file"), "not a folder");
+    assertThat(quarry("gen", "--out", file.toString(), "--shards", "1", "--records", "1")).isEqualTo(1);
+    assertThat(err.toString().strip()).isEqualTo("quarry: Cannot create " + file + ": it exists and is not a"
+        + " folder");
+  }
 }

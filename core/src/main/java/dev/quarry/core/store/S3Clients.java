@@ -5,7 +5,6 @@ import java.util.Comparator;
 import java.util.ServiceLoader;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -50,12 +49,15 @@ final class S3Clients {
     return new PooledHttpClientBuilder(settings.requestsInFlight()).buildWithDefaults(AttributeMap.empty());
   }
 
-  /** Static credentials, or the SDK's default chain (environment, profile, web identity, instance role). */
+  /**
+   * Static credentials, or the SDK's default chain (environment, profile, web identity, instance role), whose
+   * failure is one line that says what to set.
+   */
   static AwsCredentialsProvider credentials(S3Settings settings) {
     return settings.accessKeyId() != null
         ? StaticCredentialsProvider.create(AwsBasicCredentials.create(settings.accessKeyId(),
             settings.secretAccessKey()))
-        : DefaultCredentialsProvider.builder().build();
+        : new DefaultChainCredentials(S3Settings.environment());
   }
 
   static S3Client create(S3Settings settings, SdkHttpClient http, AwsCredentialsProvider credentials,

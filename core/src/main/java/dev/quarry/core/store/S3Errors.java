@@ -3,6 +3,7 @@ package dev.quarry.core.store;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
+import java.net.URI;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -12,8 +13,12 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 final class S3Errors {
   private S3Errors() {}
 
-  static IOException wrap(String action, String url, SdkException e) {
-    String message = "Cannot " + action + " " + url + ": " + reason(e);
+  /**
+   * @param bucket the store's bucket and {@code endpoint} its server, named when the bucket does not exist there: a
+   *     typo in the bucket, or the wrong server (AWS rather than MinIO)
+   */
+  static IOException wrap(String action, String url, SdkException e, String bucket, URI endpoint) {
+    String message = "Cannot " + action + " " + url + ": " + reason(e, bucket, endpoint);
     if (e instanceof AbortedException || Thread.currentThread().isInterrupted()) {
       InterruptedIOException interrupted = new InterruptedIOException(message);
       interrupted.initCause(e);
@@ -23,16 +28,24 @@ final class S3Errors {
   }
 
   /** For example "NoSuchBucket (HTTP 404): The specified bucket does not exist", or the client's own message. */
-  static String reason(SdkException e) {
+  static String reason(SdkException e, String bucket, URI endpoint) {
     if (e instanceof S3Exception s3) {
       AwsErrorDetails details = s3.awsErrorDetails();
       return describe(details == null ? null : details.errorCode(), s3.statusCode(),
-          details == null ? null : details.errorMessage(), s3.requestId());
+          details == null ? null : details.errorMessage(), s3.requestId(), bucket, endpoint);
     }
     return e.getMessage();
   }
 
   /** What S3 answered, in words: "CODE (HTTP STATUS): MESSAGE [request ID]", leaving out what is null. */
+  static String describe(String code, int status, String message, String requestId, String bucket, URI endpoint) {
+    if ("NoSuchBucket".equals(code)) {
+      return "bucket " + bucket + " does not exist on " + endpoint + " (check the bucket and the endpoint; "
+          + describe(code, status, null, requestId) + ")";
+    }
+    return describe(code, status, message, requestId);
+  }
+
   static String describe(String code, int status, String message, String requestId) {
     return (code == null ? "" : code + " ") + "(HTTP " + status + ")" + (message == null ? "" : ": " + message)
         + (requestId == null ? "" : " [request " + requestId + "]");

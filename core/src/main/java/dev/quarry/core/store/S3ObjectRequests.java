@@ -21,6 +21,7 @@ import java.util.regex.Pattern;
 import software.amazon.awssdk.auth.credentials.AwsCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.http.AbortableInputStream;
 import software.amazon.awssdk.http.ContentStreamProvider;
 import software.amazon.awssdk.http.HttpExecuteRequest;
@@ -44,6 +45,9 @@ final class S3ObjectRequests {
 
   private final Supplier<SdkHttpClient> http;
   private final AwsCredentialsProvider credentials;
+  /** For messages: the bucket and the server asked for it. */
+  private final String bucket;
+  private final URI endpoint;
   private final SigV4 signer;
   private final RequestCounts counts;
   private final int maxAttempts;
@@ -119,6 +123,8 @@ final class S3ObjectRequests {
     this.maxAttempts = settings.maxAttempts();
     URI endpoint = settings.endpoint() != null ? settings.endpoint()
         : URI.create("https://s3." + settings.region() + ".amazonaws.com");
+    this.bucket = bucket;
+    this.endpoint = endpoint;
     this.scheme = endpoint.getScheme();
     this.host = settings.pathStyle() ? endpoint.getHost() : bucket + "." + endpoint.getHost();
     this.port = endpoint.getPort();
@@ -184,7 +190,12 @@ final class S3ObjectRequests {
     String payloadSha256 = body == null ? SigV4.EMPTY_PAYLOAD_SHA256 : body.payloadSha256();
     ContentStreamProvider content = body == null ? null : body.content();
     for (int attempt = 1; ; attempt++) {
-      AwsCredentials identity = credentials.resolveCredentials();
+      AwsCredentials identity;
+      try {
+        identity = credentials.resolveCredentials();
+      } catch (SdkException e) {
+        throw S3Errors.wrap(action, url, e, bucket, endpoint);
+      }
       String token = identity instanceof AwsSessionCredentials session ? session.sessionToken() : null;
       SigV4.Signed signed = signer.sign(method.name(), hostHeader, encodedPath, canonicalQuery, payloadSha256,
           identity.accessKeyId(), identity.secretAccessKey(), token, Instant.now());
@@ -242,7 +253,7 @@ final class S3ObjectRequests {
         String message = first(MESSAGE, error);
         String requestId = headersIn.firstMatchingHeader("x-amz-request-id").orElse(null);
         throw new StatusException("Cannot " + action + " " + url + ": "
-            + S3Errors.describe(code, status, message, requestId)
+            + S3Errors.describe(code, status, message, requestId, bucket, endpoint)
             + (retryable ? " (" + attempt + " attempts)" : ""), status, code);
       }
       backOff(attempt, throttled, action, url);

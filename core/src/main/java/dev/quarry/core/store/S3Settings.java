@@ -1,6 +1,8 @@
 package dev.quarry.core.store;
 
 import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -61,20 +63,43 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
   }
 
   /**
-   * The defaults, changed by QUARRY_S3_ENDPOINT, AWS_REGION, QUARRY_S3_PATH_STYLE (true or false),
-   * AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY, and QUARRY_S3_REQUESTS_IN_FLIGHT. Empty variables count as unset.
+   * The defaults, changed by the environment, each setting from the first source that gives it:
+   * <ul>
+   *   <li>endpoint: QUARRY_S3_ENDPOINT, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, then the AWS profile's
+   *       {@code services} section ({@code s3 = endpoint_url = ...}) and its {@code endpoint_url}; all but
+   *       QUARRY_S3_ENDPOINT are skipped when AWS_IGNORE_CONFIGURED_ENDPOINT_URLS or the profile's
+   *       {@code ignore_configured_endpoint_urls} is true, as AWS documents</li>
+   *   <li>region: AWS_REGION, AWS_DEFAULT_REGION, then the profile's {@code region}</li>
+   *   <li>QUARRY_S3_PATH_STYLE (true or false) and QUARRY_S3_REQUESTS_IN_FLIGHT</li>
+   *   <li>AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY as static credentials; with AWS_SESSION_TOKEN too, or
+   *       without them, the SDK's default chain finds the credentials (the same variables, the profile's keys,
+   *       web identity, container and instance roles)</li>
+   * </ul>
+   * The profile is AWS_PROFILE (else {@code default}) in AWS_CONFIG_FILE (else {@code ~/.aws/config}) and
+   * AWS_SHARED_CREDENTIALS_FILE (else {@code ~/.aws/credentials}). Empty variables count as unset.
    */
   public static S3Settings fromEnvironment() {
-    return fromEnvironment(System.getenv());
+    return fromEnvironment(environment());
+  }
+
+  /** This process's variables, with HOME from the JVM when unset, as the SDK finds the profile files. */
+  static Map<String, String> environment() {
+    Map<String, String> environment = new HashMap<>(System.getenv());
+    if (variable(environment, "HOME") == null) {
+      environment.put("HOME", System.getProperty("user.home"));
+    }
+    return environment;
   }
 
   static S3Settings fromEnvironment(Map<String, String> environment) {
     S3Settings settings = defaults();
-    String endpoint = variable(environment, "QUARRY_S3_ENDPOINT");
+    AwsProfile profile = AwsProfile.from(environment);
+    URI endpoint = endpoint(environment, profile);
     if (endpoint != null) {
-      settings = settings.withEndpoint(endpointFrom(endpoint));
+      settings = settings.withEndpoint(endpoint);
     }
-    String region = variable(environment, "AWS_REGION");
+    String region = firstOf(variable(environment, "AWS_REGION"), variable(environment, "AWS_DEFAULT_REGION"),
+        profile.region().orElse(null));
     if (region != null) {
       settings = settings.withRegion(region);
     }
@@ -84,7 +109,9 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
     }
     String accessKeyId = variable(environment, "AWS_ACCESS_KEY_ID");
     String secretAccessKey = variable(environment, "AWS_SECRET_ACCESS_KEY");
-    if (accessKeyId != null || secretAccessKey != null) {
+    boolean sessionCredentials = accessKeyId != null && secretAccessKey != null
+        && variable(environment, "AWS_SESSION_TOKEN") != null;
+    if ((accessKeyId != null || secretAccessKey != null) && !sessionCredentials) {
       settings = settings.withCredentials(accessKeyId, secretAccessKey);
     }
     String requestsInFlight = variable(environment, "QUARRY_S3_REQUESTS_IN_FLIGHT");
@@ -94,18 +121,52 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
     return settings;
   }
 
+  private static URI endpoint(Map<String, String> environment, AwsProfile profile) {
+    String quarry = variable(environment, "QUARRY_S3_ENDPOINT");
+    if (quarry != null) {
+      return endpointFrom("QUARRY_S3_ENDPOINT", quarry);
+    }
+    String ignore = variable(environment, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS");
+    if (ignore != null ? booleanFrom("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", ignore)
+        : profile.ignoresConfiguredEndpoints()) {
+      return null;
+    }
+    for (String name : new String[] {"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"}) {
+      String value = variable(environment, name);
+      if (value != null) {
+        return endpointFrom(name, value);
+      }
+    }
+    return profile.s3Endpoint().map(value -> endpointFrom("endpoint_url of AWS profile " + profile.name() + " in "
+        + profile.describeFiles(), value)).orElse(null);
+  }
+
+  private static String firstOf(String... values) {
+    for (String value : values) {
+      if (value != null) {
+        return value;
+      }
+    }
+    return null;
+  }
+
   private static String variable(Map<String, String> environment, String name) {
     String value = environment.get(name);
     return value == null || value.isBlank() ? null : value.trim();
   }
 
-  private static URI endpointFrom(String text) {
+  /** An http:// or https:// URL with a host, or a message that names {@code source}, such as a variable. */
+  public static URI endpointFrom(String source, String text) {
     try {
-      return URI.create(text);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("Invalid QUARRY_S3_ENDPOINT: " + text
-          + " (must be an http:// or https:// URL with a host)", e);
+      URI uri = new URI(text);
+      if (uri.getHost() != null && ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) {
+        return uri;
+      }
+    } catch (URISyntaxException e) {
+      // The same message as for another scheme.
     }
+    throw new IllegalArgumentException("Invalid " + source + ": " + text
+        + " (must be an http:// or https:// URL with a host)");
   }
 
   private static boolean booleanFrom(String name, String text) {

@@ -3,6 +3,7 @@ package dev.quarry.core.store;
 import dev.quarry.core.concurrent.Lazy;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URI;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +61,12 @@ public final class S3Store implements ObjectStore {
 
   public String bucket() {
     return bucket;
+  }
+
+  /** An SDK request's failure, with the action and URL before what S3 said. */
+  private IOException failure(String action, String url, SdkException e) {
+    return S3Errors.wrap(action, url, e, bucket, settings.endpoint() != null ? settings.endpoint()
+        : URI.create("https://s3." + settings.region() + ".amazonaws.com"));
   }
 
   @Override
@@ -255,7 +262,7 @@ public final class S3Store implements ObjectStore {
     try {
       return client.get().createMultipartUpload(b -> b.bucket(bucket).key(key).contentType(OCTET_STREAM)).uploadId();
     } catch (SdkException e) {
-      throw S3Errors.wrap("write", url(key), e);
+      throw failure("write", url(key), e);
     }
   }
 
@@ -274,7 +281,7 @@ public final class S3Store implements ObjectStore {
       return unquoted(client.get().completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId)
           .multipartUpload(m -> m.parts(parts))).eTag());
     } catch (SdkException e) {
-      throw S3Errors.wrap("write", url(key), e);
+      throw failure("write", url(key), e);
     }
   }
 
@@ -282,7 +289,7 @@ public final class S3Store implements ObjectStore {
     try {
       client.get().abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
     } catch (SdkException e) {
-      throw S3Errors.wrap("abort the upload of", url(key), e);
+      throw failure("abort the upload of", url(key), e);
     }
   }
 
@@ -295,7 +302,7 @@ public final class S3Store implements ObjectStore {
       response = client.get().listObjectsV2(b -> b.bucket(bucket).prefix(prefix).startAfter(startAfter)
           .maxKeys(maxKeys));
     } catch (SdkException e) {
-      throw S3Errors.wrap("list", url(prefix), e);
+      throw failure("list", url(prefix), e);
     }
     List<ObjectInfo> objects = response.contents().stream().map(S3Store::info).toList();
     if (!Boolean.TRUE.equals(response.isTruncated())) {
@@ -318,7 +325,7 @@ public final class S3Store implements ObjectStore {
     try {
       client.get().deleteObject(b -> b.bucket(bucket).key(key));
     } catch (SdkException e) {
-      throw S3Errors.wrap("delete", url(key), e);
+      throw failure("delete", url(key), e);
     }
   }
 

@@ -7,6 +7,7 @@ import dev.quarry.core.sync.remote.CasRemote;
 import dev.quarry.core.sync.remote.RemoteIndex;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.HashSet;
@@ -63,6 +64,10 @@ public final class SyncSession implements AutoCloseable {
 
   /** Scans the folder into a Merkle tree, hashing only what the state database does not know. */
   public LocalTree scan() throws IOException {
+    if (!Files.isDirectory(folder)) {
+      // Checked before the state database is opened, which would create the folder: a typo is not an empty version.
+      throw new IOException("Cannot scan " + folder + ": no such folder");
+    }
     long start = System.nanoTime();
     TreeScanner scanner = new TreeScanner(state(), Runtime.getRuntime().availableProcessors(),
         new HashSet<>(List.of(stateFolder, folder.resolve(DEFAULT_STATE_FOLDER))),

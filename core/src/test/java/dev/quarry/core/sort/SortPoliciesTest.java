@@ -2,11 +2,13 @@ package dev.quarry.core.sort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.quarry.core.archive.Member;
 import dev.quarry.core.archive.Record;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.policy.Policy;
+import dev.quarry.core.sort.spec.InvalidSpecException;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.ObjectStores;
@@ -155,13 +157,26 @@ class SortPoliciesTest {
   }
 
   @Test
-  void specsAreCheckedLikeTheSchemaChecksThem() {
+  void specsAreCheckedLikeTheSchemaChecksThemNamingEachFieldByItsPath() {
     assertThatThrownBy(() -> new SortSpec.Order(OrderKind.MD5, null, 3L, null, null))
-        .hasMessage("Invalid order: a seed is only allowed with kind shuffle");
+        .isInstanceOf(InvalidSpecException.class)
+        .hasMessage("Invalid order.seed: only allowed with order.kind shuffle");
     assertThatThrownBy(() -> new SortSpec.Output("x-{0..}.tar", null, "1Mi", 5L, null))
-        .hasMessage("Invalid output sizing: 2 of shardSize, recordsPerShard and shardCount given (must be exactly"
-            + " one)");
+        .hasMessage("Invalid output sizing: 2 of output.shardSize, output.recordsPerShard and output.shardCount"
+            + " given (must be exactly one)");
     assertThatThrownBy(() -> new SortSpec.Input(null, null, null, null))
-        .hasMessage("Invalid input: 0 of template, prefix and objects given (must be exactly one)");
+        .hasMessage("Invalid input: 0 of input.template, input.prefix and input.objects given (must be exactly"
+            + " one)");
+    assertThatThrownBy(() -> new SortSpec.Order(null, null, null, null, null)).hasMessage("Missing order.kind");
+  }
+
+  @Test
+  void aRefusedSpecNamesItsFieldsAsTheCallerAsks() {
+    InvalidSpecException refused = catchThrowableOfType(InvalidSpecException.class,
+        () -> new SortSpec.Order(OrderKind.SHUFFLE, null, null, null, null));
+
+    assertThat(refused.fields()).containsExactly("order.kind", "order.seed");
+    assertThat(refused.message(path -> path.equals("order.kind") ? "--order" : "spec field " + path))
+        .isEqualTo("Invalid --order: shuffle needs spec field order.seed");
   }
 }

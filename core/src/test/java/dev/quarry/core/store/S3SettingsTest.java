@@ -4,10 +4,98 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class S3SettingsTest {
+  @TempDir Path temp;
+
+  @Test
+  void theStandardAwsEndpointVariablesAreHonouredTheServiceSpecificOneFirst() {
+    assertThat(S3Settings.fromEnvironment(Map.of("AWS_ENDPOINT_URL", "http://all:9000")).endpoint())
+        .isEqualTo(URI.create("http://all:9000"));
+    assertThat(S3Settings.fromEnvironment(Map.of("AWS_ENDPOINT_URL", "http://all:9000",
+        "AWS_ENDPOINT_URL_S3", "http://s3:9000")).endpoint()).isEqualTo(URI.create("http://s3:9000"));
+    assertThat(S3Settings.fromEnvironment(Map.of("AWS_ENDPOINT_URL", "http://all:9000",
+        "AWS_ENDPOINT_URL_S3", "http://s3:9000", "QUARRY_S3_ENDPOINT", "http://quarry:9000")).endpoint())
+        .as("Quarry's own variable first").isEqualTo(URI.create("http://quarry:9000"));
+    assertThat(S3Settings.fromEnvironment(Map.of("AWS_DEFAULT_REGION", "eu-north-1")).region())
+        .isEqualTo("eu-north-1");
+    assertThat(S3Settings.fromEnvironment(Map.of("AWS_DEFAULT_REGION", "eu-north-1", "AWS_REGION", "ap-south-1"))
+        .region()).isEqualTo("ap-south-1");
+  }
+
+  @Test
+  void theProfileOfTheSharedConfigFileGivesRegionAndEndpoint() throws Exception {
+    Path config = Files.writeString(temp.resolve("config"), """
+        [default]
+        region = us-west-1
+
+        [profile dev]
+        region = eu-west-3
+        endpoint_url = http://profile:9000
+        """);
+    Map<String, String> environment = Map.of("AWS_CONFIG_FILE", config.toString(), "AWS_PROFILE", "dev");
+
+    S3Settings settings = S3Settings.fromEnvironment(environment);
+
+    assertThat(settings.endpoint()).isEqualTo(URI.create("http://profile:9000"));
+    assertThat(settings.region()).isEqualTo("eu-west-3");
+    assertThat(S3Settings.fromEnvironment(Map.of("AWS_CONFIG_FILE", config.toString())).region())
+        .as("the default profile").isEqualTo("us-west-1");
+    Map<String, String> overridden = new HashMap<>(environment);
+    overridden.putAll(Map.of("AWS_REGION", "ap-south-1", "AWS_ENDPOINT_URL", "http://variable:9000"));
+    assertThat(S3Settings.fromEnvironment(overridden)).as("variables over the profile")
+        .extracting(S3Settings::endpoint, S3Settings::region)
+        .containsExactly(URI.create("http://variable:9000"), "ap-south-1");
+  }
+
+  @Test
+  void theProfilesServicesSectionGivesTheS3EndpointFirst() throws Exception {
+    Files.createDirectories(temp.resolve(".aws"));
+    Files.writeString(temp.resolve(".aws/config"), """
+        [default]
+        endpoint_url = http://everything:9000
+        services = local
+
+        [services local]
+        s3 =
+          endpoint_url = http://s3-only:9000
+        """);
+
+    assertThat(S3Settings.fromEnvironment(Map.of("HOME", temp.toString())).endpoint())
+        .as("found under HOME, as the AWS CLI finds it").isEqualTo(URI.create("http://s3-only:9000"));
+  }
+
+  @Test
+  void configuredEndpointsCanBeIgnoredAsAwsDocumentsIt() throws Exception {
+    Path config = Files.writeString(temp.resolve("config"), "[default]\nendpoint_url = http://profile:9000\n");
+
+    assertThat(S3Settings.fromEnvironment(Map.of("AWS_CONFIG_FILE", config.toString(), "AWS_ENDPOINT_URL",
+        "http://variable:9000", "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "true")).endpoint()).isNull();
+  }
+
+  @Test
+  void aBadEndpointNamesWhereItCameFrom() throws Exception {
+    assertThatThrownBy(() -> S3Settings.fromEnvironment(Map.of("AWS_ENDPOINT_URL_S3", "minio:9000")))
+        .hasMessage("Invalid AWS_ENDPOINT_URL_S3: minio:9000 (must be an http:// or https:// URL with a host)");
+    Path config = Files.writeString(temp.resolve("config"), "[profile dev]\nendpoint_url = minio\n");
+    assertThatThrownBy(() -> S3Settings.fromEnvironment(Map.of("AWS_CONFIG_FILE", config.toString(),
+        "AWS_PROFILE", "dev")))
+        .hasMessage("Invalid endpoint_url of AWS profile dev in " + config + ": minio (must be an http:// or"
+            + " https:// URL with a host)");
+  }
+
+  @Test
+  void aSessionTokenLeavesTheCredentialsToTheDefaultChainWhichSendsIt() {
+    assertThat(S3Settings.fromEnvironment(Map.of("AWS_ACCESS_KEY_ID", "id", "AWS_SECRET_ACCESS_KEY", "secret",
+        "AWS_SESSION_TOKEN", "token")).accessKeyId()).isNull();
+  }
+
   @Test
   void defaultsAreAwsInUsEast1WithTheDefaultChain() {
     assertThat(S3Settings.fromEnvironment(Map.of())).isEqualTo(new S3Settings(null, "us-east-1", true, null, null,

@@ -194,21 +194,26 @@ class S3StoreIT extends ObjectStoreContract {
     try (ObjectStore missing = S3Store.open("no-such-bucket-here", settingsFor(minio))) {
       String url = missing.url("key");
       assertThatThrownBy(() -> missing.put("key", THOUSAND_BYTES)).isInstanceOf(IOException.class)
-          .hasMessageStartingWith("Cannot write " + url + ": NoSuchBucket (HTTP 404): ");
+          .hasMessageStartingWith("Cannot write " + url + ": bucket no-such-bucket-here does not exist on " + minio.endpoint()
+              + " (check the bucket and the endpoint; NoSuchBucket (HTTP 404)");
       assertThatThrownBy(() -> missing.get("key")).isInstanceOf(IOException.class)
-          .hasMessageStartingWith("Cannot read " + url + ": NoSuchBucket (HTTP 404): ");
+          .hasMessageStartingWith("Cannot read " + url + ": bucket no-such-bucket-here does not exist on " + minio.endpoint()
+              + " (check the bucket and the endpoint; NoSuchBucket (HTTP 404)");
       assertThatThrownBy(() -> missing.list("dir/", null, 10)).isInstanceOf(IOException.class)
-          .hasMessageStartingWith("Cannot list " + missing.url("dir/") + ": NoSuchBucket (HTTP 404): ");
+          .hasMessageStartingWith("Cannot list " + missing.url("dir/") + ": bucket no-such-bucket-here does not exist on " + minio.endpoint()
+              + " (check the bucket and the endpoint; NoSuchBucket (HTTP 404)");
 
       ObjectUpload small = missing.upload("key");
       small.stream().write(THOUSAND_BYTES);
       assertThatThrownBy(small::commit).isInstanceOf(IOException.class)
-          .hasMessageStartingWith("Cannot write " + url + ": NoSuchBucket (HTTP 404): ");
+          .hasMessageStartingWith("Cannot write " + url + ": bucket no-such-bucket-here does not exist on " + minio.endpoint()
+              + " (check the bucket and the endpoint; NoSuchBucket (HTTP 404)");
 
       ObjectUpload large = missing.upload("key");
       assertThatThrownBy(() -> writeRandom(large.stream(), 6L * MIB)).as("the first part fails on write")
           .isInstanceOf(IOException.class)
-          .hasMessageStartingWith("Cannot write " + url + ": NoSuchBucket (HTTP 404): ");
+          .hasMessageStartingWith("Cannot write " + url + ": bucket no-such-bucket-here does not exist on " + minio.endpoint()
+              + " (check the bucket and the endpoint; NoSuchBucket (HTTP 404)");
       large.close();
     }
   }

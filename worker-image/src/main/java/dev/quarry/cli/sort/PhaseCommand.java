@@ -33,8 +33,7 @@ abstract class PhaseCommand implements Callable<Integer> {
           + " intermediate data there, for example s3://bucket/.quarry-scratch/my-job/");
     }
     PrintStream log = ProgressLog.to(command.commandLine().getErr());
-    try (ObjectStores stores = new ObjectStores(S3Settings.fromEnvironment()
-        .withRequestsInFlight(spec.workers().requestsInFlight()))) {
+    try (ObjectStores stores = new ObjectStores(job.s3Settings(S3Settings.fromEnvironment()))) {
       Location scratch = stores.locate(spec.scratch().endsWith("/") ? spec.scratch() : spec.scratch() + "/");
       SortPhases phases = new SortPhases(spec, stores, scratch,
           new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, log);

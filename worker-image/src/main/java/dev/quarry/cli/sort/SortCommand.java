@@ -9,9 +9,11 @@ import picocli.CommandLine.Command;
     description = {
       "Sorts or shuffles a dataset of archive shards across all its shards and reshards it.",
       "'run' does everything in this process; the phase commands are what a ShardSortJob's worker pods run, with"
-          + " intermediate data under --scratch. The S3 connection comes from the environment: QUARRY_S3_ENDPOINT,"
-          + " AWS_REGION, QUARRY_S3_PATH_STYLE, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY. 'clean' deletes the"
-          + " scratch data when a job ends.",
+          + " intermediate data under --scratch. 'clean' deletes the scratch data when a job ends.",
+      "The S3 connection comes from the --spec file's store, then the environment: QUARRY_S3_ENDPOINT,"
+          + " AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, AWS_REGION, AWS_DEFAULT_REGION, QUARRY_S3_PATH_STYLE,"
+          + " AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, and AWS_PROFILE in ~/.aws/config and"
+          + " ~/.aws/credentials (AWS_CONFIG_FILE, AWS_SHARED_CREDENTIALS_FILE), first source first.",
       ""
     },
     subcommands = {SortRunCommand.class, SortExtractCommand.class, SortPlanCommand.class, SortCreateCommand.class,

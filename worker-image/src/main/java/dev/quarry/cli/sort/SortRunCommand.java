@@ -39,8 +39,7 @@ public final class SortRunCommand implements Callable<Integer> {
     var spec = job.spec();
     Path work = workDir != null ? workDir : Path.of(System.getProperty("java.io.tmpdir"));
     PrintStream log = ProgressLog.to(command.commandLine().getErr());
-    try (ObjectStores stores = new ObjectStores(S3Settings.fromEnvironment()
-        .withRequestsInFlight(spec.workers().requestsInFlight()))) {
+    try (ObjectStores stores = new ObjectStores(job.s3Settings(S3Settings.fromEnvironment()))) {
       List<PhaseResult> results = LocalSort.run(spec, stores, work, log);
       output.print(command.commandLine().getOut(), results);
     }

@@ -1,24 +1,61 @@
 package dev.quarry.cli.sort;
 
-import dev.quarry.core.json.Json;
 import dev.quarry.core.policy.Policy;
+import dev.quarry.core.sort.spec.InvalidSpecException;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.S3Settings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * The job, from a JSON file in the shape of a ShardSortJob's spec ({@code --spec}, what the operator passes its
- * workers) or from options (what people type). Options given with {@code --spec} override the file's fields.
+ * The job, from a file ({@code --spec}: a ShardSortJob or its spec, in YAML or JSON; what the operator passes its
+ * workers) or from options (what people type). Options given with {@code --spec} override the file's fields. A
+ * refused value is named as the user gave it: by its option when an option gave it, else by its spec field.
  */
 public final class SortSpecOptions {
-  @Option(names = "--spec", paramLabel = "FILE", description = "The job as JSON, in the shape of a ShardSortJob spec.")
+  /** The option that sets each spec field; {@code --order} and its companions set the order's fields. */
+  private static final Map<String, List<String>> OPTIONS = Map.ofEntries(
+      Map.entry("input.template", List.of("--input")), Map.entry("input.prefix", List.of("--input")),
+      Map.entry("input.objects", List.of("--input")), Map.entry("input.format", List.of("--input-format")),
+      Map.entry("output.template", List.of("--output")), Map.entry("output.format", List.of("--output-format")),
+      Map.entry("output.shardSize", List.of("--shard-size")),
+      Map.entry("output.recordsPerShard", List.of("--records-per-shard")),
+      Map.entry("output.shardCount", List.of("--shard-count")), Map.entry("order.kind", List.of("--order")),
+      Map.entry("order.seed", List.of("--seed")), Map.entry("order.descending", List.of("--descending")),
+      Map.entry("order.content", List.of("--content-member")),
+      Map.entry("order.content.member", List.of("--content-member")),
+      Map.entry("order.content.type", List.of("--content-type")),
+      Map.entry("order.keymap", List.of("--keymap-file", "--keymap-object")),
+      Map.entry("order.keymap.inline", List.of("--keymap-file")),
+      Map.entry("order.keymap.object", List.of("--keymap-object")),
+      Map.entry("order.keymap.separator", List.of("--keymap-separator")),
+      Map.entry("policies.duplicatedRecords", List.of("--duplicated-records")),
+      Map.entry("policies.missingShards", List.of("--missing-shards")),
+      Map.entry("policies.keymapMalformedLine", List.of("--keymap-malformed-line")),
+      Map.entry("policies.keymapMissingKey", List.of("--keymap-missing-key")),
+      Map.entry("policies.contentKeyMissing", List.of("--content-key-missing")),
+      Map.entry("workers.memoryBudget", List.of("--memory-budget")),
+      Map.entry("workers.requestsInFlight", List.of("--requests-in-flight")),
+      Map.entry("scratch", List.of("--scratch")), Map.entry("dryRun", List.of("--dry-run")));
+
+  @Spec(Spec.Target.MIXEE) CommandSpec command;
+
+  @Option(names = "--spec", paramLabel = "FILE", description = "The job: a ShardSortJob as kubectl applies it, or"
+      + " its spec, in YAML or JSON. Its store (endpoint, region, pathStyle) wins over the environment's.")
   Path specFile;
+
+  /** The --spec file, read once. */
+  private SpecFile file;
 
   @Option(names = "--input", paramLabel = "URL", split = ",",
       description = "Input shards: a brace template (s3://b/train-{0000..0999}.tar), a prefix ending in '/', or"
@@ -101,7 +138,44 @@ public final class SortSpecOptions {
 
   /** The job these options describe. */
   public SortSpec spec() throws IOException {
-    SortSpec file = specFile == null ? null : Json.read(Files.readString(specFile), SortSpec.class);
+    SortSpec file = specFile().spec();
+    try {
+      return merged(file);
+    } catch (InvalidSpecException e) {
+      throw new IllegalArgumentException(e.message(this::name), e);
+    }
+  }
+
+  /**
+   * The S3 connection of this job: the environment's ({@link S3Settings#fromEnvironment()}), with the --spec
+   * file's store in its place where it gives one, and the job's requests in flight.
+   */
+  public S3Settings s3Settings(S3Settings environment) throws IOException {
+    return specFile().store().over(environment).withRequestsInFlight(spec().workers().requestsInFlight());
+  }
+
+  private SpecFile specFile() throws IOException {
+    if (file == null) {
+      file = specFile == null ? new SpecFile(null, SpecStore.NONE) : SpecFile.read(specFile);
+    }
+    return file;
+  }
+
+  /** A field by the option that set it, or by its path in the spec when the --spec file did. */
+  private String name(String path) {
+    List<String> options = OPTIONS.get(path);
+    if (options == null || (specFile != null && options.stream().noneMatch(this::given))) {
+      return path;
+    }
+    return String.join(" or ", options);
+  }
+
+  private boolean given(String option) {
+    return command != null && command.commandLine() != null && command.commandLine().getParseResult() != null
+        && command.commandLine().getParseResult().hasMatchedOption(option);
+  }
+
+  private SortSpec merged(SortSpec file) throws IOException {
     SortSpec.Input in = input != null ? input(input, inputFormat)
         : file != null ? file.input() : missing("--input");
     SortSpec.Output fileOutput = file == null ? null : file.output();
@@ -139,19 +213,42 @@ public final class SortSpecOptions {
     return new SortSpec.Input(null, null, urls, format);
   }
 
+  /**
+   * With --order, the order the options describe; without it, the file's order with each order option given in
+   * place of its field.
+   */
   private SortSpec.Order order(SortSpec file) throws IOException {
-    if (order == null && file != null && seed == null && descending == null && contentMember == null
-        && keymapFile == null && keymapObject == null) {
-      return file.order();
+    SortSpec.Order base = file == null || order != null ? null : file.order();
+    OrderKind kind = order != null ? orderKind(order) : base != null ? base.kind() : OrderKind.ALPHANUMERIC;
+    SortSpec.ContentKey baseContent = base == null ? null : base.content();
+    SortSpec.ContentKey content = contentMember == null && contentType == null ? baseContent
+        : new SortSpec.ContentKey(contentMember != null ? contentMember
+            : baseContent == null ? null : baseContent.member(),
+            contentType != null ? contentType(contentType)
+                : baseContent == null ? SortSpec.ContentType.INT : baseContent.type());
+    SortSpec.Keymap baseKeymap = base == null ? null : base.keymap();
+    SortSpec.Keymap keymap = keymapFile != null || keymapObject != null
+        ? new SortSpec.Keymap(keymapFile == null ? null : keymap(keymapFile), keymapObject, keymapSeparator)
+        : keymapSeparator != null && baseKeymap != null
+            ? new SortSpec.Keymap(baseKeymap.inline(), baseKeymap.object(), keymapSeparator) : baseKeymap;
+    return new SortSpec.Order(kind, descending != null ? descending : base == null ? null : base.descending(),
+        seed != null ? seed : base == null ? null : base.seed(), content, keymap);
+  }
+
+  private static String keymap(Path path) throws IOException {
+    try {
+      return Files.readString(path, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new IllegalArgumentException("Cannot read --keymap-file " + path + ": no such file");
     }
-    OrderKind kind = order == null ? OrderKind.ALPHANUMERIC : orderKind(order);
-    SortSpec.ContentKey content = contentMember == null ? null : new SortSpec.ContentKey(contentMember,
-        contentType == null ? SortSpec.ContentType.INT
-            : SortSpec.ContentType.valueOf(contentType.toUpperCase(Locale.ROOT)));
-    SortSpec.Keymap keymap = keymapFile == null && keymapObject == null ? null : new SortSpec.Keymap(
-        keymapFile == null ? null : Files.readString(keymapFile, StandardCharsets.UTF_8), keymapObject,
-        keymapSeparator);
-    return new SortSpec.Order(kind, descending, seed, content, keymap);
+  }
+
+  private static SortSpec.ContentType contentType(String name) {
+    try {
+      return SortSpec.ContentType.valueOf(name.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("Invalid --content-type: " + name + " (must be int, float or string)");
+    }
   }
 
   private static OrderKind orderKind(String name) {

@@ -1,5 +1,6 @@
 package dev.quarry.cli.sync;
 
+import dev.quarry.cli.options.HelpOption;
 import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.SyncSession;
@@ -18,7 +19,6 @@ import picocli.CommandLine.Spec;
 /** {@code quarry sync pull}. */
 @Command(
     name = "pull",
-    mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {"Writes a version into the folder, whole or only the paths the include patterns select. Every"
         + " byte is verified against its digest before a file appears (by atomic rename).", ""},
@@ -26,6 +26,8 @@ import picocli.CommandLine.Spec;
         "      --include 'val2017/**' --cache /scratch/.quarry-cache"})
 public final class SyncPullCommand implements Callable<Integer> {
   @Spec CommandSpec command;
+  /** Help only: --version selects the version to pull here. */
+  @Mixin HelpOption help;
   @Mixin RemoteOptions remote;
   @Mixin SyncOutput output;
 

@@ -1,12 +1,13 @@
 package dev.quarry.core.sort.spec;
 
+import static dev.quarry.core.sort.spec.InvalidSpecException.field;
+
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.policy.Policy;
 import dev.quarry.core.units.ByteSize;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * What a shard sort does, in the same JSON shape as a ShardSortJob's spec, so the operator hands the resource's spec
@@ -18,13 +19,30 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
     Boolean dryRun) {
 
   public SortSpec {
-    Objects.requireNonNull(input, "input");
-    Objects.requireNonNull(output, "output");
-    Objects.requireNonNull(order, "order");
+    required(input, "input");
+    required(output, "output");
+    required(order, "order");
     policies = policies == null ? Policies.DEFAULT : policies;
     workers = workers == null ? Workers.DEFAULT : workers;
     if (output.template() == null && order.kind() != OrderKind.KEYMAP) {
-      throw new IllegalArgumentException("Invalid output: no template (must be given unless the order is keymap)");
+      throw new InvalidSpecException("Missing %s (must be given unless %s is keymap)", field("output.template"),
+          field("order.kind"));
+    }
+  }
+
+  private static void required(Object value, String path) {
+    if (value == null) {
+      throw new InvalidSpecException("Missing %s", field(path));
+    }
+  }
+
+  /** A quantity such as 256Mi; one that is not a quantity is refused with its field. */
+  private static long bytes(String quantity, String path) {
+    try {
+      return ByteSize.parse(quantity);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidSpecException("Invalid %s: %s (must be a whole number with an optional suffix Ki, Mi, Gi, Ti,"
+          + " Pi, Ei, k, M, G, T, P or E, for example 256Mi)", field(path), quantity);
     }
   }
 
@@ -39,8 +57,8 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
     public Input {
       int given = (template != null ? 1 : 0) + (prefix != null ? 1 : 0) + (objects != null ? 1 : 0);
       if (given != 1) {
-        throw new IllegalArgumentException("Invalid input: " + given + " of template, prefix and objects given"
-            + " (must be exactly one)");
+        throw new InvalidSpecException("Invalid input: %s of %s, %s and %s given (must be exactly one)", given,
+            field("input.template"), field("input.prefix"), field("input.objects"));
       }
       if (template != null) {
         BraceTemplate.parse(template, false);
@@ -63,8 +81,8 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
     public Output {
       int given = (shardSize != null ? 1 : 0) + (recordsPerShard != null ? 1 : 0) + (shardCount != null ? 1 : 0);
       if (given != 1) {
-        throw new IllegalArgumentException("Invalid output sizing: " + given + " of shardSize, recordsPerShard and"
-            + " shardCount given (must be exactly one)");
+        throw new InvalidSpecException("Invalid output sizing: %s of %s, %s and %s given (must be exactly one)",
+            given, field("output.shardSize"), field("output.recordsPerShard"), field("output.shardCount"));
       }
       if (template != null) {
         BraceTemplate.parse(template, true);
@@ -72,14 +90,17 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
       if (format != null) {
         ShardFormat.ofExtension(format);
       }
-      if (shardSize != null && ByteSize.parse(shardSize) < 1) {
-        throw new IllegalArgumentException("Invalid shard size: " + shardSize + " (must be at least 1 byte)");
+      if (shardSize != null && bytes(shardSize, "output.shardSize") < 1) {
+        throw new InvalidSpecException("Invalid %s: %s (must be at least 1 byte)", field("output.shardSize"),
+            shardSize);
       }
       if (recordsPerShard != null && recordsPerShard < 1) {
-        throw new IllegalArgumentException("Invalid records per shard: " + recordsPerShard + " (must be at least 1)");
+        throw new InvalidSpecException("Invalid %s: %s (must be at least 1)", field("output.recordsPerShard"),
+            recordsPerShard);
       }
       if (shardCount != null && shardCount < 1) {
-        throw new IllegalArgumentException("Invalid shard count: " + shardCount + " (must be at least 1)");
+        throw new InvalidSpecException("Invalid %s: %s (must be at least 1)", field("output.shardCount"),
+            shardCount);
       }
     }
 
@@ -98,24 +119,25 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record Order(OrderKind kind, Boolean descending, Long seed, ContentKey content, Keymap keymap) {
     public Order {
-      Objects.requireNonNull(kind, "order.kind");
+      required(kind, "order.kind");
       if (seed != null && kind != OrderKind.SHUFFLE) {
-        throw new IllegalArgumentException("Invalid order: a seed is only allowed with kind shuffle");
+        throw new InvalidSpecException("Invalid %s: only allowed with %s shuffle", field("order.seed"),
+            field("order.kind"));
       }
       if (kind == OrderKind.SHUFFLE && seed == null) {
-        throw new IllegalArgumentException("Invalid order: kind shuffle needs a seed");
+        throw new InvalidSpecException("Invalid %s: shuffle needs %s", field("order.kind"), field("order.seed"));
       }
       if (Boolean.TRUE.equals(descending) && kind != OrderKind.ALPHANUMERIC && kind != OrderKind.CONTENT) {
-        throw new IllegalArgumentException("Invalid order: descending is only allowed with kind alphanumeric or"
-            + " content");
+        throw new InvalidSpecException("Invalid %s: only allowed with %s alphanumeric or content",
+            field("order.descending"), field("order.kind"));
       }
       if ((content != null) != (kind == OrderKind.CONTENT)) {
-        throw new IllegalArgumentException("Invalid order: content is required with, and only allowed with, kind"
-            + " content");
+        throw new InvalidSpecException("Invalid %s: required with, and only allowed with, %s content",
+            field("order.content"), field("order.kind"));
       }
       if ((keymap != null) != (kind == OrderKind.KEYMAP)) {
-        throw new IllegalArgumentException("Invalid order: keymap is required with, and only allowed with, kind"
-            + " keymap");
+        throw new InvalidSpecException("Invalid %s: required with, and only allowed with, %s keymap",
+            field("order.keymap"), field("order.kind"));
       }
     }
 
@@ -128,8 +150,8 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ContentKey(String member, ContentType type) {
     public ContentKey {
-      Objects.requireNonNull(member, "order.content.member");
-      Objects.requireNonNull(type, "order.content.type");
+      required(member, "order.content.member");
+      required(type, "order.content.type");
     }
   }
 
@@ -149,11 +171,13 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
   public record Keymap(String inline, String object, String separator) {
     public Keymap {
       if ((inline == null) == (object == null)) {
-        throw new IllegalArgumentException("Invalid keymap: needs exactly one of inline or object");
+        throw new InvalidSpecException("Invalid %s: needs exactly one of %s or %s", field("order.keymap"),
+            field("order.keymap.inline"), field("order.keymap.object"));
       }
       separator = separator == null ? "\t" : separator;
       if (separator.isEmpty()) {
-        throw new IllegalArgumentException("Invalid keymap separator: empty (must be at least one character)");
+        throw new InvalidSpecException("Invalid %s: empty (must be at least one character)",
+            field("order.keymap.separator"));
       }
     }
   }
@@ -181,11 +205,13 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
     public Workers {
       memoryBudget = memoryBudget == null ? "1Gi" : memoryBudget;
       requestsInFlight = requestsInFlight == null ? 64 : requestsInFlight;
-      if (ByteSize.parse(memoryBudget) < (16L << 20)) {
-        throw new IllegalArgumentException("Invalid memory budget: " + memoryBudget + " (must be at least 16Mi)");
+      if (bytes(memoryBudget, "workers.memoryBudget") < (16L << 20)) {
+        throw new InvalidSpecException("Invalid %s: %s (must be at least 16Mi)", field("workers.memoryBudget"),
+            memoryBudget);
       }
       if (requestsInFlight < 1) {
-        throw new IllegalArgumentException("Invalid requests in flight: " + requestsInFlight + " (must be at least 1)");
+        throw new InvalidSpecException("Invalid %s: %s (must be at least 1)", field("workers.requestsInFlight"),
+            requestsInFlight);
       }
     }
 

@@ -1,0 +1,75 @@
+package dev.quarry.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+
+/** {@code --help} and {@code -h} print the usage and exit 0 on every command, whatever options it has of its own. */
+class HelpOnEveryCommandTest {
+  /** Every command's words after {@code quarry}, for example [sync, pull]; the root is the empty list. */
+  static Stream<List<String>> commands() {
+    List<List<String>> commands = new ArrayList<>();
+    collect(QuarryCommand.commandLine(), List.of(), commands);
+    return commands.stream();
+  }
+
+  private static void collect(CommandLine command, List<String> words, List<List<String>> commands) {
+    commands.add(words);
+    command.getSubcommands().forEach((name, sub) -> {
+      if (sub.getCommandName().equals(name)) { // aliases name the same command again
+        List<String> subWords = new ArrayList<>(words);
+        subWords.add(name);
+        collect(sub, subWords, commands);
+      }
+    });
+  }
+
+  @ParameterizedTest
+  @MethodSource("commands")
+  void helpPrintsTheUsageAndExitsZero(List<String> words) {
+    for (String help : List.of("--help", "-h")) {
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      CommandLine commandLine = QuarryCommand.commandLine();
+      commandLine.setOut(new PrintWriter(out, true));
+      commandLine.setErr(new PrintWriter(err, true));
+      List<String> args = new ArrayList<>(words);
+      args.add(help);
+
+      int exit = commandLine.execute(args.toArray(String[]::new));
+
+      assertThat(exit).as(String.join(" ", args) + ": " + err).isZero();
+      assertThat(out.toString()).contains("Usage: " + String.join(" ", Stream.concat(Stream.of("quarry"),
+          words.stream()).toList()));
+      assertThat(err.toString()).isEmpty();
+    }
+  }
+
+  @Test
+  void theCommandsAreAllThere() {
+    assertThat(commands()).contains(List.of(), List.of("sync", "pull"), List.of("sort", "extract"),
+        List.of("cache", "build"), List.of("help"));
+  }
+
+  @Test
+  void pullsVersionOptionStillSelectsTheVersionAndTheRootStillPrintsItsOwn() {
+    StringWriter out = new StringWriter();
+    CommandLine commandLine = QuarryCommand.commandLine();
+    commandLine.setOut(new PrintWriter(out, true));
+    assertThat(commandLine.execute("--version")).isZero();
+    assertThat(out.toString()).isEqualTo("quarry development\n");
+
+    CommandLine pull = QuarryCommand.commandLine();
+    pull.parseArgs("sync", "pull", "/tmp/folder", "--remote", "/tmp/remote", "--version", "v7");
+    assertThat(pull.getSubcommands().get("sync").getSubcommands().get("pull").getParseResult()
+        .matchedOptionValue("--version", "latest")).isEqualTo("v7");
+  }
+}
