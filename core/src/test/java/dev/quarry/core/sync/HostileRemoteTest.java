@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.SortedMap;
 import org.apache.commons.io.output.NullOutputStream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,9 +34,9 @@ class HostileRemoteTest {
   private static final PrintStream QUIET = new PrintStream(NullOutputStream.INSTANCE);
 
   @TempDir Path temp;
-  private Path target;
-  private HandMadeRemote hand;
-  private CasRemote remote;
+  Path target;
+  HandMadeRemote hand;
+  CasRemote remote;
   private Digest a;
 
   /** The store the remote reads; a subclass may wrap it. */
@@ -54,8 +55,13 @@ class HostileRemoteTest {
     Files.writeString(target.resolve("x"), "local x");
   }
 
+  @AfterEach
+  void closeStore() throws IOException {
+    remote.store().close();
+  }
+
   /** Pulls the version and checks the refusal: one line, starting with what it could not do, folder untouched. */
-  private void assertRefused(String version, String expected) throws IOException {
+  void assertRefused(String version, String expected) throws IOException {
     SortedMap<String, String> before = TreeSnapshot.of(target);
     assertThatThrownBy(() -> {
       try (SyncSession session = new SyncSession(target, null, remote, QUIET)) {
@@ -66,7 +72,7 @@ class HostileRemoteTest {
     assertThat(TreeSnapshot.of(target)).isEqualTo(before);
   }
 
-  private void assertRefused(Digest root, String expected) throws IOException {
+  void assertRefused(Digest root, String expected) throws IOException {
     assertRefused(root.text(), expected);
   }
 

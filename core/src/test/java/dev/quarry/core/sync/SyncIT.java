@@ -222,6 +222,17 @@ class SyncIT {
   }
 
   @Test
+  void namesOf255BytesPushAndPull() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("data/" + "\u00e9".repeat(127) + "d"));
+    Files.writeString(data.resolve("n".repeat(251) + ".txt"), "long");
+    push(temp.resolve("data"), "latest");
+    pull(temp.resolve("copy"), "latest", List.of(), false, temp.resolve("cache"));
+    pull(temp.resolve("plain"), "latest", List.of(), false, null);
+    assertThat(TreeSnapshot.of(temp.resolve("copy"))).isEqualTo(TreeSnapshot.of(temp.resolve("data")));
+    assertThat(TreeSnapshot.of(temp.resolve("plain"))).isEqualTo(TreeSnapshot.of(temp.resolve("data")));
+  }
+
+  @Test
   void deleteExtraRemovesOnlyWhatTheVersionLacksWithinTheIncludedPaths() throws Exception {
     Path data = temp.resolve("data");
     Files.createDirectories(data.resolve("a"));
