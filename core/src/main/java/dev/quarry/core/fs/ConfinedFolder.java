@@ -7,6 +7,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -25,6 +26,7 @@ public final class ConfinedFolder {
 
   private final Path root;
   private final Set<String> realFolders = ConcurrentHashMap.newKeySet();
+  private final Map<String, Way> notClear = new ConcurrentHashMap<>();
   private final Set<Path> created = ConcurrentHashMap.newKeySet();
 
   public ConfinedFolder(Path root) {
@@ -41,29 +43,45 @@ public final class ConfinedFolder {
     return relative.isEmpty() ? root : root.resolve(relative);
   }
 
+  /** What stands on the way to a name: the folders between the root and it. */
+  public enum Way {
+    /** Every folder on the way is a real folder: the name can be looked at. */
+    CLEAR,
+    /** A folder on the way is missing or is a symbolic link: {@link #folder} will create or replace it. */
+    OPEN,
+    /** A file (or other non-folder, non-link) stands where a folder must be. */
+    BLOCKED
+  }
+
   /**
-   * Whether every folder on the way to {@code relative} (not the name itself) is a real folder, so that reading or
-   * stat-ing the name cannot leave the root. Creates nothing.
+   * What stands on the way to {@code relative} (not the name itself), by lstat of each folder once per run; only when
+   * it is {@link Way#CLEAR} can stat-ing or reading the name not leave the root. Creates nothing.
    */
-  public boolean isReachable(String relative) throws IOException {
+  public Way wayTo(String relative) throws IOException {
     String parent = parentOf(relative);
     if (parent.isEmpty() || realFolders.contains(parent)) {
-      return true;
+      return Way.CLEAR;
     }
-    if (!isReachable(parent)) {
-      return false;
+    Way known = notClear.get(parent);
+    if (known != null) {
+      return known;
     }
-    BasicFileAttributes attributes;
-    try {
-      attributes = Files.readAttributes(resolve(parent), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-    } catch (NoSuchFileException e) {
-      return false;
+    Way way = wayTo(parent);
+    if (way == Way.CLEAR) {
+      try {
+        BasicFileAttributes attributes =
+            Files.readAttributes(resolve(parent), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        way = attributes.isDirectory() ? Way.CLEAR : attributes.isSymbolicLink() ? Way.OPEN : Way.BLOCKED;
+      } catch (NoSuchFileException e) {
+        way = Way.OPEN;
+      }
     }
-    if (attributes.isDirectory()) {
+    if (way == Way.CLEAR) {
       realFolders.add(parent);
-      return true;
+    } else {
+      notClear.put(parent, way);
     }
-    return false;
+    return way;
   }
 
   /** Makes {@code relative}'s parent a real folder (see {@link #folder}) and returns the name's path. */
@@ -111,7 +129,14 @@ public final class ConfinedFolder {
       }
     }
     realFolders.add(relative);
+    notClear.remove(relative);
     return path;
+  }
+
+  /** Forgets what was learnt about folders at or under {@code path}, which is being deleted or replaced. */
+  public void forgetUnder(Path path) {
+    realFolders.removeIf(folder -> root.resolve(folder).startsWith(path));
+    notClear.keySet().removeIf(folder -> root.resolve(folder).startsWith(path));
   }
 
   /** Deletes the folders this instance created that are still empty, deepest first; for undoing a failed write. */

@@ -96,10 +96,30 @@ class PullSafetyTest {
     assertThat(outside).isEmptyDirectory();
     assertThat(TreeSnapshot.of(target)).isEqualTo(TreeSnapshot.of(data));
 
-    assertThatThrownBy(() -> pull(target, "v1")).hasMessageContaining("a folder is in the way");
+    var before = TreeSnapshot.of(target);
+    assertThatThrownBy(() -> pull(target, "v1")).hasMessage("Cannot pull v1: 1 paths of the version have a local"
+        + " folder or file in the way: d (pull with --delete-extra to replace them)");
+    assertThat(TreeSnapshot.of(target)).isEqualTo(before);
     pull(target, "v1", true, null, false);
     assertThat(Files.isSymbolicLink(target.resolve("d"))).isTrue();
     assertThat(outside).isEmptyDirectory();
+  }
+
+  @Test
+  void aLocalFileInTheWayOfAFolderIsReplacedOnlyWithDeleteExtra() throws Exception {
+    Manifest folder = hand.tree(TreeEntry.file("f", 0644, hand.blob("f")));
+    Manifest root = hand.tree(TreeEntry.directory("x", 0755, folder.digest(), 1, 1),
+        TreeEntry.file("y", 0644, hand.blob("y")));
+    Path target = Files.createDirectories(temp.resolve("target"));
+    Files.writeString(target.resolve("x"), "a local file");
+    var before = TreeSnapshot.of(target);
+    assertThatThrownBy(() -> pull(target, root.digest().text())).hasMessageEndingWith("in the way: x/f (pull with"
+        + " --delete-extra to replace them)");
+    assertThat(TreeSnapshot.of(target)).isEqualTo(before);
+
+    pull(target, root.digest().text(), true, null, false);
+    assertThat(target.resolve("x/f")).hasContent("f");
+    assertThat(target.resolve("y")).hasContent("y");
   }
 
   @Test

@@ -99,7 +99,7 @@ public final class Pull {
     Files.createDirectories(session.folder());
     StateDatabase state = session.state();
     Map<String, FileState> known = state.load(session.folder());
-    List<Selection.File> toWrite = filesToWrite(selection.files(), known);
+    List<Selection.File> toWrite = filesToWrite(selection.files(), selection.links(), known);
     Map<Digest, List<Selection.File>> byDigest = toWrite.stream()
         .collect(Collectors.groupingBy(Selection.File::digest, HashMap::new, Collectors.toList()));
     BlobCache cache = options.cache() != null ? new BlobCache(options.cache(), state) : null;
@@ -152,15 +152,21 @@ public final class Pull {
    * The selected files whose content is not already at their path: by the state database, else by hashing. Nothing
    * is read through a link: a file behind one on the way is simply to be written. Refuses, before anything is
    * changed, to replace a file whose content is neither the new one nor the one last synced (a local edit), unless
-   * forced.
+   * forced; and, without deleteExtra, to replace a local folder where the version has a file or link, or a local
+   * file where it has a folder.
    */
-  private List<Selection.File> filesToWrite(List<Selection.File> files, Map<String, FileState> known)
-      throws IOException {
+  private List<Selection.File> filesToWrite(List<Selection.File> files, List<Selection.Link> links,
+      Map<String, FileState> known) throws IOException {
     List<Selection.File> toWrite = java.util.Collections.synchronizedList(new ArrayList<>());
     Map<Selection.File, FileIdentity> modesToFix = new ConcurrentHashMap<>();
     Set<String> edited = ConcurrentHashMap.newKeySet();
+    Set<String> blocked = ConcurrentHashMap.newKeySet();
     forEach(files, file -> {
-      if (!target.isReachable(file.path())) {
+      ConfinedFolder.Way way = target.wayTo(file.path());
+      if (way != ConfinedFolder.Way.CLEAR) {
+        if (way == ConfinedFolder.Way.BLOCKED && !options.deleteExtra()) {
+          blocked.add(file.path());
+        }
         toWrite.add(file);
         return;
       }
@@ -173,6 +179,9 @@ public final class Pull {
         return;
       }
       if (!identity.isRegularFile()) {
+        if (identity.isDirectory() && !options.deleteExtra()) {
+          blocked.add(file.path());
+        }
         toWrite.add(file); // a link is replaced; a folder only with deleteExtra
         return;
       }
@@ -194,18 +203,41 @@ public final class Pull {
       }
       toWrite.add(file);
     });
+    for (Selection.Link link : links) {
+      if (!options.deleteExtra() && isBlocked(link.path())) {
+        blocked.add(link.path());
+      }
+    }
     if (!edited.isEmpty()) {
-      List<String> sorted = edited.stream().sorted().toList();
-      throw new IllegalStateException("Cannot pull " + options.version() + ": " + sorted.size() + " local files differ"
-          + " from both the version they came from and the new one: " + sorted.stream().limit(SAMPLES)
-              .map(TreeEntry::printable).collect(Collectors.joining(", "))
-          + (sorted.size() > SAMPLES ? " and " + (sorted.size() - SAMPLES) + " more" : "")
+      throw new IllegalStateException("Cannot pull " + options.version() + ": " + edited.size() + " local files differ"
+          + " from both the version they came from and the new one: " + listed(edited)
           + " (pull with --force to replace them)");
+    }
+    if (!blocked.isEmpty()) {
+      throw new IllegalStateException("Cannot pull " + options.version() + ": " + blocked.size() + " paths of the"
+          + " version have a local folder or file in the way: " + listed(blocked)
+          + " (pull with --delete-extra to replace them)");
     }
     for (Map.Entry<Selection.File, FileIdentity> fix : modesToFix.entrySet()) {
       fixMode(fix.getKey(), fix.getValue(), toWrite);
     }
     return toWrite;
+  }
+
+  /** Whether a local folder stands where a link goes, or a file where a folder of its way goes. */
+  private boolean isBlocked(String path) throws IOException {
+    ConfinedFolder.Way way = target.wayTo(path);
+    if (way != ConfinedFolder.Way.CLEAR) {
+      return way == ConfinedFolder.Way.BLOCKED;
+    }
+    return Files.isDirectory(target.resolve(path), LinkOption.NOFOLLOW_LINKS);
+  }
+
+  /** The first few of these paths, sorted and printable, and how many more. */
+  private static String listed(Set<String> paths) {
+    List<String> sorted = paths.stream().sorted().toList();
+    return sorted.stream().limit(SAMPLES).map(TreeEntry::printable).collect(Collectors.joining(", "))
+        + (sorted.size() > SAMPLES ? " and " + (sorted.size() - SAMPLES) + " more" : "");
   }
 
   /** Whether a local file holds the content a pull wrote there or a push sent from there: no local edit. */
@@ -341,6 +373,7 @@ public final class Pull {
         throw new IOException("Cannot write " + target + ": a folder is in the way (pull with deleteExtra to"
             + " replace it)");
       }
+      this.target.forgetUnder(target);
       deleteTree(target);
       Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
