@@ -68,6 +68,28 @@ class QuarryCommandTest {
   }
 
   @Test
+  void syncPullKeepsALocalEditUnlessForcedAndSaysSoInOneLine() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("data"));
+    Path copy = temp.resolve("copy");
+    String remote = temp.resolve("cas").toString();
+    Files.writeString(data.resolve("a"), "a1");
+    assertThat(quarry("sync", "push", data.toString(), "--remote", remote)).as(err.toString()).isZero();
+    assertThat(quarry("sync", "pull", copy.toString(), "--remote", remote)).as(err.toString()).isZero();
+    Files.writeString(data.resolve("a"), "a2");
+    assertThat(quarry("sync", "push", data.toString(), "--remote", remote)).as(err.toString()).isZero();
+    Files.writeString(copy.resolve("a"), "my edit");
+    err.getBuffer().setLength(0);
+
+    assertThat(quarry("sync", "pull", copy.toString(), "--remote", remote)).isEqualTo(1);
+    assertThat(err.toString().lines().filter(line -> line.startsWith("quarry: ")).toList()).containsExactly(
+        "quarry: Cannot pull latest: 1 local files differ from both the version they came from and the new one: a"
+            + " (pull with --force to replace them)");
+    assertThat(copy.resolve("a")).hasContent("my edit");
+    assertThat(quarry("sync", "pull", copy.toString(), "--remote", remote, "--force")).as(err.toString()).isZero();
+    assertThat(copy.resolve("a")).hasContent("a2");
+  }
+
+  @Test
   void missingOutputFolderIsAUsageError() {
     assertThat(quarry("gen")).isEqualTo(2);
     assertThat(err.toString()).contains("Missing required option: '--out=DIR'");

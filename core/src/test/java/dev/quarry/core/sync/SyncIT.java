@@ -217,8 +217,19 @@ class SyncIT {
     assertThat(copy.resolve("good.txt")).hasContent("good");
     try (Stream<Path> leftovers = Files.walk(copy)) {
       assertThat(leftovers.filter(Files::isRegularFile).map(Path::toString))
-          .noneMatch(name -> name.endsWith(".part") || name.endsWith(".quarry-part"));
+          .noneMatch(name -> name.endsWith(".part") || name.contains(".quarry-part"));
     }
+  }
+
+  @Test
+  void namesOf255BytesPushAndPull() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("data/" + "\u00e9".repeat(127) + "d"));
+    Files.writeString(data.resolve("n".repeat(251) + ".txt"), "long");
+    push(temp.resolve("data"), "latest");
+    pull(temp.resolve("copy"), "latest", List.of(), false, temp.resolve("cache"));
+    pull(temp.resolve("plain"), "latest", List.of(), false, null);
+    assertThat(TreeSnapshot.of(temp.resolve("copy"))).isEqualTo(TreeSnapshot.of(temp.resolve("data")));
+    assertThat(TreeSnapshot.of(temp.resolve("plain"))).isEqualTo(TreeSnapshot.of(temp.resolve("data")));
   }
 
   @Test

@@ -21,7 +21,9 @@ import picocli.CommandLine.Spec;
     name = "pull",
     sortOptions = false,
     description = {"Writes a version into the folder, whole or only the paths the include patterns select. Every"
-        + " byte is verified against its digest before a file appears (by atomic rename).", ""},
+        + " byte is verified against its digest before a file appears (by atomic rename). The remote is trusted for"
+        + " nothing: the selected tree is checked whole first, nothing is written through a symbolic link, and a"
+        + " local file edited since it was last pulled or pushed is replaced only with --force.", ""},
     footer = {"", "Example:", "  quarry sync pull /scratch/coco --remote s3://datasets/cas/coco --version latest \\",
         "      --include 'val2017/**' --cache /scratch/.quarry-cache"})
 public final class SyncPullCommand implements Callable<Integer> {
@@ -47,15 +49,20 @@ public final class SyncPullCommand implements Callable<Integer> {
   boolean deleteExtra;
 
   @Option(names = "--cache", paramLabel = "DIR", description = "A local blob cache: files become hard links to it"
-      + " when it is on the same filesystem, and blobs in it are never downloaded again.")
+      + " when it is on the same filesystem and their mode is the cached blob's, and blobs in it are never downloaded"
+      + " again.")
   Path cache;
+
+  @Option(names = "--force", description = "Replace local files whose content is neither the new version's nor the"
+      + " one last pulled or pushed (local edits); without it the pull refuses and names them.")
+  boolean force;
 
   @Override
   public Integer call() throws Exception {
     try (ObjectStores stores = remote.stores();
         SyncSession session = remote.session(stores, folder, ProgressLog.to(command.commandLine().getErr()))) {
       output.print(command.commandLine().getOut(),
-          Pull.run(session, new Pull.Options(version, include, deleteExtra, cache)));
+          Pull.run(session, new Pull.Options(version, include, deleteExtra, cache, force)));
     }
     return 0;
   }

@@ -22,6 +22,7 @@ public enum EntryType {
         return type;
       }
     }
-    throw new IllegalArgumentException("Invalid entry type: " + token + " (must be file, dir or symlink)");
+    throw new IllegalArgumentException("Invalid entry type: " + TreeEntry.printable(token)
+        + " (must be file, dir or symlink)");
   }
 }

@@ -4,25 +4,33 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.quarry.core.store.KeyOrder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 
 /**
  * A directory's canonical manifest (docs/formats.md, "Tree manifests"): its entries sorted by the UTF-8 bytes of
  * their names, written as compact JSON in a fixed field order, so equal folders have byte-identical manifests and
- * therefore equal digests. Decoding refuses anything a canonical writer would not produce that could be unsafe:
- * names with '/', ".", "..", duplicates, unsorted entries.
+ * therefore equal digests. Decoding refuses anything a canonical writer would not produce: names with '/', ".",
+ * "..", duplicates, unsorted entries, but also extra fields, spacing or any other byte a re-encoding would not give
+ * back. Its messages never quote the bytes (a remote's content stays out of logs): a malformed manifest is named by
+ * the byte offset where it stops being JSON.
  */
 public final class Manifest {
   public static final String FORMAT = "quarry-tree/1";
+  /** The largest manifest written or read: about a million entries; a folder with more cannot be versioned. */
+  public static final int MAX_BYTES = 256 << 20;
   private static final Comparator<TreeEntry> BY_NAME = Comparator.comparing(TreeEntry::name, KeyOrder.UTF8_BINARY);
-  private static final JsonFactory JSON = new JsonFactory();
+  private static final JsonFactory JSON =
+      JsonFactory.builder().disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION).build();
 
   private final List<TreeEntry> entries;
   private final byte[] encoded;
@@ -43,7 +51,12 @@ public final class Manifest {
     List<TreeEntry> sorted = new ArrayList<>(entries);
     sorted.sort(BY_NAME);
     requireUniqueSorted(sorted);
-    return new Manifest(sorted, encode(sorted));
+    byte[] encoded = encode(sorted);
+    if (encoded.length > MAX_BYTES) {
+      throw new IllegalArgumentException("Cannot version a folder of " + sorted.size() + " entries: its manifest"
+          + " would be " + encoded.length + " bytes, more than a manifest may be (256 MiB); split the folder");
+    }
+    return new Manifest(sorted, encoded);
   }
 
   /** Parses manifest bytes; the caller has verified them against their digest. */
@@ -53,7 +66,8 @@ public final class Manifest {
       expectField(parser, "format");
       String format = parser.nextTextValue();
       if (!FORMAT.equals(format)) {
-        throw new IllegalArgumentException("Invalid tree manifest format: " + format + " (must be " + FORMAT
+        throw new IllegalArgumentException("Invalid tree manifest format: " + TreeEntry.printable(format)
+            + " (must be " + FORMAT
             + "; a newer Quarry wrote it?)");
       }
       expectField(parser, "entries");
@@ -64,10 +78,20 @@ public final class Manifest {
       }
       expect(parser.currentToken(), JsonToken.END_ARRAY);
       expect(parser.nextToken(), JsonToken.END_OBJECT);
+      if (parser.nextToken() != null) {
+        throw new IllegalArgumentException("Invalid tree manifest: bytes follow its end");
+      }
       requireUniqueSorted(entries);
+      if (!Arrays.equals(encode(entries), data)) {
+        throw new IllegalArgumentException("Invalid tree manifest: not canonical (spacing, escapes, field order or"
+            + " fields a canonical writer would not write)");
+      }
       return new Manifest(entries, data);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("Invalid tree manifest: not JSON at byte "
+          + e.getLocation().getByteOffset(), e);
     } catch (IOException e) {
-      throw new IllegalArgumentException("Invalid tree manifest: " + e.getMessage(), e);
+      throw new IllegalArgumentException("Invalid tree manifest: cannot parse it", e);
     }
   }
 
@@ -156,11 +180,12 @@ public final class Manifest {
         case "size" -> size = number(parser, value, field);
         case "files" -> files = number(parser, value, field);
         case "bytes" -> bytes = number(parser, value, field);
-        default -> throw new IllegalArgumentException("Invalid tree manifest: unknown field " + field);
+        default -> throw new IllegalArgumentException("Invalid tree manifest: unknown field "
+            + TreeEntry.printable(field));
       }
     }
     if (name == null || type == null || mode == null || !mode.matches("[0-7]{4}")) {
-      throw new IllegalArgumentException("Invalid tree manifest entry " + name
+      throw new IllegalArgumentException("Invalid tree manifest entry " + TreeEntry.printable(name)
           + ": name, type and a four-digit octal mode are required");
     }
     int permissions = Integer.parseInt(mode, 8);
@@ -169,7 +194,8 @@ public final class Manifest {
       case FILE -> TreeEntry.file(name, permissions, new Digest(sha256, size));
       case DIRECTORY -> {
         if (files < 0 || bytes < 0) {
-          throw new IllegalArgumentException("Invalid tree manifest entry " + name + ": a dir needs files and bytes");
+          throw new IllegalArgumentException("Invalid tree manifest entry " + TreeEntry.printable(name)
+              + ": a dir needs files and bytes");
         }
         yield TreeEntry.directory(name, permissions, new Digest(sha256, size), files, bytes);
       }
@@ -198,7 +224,7 @@ public final class Manifest {
   private static void requireUniqueSorted(List<TreeEntry> sorted) {
     for (int i = 1; i < sorted.size(); i++) {
       if (BY_NAME.compare(sorted.get(i - 1), sorted.get(i)) >= 0) {
-        throw new IllegalArgumentException("Invalid tree manifest: entry " + sorted.get(i).name()
+        throw new IllegalArgumentException("Invalid tree manifest: entry " + TreeEntry.printable(sorted.get(i).name())
             + " is duplicated or out of order");
       }
     }

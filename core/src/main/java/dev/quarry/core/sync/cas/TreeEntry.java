@@ -5,7 +5,8 @@ import java.util.Objects;
 /**
  * One entry of a directory manifest.
  *
- * @param name one path component: not empty, not "." or "..", no '/' and no NUL
+ * @param name one path component of at most 255 bytes of UTF-8 (Linux's NAME_MAX): not empty, not "." or "..",
+ *     no '/' and no NUL
  * @param type file, directory or symbolic link
  * @param mode the permission bits (0 to 07777)
  * @param digest the file's content, or the child directory's manifest; null for a symbolic link
@@ -18,15 +19,16 @@ public record TreeEntry(String name, EntryType type, int mode, Digest digest, St
     requireValidName(name);
     Objects.requireNonNull(type, "type");
     if (mode < 0 || mode > 07777) {
-      throw new IllegalArgumentException("Invalid mode of " + name + ": " + Integer.toOctalString(mode)
+      throw new IllegalArgumentException("Invalid mode of " + printable(name) + ": " + Integer.toOctalString(mode)
           + " (must be permission bits, 0 to 7777 octal)");
     }
     if ((type == EntryType.SYMLINK) != (digest == null) || (type == EntryType.SYMLINK) != (target != null)) {
-      throw new IllegalArgumentException("Invalid entry " + name + ": a symbolic link has a target and no digest,"
-          + " files and folders have a digest and no target");
+      throw new IllegalArgumentException("Invalid entry " + printable(name) + ": a symbolic link has a target and no"
+          + " digest, files and folders have a digest and no target");
     }
     if (type == EntryType.SYMLINK && (target.isEmpty() || target.indexOf('\0') >= 0)) {
-      throw new IllegalArgumentException("Invalid symbolic link target of " + name + " (must be non-empty, no NUL)");
+      throw new IllegalArgumentException("Invalid symbolic link target of " + printable(name)
+          + " (must be non-empty, no NUL)");
     }
   }
 
@@ -54,12 +56,39 @@ public record TreeEntry(String name, EntryType type, int mode, Digest digest, St
     return type == EntryType.FILE;
   }
 
-  /** Refuses names that could escape the folder they are written into, so a hostile manifest cannot. */
+  /**
+   * Refuses names that could escape the folder they are written into, so a hostile manifest cannot, and names no
+   * Linux filesystem can hold.
+   */
   static void requireValidName(String name) {
     if (name == null || name.isEmpty() || name.equals(".") || name.equals("..") || name.indexOf('/') >= 0
-        || name.indexOf('\0') >= 0) {
-      throw new IllegalArgumentException("Invalid entry name: " + name
-          + " (must be one path component: not empty, not . or .., no / or NUL)");
+        || name.indexOf('\0') >= 0 || (name.length() > 85 && utf8Length(name) > 255)) {
+      throw new IllegalArgumentException("Invalid entry name: " + printable(name)
+          + " (must be one path component of at most 255 bytes: not empty, not . or .., no / or NUL)");
     }
+  }
+
+  private static int utf8Length(String name) {
+    return name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+  }
+
+  /**
+   * A name from a manifest as it may appear in a one-line message: control characters escaped (a backslash, u and
+   * four hex digits), and cut after 100 characters, so a remote cannot write to a terminal or a log through an error.
+   */
+  public static String printable(String text) {
+    if (text == null) {
+      return "null";
+    }
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < text.length() && i < 100; i++) {
+      char c = text.charAt(i);
+      if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029) {
+        out.append(String.format("\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return text.length() > 100 ? out.append("...").toString() : out.toString();
   }
 }

@@ -16,11 +16,18 @@ import java.util.Map;
 
 /**
  * The local state database: for each file path, the (inode, mtime, size) it had when it was hashed and the digest it
- * had then. A file whose identity is unchanged is never read again. One SQLite file, one writer at a time.
+ * had then. A file whose identity is unchanged is never read again. Each row also says whether that content is
+ * synced: written by a pull, or part of a version pushed since it was hashed; a pull replaces a local file only if
+ * its content is the synced one (else it is a local edit). One SQLite file, one writer at a time.
  */
 public final class StateDatabase implements AutoCloseable {
-  /** What a file looked like when hashed. */
-  public record FileState(long inode, long mtimeNanos, long size, Digest digest) {
+  /** What a file looked like when hashed, and whether that content came from or went to a remote. */
+  public record FileState(long inode, long mtimeNanos, long size, Digest digest, boolean synced) {
+    /** A state just hashed: not known to be synced. */
+    public FileState(long inode, long mtimeNanos, long size, Digest digest) {
+      this(inode, mtimeNanos, size, digest, false);
+    }
+
     public boolean matches(long inode, long mtimeNanos, long size) {
       return this.inode == inode && this.mtimeNanos == mtimeNanos && this.size == size;
     }
@@ -40,7 +47,12 @@ public final class StateDatabase implements AutoCloseable {
         statement.execute("PRAGMA journal_mode=WAL");
         statement.execute("PRAGMA synchronous=NORMAL");
         statement.execute("CREATE TABLE IF NOT EXISTS file_state (path TEXT PRIMARY KEY, inode INTEGER NOT NULL,"
-            + " mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL)");
+            + " mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL,"
+            + " synced INTEGER NOT NULL DEFAULT 0)");
+        if (!hasSyncedColumn(statement)) {
+          // A database from before local edits were told apart: what it recorded counts as synced once.
+          statement.execute("ALTER TABLE file_state ADD COLUMN synced INTEGER NOT NULL DEFAULT 1");
+        }
       }
       return new StateDatabase(connection);
     } catch (SQLException e) {
@@ -49,19 +61,31 @@ public final class StateDatabase implements AutoCloseable {
     }
   }
 
+  private static boolean hasSyncedColumn(Statement statement) throws SQLException {
+    try (ResultSet columns = statement.executeQuery("PRAGMA table_info(file_state)")) {
+      while (columns.next()) {
+        if (columns.getString("name").equals("synced")) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** Every recorded file under {@code root} (absolute paths), in one query. */
   public synchronized Map<String, FileState> load(Path root) throws IOException {
     String prefix = root.toAbsolutePath().normalize() + "/";
     Map<String, FileState> states = new HashMap<>();
     try (PreparedStatement query = connection.prepareStatement(
-        "SELECT path, inode, mtime_ns, size, sha256 FROM file_state WHERE path >= ? AND path < ?")) {
+        "SELECT path, inode, mtime_ns, size, sha256, synced FROM file_state WHERE path >= ? AND path < ?")) {
       query.setString(1, prefix);
       query.setString(2, prefix.substring(0, prefix.length() - 1) + "0"); // '0' is the character after '/'
       try (ResultSet rows = query.executeQuery()) {
         while (rows.next()) {
           long size = rows.getLong(4);
           states.put(rows.getString(1),
-              new FileState(rows.getLong(2), rows.getLong(3), size, new Digest(rows.getString(5), size)));
+              new FileState(rows.getLong(2), rows.getLong(3), size, new Digest(rows.getString(5), size),
+                  rows.getInt(6) != 0));
         }
       }
     } catch (SQLException e) {
@@ -75,7 +99,8 @@ public final class StateDatabase implements AutoCloseable {
     if (states.isEmpty()) {
       return;
     }
-    inTransaction("INSERT OR REPLACE INTO file_state (path, inode, mtime_ns, size, sha256) VALUES (?, ?, ?, ?, ?)",
+    inTransaction("INSERT OR REPLACE INTO file_state (path, inode, mtime_ns, size, sha256, synced)"
+        + " VALUES (?, ?, ?, ?, ?, ?)",
         statement -> {
           for (var entry : states.entrySet()) {
             FileState state = entry.getValue();
@@ -84,9 +109,26 @@ public final class StateDatabase implements AutoCloseable {
             statement.setLong(3, state.mtimeNanos());
             statement.setLong(4, state.size());
             statement.setString(5, state.digest().hex());
+            statement.setInt(6, state.synced() ? 1 : 0);
             statement.addBatch();
           }
         });
+  }
+
+  /**
+   * Marks every file recorded under {@code root} as synced: called once a version of the whole folder was pushed,
+   * whose every file the push's scan had just recorded. One statement, touching only rows not yet synced.
+   */
+  public synchronized void markSynced(Path root) throws IOException {
+    String prefix = root.toAbsolutePath().normalize() + "/";
+    try (PreparedStatement update = connection.prepareStatement(
+        "UPDATE file_state SET synced = 1 WHERE path >= ? AND path < ? AND synced = 0")) {
+      update.setString(1, prefix);
+      update.setString(2, prefix.substring(0, prefix.length() - 1) + "0");
+      update.executeUpdate();
+    } catch (SQLException e) {
+      throw new IOException("Cannot write the state database: " + e.getMessage(), e);
+    }
   }
 
   /** Forgets files that no longer exist, so the database does not grow forever. */

@@ -1,6 +1,7 @@
 package dev.quarry.core.sync.pull;
 
 import dev.quarry.core.concurrent.InFlight;
+import dev.quarry.core.fs.ConfinedFolder;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.sync.Amount;
@@ -10,6 +11,7 @@ import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.TransferProgress;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
+import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.local.FileIdentity;
 import dev.quarry.core.sync.local.StateDatabase;
 import dev.quarry.core.sync.local.StateDatabase.FileState;
@@ -37,24 +39,33 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * {@code quarry sync pull}: a version (ref or root digest) into the folder, whole or by include patterns. Every
- * downloaded byte is hashed and checked against its digest before it becomes visible; files appear by atomic rename,
- * so a reader sees the old file or the new one, never a part. Files already right are left alone. With a local cache
- * on the same filesystem, files are hard links to cached blobs, else copies. Local files not in the version are
- * deleted only when asked.
+ * {@code quarry sync pull}: a version (ref or root digest) into the folder, whole or by include patterns. The remote
+ * is trusted for nothing: the selected tree is checked whole before anything is written ({@link Selection}), every
+ * read is bounded by its digest's size, and every path is resolved by {@link ConfinedFolder}, so nothing is written,
+ * created or chmod-ed through a symbolic link. Every downloaded byte is hashed and checked against its digest before
+ * it becomes visible; files appear by atomic rename, so a reader sees the old file or the new one, never a part.
+ * Files already right are left alone; a local edit (a file that is neither the new content nor the one last synced)
+ * is replaced only when forced. With a local cache on the same filesystem, files are hard links to cached blobs where
+ * their modes agree, else copies. Local files not in the version are deleted only when asked.
  */
 public final class Pull {
   private static final int SAMPLES = 10;
 
   /** What to pull and how. {@code cache} null: no local cache. */
-  public record Options(String version, List<String> include, boolean deleteExtra, Path cache) {
+  public record Options(String version, List<String> include, boolean deleteExtra, Path cache, boolean force) {
     public Options {
       include = List.copyOf(include);
+    }
+
+    /** Without force: local edits are never replaced. */
+    public Options(String version, List<String> include, boolean deleteExtra, Path cache) {
+      this(version, include, deleteExtra, cache, false);
     }
   }
 
@@ -64,12 +75,13 @@ public final class Pull {
   private final Map<String, Exception> failures = new ConcurrentHashMap<>();
   private final Map<String, FileState> pulled = new ConcurrentHashMap<>();
   private final AtomicLong alreadyThere = new AtomicLong();
-  private final Set<Path> createdFolders = ConcurrentHashMap.newKeySet();
+  private final ConfinedFolder target;
 
   private Pull(SyncSession session, Options options) {
     this.session = session;
     this.store = session.remote().store();
     this.options = options;
+    this.target = new ConfinedFolder(session.folder());
   }
 
   public static SyncResult run(SyncSession session, Options options) throws IOException {
@@ -81,13 +93,13 @@ public final class Pull {
     IncludeFilter filter = new IncludeFilter(options.include());
     RunClock clock = new RunClock(store);
     Manifest root = session.remote().resolveVersion(options.version());
-    Selection selection = Selection.of(session.remote(), root, filter);
+    Selection selection = Selection.of(session.remote(), root, filter, options.version(), reservedPaths());
     session.log("pull: %s selects %d files (%d bytes) in %d folders; read %d manifests", options.version(),
         selection.files().size(), selection.bytes(), selection.folders().size(), selection.manifestsRead());
     Files.createDirectories(session.folder());
     StateDatabase state = session.state();
     Map<String, FileState> known = state.load(session.folder());
-    List<Selection.File> toWrite = filesToWrite(selection.files(), known);
+    List<Selection.File> toWrite = filesToWrite(selection.files(), selection.links(), known);
     Map<Digest, List<Selection.File>> byDigest = toWrite.stream()
         .collect(Collectors.groupingBy(Selection.File::digest, HashMap::new, Collectors.toList()));
     BlobCache cache = options.cache() != null ? new BlobCache(options.cache(), state) : null;
@@ -106,29 +118,59 @@ public final class Pull {
     }
     progress.print(true);
     writeLinks(selection.links());
-    if (options.deleteExtra()) {
-      deleteExtra(selection, filter);
+    if (failures.isEmpty()) {
+      if (options.deleteExtra()) {
+        deleteExtra(selection, filter);
+      }
+      applyFolderModes(selection.folders());
+    } else {
+      target.deleteEmptyCreated(); // a failed pull adds no empty folders; what it wrote stays, verified
     }
-    applyFolderModes(selection.folders());
     state.record(pulled);
     if (!failures.isEmpty()) {
       session.index().clear();
       throw new IOException("Cannot pull " + options.version() + ": " + failures.size() + " files failed (first: "
           + samples().get(0) + "); nothing corrupt was written, and pull again fetches only what is missing");
     }
-    session.log("pull: %d files written, %d already there", pulled.size(), alreadyThere.get());
+    session.log("pull: %d files written, %d already there", pulled.size() - alreadyThere.get(), alreadyThere.get());
     return new SyncResult("pull", session.remote().url(), options.version(), root.digest().text(),
         selection.files().size() + selection.links().size(), selection.bytes(), 0, null, null, progress.moved(), null,
         null, clock.requests(), null, null, 0, List.of(), List.of(), clock.startTime(), clock.now(),
         clock.elapsedSeconds());
   }
 
-  /** The selected files whose content is not already at their path: by the state database, else by hashing. */
-  private List<Selection.File> filesToWrite(List<Selection.File> files, Map<String, FileState> known)
-      throws IOException {
+  /** Relative paths no version may write: the default state folder, and the state folder if it is inside. */
+  private Set<String> reservedPaths() {
+    Set<String> reserved = new HashSet<>(Set.of(SyncSession.DEFAULT_STATE_FOLDER));
+    if (session.stateFolder().startsWith(session.folder()) && !session.stateFolder().equals(session.folder())) {
+      reserved.add(session.folder().relativize(session.stateFolder()).toString());
+    }
+    return reserved;
+  }
+
+  /**
+   * The selected files whose content is not already at their path: by the state database, else by hashing. Nothing
+   * is read through a link: a file behind one on the way is simply to be written. Refuses, before anything is
+   * changed, to replace a file whose content is neither the new one nor the one last synced (a local edit), unless
+   * forced; and, without deleteExtra, to replace a local folder where the version has a file or link, or a local
+   * file where it has a folder.
+   */
+  private List<Selection.File> filesToWrite(List<Selection.File> files, List<Selection.Link> links,
+      Map<String, FileState> known) throws IOException {
     List<Selection.File> toWrite = java.util.Collections.synchronizedList(new ArrayList<>());
+    Map<Selection.File, FileIdentity> modesToFix = new ConcurrentHashMap<>();
+    Set<String> edited = ConcurrentHashMap.newKeySet();
+    Set<String> blocked = ConcurrentHashMap.newKeySet();
     forEach(files, file -> {
-      Path path = destination(file.path());
+      ConfinedFolder.Way way = target.wayTo(file.path());
+      if (way != ConfinedFolder.Way.CLEAR) {
+        if (way == ConfinedFolder.Way.BLOCKED && !options.deleteExtra()) {
+          blocked.add(file.path());
+        }
+        toWrite.add(file);
+        return;
+      }
+      Path path = target.resolve(file.path());
       FileIdentity identity;
       try {
         identity = FileIdentity.of(path);
@@ -136,29 +178,98 @@ public final class Pull {
         toWrite.add(file);
         return;
       }
+      if (!identity.isRegularFile()) {
+        if (identity.isDirectory() && !options.deleteExtra()) {
+          blocked.add(file.path());
+        }
+        toWrite.add(file); // a link is replaced; a folder only with deleteExtra
+        return;
+      }
       FileState state = known.get(path.toString());
-      boolean same = identity.isRegularFile() && identity.size() == file.digest().size()
-          && (state != null && state.matches(identity.inode(), identity.mtimeNanos(), identity.size())
-              ? state.digest().equals(file.digest())
-              : Digest.ofFile(path).equals(file.digest()));
-      if (same) {
+      Digest local = state != null && state.matches(identity.inode(), identity.mtimeNanos(), identity.size())
+          ? state.digest() : identity.size() == file.digest().size() ? Digest.ofFile(path) : null;
+      if (file.digest().equals(local)) {
         alreadyThere.incrementAndGet();
         if (identity.permissions() != file.mode()) {
-          Files.setPosixFilePermissions(path, FileIdentity.permissionSet(file.mode()));
+          modesToFix.put(file, identity);
+        } else {
+          pulled.put(path.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(),
+              file.digest(), true));
         }
-        pulled.put(path.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(),
-            file.digest()));
-      } else {
-        toWrite.add(file);
+        return;
       }
+      if (!options.force() && !isSynced(path, identity, state, local)) {
+        edited.add(file.path());
+      }
+      toWrite.add(file);
     });
+    for (Selection.Link link : links) {
+      if (!options.deleteExtra() && isBlocked(link.path())) {
+        blocked.add(link.path());
+      }
+    }
+    if (!edited.isEmpty()) {
+      throw new IllegalStateException("Cannot pull " + options.version() + ": " + edited.size() + " local files differ"
+          + " from both the version they came from and the new one: " + listed(edited)
+          + " (pull with --force to replace them)");
+    }
+    if (!blocked.isEmpty()) {
+      throw new IllegalStateException("Cannot pull " + options.version() + ": " + blocked.size() + " paths of the"
+          + " version have a local folder or file in the way: " + listed(blocked)
+          + " (pull with --delete-extra to replace them)");
+    }
+    for (Map.Entry<Selection.File, FileIdentity> fix : modesToFix.entrySet()) {
+      fixMode(fix.getKey(), fix.getValue(), toWrite);
+    }
     return toWrite;
+  }
+
+  /** Whether a local folder stands where a link goes, or a file where a folder of its way goes. */
+  private boolean isBlocked(String path) throws IOException {
+    ConfinedFolder.Way way = target.wayTo(path);
+    if (way != ConfinedFolder.Way.CLEAR) {
+      return way == ConfinedFolder.Way.BLOCKED;
+    }
+    return Files.isDirectory(target.resolve(path), LinkOption.NOFOLLOW_LINKS);
+  }
+
+  /** The first few of these paths, sorted and printable, and how many more. */
+  private static String listed(Set<String> paths) {
+    List<String> sorted = paths.stream().sorted().toList();
+    return sorted.stream().limit(SAMPLES).map(TreeEntry::printable).collect(Collectors.joining(", "))
+        + (sorted.size() > SAMPLES ? " and " + (sorted.size() - SAMPLES) + " more" : "");
+  }
+
+  /** Whether a local file holds the content a pull wrote there or a push sent from there: no local edit. */
+  private static boolean isSynced(Path path, FileIdentity identity, FileState state, Digest local)
+      throws IOException {
+    if (state == null || !state.synced() || identity.size() != state.digest().size()) {
+      return false;
+    }
+    return state.digest().equals(local != null ? local : Digest.ofFile(path));
+  }
+
+  /**
+   * Gives a file that is already right its mode. A file with other hard links (a cached blob, or a user's link) is
+   * written again instead, so the change cannot reach another name's mode.
+   */
+  private void fixMode(Selection.File file, FileIdentity identity, List<Selection.File> toWrite) throws IOException {
+    Path path = target.resolve(file.path());
+    if ((Integer) Files.getAttribute(path, "unix:nlink", LinkOption.NOFOLLOW_LINKS) > 1) {
+      alreadyThere.decrementAndGet();
+      toWrite.add(file);
+      return;
+    }
+    Files.setPosixFilePermissions(path, FileIdentity.permissionSet(file.mode()));
+    pulled.put(path.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(),
+        file.digest(), true));
   }
 
   /**
    * Writes one content at every path that wants it. Without a cache the blob is downloaded straight into the first
    * path's temporary sibling and the other paths are copies of the first; with a cache, into the cache, and every
-   * path is a hard link to it. A download that fails fails all of the content's paths at once.
+   * path whose mode is the cached blob's is a hard link to it (others are copies: linked names share one mode). A
+   * download that fails fails all of the content's paths at once.
    */
   private void writeGroup(Digest digest, List<Selection.File> files, boolean download, BlobCache cache,
       TransferProgress progress) throws IOException {
@@ -173,17 +284,18 @@ public final class Pull {
         return;
       }
     }
+    int cachedMode = cached != null ? FileIdentity.of(cached).permissions() : -1;
     Path first = null;
     for (Selection.File file : files) {
-      Path target = destination(file.path());
-      Path staged = stagedSibling(target);
+      Path staged = null;
       Set<PosixFilePermission> permissions = FileIdentity.permissionSet(file.mode());
       try {
-        createParent(target);
+        Path path = target.parentReady(file.path(), options.deleteExtra());
+        staged = stagedSibling(path);
         if (digest.isEmpty()) {
           Files.createFile(staged, PosixFilePermissions.asFileAttribute(permissions));
         } else if (cached != null) {
-          linkOrCopy(cached, staged);
+          linkOrCopy(cached, staged, cachedMode == file.mode());
         } else if (first != null) {
           Files.copy(first, staged);
         } else {
@@ -194,10 +306,12 @@ public final class Pull {
             return;
           }
         }
-        publish(staged, target, file.mode(), digest);
-        first = first != null ? first : target;
+        publish(staged, path, file.mode(), digest);
+        first = first != null ? first : path;
       } catch (IOException e) {
-        Files.deleteIfExists(staged);
+        if (staged != null) {
+          Files.deleteIfExists(staged);
+        }
         failures.put(file.path(), e);
       }
     }
@@ -209,9 +323,9 @@ public final class Pull {
     String key = session.remote().layout().blobKey(digest);
     MessageDigest sha256 = Digest.sha256();
     long length = 0;
-    try (InputStream in = store.get(key); OutputStream out = Channels.newOutputStream(Files.newByteChannel(file,
-        Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-        PosixFilePermissions.asFileAttribute(permissions)))) {
+    try (InputStream in = session.remote().openBlob(digest); OutputStream out = Channels.newOutputStream(
+        Files.newByteChannel(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+            PosixFilePermissions.asFileAttribute(permissions)))) {
       byte[] buffer = new byte[(int) Math.min(256 << 10, Math.max(8 << 10, digest.size()))];
       for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
         sha256.update(buffer, 0, read);
@@ -235,16 +349,16 @@ public final class Pull {
   }
 
   /**
-   * Renames a finished file over its target. A folder standing there is replaced only with deleteExtra. The file's
-   * mode is set at creation; it is changed afterwards only if the umask took bits away.
+   * Gives a finished file its mode, if the umask took bits away (a linked file has it already, so a link's mode is
+   * never changed), and renames it over its target.
    */
-  private void publish(Path staged, Path target, int mode, Digest digest) throws IOException {
-    moveIntoPlace(staged, target);
-    FileIdentity identity = FileIdentity.of(target);
+  private void publish(Path staged, Path path, int mode, Digest digest) throws IOException {
+    FileIdentity identity = FileIdentity.of(staged);
     if (identity.permissions() != mode) {
-      Files.setPosixFilePermissions(target, FileIdentity.permissionSet(mode));
+      Files.setPosixFilePermissions(staged, FileIdentity.permissionSet(mode));
     }
-    pulled.put(target.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(), digest));
+    moveIntoPlace(staged, path);
+    pulled.put(path.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(), digest, true));
   }
 
   /** Renames a file or link over its target; a folder standing there is replaced only with deleteExtra. */
@@ -259,37 +373,30 @@ public final class Pull {
         throw new IOException("Cannot write " + target + ": a folder is in the way (pull with deleteExtra to"
             + " replace it)");
       }
+      this.target.forgetUnder(target);
       deleteTree(target);
       Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
   }
 
-  /** A temporary name beside {@code target}, so the final rename stays within one folder. */
+  /**
+   * A temporary name beside {@code target}, so the final rename stays within one folder. Short whatever the target's
+   * name, so that names of up to 255 bytes can be written.
+   */
   private static Path stagedSibling(Path target) {
-    return target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".quarry-part");
-  }
-
-  /** Creates a file's parent folders, once per folder. */
-  private void createParent(Path target) throws IOException {
-    Path parent = target.getParent();
-    // Remembered only once it exists: a thread that found it in the set must be able to write into it at once.
-    if (!createdFolders.contains(parent)) {
-      Files.createDirectories(parent);
-      createdFolders.add(parent);
-    }
+    return target.resolveSibling(".quarry-part-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
   }
 
   private void writeLinks(List<Selection.Link> links) {
     for (Selection.Link link : links) {
-      Path target = destination(link.path());
       try {
-        if (Files.isSymbolicLink(target) && Files.readSymbolicLink(target).toString().equals(link.target())) {
+        Path path = target.parentReady(link.path(), options.deleteExtra());
+        if (Files.isSymbolicLink(path) && Files.readSymbolicLink(path).toString().equals(link.target())) {
           continue;
         }
-        createParent(target);
-        Path staged = stagedSibling(target);
+        Path staged = stagedSibling(path);
         Files.createSymbolicLink(staged, Path.of(link.target()));
-        moveIntoPlace(staged, target);
+        moveIntoPlace(staged, path);
       } catch (IOException e) {
         failures.put(link.path(), e);
       }
@@ -309,7 +416,9 @@ public final class Pull {
     Path root = session.folder();
     List<Path> extra;
     try (Stream<Path> walk = Files.walk(root)) {
-      extra = walk.filter(path -> !path.equals(root) && !path.startsWith(session.stateFolder()))
+      Path defaultState = root.resolve(SyncSession.DEFAULT_STATE_FOLDER);
+      extra = walk.filter(path -> !path.equals(root) && !path.startsWith(session.stateFolder())
+              && !path.startsWith(defaultState))
           .filter(path -> {
             String relative = root.relativize(path).toString();
             return !wanted.contains(relative) && filter.matches(relative);
@@ -326,19 +435,20 @@ public final class Pull {
     }
   }
 
+  /** Creates the version's folders (empty ones too) and gives them their modes; each is a real folder, not a link. */
   private void applyFolderModes(List<Selection.Folder> folders) throws IOException {
     for (Selection.Folder folder : folders) {
-      Path path = destination(folder.path());
-      Files.createDirectories(path);
+      Path path = target.folder(folder.path(), options.deleteExtra());
       Files.setPosixFilePermissions(path, FileIdentity.permissionSet(folder.mode()));
     }
   }
 
-  private Path destination(String relative) {
-    return session.folder().resolve(relative);
-  }
-
-  private static void linkOrCopy(Path cached, Path staged) throws IOException {
+  /** A hard link to the cached blob when {@code link} (its mode is the one wanted), else a copy. */
+  private static void linkOrCopy(Path cached, Path staged, boolean link) throws IOException {
+    if (!link) {
+      Files.copy(cached, staged);
+      return;
+    }
     try {
       Files.createLink(staged, cached);
     } catch (FileSystemException | UnsupportedOperationException e) {

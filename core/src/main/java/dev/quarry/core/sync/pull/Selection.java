@@ -8,12 +8,19 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The part of a version a pull writes: its folders, files and links by relative path. Built by fetching manifests
- * top-down, only those of folders the include patterns can reach.
+ * top-down, only those of folders the include patterns can reach, and checked whole before anything is written: every
+ * folder's manifest must hold the files and bytes its parent declares for it, no path may be the folder's reserved
+ * state, and the paths must fit in memory (a "bomb" of manifests that name one child many times declares its
+ * expansion, or is stopped while it is walked).
  */
 record Selection(List<Folder> folders, List<File> files, List<Link> links, long manifestsRead) {
+  /** What a selected path costs in memory, about, through the pull: its path, digest, states and records. */
+  private static final long BYTES_PER_PATH = 1024;
+
   record Folder(String path, int mode) {}
 
   record File(String path, int mode, Digest digest) {}
@@ -22,17 +29,36 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
 
   private record Pending(String path, Manifest manifest) {}
 
-  static Selection of(CasRemote remote, Manifest root, IncludeFilter filter) throws IOException {
+  private record Subfolder(String path, TreeEntry entry) {}
+
+  /**
+   * {@code reserved}: relative paths no version may hold (the state folder); {@code version}: as the user named it,
+   * for messages.
+   */
+  static Selection of(CasRemote remote, Manifest root, IncludeFilter filter, String version, Set<String> reserved)
+      throws IOException {
+    long maxPaths = Runtime.getRuntime().maxMemory() / BYTES_PER_PATH;
     List<Folder> folders = new ArrayList<>();
     List<File> files = new ArrayList<>();
     List<Link> links = new ArrayList<>();
     long read = 1;
+    long paths = 0;
     List<Pending> level = List.of(new Pending("", root));
     while (!level.isEmpty()) {
-      List<Map.Entry<String, TreeEntry>> subfolders = new ArrayList<>();
+      List<Subfolder> subfolders = new ArrayList<>();
+      long declared = 0;
       for (Pending pending : level) {
+        paths += pending.manifest().entries().size();
+        if (paths > maxPaths) {
+          throw refused(version, "it holds more paths than this JVM can hold (at most " + maxPaths
+              + "; pull part of it with --include, or give the JVM more memory)");
+        }
         for (TreeEntry entry : pending.manifest().entries()) {
           String path = pending.path().isEmpty() ? entry.name() : pending.path() + "/" + entry.name();
+          if (reserved.contains(path)) {
+            throw refused(version, "it names " + TreeEntry.printable(path)
+                + ", the folder's reserved state, which no version may hold");
+          }
           switch (entry.type()) {
             case FILE -> {
               if (filter.matches(path)) {
@@ -46,20 +72,33 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
             }
             case DIRECTORY -> {
               if (filter.mayContain(path)) {
-                subfolders.add(Map.entry(path, entry));
+                subfolders.add(new Subfolder(path, entry));
+                declared = saturatedSum(declared, entry.files());
               }
             }
           }
         }
       }
+      long upTo = saturatedSum(declared, files.size() + links.size());
+      if (upTo > maxPaths) {
+        throw refused(version, "it declares up to " + upTo + " files, more paths than this JVM can hold (at most "
+            + maxPaths + "; pull part of it with --include, or give the JVM more memory)");
+      }
       Map<Digest, Manifest> fetched =
-          remote.fetchManifests(subfolders.stream().map(subfolder -> subfolder.getValue().digest()).toList());
+          remote.fetchManifests(subfolders.stream().map(subfolder -> subfolder.entry().digest()).toList());
       read += fetched.size();
       List<Pending> next = new ArrayList<>();
-      for (Map.Entry<String, TreeEntry> subfolder : subfolders) {
-        next.add(new Pending(subfolder.getKey(), fetched.get(subfolder.getValue().digest())));
-        if (filter.matches(subfolder.getKey())) {
-          folders.add(new Folder(subfolder.getKey(), subfolder.getValue().mode()));
+      for (Subfolder subfolder : subfolders) {
+        TreeEntry entry = subfolder.entry();
+        Manifest manifest = fetched.get(entry.digest());
+        if (manifest.files() != entry.files() || manifest.bytes() != entry.bytes()) {
+          throw refused(version, "folder " + TreeEntry.printable(subfolder.path()) + " declares " + entry.files()
+              + " files and " + entry.bytes() + " bytes, but its manifest holds " + manifest.files() + " files and "
+              + manifest.bytes() + " bytes");
+        }
+        next.add(new Pending(subfolder.path(), manifest));
+        if (filter.matches(subfolder.path())) {
+          folders.add(new Folder(subfolder.path(), entry.mode()));
         }
       }
       level = next;
@@ -69,5 +108,14 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
 
   long bytes() {
     return files.stream().mapToLong(file -> file.digest().size()).sum();
+  }
+
+  private static long saturatedSum(long a, long b) {
+    long sum = a + b;
+    return sum < a ? Long.MAX_VALUE : sum;
+  }
+
+  private static IllegalArgumentException refused(String version, String reason) {
+    return new IllegalArgumentException("Cannot pull " + TreeEntry.printable(version) + ": " + reason);
   }
 }

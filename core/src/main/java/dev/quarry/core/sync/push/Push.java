@@ -95,6 +95,7 @@ public final class Push {
         lease.requireValid("write ref " + refName);
         session.remote().writeRef(refName, Ref.of(tree.root(), tree.files(), tree.bytes(), Instant.now().toString()));
         session.index().addComplete(Set.of(tree.root()));
+        session.state().markSynced(session.folder()); // what was pushed is no local edit to a later pull
       }
     } finally {
       store.delete(layout.leaseTreesKey(id));

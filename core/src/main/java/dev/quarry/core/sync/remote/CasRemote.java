@@ -1,6 +1,7 @@
 package dev.quarry.core.sync.remote;
 
 import dev.quarry.core.concurrent.InFlight;
+import dev.quarry.core.store.LimitedInputStream;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.sync.cas.CasLayout;
@@ -8,6 +9,7 @@ import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.Ref;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.HashSet;
@@ -15,8 +17,15 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** A content-addressed store under one prefix of an object store: refs, manifests and blobs by digest. */
+/**
+ * A content-addressed store under one prefix of an object store: refs, manifests and blobs by digest. Nothing read
+ * from it is trusted: every read stops one byte past the size the object's digest (or, for refs and manifests named
+ * by a bare hash, its kind) allows, and manifests are verified against their digest before they are parsed.
+ */
 public final class CasRemote {
+  /** The most a ref or the gc generation may hold: a few hundred bytes when honest. */
+  private static final int MAX_SMALL_OBJECT = 64 << 10;
+
   private final ObjectStore store;
   private final CasLayout layout;
   private final String url;
@@ -52,7 +61,9 @@ public final class CasRemote {
 
   public Optional<Ref> readRef(String name) throws IOException {
     try {
-      return Optional.of(Ref.parse(name, store.getBytes(layout.refKey(name))));
+      String key = layout.refKey(name);
+      return Optional.of(Ref.parse(name, readAll(key, MAX_SMALL_OBJECT,
+          "Cannot read ref " + name + ": " + store.url(key) + " is larger than a ref may be (64 KiB)")));
     } catch (NoSuchObjectException e) {
       return Optional.empty();
     }
@@ -73,7 +84,20 @@ public final class CasRemote {
     Ref ref = readRef(version).orElseThrow(() -> new MissingObjectException("Cannot find version " + version + ": "
         + url + "refs/" + version + " does not exist (push it first, or name a root digest sha256:...)"));
     Digest root = ref.rootDigest();
-    return fetchManifest(root.hex(), root.size());
+    Manifest manifest = fetchManifest(root.hex(), root.size());
+    if (ref.files() != manifest.files() || ref.bytes() != manifest.bytes()) {
+      throw new IllegalArgumentException("Invalid ref " + version + ": it declares " + ref.files() + " files and "
+          + ref.bytes() + " bytes, but its root manifest holds " + manifest.files() + " files and "
+          + manifest.bytes() + " bytes");
+    }
+    return manifest;
+  }
+
+  /** GET of a blob, bounded by its digest: reading past its declared size throws instead of returning more. */
+  public InputStream openBlob(Digest digest) throws IOException {
+    String key = layout.blobKey(digest);
+    return new LimitedInputStream(store.get(key), digest.size(),
+        store.url(key) + " is larger than its digest declares (" + digest.size() + " bytes)");
   }
 
   /** GET of a manifest, verified against its digest before it is parsed. */
@@ -81,21 +105,39 @@ public final class CasRemote {
     return fetchManifest(digest.hex(), digest.size());
   }
 
+  /** {@code size} -1: unknown (a root named by its hash alone), so bounded by the largest a manifest may be. */
   private Manifest fetchManifest(String hex, long size) throws IOException {
     String key = CasLayout.keyIn(layout.space(CasLayout.TREES), new Digest(hex, Math.max(size, 0)));
+    String what = "Cannot read manifest sha256:" + hex + ": ";
+    if (size > Manifest.MAX_BYTES) {
+      throw new IOException(what + "it is declared " + size + " bytes, larger than a manifest may be (256 MiB)");
+    }
     byte[] data;
     try {
-      data = store.getBytes(key);
+      data = readAll(key, size >= 0 ? size : Manifest.MAX_BYTES, what + store.url(key) + (size >= 0
+          ? " is larger than its digest declares (" + size + " bytes)"
+          : " is larger than a manifest may be (256 MiB)"));
     } catch (NoSuchObjectException e) {
-      throw new MissingObjectException("Cannot read manifest sha256:" + hex + ": " + store.url(key)
+      throw new MissingObjectException(what + store.url(key)
           + " does not exist (the remote lost an object a ref needs; push the version again)");
     }
     Digest actual = Digest.of(data);
     if (!actual.hex().equals(hex) || (size >= 0 && actual.size() != size)) {
-      throw new IOException("Cannot read manifest sha256:" + hex + ": " + store.url(key) + " is corrupt (its bytes"
-          + " hash to " + actual + "); push the version again to repair it");
+      throw new IOException(what + store.url(key) + " is corrupt (its bytes hash to " + actual
+          + "); push the version again to repair it");
     }
-    return Manifest.decode(data);
+    try {
+      return Manifest.decode(data);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(what + e.getMessage(), e);
+    }
+  }
+
+  /** The bytes of an object that may hold at most {@code limit}; {@code tooLarge} says what when it holds more. */
+  private byte[] readAll(String key, long limit, String tooLarge) throws IOException {
+    try (InputStream in = new LimitedInputStream(store.get(key), limit, tooLarge)) {
+      return in.readAllBytes();
+    }
   }
 
   /** The manifests of these digests, each fetched once and verified, {@link #inFlight()} at a time. */
@@ -112,7 +154,9 @@ public final class CasRemote {
   /** The gc generation: changes whenever a gc deleted something, which invalidates local indexes. */
   public String gcGeneration() throws IOException {
     try {
-      return new String(store.getBytes(layout.gcGenerationKey()), StandardCharsets.UTF_8).trim();
+      String key = layout.gcGenerationKey();
+      return new String(readAll(key, MAX_SMALL_OBJECT, "Cannot read the gc generation: " + store.url(key)
+          + " is larger than it may be (64 KiB)"), StandardCharsets.UTF_8).trim();
     } catch (NoSuchObjectException e) {
       return "initial";
     }

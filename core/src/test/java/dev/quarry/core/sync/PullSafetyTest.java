@@ -1,0 +1,296 @@
+package dev.quarry.core.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quarry.core.store.FileStore;
+import dev.quarry.core.sync.cas.Digest;
+import dev.quarry.core.sync.cas.Manifest;
+import dev.quarry.core.sync.cas.Ref;
+import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.pull.Pull;
+import dev.quarry.core.sync.push.Push;
+import dev.quarry.core.sync.remote.CasRemote;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import org.apache.commons.io.output.NullOutputStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Pull against a filesystem remote: what it must never do to the folder, whatever the remote holds. */
+class PullSafetyTest {
+  private static final PrintStream QUIET = new PrintStream(NullOutputStream.INSTANCE);
+
+  @TempDir Path temp;
+  private CasRemote remote;
+  private HandMadeRemote hand;
+
+  @BeforeEach
+  void openRemote() {
+    remote = new CasRemote(new FileStore(temp.resolve("remote")), "cas", 4);
+    hand = new HandMadeRemote(remote);
+  }
+
+  private SyncResult pull(Path folder, String version, boolean deleteExtra, Path cache, boolean force)
+      throws IOException {
+    try (SyncSession session = new SyncSession(folder, null, remote, QUIET)) {
+      return Pull.run(session, new Pull.Options(version, List.of(), deleteExtra, cache, force));
+    }
+  }
+
+  private SyncResult pull(Path folder, String version) throws IOException {
+    return pull(folder, version, false, null, false);
+  }
+
+  private SyncResult push(Path folder, String ref) throws IOException {
+    try (SyncSession session = new SyncSession(folder, null, remote, QUIET)) {
+      return Push.run(session, ref);
+    }
+  }
+
+  private static String mode(Path path) throws IOException {
+    return PosixFilePermissions.toString(Files.getPosixFilePermissions(path, LinkOption.NOFOLLOW_LINKS));
+  }
+
+  @Test
+  void aLinkThatLaterBecameAFolderIsReplacedNeverFollowed() throws Exception {
+    Path outside = Files.createDirectories(temp.resolve("outside"));
+    Files.setPosixFilePermissions(outside, PosixFilePermissions.fromString("rwx------"));
+    Manifest v1 = hand.tree(TreeEntry.symlink("link", outside.toString()));
+    Digest x = hand.blob("x");
+    Manifest folder = hand.tree(TreeEntry.file("x", 0644, x));
+    Manifest v2 = hand.tree(TreeEntry.directory("link", 0777, folder.digest(), 1, 1));
+
+    Path target = temp.resolve("target");
+    pull(target, v1.digest().text());
+    assertThat(Files.isSymbolicLink(target.resolve("link"))).isTrue();
+    pull(target, v2.digest().text());
+
+    assertThat(outside).isEmptyDirectory();
+    assertThat(mode(outside)).isEqualTo("rwx------");
+    assertThat(Files.isDirectory(target.resolve("link"), LinkOption.NOFOLLOW_LINKS)).isTrue();
+    assertThat(target.resolve("link/x")).hasContent("x");
+    assertThat(mode(target.resolve("link"))).isEqualTo("rwxrwxrwx");
+  }
+
+  @Test
+  void honestHistoryOfALinkBecomingAFolderAndBackStaysInside() throws Exception {
+    Path outside = Files.createDirectories(temp.resolve("outside"));
+    Path data = Files.createDirectories(temp.resolve("data"));
+    Files.createSymbolicLink(data.resolve("d"), outside);
+    push(data, "v1");
+    Files.delete(data.resolve("d"));
+    Files.createDirectories(data.resolve("d/e"));
+    Files.writeString(data.resolve("d/e/f"), "f");
+    push(data, "v2");
+
+    Path target = temp.resolve("target");
+    pull(target, "v1");
+    pull(target, "v2");
+    assertThat(outside).isEmptyDirectory();
+    assertThat(TreeSnapshot.of(target)).isEqualTo(TreeSnapshot.of(data));
+
+    var before = TreeSnapshot.of(target);
+    assertThatThrownBy(() -> pull(target, "v1")).hasMessage("Cannot pull v1: 1 paths of the version have a local"
+        + " folder or file in the way: d (pull with --delete-extra to replace them)");
+    assertThat(TreeSnapshot.of(target)).isEqualTo(before);
+    pull(target, "v1", true, null, false);
+    assertThat(Files.isSymbolicLink(target.resolve("d"))).isTrue();
+    assertThat(outside).isEmptyDirectory();
+  }
+
+  @Test
+  void aLocalFileInTheWayOfAFolderIsReplacedOnlyWithDeleteExtra() throws Exception {
+    Manifest folder = hand.tree(TreeEntry.file("f", 0644, hand.blob("f")));
+    Manifest root = hand.tree(TreeEntry.directory("x", 0755, folder.digest(), 1, 1),
+        TreeEntry.file("y", 0644, hand.blob("y")));
+    Path target = Files.createDirectories(temp.resolve("target"));
+    Files.writeString(target.resolve("x"), "a local file");
+    var before = TreeSnapshot.of(target);
+    assertThatThrownBy(() -> pull(target, root.digest().text())).hasMessageEndingWith("in the way: x/f (pull with"
+        + " --delete-extra to replace them)");
+    assertThat(TreeSnapshot.of(target)).isEqualTo(before);
+
+    pull(target, root.digest().text(), true, null, false);
+    assertThat(target.resolve("x/f")).hasContent("f");
+    assertThat(target.resolve("y")).hasContent("y");
+  }
+
+  @Test
+  void aVersionNamingTheReservedStateFolderIsRefused() throws Exception {
+    Manifest remotes = hand.tree(TreeEntry.file("planted.db", 0644, hand.blob("complete")));
+    Manifest state = hand.tree(TreeEntry.directory("remotes", 0755, remotes.digest(), 1, 8));
+    Manifest root = hand.tree(TreeEntry.directory(".quarry", 0755, state.digest(), 1, 8),
+        TreeEntry.file("a", 0644, hand.blob("a")));
+    Path target = Files.createDirectories(temp.resolve("target"));
+    Files.writeString(target.resolve("mine"), "mine");
+    var before = TreeSnapshot.of(target);
+
+    assertThatThrownBy(() -> pull(target, root.digest().text()))
+        .hasMessage("Cannot pull " + root.digest().text() + ": it names .quarry, the folder's reserved state,"
+            + " which no version may hold");
+    assertThat(TreeSnapshot.of(target)).isEqualTo(before);
+    assertThat(target.resolve(".quarry/remotes/planted.db")).doesNotExist();
+  }
+
+  @Test
+  void deleteExtraKeepsTheDefaultStateFolderWhenStateLivesElsewhere() throws Exception {
+    Manifest root = hand.tree(TreeEntry.file("a", 0644, hand.blob("a")));
+    Path target = Files.createDirectories(temp.resolve("target/.quarry"));
+    Files.writeString(target.resolve("keep"), "state of another session");
+    try (SyncSession session = new SyncSession(temp.resolve("target"), temp.resolve("elsewhere"), remote, QUIET)) {
+      Pull.run(session, new Pull.Options(root.digest().text(), List.of(), true, null, false));
+    }
+    assertThat(target.resolve("keep")).hasContent("state of another session");
+  }
+
+  @Test
+  void aBlobLargerThanItsDigestIsReadOnlyToItsDeclaredSizePlusOne() throws Exception {
+    Digest claimed = Digest.of("6bytes".getBytes());
+    Path object = Path.of(remote.store().url(remote.layout().blobKey(claimed)).substring("file://".length()));
+    Files.createDirectories(object.getParent());
+    try (var file = new java.io.RandomAccessFile(object.toFile(), "rw")) {
+      file.setLength(3L << 30); // sparse: 3 GiB claimed as 6 bytes
+    }
+    Manifest root = hand.tree(TreeEntry.file("big", 0644, claimed));
+    Path target = Files.createDirectories(temp.resolve("target"));
+
+    assertThatThrownBy(() -> pull(target, root.digest().text()))
+        .hasMessageContaining("big: " + remote.store().url(remote.layout().blobKey(claimed))
+            + " is larger than its digest declares (6 bytes)")
+        .hasMessageNotContaining("\n");
+    assertThat(TreeSnapshot.of(target)).isEmpty();
+  }
+
+  @Test
+  void aManifestLargerThanItsDigestIsNotReadWhole() throws Exception {
+    Manifest small = hand.tree(TreeEntry.file("a", 0644, hand.blob("a")));
+    Path object = Path.of(remote.store().url(remote.layout().treeKey(small.digest())).substring("file://".length()));
+    try (var file = new java.io.RandomAccessFile(object.toFile(), "rw")) {
+      file.setLength(3L << 30);
+    }
+    Manifest root = hand.tree(TreeEntry.directory("sub", 0755, small.digest(), 1, 1));
+    Path target = Files.createDirectories(temp.resolve("target"));
+    assertThatThrownBy(() -> pull(target, root.digest().text()))
+        .hasMessageContaining("is larger than its digest declares (" + small.encodedLength() + " bytes)");
+    assertThatThrownBy(() -> pull(target, small.digest().text()))
+        .hasMessageContaining("is larger than a manifest may be (256 MiB)");
+    assertThat(TreeSnapshot.of(target)).isEmpty();
+  }
+
+  @Test
+  void cachedHardLinksNeverShareAModeAndAModeChangeBreaksTheLink() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("data"));
+    Path secret = Files.writeString(data.resolve("secret"), "same");
+    Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+    Path tool = Files.writeString(data.resolve("tool"), "same");
+    Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path plain = Files.writeString(data.resolve("plain"), "same");
+    Files.setPosixFilePermissions(plain, PosixFilePermissions.fromString("rw-r--r--"));
+    push(data, "v1");
+
+    Path target = temp.resolve("target");
+    Path cache = temp.resolve("cache");
+    pull(target, "v1", false, cache, false);
+    assertThat(TreeSnapshot.of(target)).isEqualTo(TreeSnapshot.of(data));
+
+    Files.setPosixFilePermissions(plain, PosixFilePermissions.fromString("rwxrwxr-x"));
+    Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rw-r--r--"));
+    push(data, "v2");
+    pull(target, "v2", false, cache, false);
+    assertThat(TreeSnapshot.of(target)).isEqualTo(TreeSnapshot.of(data));
+    Path blob = cache.resolve(Digest.of("same".getBytes()).hex().substring(0, 2))
+        .resolve(Digest.of("same".getBytes()).hex());
+    assertThat(mode(blob)).isEqualTo("rw-r--r--");
+  }
+
+  @Test
+  void aNameOf255BytesPushesAndPulls() throws Exception {
+    String name = "n".repeat(251) + ".txt";
+    Path data = Files.createDirectories(temp.resolve("data/" + "d".repeat(255)));
+    Files.writeString(data.resolve(name), "long");
+    push(temp.resolve("data"), "latest");
+    Path target = temp.resolve("target");
+    pull(target, "latest", false, temp.resolve("cache"), false);
+    assertThat(TreeSnapshot.of(target)).isEqualTo(TreeSnapshot.of(temp.resolve("data")));
+    Path plain = temp.resolve("plain");
+    pull(plain, "latest");
+    assertThat(TreeSnapshot.of(plain)).isEqualTo(TreeSnapshot.of(temp.resolve("data")));
+  }
+
+  @Test
+  void aLocalEditIsNeverOverwrittenWithoutForce() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("data"));
+    Files.writeString(data.resolve("a"), "a1");
+    Files.writeString(data.resolve("b"), "b1");
+    push(data, "latest");
+    Path target = temp.resolve("target");
+    pull(target, "latest");
+    Files.writeString(data.resolve("a"), "a2");
+    Files.writeString(data.resolve("b"), "b2");
+    push(data, "latest");
+
+    Files.writeString(target.resolve("a"), "my edit");
+    var before = TreeSnapshot.of(target);
+    assertThatThrownBy(() -> pull(target, "latest"))
+        .hasMessage("Cannot pull latest: 1 local files differ from both the version they came from and the new one:"
+            + " a (pull with --force to replace them)");
+    assertThat(TreeSnapshot.of(target)).isEqualTo(before);
+
+    pull(target, "latest", false, null, true);
+    assertThat(TreeSnapshot.of(target)).isEqualTo(TreeSnapshot.of(data));
+  }
+
+  @Test
+  void aPulledFolderUpdatesAfterAStatusAndUntouchedFilesAreNotEdits() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("data"));
+    Files.writeString(data.resolve("a"), "a1");
+    push(data, "latest");
+    Path target = temp.resolve("target");
+    pull(target, "latest");
+    try (SyncSession session = new SyncSession(target, null, remote, QUIET)) {
+      StatusCheck.run(session, "latest");
+    }
+    Files.writeString(data.resolve("a"), "a2");
+    push(data, "latest");
+    pull(target, "latest");
+    assertThat(target.resolve("a")).hasContent("a2");
+
+    Files.writeString(data.resolve("a"), "a3");
+    push(data, "latest");
+    Files.writeString(target.resolve("a"), "edited");
+    try (SyncSession session = new SyncSession(target, null, remote, QUIET)) {
+      StatusCheck.run(session, "latest"); // hashes the edit: still an edit
+    }
+    assertThatThrownBy(() -> pull(target, "latest")).hasMessageContaining("differ from both");
+  }
+
+  @Test
+  void aFolderPushedFromIsUpdatedByAPullOfANewerVersion() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("data"));
+    Files.writeString(data.resolve("a"), "a1");
+    push(data, "latest");
+    Path other = temp.resolve("other");
+    pull(other, "latest");
+    Files.writeString(other.resolve("a"), "a2");
+    push(other, "latest");
+
+    pull(data, "latest");
+    assertThat(data.resolve("a")).hasContent("a2");
+  }
+
+  @Test
+  void aRefWhoseCountsDisagreeWithItsRootIsRefused() throws Exception {
+    Manifest root = hand.tree(TreeEntry.file("a", 0644, hand.blob("a")));
+    remote.writeRef("latest", Ref.of(root.digest(), 5, 1, "2026-01-01T00:00:00Z"));
+    Path target = Files.createDirectories(temp.resolve("target"));
+    assertThatThrownBy(() -> pull(target, "latest")).hasMessage("Invalid ref latest: it declares 5 files and"
+        + " 1 bytes, but its root manifest holds 1 files and 1 bytes");
+  }
+}
