@@ -131,7 +131,7 @@ class SortPoliciesTest {
         new SortSpec.ContentKey("cls", SortSpec.ContentType.INT), null);
     SortSpec.Input input = new SortSpec.Input(temp + "/in/in-{000..000}.tar", null, null, null);
     assertThatThrownBy(() -> run(input, order, null))
-        .hasMessage("Cannot sort by content: member b.cls of shard " + temp + "/in/in-000.tar holds 'cat', not an"
+        .hasMessage("Cannot sort by content: member b.cls of shard " + temp + "/in/in-000.tar does not hold an"
             + " integer (policy contentKeyMissing is abort; set it to warn or ignore to sort such records last)");
     run(input, order, policies(null, null, null, null, Policy.WARN));
     assertThat(SortFixture.read(stores, temp + "/out/x-0.tar", ShardFormat.TAR)).extracting(Record::key)

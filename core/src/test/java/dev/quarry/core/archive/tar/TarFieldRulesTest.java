@@ -12,7 +12,6 @@ import dev.quarry.testkit.TestTools;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
@@ -28,24 +27,11 @@ import org.junit.jupiter.params.provider.CsvSource;
 class TarFieldRulesTest {
   @TempDir Path temp;
 
-  /** The first header of {@code tar} with {@code value} at {@code offset} and a checksum that matches again. */
-  static byte[] withHeaderField(byte[] tar, int offset, byte[] value) {
-    byte[] out = tar.clone();
-    System.arraycopy(value, 0, out, offset, value.length);
-    Arrays.fill(out, 148, 156, (byte) ' ');
-    long sum = 0;
-    for (int i = 0; i < 512; i++) {
-      sum += out[i] & 0xff;
-    }
-    System.arraycopy(String.format("%06o\0 ", sum).getBytes(US_ASCII), 0, out, 148, 8);
-    return out;
-  }
-
   @ParameterizedTest
   @CsvSource({"100, mode", "108, uid", "116, gid", "136, mtime", "329, devmajor", "337, devminor"})
   void refusesANumericFieldThatPythonsTarfileRefuses(int offset, String field) throws Exception {
     byte[] tar = Shards.write(ShardFormat.TAR, Shards.records(List.of("only"), 100));
-    byte[] bad = withHeaderField(tar, offset, "0000X44\0".getBytes(US_ASCII));
+    byte[] bad = Shards.withHeaderField(tar, offset, "0000X44\0".getBytes(US_ASCII));
     Files.write(temp.resolve("bad.tar"), bad);
     CommandResult python = CommandResult.run(temp, List.of(TestTools.python().toString(), "-c",
         "import tarfile; tarfile.open('bad.tar').getmembers()"));
@@ -94,7 +80,7 @@ class TarFieldRulesTest {
     for (int i = 0; i < 8; i++) {
       size[4 + i] = (byte) (huge >>> (56 - 8 * i));
     }
-    byte[] bad = withHeaderField(tar, 124, size);
+    byte[] bad = Shards.withHeaderField(tar, 124, size);
     assertThatThrownBy(() -> Shards.read(ShardFormat.TAR, bad))
         .isInstanceOf(ArchiveException.class)
         .hasMessage("Cannot read member only.cls of shard test.tar: its size " + huge + " bytes is more than any"
