@@ -112,7 +112,7 @@ public final class SortPhases {
 
   public PhaseResult commit() throws IOException, InterruptedException {
     return timed("commit", 0, 1, (problems, details) -> {
-      CommitPhase.Committed committed = new CommitPhase(stores, scratchRoot, log).run();
+      CommitPhase.Committed committed = new CommitPhase(stores, scratchRoot, spec.outputLocation(), log).run();
       details.put("manifests", committed.manifests());
       return new long[] {committed.shards(), committed.records(), committed.bytes()};
     });

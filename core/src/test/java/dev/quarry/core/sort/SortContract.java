@@ -187,10 +187,11 @@ abstract class SortContract {
 
   @Test
   void keymapRoutesRecordsToTheTemplateOfTheFirstMatchingLine() throws Exception {
+    // An absolute template inside the output location, and one relative to it.
     String keymap = "img/[a-m].*\t" + root + "km/early-{00..}.tar\n# a comment\n"
-        + "img/.*\t" + root + "km/late-{00..}.tar\n";
+        + "img/.*\tlate-{00..}.tar\n";
     List<Record> early = runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.KEYMAP, null, null,
-        null, new SortSpec.Keymap(keymap, null, null)), new SortSpec.Output(null, null, null, 30L, null)),
+        null, new SortSpec.Keymap(keymap, null, null)), records(root + "km/by-keymap-{0..}.tar", 30)),
         root + "km/early.manifest.json", ShardFormat.TAR);
     List<Record> late = new ArrayList<>();
     Manifest manifest = Json.read(bytes(root + "km/late.manifest.json"), Manifest.class);
@@ -201,6 +202,48 @@ abstract class SortContract {
     assertThat(late).allMatch(r -> r.key().charAt(4) > 'm').isNotEmpty();
     assertThat(early.size() + late.size()).isEqualTo(all.size());
     assertThat(early.stream().map(Record::key).toList()).isSorted();
+  }
+
+  /** Every form of escape a key map template can take, on this store. */
+  List<String> escapingTemplates() {
+    return List.of("../outside/km-{0..}.tar", root + "outside/km-{0..}.tar", "s3://quarry-elsewhere/km-{0..}.tar",
+        "/etc/quarry-km-{0..}.tar", root + "out/sub/../../outside/km-{0..}.tar");
+  }
+
+  @Test
+  void keymapTemplatesCannotEscapeTheOutputLocation() throws Exception {
+    String input = input(ShardFormat.TAR);
+    for (String escaping : escapingTemplates()) {
+      String keymap = "img/[a-m].*\tkm-{0..}.tar\nimg/.*\t" + escaping + "\n";
+      SortSpec spec = spec(input, new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+          new SortSpec.Keymap(keymap, null, null)), records(root + "out/x-{0..}.tar", 30));
+      assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET)).as(escaping)
+          .hasMessage("Invalid key map line 2: its template names shards outside the output location " + root
+              + "out/ (policy keymapMalformedLine is abort; fix the line, or set the policy to warn or ignore to"
+              + " skip it)");
+    }
+    Location outside = stores.locate(root + "outside/");
+    assertThat(outside.store().listAll(outside.key()).toList()).as("nothing written outside").isEmpty();
+    assertThat(Files.exists(Path.of("/etc/quarry-km-0.tar"))).isFalse();
+  }
+
+  @Test
+  void aPlanWhoseShardNamesWereTamperedWithWritesNothingOutside() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{0..}.tar", 1000));
+    Location scratch = stores.locate(root + "scratch/");
+    SortPhases phases = new SortPhases(spec, stores, scratch,
+        new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+    phases.extract(0, 1);
+    phases.plan(1);
+    String plan = new String(bytes(root + "scratch/plan/plan.json"), StandardCharsets.UTF_8);
+    scratch.store().put(new Scratch(scratch.key()).planDone(),
+        plan.replace(root + "out/x-0.tar", root + "outside/x-0.tar").getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> phases.create(0, 1))
+        .hasMessage("Invalid output name: " + root + "outside/x-0.tar (must be inside the output location " + root
+            + "out/, the folder of output.template)");
+    Location outside = stores.locate(root + "outside/");
+    assertThat(outside.store().listAll(outside.key()).toList()).as("nothing written outside").isEmpty();
   }
 
   @Test

@@ -7,6 +7,7 @@ import dev.quarry.core.sort.create.CreatedShard;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.spec.BraceTemplate;
+import dev.quarry.core.sort.spec.OutputLocation;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
@@ -24,10 +25,12 @@ public final class CommitPhase {
   private final ObjectStores stores;
   private final ObjectStore scratchStore;
   private final Scratch scratch;
+  private final OutputLocation location;
   private final PrintStream log;
 
-  public CommitPhase(ObjectStores stores, Location scratchRoot, PrintStream log) {
+  public CommitPhase(ObjectStores stores, Location scratchRoot, OutputLocation location, PrintStream log) {
     this.stores = stores;
+    this.location = location;
     this.scratchStore = scratchRoot.store();
     this.scratch = new Scratch(scratchRoot.key());
     this.log = log;
@@ -89,7 +92,7 @@ public final class CommitPhase {
   }
 
   private void put(String url, byte[] bytes) throws IOException {
-    Location location = stores.locate(url);
-    location.store().put(location.key(), bytes);
+    Location target = stores.locate(location.confine(url));
+    target.store().put(target.key(), bytes);
   }
 }

@@ -191,7 +191,7 @@ public final class CreatePhase {
       return Optional.empty();
     }
     CreatedShard done = Json.read(scratchStore.getBytes(marker), CreatedShard.class);
-    Location output = stores.locate(shard.url());
+    Location output = stores.locate(spec.outputLocation().confine(shard.url()));
     Optional<ObjectInfo> object = output.store().head(output.key());
     return object.isPresent() && object.get().size() == done.size() ? Optional.of(done) : Optional.empty();
   }
@@ -202,7 +202,8 @@ public final class CreatePhase {
    */
   private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries,
       HashedContent.Opener raw) throws IOException {
-    Location output = stores.locate(shard.url());
+    // The plan is read back from scratch: its names pass the output rule again before anything is written.
+    Location output = stores.locate(spec.outputLocation().confine(shard.url()));
     long size;
     byte[] sha256;
     if (format == ShardFormat.TAR) {

@@ -18,6 +18,7 @@ import dev.quarry.core.sort.records.RunWriter;
 import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.BraceTemplate;
 import dev.quarry.core.sort.spec.OrderKind;
+import dev.quarry.core.sort.spec.OutputLocation;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStore;
@@ -149,7 +150,8 @@ public final class PlanPhase {
       Location location = stores.locate(source.object());
       text = new String(location.store().getBytes(location.key()), StandardCharsets.UTF_8);
     }
-    return Keymap.parse(text, source.separator(), spec.policies().keymapMalformedLine(), problems);
+    return Keymap.parse(text, source.separator(), spec.outputLocation(), spec.policies().keymapMalformedLine(),
+        problems);
   }
 
   private interface EntryConsumer {
@@ -218,6 +220,7 @@ public final class PlanPhase {
   /** Cuts ordered entries into shards, template by template, and uploads each shard's plan. */
   private final class Cutting implements AutoCloseable {
     final List<BraceTemplate> templates;
+    final OutputLocation location = spec.outputLocation();
     final ShardFormat format;
     final List<PlannedShard> shards = new ArrayList<>();
     final ExecutorService uploads = Executors.newVirtualThreadPerTaskExecutor();
@@ -264,8 +267,8 @@ public final class PlanPhase {
             + " names but the job needs more shards (use an open-ended range such as {000000..}, or larger"
             + " shards)");
       }
-      PlannedShard shard = new PlannedShard(shards.size(), names.name(shardOfTemplate++), template, current.size(),
-          shardBytes);
+      String name = location.confine(names.name(shardOfTemplate++));
+      PlannedShard shard = new PlannedShard(shards.size(), name, template, current.size(), shardBytes);
       shards.add(shard);
       List<RecordEntry> entries = current;
       current = new ArrayList<>();
