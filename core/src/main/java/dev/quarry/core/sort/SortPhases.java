@@ -39,6 +39,7 @@ public final class SortPhases {
   private final PackStore packs;
   private final boolean packEverything;
   private final PrintStream log;
+  private final ScratchMarker marker;
 
   public SortPhases(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs, boolean packEverything,
       PrintStream log) {
@@ -48,6 +49,7 @@ public final class SortPhases {
     this.packs = packs;
     this.packEverything = packEverything;
     this.log = log;
+    this.marker = ScratchMarker.of(spec);
   }
 
   /**
@@ -136,6 +138,7 @@ public final class SortPhases {
     Instant start = Instant.now();
     Problems problems = new Problems();
     Map<String, Object> details = new LinkedHashMap<>();
+    marker.claim(scratchRoot); // before the phase writes anything to scratch
     long[] totals = body.run(problems, details);
     details.put("peakHeapBytes", peakHeapBytes());
     Instant end = Instant.now();

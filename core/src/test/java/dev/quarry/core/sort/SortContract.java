@@ -247,6 +247,65 @@ abstract class SortContract {
   }
 
   @Test
+  void cleanDeletesOnlyWhatThePhasesWroteUnderTheirMarkedScratch() throws Exception {
+    String input = input(ShardFormat.TAR_GZ); // packs too
+    SortSpec spec = spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 45));
+    Location scratch = stores.locate(root + "scratch/");
+    SortPhases phases = new SortPhases(spec, stores, scratch,
+        new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+    phases.extractThenPlan(0, 1);
+    phases.createThenCommit(0, 1);
+    Map<String, byte[]> inputs = objects(root + "in/");
+    Map<String, byte[]> outputs = objects(root + "out/");
+    assertThat(objects(root + "scratch/")).containsKey(".quarry-scratch.json");
+    scratch.store().put(scratch.key() + "someone-elses.txt", "keep".getBytes(StandardCharsets.UTF_8));
+
+    ScratchCleaning.Cleaned cleaned = ScratchCleaning.clean(scratch);
+
+    assertThat(cleaned.kept()).isEqualTo(1);
+    assertThat(cleaned.objects()).isGreaterThan(10);
+    assertThat(objects(root + "scratch/").keySet()).containsExactly("someone-elses.txt");
+    assertThat(objects(root + "in/")).containsOnlyKeys(inputs.keySet());
+    assertThat(objects(root + "out/")).containsOnlyKeys(outputs.keySet());
+  }
+
+  @Test
+  void cleanRefusesAPrefixWithoutMarkerAndAPhaseRefusesToWriteThere() throws Exception {
+    String input = input(ShardFormat.TAR);
+    Location data = stores.locate(root + "data/");
+    data.store().put(data.key() + "inputs.json", "precious".getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> ScratchCleaning.clean(data))
+        .hasMessage("Cannot clean " + data.url() + ": it has no .quarry-scratch.json, so it is not a sort's scratch;"
+            + " nothing was deleted");
+    SortSpec spec = spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 45));
+    SortPhases phases = new SortPhases(spec, stores, data, new ScratchPacks(data.store(), new Scratch(data.key())),
+        false, QUIET);
+    assertThatThrownBy(() -> phases.extract(0, 1))
+        .hasMessage("Cannot use scratch " + data.url() + ": it holds objects but no .quarry-scratch.json, so it is"
+            + " not a sort's scratch (choose an empty folder of its own)");
+    assertThat(objects(root + "data/").keySet()).containsExactly("inputs.json");
+    assertThat(new String(bytes(root + "data/inputs.json"), StandardCharsets.UTF_8)).isEqualTo("precious");
+  }
+
+  @Test
+  void aScratchOfAnotherJobIsRefused() throws Exception {
+    String input = input(ShardFormat.TAR);
+    Location scratch = stores.locate(root + "scratch/");
+    SortPhases first = new SortPhases(spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "a/x-{000..}.tar", 45)), stores, scratch,
+        new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+    first.extract(0, 1);
+    SortPhases second = new SortPhases(spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "b/x-{000..}.tar", 45)), stores, scratch,
+        new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+    assertThatThrownBy(() -> second.plan(1)).hasMessage("Cannot use scratch " + scratch.url() + ": it is the"
+        + " scratch of another job (its input, output, order or policies differ; run quarry sort clean on it, or"
+        + " choose another folder)");
+  }
+
+  @Test
   void shardCountGivesEqualCountsWithinOne() throws Exception {
     runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
         new SortSpec.Output(root + "n/x-{0..}.tar", null, null, null, 7L)), root + "n/x.manifest.json",
