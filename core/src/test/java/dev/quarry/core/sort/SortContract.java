@@ -305,6 +305,93 @@ abstract class SortContract {
         + " choose another folder)");
   }
 
+  private static SortSpec overwriting(SortSpec spec) {
+    return new SortSpec(spec.input(), spec.output(), spec.order(), spec.policies(), spec.workers(), spec.scratch(),
+        spec.dryRun(), true);
+  }
+
+  private SortPhases phases(SortSpec spec, String scratchUrl) {
+    Location scratch = stores.locate(scratchUrl);
+    return new SortPhases(spec, stores, scratch, new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false,
+        QUIET);
+  }
+
+  @Test
+  void aRerunIntoACommittedOutputIsRefusedUnlessOverwriteWhichLeavesOnlyTheNewRun() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec.Order md5 = new SortSpec.Order(OrderKind.MD5, null, null, null, null);
+    LocalSort.run(spec(input, md5, records(root + "out/x-{000..}.tar", 20)), stores, temp.resolve("work"), QUIET);
+    Location out = stores.locate(root + "out/");
+    out.store().put(out.key() + "README.txt", "not a shard".getBytes(StandardCharsets.UTF_8));
+    out.store().put(out.key() + "y-000.tar", "another template's".getBytes(StandardCharsets.UTF_8));
+    Map<String, byte[]> before = objects(root + "out/");
+    assertThat(before).hasSize(12 + 2 + 2);
+
+    SortSpec rerun = spec(input, md5, records(root + "out/x-{000..}.tar", 45));
+    assertThatThrownBy(() -> LocalSort.run(rerun, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Cannot sort into " + root + "out/x-{000..}.tar: " + root + "out/x.manifest.json commits the"
+            + " output of an earlier run (12 shards); pass --overwrite (overwrite: true in a ShardSortJob) to replace"
+            + " it, or choose another output");
+    Map<String, byte[]> refused = objects(root + "out/");
+    assertThat(refused.keySet()).isEqualTo(before.keySet());
+    before.forEach((name, bytes) -> assertThat(refused.get(name)).as(name).isEqualTo(bytes));
+
+    LocalSort.run(overwriting(rerun), stores, temp.resolve("work"), QUIET);
+    LocalSort.run(spec(input, md5, records(root + "fresh/x-{000..}.tar", 45)), stores, temp.resolve("work"), QUIET);
+    Map<String, byte[]> replaced = objects(root + "out/");
+    Map<String, byte[]> fresh = objects(root + "fresh/");
+    fresh.put("README.txt", before.get("README.txt"));
+    fresh.put("y-000.tar", before.get("y-000.tar"));
+    assertThat(replaced.keySet()).isEqualTo(fresh.keySet());
+    fresh.forEach((name, bytes) -> assertThat(replaced.get(name)).as(name).isEqualTo(bytes));
+  }
+
+  @Test
+  void shardsNoManifestOrPendingRecordNamesAreRefusedEvenWithOverwrite() throws Exception {
+    String input = input(ShardFormat.TAR);
+    Location out = stores.locate(root + "out/");
+    out.store().put(out.key() + "x-000.tar", "someone's".getBytes(StandardCharsets.UTF_8));
+    out.store().put(out.key() + "x-7.tar", "someone's".getBytes(StandardCharsets.UTF_8));
+    SortSpec spec = overwriting(spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 45)));
+    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Cannot sort into " + root + "out/x-{000..}.tar: 2 objects in " + root + "out/ match the template"
+            + " but no manifest or pending record of a Quarry run names them (x-000.tar, x-7.tar); move or delete"
+            + " them, or choose another output");
+    assertThat(objects(root + "out/").keySet()).containsExactly("x-000.tar", "x-7.tar");
+  }
+
+  @Test
+  void aRunKilledMidwayNeverLooksFinishedAndItsRerunReplacesItsShards() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec.Order md5 = new SortSpec.Order(OrderKind.MD5, null, null, null, null);
+    LocalSort.run(spec(input, md5, records(root + "out/x-{000..}.tar", 20)), stores, temp.resolve("work"), QUIET);
+
+    // An overwriting run is killed after half its shards: the earlier run no longer looks finished, and no mix does.
+    SortSpec second = overwriting(spec(input, md5, records(root + "out/x-{000..}.tar", 45)));
+    SortPhases killed = phases(second, root + "scratch/");
+    killed.extract(0, 1);
+    killed.plan(1);
+    killed.create(0, 2);
+    assertThat(objects(root + "out/").keySet()).as("no manifest, no index: nothing looks finished")
+        .containsExactly("x-000.tar", "x-001.tar", "x-002.tar", "x-003.tar", "x-004.tar", "x-005.tar",
+            "x.pending.json");
+
+    SortSpec other = spec(input, md5, records(root + "out/x-{000..}.tar", 30));
+    assertThatThrownBy(() -> LocalSort.run(other, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Cannot sort into " + root + "out/x-{000..}.tar: " + root + "out/x.pending.json names the"
+            + " unfinished output of another job; pass --overwrite (overwrite: true in a ShardSortJob) to replace it,"
+            + " or choose another output");
+
+    // The same job again, in a new scratch and without overwrite: its own unfinished shards are its to replace.
+    LocalSort.run(spec(input, md5, records(root + "out/x-{000..}.tar", 45)), stores, temp.resolve("work"), QUIET);
+    LocalSort.run(spec(input, md5, records(root + "fresh/x-{000..}.tar", 45)), stores, temp.resolve("work"), QUIET);
+    Map<String, byte[]> rerun = objects(root + "out/");
+    Map<String, byte[]> fresh = objects(root + "fresh/");
+    assertThat(rerun.keySet()).isEqualTo(fresh.keySet()).doesNotContain("x.pending.json");
+    fresh.forEach((name, bytes) -> assertThat(rerun.get(name)).as(name).isEqualTo(bytes));
+  }
+
   @Test
   void shardCountGivesEqualCountsWithinOne() throws Exception {
     runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
@@ -434,8 +521,8 @@ abstract class SortContract {
     assertThatThrownBy(() -> phases.create(0, 1))
         .hasMessageContaining("input shard 3")
         .hasMessageContaining("the input changed since extract; rerun the job");
-    assertThat(stores.locate(root + "cut/").store().listAll(stores.locate(root + "cut/").key()).toList())
-        .as("no shard written").isEmpty();
+    assertThat(objects(root + "cut/").keySet()).as("no shard written, only the run's pending record")
+        .containsExactly("x.pending.json");
   }
 
   @Test

@@ -6,6 +6,7 @@ import dev.quarry.core.json.Json;
 import dev.quarry.core.policy.Policy;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.commit.OutputClaim;
 import dev.quarry.core.sort.extract.ExtractResult;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.order.KeyOrder;
@@ -108,6 +109,13 @@ public final class PlanPhase {
         }
       }
       cutting.finish();
+      if (!spec.isDryRun()) {
+        // Before the plan is written, so before create can write a shard.
+        List<List<String>> planned = new ArrayList<>();
+        templates.forEach(template -> planned.add(new ArrayList<>()));
+        cutting.shards.forEach(shard -> planned.get(shard.template()).add(shard.url()));
+        new OutputClaim(stores, spec).claim(templates, planned);
+      }
       return writeSummary(inputs, outputFormat, templates, cutting, counts, problems);
     }
   }
