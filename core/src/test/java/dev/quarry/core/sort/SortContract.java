@@ -393,6 +393,22 @@ abstract class SortContract {
   }
 
   @Test
+  void aCorruptPlanIsReportedWithoutQuotingIt() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{0..}.tar", 1000));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1);
+    phases.plan(1);
+    Location scratch = stores.locate(root + "scratch/");
+    String plan = new Scratch(scratch.key()).planDone();
+    scratch.store().put(plan, "aws_secret_access_key=wJalrXUtnFEMI {".getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> phases.create(0, 1))
+        .hasMessage("Cannot read " + scratch.store().url(plan) + ": it is not a valid PlanSummary document (it was"
+            + " changed or is corrupt; rerun the phase that wrote it)")
+        .hasNoCause();
+  }
+
+  @Test
   void shardCountGivesEqualCountsWithinOne() throws Exception {
     runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
         new SortSpec.Output(root + "n/x-{0..}.tar", null, null, null, 7L)), root + "n/x.manifest.json",

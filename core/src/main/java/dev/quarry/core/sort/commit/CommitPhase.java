@@ -1,6 +1,7 @@
 package dev.quarry.core.sort.commit;
 
 import dev.quarry.core.json.Json;
+import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.create.CreatePhase;
 import dev.quarry.core.sort.create.CreatedShard;
@@ -89,7 +90,7 @@ public final class CommitPhase {
       throw new IllegalStateException("Cannot commit: output shard " + shard.url() + " has not been created (run"
           + " every quarry sort create index first)");
     }
-    return Json.read(scratchStore.getBytes(marker), CreatedShard.class);
+    return StoredJson.read(scratchStore, marker, CreatedShard.class);
   }
 
   private void put(String url, byte[] bytes) throws IOException {

@@ -3,6 +3,7 @@ package dev.quarry.core.sort.plan;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.json.Json;
+import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.policy.Policy;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Scratch;
@@ -66,7 +67,7 @@ public final class PlanPhase {
   public PlanSummary run(int extractCount, Problems problems) throws IOException, InterruptedException {
     if (scratchStore.head(scratch.planDone()).isPresent()) {
       log.println("plan: already done");
-      return Json.read(scratchStore.getBytes(scratch.planDone()), PlanSummary.class);
+      return StoredJson.read(scratchStore, scratch.planDone(), PlanSummary.class);
     }
     List<InputShard> inputs = readInputs();
     List<String> runs = new ArrayList<>();
@@ -75,7 +76,7 @@ public final class PlanPhase {
         throw new IllegalStateException("Cannot plan: extract worker " + index + " of " + extractCount
             + " has not finished (run quarry sort extract --index " + index + " first)");
       }
-      runs.addAll(Json.read(scratchStore.getBytes(scratch.extractDone(index)), ExtractResult.class).runs());
+      runs.addAll(StoredJson.read(scratchStore, scratch.extractDone(index), ExtractResult.class).runs());
     }
     ShardFormat outputFormat = outputFormat(inputs);
     Keymap keymap = spec.order().kind() == OrderKind.KEYMAP ? loadKeymap(problems) : null;
@@ -136,7 +137,7 @@ public final class PlanPhase {
       throw new IllegalStateException("Cannot plan: no input list in scratch (run quarry sort extract --index 0"
           + " first)");
     }
-    return Arrays.asList(Json.read(scratchStore.getBytes(scratch.inputs()), InputShard[].class));
+    return Arrays.asList(StoredJson.read(scratchStore, scratch.inputs(), InputShard[].class));
   }
 
   private ShardFormat outputFormat(List<InputShard> inputs) {
