@@ -90,7 +90,8 @@ public final class Shards {
     for (int i = 0; i < 512; i++) {
       sum += out[i] & 0xff;
     }
-    System.arraycopy(String.format("%06o\0 ", sum).getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, out, 148, 8);
+    byte[] checksum = String.format("%06o\0 ", sum).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    System.arraycopy(checksum, 0, out, 148, 8);
     return out;
   }
 }
