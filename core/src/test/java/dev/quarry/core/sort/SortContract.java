@@ -409,6 +409,23 @@ abstract class SortContract {
   }
 
   @Test
+  void aDryRunIntoACommittedOutputFailsAsTheRunWouldAndChangesNothing() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec.Order keymap = new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+        new SortSpec.Keymap("img/.*\tkm-{00..}.tar\n", null, null));
+    LocalSort.run(spec(input, keymap, records(root + "out/x-{0..}.tar", 30)), stores, temp.resolve("work"), QUIET);
+    Map<String, byte[]> before = objects(root + "out/");
+    SortSpec dry = new SortSpec(new SortSpec.Input(input, null, null, null), records(root + "out/x-{0..}.tar", 45),
+        keymap, null, null, null, true);
+    assertThatThrownBy(() -> LocalSort.run(dry, stores, temp.resolve("work"), QUIET))
+        .hasMessageStartingWith("Cannot sort into " + root + "out/km-{00..}.tar: " + root + "out/km.manifest.json"
+            + " commits the output of an earlier run (8 shards)");
+    Map<String, byte[]> after = objects(root + "out/");
+    assertThat(after.keySet()).isEqualTo(before.keySet());
+    before.forEach((name, bytes) -> assertThat(after.get(name)).as(name).isEqualTo(bytes));
+  }
+
+  @Test
   void shardCountGivesEqualCountsWithinOne() throws Exception {
     runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
         new SortSpec.Output(root + "n/x-{0..}.tar", null, null, null, 7L)), root + "n/x.manifest.json",

@@ -110,12 +110,15 @@ public final class PlanPhase {
         }
       }
       cutting.finish();
-      if (!spec.isDryRun()) {
+      OutputClaim claim = new OutputClaim(stores, spec);
+      if (spec.isDryRun()) {
+        claim.check(templates); // a dry run fails as the real run would, and changes nothing
+      } else {
         // Before the plan is written, so before create can write a shard.
         List<List<String>> planned = new ArrayList<>();
         templates.forEach(template -> planned.add(new ArrayList<>()));
         cutting.shards.forEach(shard -> planned.get(shard.template()).add(shard.url()));
-        new OutputClaim(stores, spec).claim(templates, planned);
+        claim.claim(templates, planned);
       }
       return writeSummary(inputs, outputFormat, templates, cutting, counts, problems);
     }
