@@ -123,11 +123,14 @@ class QuarryCommandTest {
   }
 
   @Test
-  void sortCleanDeletesEverythingUnderTheScratchPrefixAndNothingElse() throws Exception {
+  void sortCleanDeletesOnlyTheNamesTheSortWritesUnderAMarkedScratch() throws Exception {
     Path scratch = temp.resolve("bucket/.quarry-scratch/job");
     Files.createDirectories(scratch.resolve("extract/00000"));
-    Files.writeString(scratch.resolve("extract/00000/run-0"), "runs");
+    Files.writeString(scratch.resolve(".quarry-scratch.json"), "{\"format\":\"quarry-sort-scratch/1\",\"job\":\""
+        + "0".repeat(64) + "\"}");
+    Files.writeString(scratch.resolve("extract/00000/run-4a1b0c9e-0000-4000-8000-000000000000-000000.run"), "runs");
     Files.writeString(scratch.resolve("inputs.json"), "[]");
+    Path foreign = Files.writeString(scratch.resolve("notes.txt"), "mine");
     Path output = Files.writeString(temp.resolve("bucket/shard-000000.tar"), "output");
 
     int exit = quarry("sort", "clean", "--scratch", scratch.toString(), "--json");
@@ -136,10 +139,12 @@ class QuarryCommandTest {
     JsonNode result = new ObjectMapper().readTree(out.toString());
     assertThat(result.get("objects").asLong()).isEqualTo(2);
     assertThat(result.get("bytes").asLong()).isEqualTo(6);
+    assertThat(result.get("kept").asLong()).isEqualTo(1);
     try (var left = Files.walk(scratch)) {
-      assertThat(left.filter(Files::isRegularFile)).isEmpty();
+      assertThat(left.filter(Files::isRegularFile)).containsExactly(foreign);
     }
     assertThat(output).hasContent("output");
+    Files.delete(foreign);
     assertThat(quarry("sort", "clean", "--scratch", scratch.toString())).as("idempotent").isZero();
   }
 
@@ -171,5 +176,16 @@ class QuarryCommandTest {
     assertThat(quarry("gen", "--out", file.toString(), "--shards", "1", "--records", "1")).isEqualTo(1);
     assertThat(err.toString().strip()).isEqualTo("quarry: Cannot create " + file + ": it exists and is not a"
         + " folder");
+  }
+
+  @Test
+  void sortCleanRefusesAPrefixWithoutAScratchMarkerAndDeletesNothing() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("bucket/data"));
+    Path shard = Files.writeString(data.resolve("inputs.json"), "precious");
+
+    assertThat(quarry("sort", "clean", "--scratch", data.toString())).isEqualTo(1);
+    assertThat(err.toString().strip()).isEqualTo("quarry: Cannot clean file://" + data + "/: it has no"
+        + " .quarry-scratch.json, so it is not a sort's scratch; nothing was deleted");
+    assertThat(shard).hasContent("precious");
   }
 }

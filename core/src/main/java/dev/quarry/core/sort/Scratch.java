@@ -18,6 +18,29 @@ public final class Scratch {
     return prefix;
   }
 
+  /** Written before anything else: marks the prefix as a sort's scratch, for the sort's own job. */
+  public String marker() {
+    return prefix + MARKER;
+  }
+
+  /** The marker's name under the prefix. */
+  public static final String MARKER = ".quarry-scratch.json";
+
+  /**
+   * The names, relative to the prefix, of every object the phases write (the marker aside): what clean may delete,
+   * and nothing else.
+   */
+  static final java.util.regex.Pattern WRITTEN = java.util.regex.Pattern.compile(String.join("|",
+      "inputs\\.json",
+      "extract/[0-9]{5,}/run-[0-9a-f-]{36}-[0-9]{6,}\\.run",
+      "extract/[0-9]{5,}/done\\.json",
+      "packs/[0-9]{8,}\\.tar",
+      "plan/sort/run-[0-9a-f-]{36}-[0-9]{6,}\\.run",
+      "plan/shards/[0-9]{8,}\\.plan",
+      "plan/plan\\.json",
+      "create/[0-9]{8,}\\.json",
+      "results/(extract|plan|create|commit)-[0-9]{5,}\\.json"));
+
   /** The input shard list the extract workers agreed on: written by the first extract to need it. */
   public String inputs() {
     return prefix + "inputs.json";

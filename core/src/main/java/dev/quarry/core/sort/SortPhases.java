@@ -3,6 +3,7 @@ package dev.quarry.core.sort;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.commit.CommitPhase;
+import dev.quarry.core.sort.commit.OutputClaim;
 import dev.quarry.core.sort.create.CreatePhase;
 import dev.quarry.core.sort.create.CreatedShard;
 import dev.quarry.core.sort.extract.ExtractPhase;
@@ -10,6 +11,8 @@ import dev.quarry.core.sort.extract.ExtractResult;
 import dev.quarry.core.sort.extract.PackStore;
 import dev.quarry.core.sort.plan.PlanPhase;
 import dev.quarry.core.sort.plan.PlanSummary;
+import dev.quarry.core.sort.spec.BraceTemplate;
+import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectInfo;
@@ -39,6 +42,7 @@ public final class SortPhases {
   private final PackStore packs;
   private final boolean packEverything;
   private final PrintStream log;
+  private final ScratchMarker marker;
 
   public SortPhases(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs, boolean packEverything,
       PrintStream log) {
@@ -48,6 +52,7 @@ public final class SortPhases {
     this.packs = packs;
     this.packEverything = packEverything;
     this.log = log;
+    this.marker = ScratchMarker.of(spec);
   }
 
   /**
@@ -78,6 +83,10 @@ public final class SortPhases {
 
   public PhaseResult extract(int index, int count) throws IOException, InterruptedException {
     return timed("extract", index, count, (problems, details) -> {
+      if (index == 0 && spec.order().kind() != OrderKind.KEYMAP) {
+        // Refused before the work rather than at the plan; a key map's templates are known only then.
+        new OutputClaim(stores, spec).check(List.of(BraceTemplate.parse(spec.output().template(), true)));
+      }
       ExtractResult result = new ExtractPhase(spec, stores, scratchRoot, packs, packEverything, log)
           .run(index, count, problems);
       details.put("inputBytes", result.inputBytes());
@@ -112,7 +121,7 @@ public final class SortPhases {
 
   public PhaseResult commit() throws IOException, InterruptedException {
     return timed("commit", 0, 1, (problems, details) -> {
-      CommitPhase.Committed committed = new CommitPhase(stores, scratchRoot, log).run();
+      CommitPhase.Committed committed = new CommitPhase(spec, stores, scratchRoot, log).run();
       details.put("manifests", committed.manifests());
       return new long[] {committed.shards(), committed.records(), committed.bytes()};
     });
@@ -136,6 +145,7 @@ public final class SortPhases {
     Instant start = Instant.now();
     Problems problems = new Problems();
     Map<String, Object> details = new LinkedHashMap<>();
+    marker.claim(scratchRoot); // before the phase writes anything to scratch
     long[] totals = body.run(problems, details);
     details.put("peakHeapBytes", peakHeapBytes());
     Instant end = Instant.now();

@@ -14,15 +14,16 @@ import java.util.regex.Pattern;
  * taken literally and, like s3:// URLs, neither normalized nor percent-decoded, so a ".." component is refused. A
  * trailing '/' is kept: it marks a prefix.
  */
-record ObjectUrl(String storeId, String bucket, String key) {
+public record ObjectUrl(String storeId, String bucket, String key) {
   private static final Pattern SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*:.*", Pattern.DOTALL);
   static final String FILE_STORE_ID = "file:///";
 
-  boolean isFile() {
+  public boolean isFile() {
     return bucket == null;
   }
 
-  static ObjectUrl parse(String url) {
+  /** Parses {@code url} without opening any store; refuses what {@link ObjectStores#locate} refuses. */
+  public static ObjectUrl parse(String url) {
     if (url == null || url.isBlank()) {
       throw invalid(url);
     }

@@ -80,4 +80,18 @@ public final class Shards {
     }
     return records;
   }
+
+  /** The first header of {@code tar} with {@code value} at {@code offset} and a checksum that matches again. */
+  public static byte[] withHeaderField(byte[] tar, int offset, byte[] value) {
+    byte[] out = tar.clone();
+    System.arraycopy(value, 0, out, offset, value.length);
+    java.util.Arrays.fill(out, 148, 156, (byte) ' ');
+    long sum = 0;
+    for (int i = 0; i < 512; i++) {
+      sum += out[i] & 0xff;
+    }
+    byte[] checksum = String.format("%06o\0 ", sum).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    System.arraycopy(checksum, 0, out, 148, 8);
+    return out;
+  }
 }

@@ -187,10 +187,11 @@ abstract class SortContract {
 
   @Test
   void keymapRoutesRecordsToTheTemplateOfTheFirstMatchingLine() throws Exception {
+    // An absolute template inside the output location, and one relative to it.
     String keymap = "img/[a-m].*\t" + root + "km/early-{00..}.tar\n# a comment\n"
-        + "img/.*\t" + root + "km/late-{00..}.tar\n";
+        + "img/.*\tlate-{00..}.tar\n";
     List<Record> early = runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.KEYMAP, null, null,
-        null, new SortSpec.Keymap(keymap, null, null)), new SortSpec.Output(null, null, null, 30L, null)),
+        null, new SortSpec.Keymap(keymap, null, null)), records(root + "km/by-keymap-{0..}.tar", 30)),
         root + "km/early.manifest.json", ShardFormat.TAR);
     List<Record> late = new ArrayList<>();
     Manifest manifest = Json.read(bytes(root + "km/late.manifest.json"), Manifest.class);
@@ -201,6 +202,227 @@ abstract class SortContract {
     assertThat(late).allMatch(r -> r.key().charAt(4) > 'm').isNotEmpty();
     assertThat(early.size() + late.size()).isEqualTo(all.size());
     assertThat(early.stream().map(Record::key).toList()).isSorted();
+  }
+
+  /** Every form of escape a key map template can take, on this store. */
+  List<String> escapingTemplates() {
+    return List.of("../outside/km-{0..}.tar", root + "outside/km-{0..}.tar", "s3://quarry-elsewhere/km-{0..}.tar",
+        "/etc/quarry-km-{0..}.tar", root + "out/sub/../../outside/km-{0..}.tar");
+  }
+
+  @Test
+  void keymapTemplatesCannotEscapeTheOutputLocation() throws Exception {
+    String input = input(ShardFormat.TAR);
+    for (String escaping : escapingTemplates()) {
+      String keymap = "img/[a-m].*\tkm-{0..}.tar\nimg/.*\t" + escaping + "\n";
+      SortSpec spec = spec(input, new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+          new SortSpec.Keymap(keymap, null, null)), records(root + "out/x-{0..}.tar", 30));
+      assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET)).as(escaping)
+          .hasMessage("Invalid key map line 2: its template names shards outside the output location " + root
+              + "out/ (policy keymapMalformedLine is abort; fix the line, or set the policy to warn or ignore to"
+              + " skip it)");
+    }
+    Location outside = stores.locate(root + "outside/");
+    assertThat(outside.store().listAll(outside.key()).toList()).as("nothing written outside").isEmpty();
+    assertThat(Files.exists(Path.of("/etc/quarry-km-0.tar"))).isFalse();
+  }
+
+  @Test
+  void aPlanWhoseShardNamesWereTamperedWithWritesNothingOutside() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{0..}.tar", 1000));
+    Location scratch = stores.locate(root + "scratch/");
+    SortPhases phases = new SortPhases(spec, stores, scratch,
+        new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+    phases.extract(0, 1);
+    phases.plan(1);
+    String plan = new String(bytes(root + "scratch/plan/plan.json"), StandardCharsets.UTF_8);
+    scratch.store().put(new Scratch(scratch.key()).planDone(),
+        plan.replace(root + "out/x-0.tar", root + "outside/x-0.tar").getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> phases.create(0, 1))
+        .hasMessage("Invalid output name: " + root + "outside/x-0.tar (must be inside the output location " + root
+            + "out/, the folder of output.template)");
+    Location outside = stores.locate(root + "outside/");
+    assertThat(outside.store().listAll(outside.key()).toList()).as("nothing written outside").isEmpty();
+  }
+
+  @Test
+  void cleanDeletesOnlyWhatThePhasesWroteUnderTheirMarkedScratch() throws Exception {
+    String input = input(ShardFormat.TAR_GZ); // packs too
+    SortSpec spec = spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 45));
+    Location scratch = stores.locate(root + "scratch/");
+    SortPhases phases = new SortPhases(spec, stores, scratch,
+        new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+    phases.extractThenPlan(0, 1);
+    phases.createThenCommit(0, 1);
+    Map<String, byte[]> inputs = objects(root + "in/");
+    Map<String, byte[]> outputs = objects(root + "out/");
+    assertThat(objects(root + "scratch/")).containsKey(".quarry-scratch.json");
+    scratch.store().put(scratch.key() + "someone-elses.txt", "keep".getBytes(StandardCharsets.UTF_8));
+
+    ScratchCleaning.Cleaned cleaned = ScratchCleaning.clean(scratch);
+
+    assertThat(cleaned.kept()).isEqualTo(1);
+    assertThat(cleaned.objects()).isGreaterThan(10);
+    assertThat(objects(root + "scratch/").keySet()).containsExactly("someone-elses.txt");
+    assertThat(objects(root + "in/")).containsOnlyKeys(inputs.keySet());
+    assertThat(objects(root + "out/")).containsOnlyKeys(outputs.keySet());
+  }
+
+  @Test
+  void cleanRefusesAPrefixWithoutMarkerAndAPhaseRefusesToWriteThere() throws Exception {
+    String input = input(ShardFormat.TAR);
+    Location data = stores.locate(root + "data/");
+    data.store().put(data.key() + "inputs.json", "precious".getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> ScratchCleaning.clean(data))
+        .hasMessage("Cannot clean " + data.url() + ": it has no .quarry-scratch.json, so it is not a sort's scratch;"
+            + " nothing was deleted");
+    SortSpec spec = spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 45));
+    SortPhases phases = new SortPhases(spec, stores, data, new ScratchPacks(data.store(), new Scratch(data.key())),
+        false, QUIET);
+    assertThatThrownBy(() -> phases.extract(0, 1))
+        .hasMessage("Cannot use scratch " + data.url() + ": it holds objects but no .quarry-scratch.json, so it is"
+            + " not a sort's scratch (choose an empty folder of its own)");
+    assertThat(objects(root + "data/").keySet()).containsExactly("inputs.json");
+    assertThat(new String(bytes(root + "data/inputs.json"), StandardCharsets.UTF_8)).isEqualTo("precious");
+  }
+
+  @Test
+  void aScratchOfAnotherJobIsRefused() throws Exception {
+    String input = input(ShardFormat.TAR);
+    Location scratch = stores.locate(root + "scratch/");
+    SortPhases first = new SortPhases(spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "a/x-{000..}.tar", 45)), stores, scratch,
+        new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+    first.extract(0, 1);
+    SortPhases second = new SortPhases(spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "b/x-{000..}.tar", 45)), stores, scratch,
+        new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+    assertThatThrownBy(() -> second.plan(1)).hasMessage("Cannot use scratch " + scratch.url() + ": it is the"
+        + " scratch of another job (its input, output, order or policies differ; run quarry sort clean on it, or"
+        + " choose another folder)");
+  }
+
+  private static SortSpec overwriting(SortSpec spec) {
+    return new SortSpec(spec.input(), spec.output(), spec.order(), spec.policies(), spec.workers(), spec.scratch(),
+        spec.dryRun(), true);
+  }
+
+  private SortPhases phases(SortSpec spec, String scratchUrl) {
+    Location scratch = stores.locate(scratchUrl);
+    return new SortPhases(spec, stores, scratch, new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false,
+        QUIET);
+  }
+
+  @Test
+  void aRerunIntoACommittedOutputIsRefusedUnlessOverwriteWhichLeavesOnlyTheNewRun() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec.Order md5 = new SortSpec.Order(OrderKind.MD5, null, null, null, null);
+    LocalSort.run(spec(input, md5, records(root + "out/x-{000..}.tar", 20)), stores, temp.resolve("work"), QUIET);
+    Location out = stores.locate(root + "out/");
+    out.store().put(out.key() + "README.txt", "not a shard".getBytes(StandardCharsets.UTF_8));
+    out.store().put(out.key() + "y-000.tar", "another template's".getBytes(StandardCharsets.UTF_8));
+    Map<String, byte[]> before = objects(root + "out/");
+    assertThat(before).hasSize(12 + 2 + 2);
+
+    SortSpec rerun = spec(input, md5, records(root + "out/x-{000..}.tar", 45));
+    assertThatThrownBy(() -> LocalSort.run(rerun, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Cannot sort into " + root + "out/x-{000..}.tar: " + root + "out/x.manifest.json commits the"
+            + " output of an earlier run (12 shards); pass --overwrite (overwrite: true in a ShardSortJob) to replace"
+            + " it, or choose another output");
+    Map<String, byte[]> refused = objects(root + "out/");
+    assertThat(refused.keySet()).isEqualTo(before.keySet());
+    before.forEach((name, bytes) -> assertThat(refused.get(name)).as(name).isEqualTo(bytes));
+
+    LocalSort.run(overwriting(rerun), stores, temp.resolve("work"), QUIET);
+    LocalSort.run(spec(input, md5, records(root + "fresh/x-{000..}.tar", 45)), stores, temp.resolve("work"), QUIET);
+    Map<String, byte[]> replaced = objects(root + "out/");
+    Map<String, byte[]> fresh = objects(root + "fresh/");
+    fresh.put("README.txt", before.get("README.txt"));
+    fresh.put("y-000.tar", before.get("y-000.tar"));
+    assertThat(replaced.keySet()).isEqualTo(fresh.keySet());
+    fresh.forEach((name, bytes) -> assertThat(replaced.get(name)).as(name).isEqualTo(bytes));
+  }
+
+  @Test
+  void shardsNoManifestOrPendingRecordNamesAreRefusedEvenWithOverwrite() throws Exception {
+    String input = input(ShardFormat.TAR);
+    Location out = stores.locate(root + "out/");
+    out.store().put(out.key() + "x-000.tar", "someone's".getBytes(StandardCharsets.UTF_8));
+    out.store().put(out.key() + "x-7.tar", "someone's".getBytes(StandardCharsets.UTF_8));
+    SortSpec spec = overwriting(spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 45)));
+    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Cannot sort into " + root + "out/x-{000..}.tar: 2 objects in " + root + "out/ match the template"
+            + " but no manifest or pending record of a Quarry run names them (x-000.tar, x-7.tar); move or delete"
+            + " them, or choose another output");
+    assertThat(objects(root + "out/").keySet()).containsExactly("x-000.tar", "x-7.tar");
+  }
+
+  @Test
+  void aRunKilledMidwayNeverLooksFinishedAndItsRerunReplacesItsShards() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec.Order md5 = new SortSpec.Order(OrderKind.MD5, null, null, null, null);
+    LocalSort.run(spec(input, md5, records(root + "out/x-{000..}.tar", 20)), stores, temp.resolve("work"), QUIET);
+
+    // An overwriting run is killed after half its shards: the earlier run no longer looks finished, and no mix does.
+    SortSpec second = overwriting(spec(input, md5, records(root + "out/x-{000..}.tar", 45)));
+    SortPhases killed = phases(second, root + "scratch/");
+    killed.extract(0, 1);
+    killed.plan(1);
+    killed.create(0, 2);
+    assertThat(objects(root + "out/").keySet()).as("no manifest, no index: nothing looks finished")
+        .containsExactly("x-000.tar", "x-001.tar", "x-002.tar", "x-003.tar", "x-004.tar", "x-005.tar",
+            "x.pending.json");
+
+    SortSpec other = spec(input, md5, records(root + "out/x-{000..}.tar", 30));
+    assertThatThrownBy(() -> LocalSort.run(other, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Cannot sort into " + root + "out/x-{000..}.tar: " + root + "out/x.pending.json names the"
+            + " unfinished output of another job; pass --overwrite (overwrite: true in a ShardSortJob) to replace it,"
+            + " or choose another output");
+
+    // The same job again, in a new scratch and without overwrite: its own unfinished shards are its to replace.
+    LocalSort.run(spec(input, md5, records(root + "out/x-{000..}.tar", 45)), stores, temp.resolve("work"), QUIET);
+    LocalSort.run(spec(input, md5, records(root + "fresh/x-{000..}.tar", 45)), stores, temp.resolve("work"), QUIET);
+    Map<String, byte[]> rerun = objects(root + "out/");
+    Map<String, byte[]> fresh = objects(root + "fresh/");
+    assertThat(rerun.keySet()).isEqualTo(fresh.keySet()).doesNotContain("x.pending.json");
+    fresh.forEach((name, bytes) -> assertThat(rerun.get(name)).as(name).isEqualTo(bytes));
+  }
+
+  @Test
+  void aCorruptPlanIsReportedWithoutQuotingIt() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{0..}.tar", 1000));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1);
+    phases.plan(1);
+    Location scratch = stores.locate(root + "scratch/");
+    String plan = new Scratch(scratch.key()).planDone();
+    scratch.store().put(plan, "aws_secret_access_key=wJalrXUtnFEMI {".getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> phases.create(0, 1))
+        .hasMessage("Cannot read " + scratch.store().url(plan) + ": it is not a valid PlanSummary document (it was"
+            + " changed or is corrupt; rerun the phase that wrote it)")
+        .hasNoCause();
+  }
+
+  @Test
+  void aDryRunIntoACommittedOutputFailsAsTheRunWouldAndChangesNothing() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec.Order keymap = new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+        new SortSpec.Keymap("img/.*\tkm-{00..}.tar\n", null, null));
+    LocalSort.run(spec(input, keymap, records(root + "out/x-{0..}.tar", 30)), stores, temp.resolve("work"), QUIET);
+    Map<String, byte[]> before = objects(root + "out/");
+    SortSpec dry = new SortSpec(new SortSpec.Input(input, null, null, null), records(root + "out/x-{0..}.tar", 45),
+        keymap, null, null, null, true);
+    assertThatThrownBy(() -> LocalSort.run(dry, stores, temp.resolve("work"), QUIET))
+        .hasMessageStartingWith("Cannot sort into " + root + "out/km-{00..}.tar: " + root + "out/km.manifest.json"
+            + " commits the output of an earlier run (8 shards)");
+    Map<String, byte[]> after = objects(root + "out/");
+    assertThat(after.keySet()).isEqualTo(before.keySet());
+    before.forEach((name, bytes) -> assertThat(after.get(name)).as(name).isEqualTo(bytes));
   }
 
   @Test
@@ -332,8 +554,8 @@ abstract class SortContract {
     assertThatThrownBy(() -> phases.create(0, 1))
         .hasMessageContaining("input shard 3")
         .hasMessageContaining("the input changed since extract; rerun the job");
-    assertThat(stores.locate(root + "cut/").store().listAll(stores.locate(root + "cut/").key()).toList())
-        .as("no shard written").isEmpty();
+    assertThat(objects(root + "cut/").keySet()).as("no shard written, only the run's pending record")
+        .containsExactly("x.pending.json");
   }
 
   @Test

@@ -6,6 +6,7 @@ import dev.quarry.api.common.Patterns;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
 /** Where the output shards go, in which format, and how large each one is. */
@@ -16,9 +17,11 @@ import io.fabric8.generator.annotation.ValidationRule;
 public record ShardOutput(
     @JsonPropertyDescription("Output shard URLs as a brace template whose range numbers the shards. The range may be"
             + " open-ended, for example s3://datasets/shuffled-{000000..}.tar; a closed range that is too short"
-            + " for the shards the job produces fails the plan phase before anything is written. Required unless"
-            + " the order is keymap, whose lines name the templates.")
+            + " for the shards the job produces fails the plan phase before anything is written. Its folder is the"
+            + " output location: every output name stays in it, and with a keymap order (whose lines name the"
+            + " templates, absolute or relative to it) only the folder is used.")
         @Pattern("^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/.*\\{[0-9]+\\.\\.([0-9]+)?\\}.*$")
+        @Size(max = 2048)
         String template,
     @JsonPropertyDescription("Archive format of the output shards; a value other than the input's converts."
             + " Defaults to the input format.")

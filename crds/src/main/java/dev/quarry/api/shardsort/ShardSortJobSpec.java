@@ -7,13 +7,35 @@ import dev.quarry.api.common.Patterns;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
 /** Sort or shuffle a dataset of archive shards across all its shards, and reshard it. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "has(self.output.template) || self.order.kind == 'keymap'",
-    message = "output.template is required unless order.kind is keymap")
+    value = "has(self.output.template)",
+    message = "output.template is required (with a keymap order, its folder is the output location the key map's"
+        + " templates must stay in)")
+// sort clean deletes under scratch: it may be neither the data's folder, nor above it, nor below it (but for the
+// reserved .quarry-scratch/ folder below a template's folder, which no template names). Input objects are checked
+// when the job runs: a list of 100000 URLs is beyond what a rule may cost.
+@ValidationRule(
+    value = "!has(self.scratch) || [self.scratch.endsWith('/') ? self.scratch : self.scratch +"
+            + " '/'].all(s, (!has(self.input.prefix) || !(self.input.prefix.startsWith(s) ||"
+            + " s.startsWith(self.input.prefix))) && (!has(self.input.template) ||"
+            + " [self.input.template.substring(0, self.input.template.substring(0,"
+            + " self.input.template.indexOf('{')).lastIndexOf('/') + 1)].all(l, !(l.startsWith(s) ||"
+            + " (s.startsWith(l) && !s.substring(l.size()).startsWith('.quarry-scratch/'))))))",
+    message = "scratch must not be equal to, above or below the input location (sort clean deletes scratch; use a"
+        + " folder of its own, such as .quarry-scratch/<name>/ in the output bucket)")
+@ValidationRule(
+    value = "!has(self.scratch) || !has(self.output.template) || [self.scratch.endsWith('/') ?"
+            + " self.scratch : self.scratch + '/'].all(s, [self.output.template.substring(0,"
+            + " self.output.template.substring(0, self.output.template.indexOf('{')).lastIndexOf('/') +"
+            + " 1)].all(l, !(l.startsWith(s) || (s.startsWith(l) &&"
+            + " !s.substring(l.size()).startsWith('.quarry-scratch/')))))",
+    message = "scratch must not be equal to, above or below the output location (sort clean deletes scratch; use a"
+        + " folder of its own, such as .quarry-scratch/<name>/ in the output bucket)")
 public record ShardSortJobSpec(
     @JsonPropertyDescription("The object store holding the input, the output and the scratch data.")
         @Required
@@ -23,13 +45,21 @@ public record ShardSortJobSpec(
     @JsonPropertyDescription("The order of records across the output.") @Required ShardOrder order,
     @JsonPropertyDescription("What to do with problems in the input.") ShardSortPolicies policies,
     @JsonPropertyDescription("The worker pods.") ShardSortWorkers workers,
-    @JsonPropertyDescription("Prefix for intermediate data, removed when the job ends. Defaults to"
-            + " .quarry-scratch/<namespace>/<name>/ in the output bucket.")
+    @JsonPropertyDescription("Prefix for intermediate data, removed when the job ends (only what the sort wrote there,"
+            + " under its .quarry-scratch.json marker). Defaults to .quarry-scratch/<namespace>/<name>/ in the"
+            + " output bucket. Must not be equal to, above or below the input or output location.")
         @Pattern(Patterns.S3_URL)
+        @Size(max = 2048)
         String scratch,
     @JsonPropertyDescription("Plan the output and report it in the status, without writing any shard.")
         @Default("false")
         Boolean dryRun,
+    @JsonPropertyDescription("Replace the committed output of an earlier run at the output location: its manifest"
+            + " and WebDataset index are deleted first, then its shards (only those its manifest names), before the"
+            + " new shards are written. Without it, a job whose output template already has a manifest is refused."
+            + " An unfinished run of the same spec (no manifest, a pending record) is replaced without it.")
+        @Default("false")
+        Boolean overwrite,
     @JsonPropertyDescription("Set to true to stop the job: running workers are deleted, scratch data is removed,"
             + " shards already written are kept but no manifest is committed.")
         @Default("false")

@@ -63,7 +63,7 @@ final class SortJobs {
   ConfigMap specConfigMap(ShardSortJob job) {
     ShardSortJobSpec spec = job.getSpec();
     ShardSortJobSpec resolved = new ShardSortJobSpec(spec.store(), spec.input(), spec.output(), spec.order(),
-        spec.policies(), spec.workers(), ScratchPrefix.of(job), spec.dryRun(), null);
+        spec.policies(), spec.workers(), ScratchPrefix.of(job), spec.dryRun(), spec.overwrite(), null);
     return new ConfigMapBuilder()
         .withMetadata(metadata(job, specName(job), "spec", true))
         .withImmutable(true)

@@ -266,7 +266,7 @@ class ShardSortJobIT {
       copy.setSpec(new ShardSortJobSpec(current.getSpec().store(), current.getSpec().input(),
           current.getSpec().output(), new ShardOrder(OrderKind.SHUFFLE, null, 1L, null, null),
           current.getSpec().policies(), current.getSpec().workers(), current.getSpec().scratch(),
-          current.getSpec().dryRun(), null));
+          current.getSpec().dryRun(), current.getSpec().overwrite(), null));
       return copy;
     });
     await().atMost(WAIT).untilAsserted(() -> assertThat(events("stopped")).anySatisfy(event -> {
@@ -281,7 +281,7 @@ class ShardSortJobIT {
       copy.setSpec(new ShardSortJobSpec(current.getSpec().store(),
           current.getSpec().input(), current.getSpec().output(), current.getSpec().order(),
           current.getSpec().policies(), current.getSpec().workers(), current.getSpec().scratch(),
-          current.getSpec().dryRun(), true));
+          current.getSpec().dryRun(), current.getSpec().overwrite(), true));
       return copy;
     });
     ShardSortJobStatus aborted = awaitStatus("stopped", s -> s.phase() == ShardSortPhase.Aborted);

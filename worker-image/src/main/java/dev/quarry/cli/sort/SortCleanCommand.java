@@ -1,15 +1,13 @@
 package dev.quarry.cli.sort;
 
-import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.store.Location;
-import dev.quarry.core.store.ObjectInfo;
+import dev.quarry.core.sort.ScratchCleaning;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.S3Settings;
 import dev.quarry.core.units.ByteSize;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,11 +16,11 @@ import picocli.CommandLine.Spec;
 
 /** {@code quarry sort clean}: deletes a job's intermediate data, what the operator runs when a job ends. */
 @Command(name = "clean", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Deletes every object under --scratch: the runs, packs, plans and results the phases kept there."
-        + " The output shards and the manifest are not under it and stay. Idempotent.", ""})
+    description = {"Deletes a job's scratch: under --scratch, only the objects the phases write (runs, packs, plans,"
+        + " results), then its .quarry-scratch.json marker; anything else there stays. A prefix without the marker"
+        + " is refused: it is not a sort's scratch. The output shards and the manifest are not under it and stay."
+        + " Idempotent.", ""})
 public final class SortCleanCommand implements Callable<Integer> {
-  private static final int DELETES_IN_FLIGHT = 64;
-
   @Spec CommandSpec command;
 
   @Option(names = "--scratch", required = true, paramLabel = "URL",
@@ -35,8 +33,8 @@ public final class SortCleanCommand implements Callable<Integer> {
   @Option(names = "--result", paramLabel = "FILE", description = "Also write the result as JSON to FILE.")
   Path resultFile;
 
-  /** What was deleted. */
-  record CleanResult(String scratch, long objects, long bytes) {}
+  /** What was deleted, and how many objects the sort did not write were left. */
+  record CleanResult(String scratch, long objects, long bytes, long kept) {}
 
   @Override
   public Integer call() throws Exception {
@@ -47,19 +45,15 @@ public final class SortCleanCommand implements Callable<Integer> {
         throw new IllegalArgumentException("Invalid --scratch: " + scratch + " (must be a folder inside the bucket,"
             + " never the whole bucket)");
       }
-      List<ObjectInfo> objects;
-      try (var listing = location.store().listAll(location.key())) {
-        objects = listing.toList();
-      }
-      InFlight.all(objects, DELETES_IN_FLIGHT, object -> location.store().delete(object.key()));
-      CleanResult result = new CleanResult(prefix, objects.size(),
-          objects.stream().mapToLong(ObjectInfo::size).sum());
+      ScratchCleaning.Cleaned cleaned = ScratchCleaning.clean(location);
+      CleanResult result = new CleanResult(prefix, cleaned.objects(), cleaned.bytes(), cleaned.kept());
       String text = Json.write(result);
       if (resultFile != null) {
         Files.writeString(resultFile, Json.writeCompact(result));
       }
       command.commandLine().getOut().println(json ? text
-          : "Deleted " + result.objects() + " objects (" + ByteSize.format(result.bytes()) + ") under " + prefix);
+          : "Deleted " + result.objects() + " objects (" + ByteSize.format(result.bytes()) + ") under " + prefix
+              + (result.kept() > 0 ? "; kept " + result.kept() + " objects the sort does not write" : ""));
       command.commandLine().getOut().flush();
     }
     return 0;

@@ -136,6 +136,11 @@ public final class SortSpecOptions {
   @Option(names = "--dry-run", description = "Plan only: print the plan, write no shard.")
   Boolean dryRun;
 
+  @Option(names = "--overwrite", description = "Replace the committed output of an earlier run at --output: its"
+      + " manifest and index go first, then its shards (only those its manifest names); without it such a run is"
+      + " refused. An unfinished run of the same job is replaced without it.")
+  Boolean overwrite;
+
   /** The job these options describe. */
   public SortSpec spec() throws IOException {
     SortSpec file = specFile().spec();
@@ -200,7 +205,8 @@ public final class SortSpecOptions {
         requestsInFlight != null ? requestsInFlight : fileWorkers.requestsInFlight());
     return new SortSpec(in, out, sortOrder, policies, workers,
         scratch != null ? scratch : file == null ? null : file.scratch(),
-        dryRun != null ? dryRun : file != null && file.isDryRun());
+        dryRun != null ? dryRun : file != null && file.isDryRun(),
+        overwrite != null ? overwrite : file != null && file.isOverwrite());
   }
 
   private static SortSpec.Input input(List<String> urls, String format) {

@@ -3,14 +3,15 @@ package dev.quarry.core.archive.compress;
 import dev.quarry.core.archive.ArchiveException;
 import dev.quarry.core.archive.ArchiveLimits;
 import dev.quarry.core.archive.SourceInput;
+import java.io.BufferedInputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.zip.Deflater;
-import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import net.jpountz.lz4.LZ4FrameInputStream;
+import org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream;
 import net.jpountz.lz4.LZ4FrameOutputStream;
 import org.apache.commons.io.IOUtils;
 
@@ -29,7 +30,10 @@ public final class Compression {
   public static InputStream gunzip(InputStream source, String shard, ArchiveLimits limits) throws IOException {
     SourceInput tagged = new SourceInput(source);
     try {
-      return new Labelled(new GZIPInputStream(tagged, 1 << 16), shard, "gzip", limits);
+      // The JDK's GZIPInputStream recurses once per member, so a shard of many empty members overflows the stack;
+      // this reader loops.
+      return new Labelled(new GzipCompressorInputStream(new BufferedInputStream(tagged, 1 << 16), true), shard,
+          "gzip", limits);
     } catch (SourceInput.SourceFailure e) {
       throw e.getCause();
     } catch (IOException e) {

@@ -1,13 +1,19 @@
 package dev.quarry.core.archive.tar;
 
 import dev.quarry.core.archive.ArchiveException;
+import dev.quarry.core.archive.MemberNames;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /** PAX extended header records: {@code "<length> <key>=<value>\n"}, the length counting the whole record. */
 final class PaxRecords {
+  /** The keys whose values become member names. */
+  private static final Set<String> NAME_KEYS = Set.of("path", "GNU.sparse.name");
+
   private PaxRecords() {}
 
   static Map<String, String> parse(String shard, byte[] data, long offset) throws ArchiveException {
@@ -28,13 +34,19 @@ final class PaxRecords {
         throw ArchiveException.of(shard, "malformed PAX extended header at offset " + offset
             + " (a record is not '<length> <key>=<value>\\n'; the shard is corrupt)");
       }
-      String record = new String(data, space + 1, position + length - space - 2, StandardCharsets.UTF_8);
-      int equals = record.indexOf('=');
-      if (equals <= 0) {
+      int equals = space + 1;
+      while (equals < position + length - 1 && data[equals] != '=') {
+        equals++;
+      }
+      if (equals == space + 1 || equals == position + length - 1) {
         throw ArchiveException.of(shard, "malformed PAX extended header at offset " + offset
             + " (a record has no '<key>='; the shard is corrupt)");
       }
-      records.put(record.substring(0, equals), record.substring(equals + 1));
+      String key = new String(data, space + 1, equals - space - 1, StandardCharsets.UTF_8);
+      byte[] value = Arrays.copyOfRange(data, equals + 1, position + length - 1);
+      // Names are decoded strictly (a lossy decoding could merge two names); other values are only validated.
+      records.put(key, NAME_KEYS.contains(key) ? MemberNames.decode(shard, value)
+          : new String(value, StandardCharsets.UTF_8));
       position += length;
     }
     return records;

@@ -9,6 +9,7 @@ import dev.quarry.core.archive.MemberNames;
 import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.archive.ShardReader;
 import dev.quarry.core.archive.StreamMember;
+import dev.quarry.core.units.ByteSize;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -134,20 +135,28 @@ public final class TarReader implements ShardReader {
     return MemberNames.checked(shard, name);
   }
 
+  /**
+   * The member's size, from PAX or the header; a size beyond what a shard may expand to is refused here, before any
+   * offset arithmetic could overflow on it.
+   */
   private long effectiveSize(TarHeader header, Map<String, String> pax, String name) throws ArchiveException {
-    String size = pax.get("size");
-    if (size == null) {
-      return header.size();
-    }
-    try {
-      long value = Long.parseLong(size);
-      if (value < 0) {
-        throw new NumberFormatException();
+    String text = pax.get("size");
+    long size = header.size();
+    if (text != null) {
+      try {
+        size = Long.parseLong(text);
+        if (size < 0) {
+          throw new NumberFormatException();
+        }
+      } catch (NumberFormatException e) {
+        throw ArchiveException.ofMember(shard, name, "its PAX size is not a byte count");
       }
-      return value;
-    } catch (NumberFormatException e) {
-      throw ArchiveException.ofMember(shard, name, "its PAX size '" + size + "' is not a byte count");
     }
+    if (size > limits.maxUncompressedBytes()) {
+      throw ArchiveException.ofMember(shard, name, "its size " + size + " bytes is more than any shard may hold ("
+          + ByteSize.format(limits.maxUncompressedBytes()) + ")");
+    }
+    return size;
   }
 
   private void refuseNonRegular(byte type, String name, Map<String, String> pax) throws ArchiveException {

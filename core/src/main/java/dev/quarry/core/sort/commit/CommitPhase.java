@@ -1,12 +1,15 @@
 package dev.quarry.core.sort.commit;
 
 import dev.quarry.core.json.Json;
+import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.create.CreatePhase;
 import dev.quarry.core.sort.create.CreatedShard;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.spec.BraceTemplate;
+import dev.quarry.core.sort.spec.OutputLocation;
+import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
@@ -18,16 +21,21 @@ import java.util.List;
 /**
  * The last step: once every output shard has its done marker, writes per output template a WebDataset wids index
  * and then a manifest, next to the shards: for {@code s3://b/out/train-{000000..}.tar} they are
- * {@code s3://b/out/train.wids.json} and {@code s3://b/out/train.manifest.json}. The manifest is the commit point.
+ * {@code s3://b/out/train.wids.json} and {@code s3://b/out/train.manifest.json}. The manifest is the commit point;
+ * then the run's pending record goes ({@link OutputClaim}).
  */
 public final class CommitPhase {
   private final ObjectStores stores;
   private final ObjectStore scratchStore;
   private final Scratch scratch;
+  private final OutputLocation location;
+  private final OutputClaim claim;
   private final PrintStream log;
 
-  public CommitPhase(ObjectStores stores, Location scratchRoot, PrintStream log) {
+  public CommitPhase(SortSpec spec, ObjectStores stores, Location scratchRoot, PrintStream log) {
     this.stores = stores;
+    this.location = spec.outputLocation();
+    this.claim = new OutputClaim(stores, spec);
     this.scratchStore = scratchRoot.store();
     this.scratch = new Scratch(scratchRoot.key());
     this.log = log;
@@ -49,8 +57,9 @@ public final class CommitPhase {
           shards.add(created(planned));
         }
       }
-      String base = base(BraceTemplate.parse(plan.templates().get(template), true));
-      String name = base.substring(base.lastIndexOf('/') + 1);
+      BraceTemplate parsed = BraceTemplate.parse(plan.templates().get(template), true);
+      OutputNames names = OutputNames.of(parsed);
+      String name = names.base().substring(names.base().lastIndexOf('/') + 1);
       List<WidsIndex.Entry> entries = new ArrayList<>();
       List<Manifest.Shard> lines = new ArrayList<>();
       long records = 0;
@@ -62,9 +71,11 @@ public final class CommitPhase {
         records += shard.records();
         bytes += shard.size();
       }
-      put(base + ".wids.json", Json.bytes(new WidsIndex(1, name, entries)));
-      String manifest = base + ".manifest.json";
-      put(manifest, Json.bytes(new Manifest(Manifest.VERSION, "quarry", plan.outputFormat(), records, bytes, lines)));
+      put(names.wids(), Json.bytes(new WidsIndex(1, name, entries)));
+      put(names.manifest(), Json.bytes(new Manifest(Manifest.VERSION, "quarry", plan.outputFormat(), records, bytes,
+          lines)));
+      claim.release(parsed);
+      String manifest = names.manifest();
       manifests.add(manifest);
       allRecords += records;
       allBytes += bytes;
@@ -79,17 +90,11 @@ public final class CommitPhase {
       throw new IllegalStateException("Cannot commit: output shard " + shard.url() + " has not been created (run"
           + " every quarry sort create index first)");
     }
-    return Json.read(scratchStore.getBytes(marker), CreatedShard.class);
-  }
-
-  /** The template's text before its range, without a trailing separator; "shards" when that leaves a folder. */
-  static String base(BraceTemplate template) {
-    String prefix = template.prefix().replaceAll("[-_.]+$", "");
-    return prefix.endsWith("/") || prefix.endsWith("://") || prefix.isEmpty() ? prefix + "shards" : prefix;
+    return StoredJson.read(scratchStore, marker, CreatedShard.class);
   }
 
   private void put(String url, byte[] bytes) throws IOException {
-    Location location = stores.locate(url);
-    location.store().put(location.key(), bytes);
+    Location target = stores.locate(location.confine(url));
+    target.store().put(target.key(), bytes);
   }
 }

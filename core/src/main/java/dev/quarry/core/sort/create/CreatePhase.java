@@ -3,6 +3,7 @@ package dev.quarry.core.sort.create;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.json.Json;
+import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.Progress;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.WorkFolder;
@@ -182,7 +183,7 @@ public final class CreatePhase {
       throw new IllegalStateException("Cannot create shards: the plan phase has not finished (run quarry sort plan"
           + " first)");
     }
-    return Json.read(scratchStore.getBytes(scratch.planDone()), PlanSummary.class);
+    return StoredJson.read(scratchStore, scratch.planDone(), PlanSummary.class);
   }
 
   private Optional<CreatedShard> alreadyCreated(PlannedShard shard) throws IOException {
@@ -190,8 +191,8 @@ public final class CreatePhase {
     if (scratchStore.head(marker).isEmpty()) {
       return Optional.empty();
     }
-    CreatedShard done = Json.read(scratchStore.getBytes(marker), CreatedShard.class);
-    Location output = stores.locate(shard.url());
+    CreatedShard done = StoredJson.read(scratchStore, marker, CreatedShard.class);
+    Location output = stores.locate(spec.outputLocation().confine(shard.url()));
     Optional<ObjectInfo> object = output.store().head(output.key());
     return object.isPresent() && object.get().size() == done.size() ? Optional.of(done) : Optional.empty();
   }
@@ -202,7 +203,8 @@ public final class CreatePhase {
    */
   private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries,
       HashedContent.Opener raw) throws IOException {
-    Location output = stores.locate(shard.url());
+    // The plan is read back from scratch: its names pass the output rule again before anything is written.
+    Location output = stores.locate(spec.outputLocation().confine(shard.url()));
     long size;
     byte[] sha256;
     if (format == ShardFormat.TAR) {

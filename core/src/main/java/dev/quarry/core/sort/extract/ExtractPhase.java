@@ -2,6 +2,7 @@ package dev.quarry.core.sort.extract;
 
 import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.json.Json;
+import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Progress;
 import dev.quarry.core.sort.Scratch;
@@ -61,7 +62,7 @@ public final class ExtractPhase {
   public ExtractResult run(int index, int count, Problems problems) throws IOException, InterruptedException {
     if (scratchStore.head(scratch.extractDone(index)).isPresent()) {
       log.printf("extract %d/%d: already done%n", index, count);
-      return Json.read(scratchStore.getBytes(scratch.extractDone(index)), ExtractResult.class);
+      return StoredJson.read(scratchStore, scratch.extractDone(index), ExtractResult.class);
     }
     StoreRunStorage runs = new StoreRunStorage(scratchStore);
     List<InputShard> inputs = InputShards.resolve(spec.input(), stores);

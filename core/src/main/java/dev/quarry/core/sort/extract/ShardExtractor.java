@@ -92,6 +92,7 @@ final class ShardExtractor {
         }
         Pending record = records.computeIfAbsent(RecordKeys.of(member.name()), Pending::new);
         record.add(member.raw());
+        checkSize(shard.url(), member.name(), record.key, record.size);
         if (isContentMember(member.name())) {
           record.content = member.readData();
           record.contentMember = member.name();
@@ -119,6 +120,7 @@ final class ShardExtractor {
         long start = writer.bytesWritten();
         writer.write(grouped.record());
         long length = writer.bytesWritten() - start;
+        checkSize(shard.url(), grouped.record().members().getLast().name(), grouped.key(), length);
         byte[] content = null;
         String contentMember = null;
         for (Member member : grouped.record().members()) {
@@ -133,6 +135,18 @@ final class ShardExtractor {
       }
       writer.close(); // the end-of-archive blocks make the pack a valid tar on its own
       pack.commit();
+    }
+  }
+
+  /**
+   * Refuses a record that reached {@link RecordEntry#MAX_SIZE} with {@code member}, as soon as its header says so:
+   * before its data is read, and long before create would fail on it.
+   */
+  private static void checkSize(String shard, String member, String key, long size) throws ArchiveException {
+    if (size > RecordEntry.MAX_SIZE) {
+      throw ArchiveException.ofMember(shard, member, "its record " + key + " would hold " + size + " bytes or more,"
+          + " over the " + RecordEntry.MAX_SIZE + " bytes (" + (RecordEntry.MAX_SIZE >> 20)
+          + " MiB) a record may have (records are held whole; split the file or keep it outside the dataset)");
     }
   }
 
@@ -171,7 +185,8 @@ final class ShardExtractor {
           case STRING -> text;
         };
       } catch (NumberFormatException e) {
-        problem = "member " + member + " of shard " + shard + " holds '" + abbreviate(text) + "', not "
+        // The text itself is object content, which never goes into a message or a job's status.
+        problem = "member " + member + " of shard " + shard + " does not hold "
             + (content.type() == SortSpec.ContentType.INT ? "an integer" : "a number");
       }
     }
@@ -180,10 +195,6 @@ final class ShardExtractor {
         () -> new ArchiveException(shard, "Cannot sort by content: " + message + " (policy contentKeyMissing is"
             + " abort; set it to warn or ignore to sort such records last)"));
     return null;
-  }
-
-  private static String abbreviate(String text) {
-    return text.length() <= 40 ? text : text.substring(0, 40) + "...";
   }
 
   /** One record's members seen so far. */

@@ -3,6 +3,7 @@ package dev.quarry.core.sort.plan;
 import dev.quarry.core.policy.Policy;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.spec.BraceTemplate;
+import dev.quarry.core.sort.spec.OutputLocation;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,9 +28,14 @@ public final class Keymap {
 
   private Keymap() {}
 
-  /** Parses the lines; malformed lines are handled by {@code malformedLine}. */
-  public static Keymap parse(String text, String separator, Policy malformedLine, Problems problems)
-      throws IOException {
+  /**
+   * Parses the lines; malformed lines are handled by {@code malformedLine}. Each line's template is resolved in
+   * {@code location} (a relative one is in it) and must stay in it. Messages name a line by its number and say what
+   * is wrong, never quoting it: a key map may come from an object, whose content never goes into messages or a job's
+   * status.
+   */
+  public static Keymap parse(String text, String separator, OutputLocation location, Policy malformedLine,
+      Problems problems) throws IOException {
     Keymap keymap = new Keymap();
     Map<String, Integer> templateIndex = new LinkedHashMap<>();
     String[] lines = text.split("\r?\n");
@@ -47,15 +53,18 @@ public final class Keymap {
       } else {
         try {
           pattern = Pattern.compile(line.substring(0, at));
-          template = BraceTemplate.parse(line.substring(at + separator.length()).strip(), true);
+          template = BraceTemplate.parse(location.resolve(line.substring(at + separator.length()).strip()), true);
+          location.confine(template.name(0));
         } catch (PatternSyntaxException e) {
           problem = "its pattern is not a regular expression (" + e.getDescription() + ")";
+        } catch (BraceTemplate.InvalidTemplate e) {
+          problem = "its template is invalid (" + e.reason() + ")";
         } catch (IllegalArgumentException e) {
-          problem = e.getMessage();
+          problem = "its template names shards outside the output location " + location.url();
         }
       }
       if (problem != null) {
-        String message = "key map line " + number + " '" + line + "': " + problem;
+        String message = "key map line " + number + ": " + problem;
         problems.report(malformedLine, MALFORMED_LINE, message + "; skipped it", () -> new IllegalArgumentException(
             "Invalid " + message + " (policy keymapMalformedLine is abort; fix the line, or set the policy to warn"
                 + " or ignore to skip it)"));

@@ -3,9 +3,11 @@ package dev.quarry.core.sort.plan;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.json.Json;
+import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.policy.Policy;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.commit.OutputClaim;
 import dev.quarry.core.sort.extract.ExtractResult;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.order.KeyOrder;
@@ -18,6 +20,7 @@ import dev.quarry.core.sort.records.RunWriter;
 import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.BraceTemplate;
 import dev.quarry.core.sort.spec.OrderKind;
+import dev.quarry.core.sort.spec.OutputLocation;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStore;
@@ -64,7 +67,7 @@ public final class PlanPhase {
   public PlanSummary run(int extractCount, Problems problems) throws IOException, InterruptedException {
     if (scratchStore.head(scratch.planDone()).isPresent()) {
       log.println("plan: already done");
-      return Json.read(scratchStore.getBytes(scratch.planDone()), PlanSummary.class);
+      return StoredJson.read(scratchStore, scratch.planDone(), PlanSummary.class);
     }
     List<InputShard> inputs = readInputs();
     List<String> runs = new ArrayList<>();
@@ -73,7 +76,7 @@ public final class PlanPhase {
         throw new IllegalStateException("Cannot plan: extract worker " + index + " of " + extractCount
             + " has not finished (run quarry sort extract --index " + index + " first)");
       }
-      runs.addAll(Json.read(scratchStore.getBytes(scratch.extractDone(index)), ExtractResult.class).runs());
+      runs.addAll(StoredJson.read(scratchStore, scratch.extractDone(index), ExtractResult.class).runs());
     }
     ShardFormat outputFormat = outputFormat(inputs);
     Keymap keymap = spec.order().kind() == OrderKind.KEYMAP ? loadKeymap(problems) : null;
@@ -107,6 +110,16 @@ public final class PlanPhase {
         }
       }
       cutting.finish();
+      OutputClaim claim = new OutputClaim(stores, spec);
+      if (spec.isDryRun()) {
+        claim.check(templates); // a dry run fails as the real run would, and changes nothing
+      } else {
+        // Before the plan is written, so before create can write a shard.
+        List<List<String>> planned = new ArrayList<>();
+        templates.forEach(template -> planned.add(new ArrayList<>()));
+        cutting.shards.forEach(shard -> planned.get(shard.template()).add(shard.url()));
+        claim.claim(templates, planned);
+      }
       return writeSummary(inputs, outputFormat, templates, cutting, counts, problems);
     }
   }
@@ -127,7 +140,7 @@ public final class PlanPhase {
       throw new IllegalStateException("Cannot plan: no input list in scratch (run quarry sort extract --index 0"
           + " first)");
     }
-    return Arrays.asList(Json.read(scratchStore.getBytes(scratch.inputs()), InputShard[].class));
+    return Arrays.asList(StoredJson.read(scratchStore, scratch.inputs(), InputShard[].class));
   }
 
   private ShardFormat outputFormat(List<InputShard> inputs) {
@@ -149,7 +162,8 @@ public final class PlanPhase {
       Location location = stores.locate(source.object());
       text = new String(location.store().getBytes(location.key()), StandardCharsets.UTF_8);
     }
-    return Keymap.parse(text, source.separator(), spec.policies().keymapMalformedLine(), problems);
+    return Keymap.parse(text, source.separator(), spec.outputLocation(), spec.policies().keymapMalformedLine(),
+        problems);
   }
 
   private interface EntryConsumer {
@@ -218,6 +232,7 @@ public final class PlanPhase {
   /** Cuts ordered entries into shards, template by template, and uploads each shard's plan. */
   private final class Cutting implements AutoCloseable {
     final List<BraceTemplate> templates;
+    final OutputLocation location = spec.outputLocation();
     final ShardFormat format;
     final List<PlannedShard> shards = new ArrayList<>();
     final ExecutorService uploads = Executors.newVirtualThreadPerTaskExecutor();
@@ -264,8 +279,8 @@ public final class PlanPhase {
             + " names but the job needs more shards (use an open-ended range such as {000000..}, or larger"
             + " shards)");
       }
-      PlannedShard shard = new PlannedShard(shards.size(), names.name(shardOfTemplate++), template, current.size(),
-          shardBytes);
+      String name = location.confine(names.name(shardOfTemplate++));
+      PlannedShard shard = new PlannedShard(shards.size(), name, template, current.size(), shardBytes);
       shards.add(shard);
       List<RecordEntry> entries = current;
       current = new ArrayList<>();

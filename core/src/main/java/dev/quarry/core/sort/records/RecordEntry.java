@@ -18,6 +18,12 @@ import java.util.List;
 public record RecordEntry(String key, int shard, int position, boolean packed, List<RawRange> ranges, long size,
     Object contentKey) {
 
+  /**
+   * The most raw tar bytes one record may have: create and a local run hold a record's bytes in one Java array, so
+   * a record must stay under 2 GiB; 1 MiB below it leaves room for the arrays' own limits.
+   */
+  public static final long MAX_SIZE = (1L << 31) - (1L << 20);
+
   public RecordEntry {
     ranges = List.copyOf(ranges);
   }

@@ -81,8 +81,22 @@ public final class BraceTemplate {
     }
   }
 
-  private static IllegalArgumentException invalid(String template, String why) {
-    return new IllegalArgumentException("Invalid template: " + template + " (" + why + ")");
+  private static InvalidTemplate invalid(String template, String why) {
+    return new InvalidTemplate(template, why);
+  }
+
+  /** A template that does not parse; {@link #reason()} says why without quoting it (it may be object content). */
+  public static final class InvalidTemplate extends IllegalArgumentException {
+    private final String reason;
+
+    InvalidTemplate(String template, String reason) {
+      super("Invalid template: " + template + " (" + reason + ")");
+      this.reason = reason;
+    }
+
+    public String reason() {
+      return reason;
+    }
   }
 
   /** The number of names, or -1 for an open-ended template. */

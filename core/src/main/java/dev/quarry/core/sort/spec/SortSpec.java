@@ -16,7 +16,7 @@ import java.util.List;
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SortSpec(Input input, Output output, Order order, Policies policies, Workers workers, String scratch,
-    Boolean dryRun) {
+    Boolean dryRun, Boolean overwrite) {
 
   public SortSpec {
     required(input, "input");
@@ -24,9 +24,12 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
     required(order, "order");
     policies = policies == null ? Policies.DEFAULT : policies;
     workers = workers == null ? Workers.DEFAULT : workers;
-    if (output.template() == null && order.kind() != OrderKind.KEYMAP) {
-      throw new InvalidSpecException("Missing %s (must be given unless %s is keymap)", field("output.template"),
-          field("order.kind"));
+    if (output.template() == null) {
+      throw new InvalidSpecException("Missing %s (must be given; with a keymap order, its folder is the output"
+          + " location the key map's templates must stay in)", field("output.template"));
+    }
+    if (scratch != null) {
+      ScratchOverlap.check(input, output, scratch);
     }
   }
 
@@ -46,8 +49,24 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
     }
   }
 
+  /** A job that does not replace an earlier run's output. */
+  public SortSpec(Input input, Output output, Order order, Policies policies, Workers workers, String scratch,
+      Boolean dryRun) {
+    this(input, output, order, policies, workers, scratch, dryRun, null);
+  }
+
   public boolean isDryRun() {
     return Boolean.TRUE.equals(dryRun);
+  }
+
+  /** Whether the job may replace the committed output of an earlier run in its output location. */
+  public boolean isOverwrite() {
+    return Boolean.TRUE.equals(overwrite);
+  }
+
+  /** The folder every output name must be in. */
+  public OutputLocation outputLocation() {
+    return OutputLocation.of(output.template());
   }
 
   /** The input shards: exactly one of a brace template, a prefix, or a list of URLs. */

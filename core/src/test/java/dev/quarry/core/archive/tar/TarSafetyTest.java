@@ -160,8 +160,13 @@ class TarSafetyTest {
 
   @Test
   void capsTheUncompressedSizeOfOneShard() throws Exception {
-    byte[] gz = Shards.write(ShardFormat.TAR_GZ, List.of(new dev.quarry.core.archive.Record("zeros",
-        List.of(new dev.quarry.core.archive.Member("zeros.bin", new byte[5_000_000])))));
+    // Members each under the cap (a single larger one is refused by its header alone), together over it.
+    List<dev.quarry.core.archive.Record> zeros = new java.util.ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      zeros.add(new dev.quarry.core.archive.Record("zeros" + i,
+          List.of(new dev.quarry.core.archive.Member("zeros" + i + ".bin", new byte[400_000]))));
+    }
+    byte[] gz = Shards.write(ShardFormat.TAR_GZ, zeros);
     ArchiveLimits small = new ArchiveLimits(1 << 30, 1 << 20, 1000, 1_000_000);
     assertThatThrownBy(() -> {
       try (ShardReader reader = ShardReaders.open(ShardFormat.TAR_GZ, new ByteArrayInputStream(gz), "bomb.tar.gz",

@@ -1,0 +1,51 @@
+package dev.quarry.core.sort;
+
+import dev.quarry.core.concurrent.InFlight;
+import dev.quarry.core.store.Location;
+import dev.quarry.core.store.ObjectInfo;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * What {@code quarry sort clean} does: under a marked scratch prefix, deletes the objects the phases write (names
+ * {@link Scratch} gives), then the marker; nothing else, and nothing at all under an unmarked prefix. Idempotent: a
+ * clean cut short keeps the marker, so the next one carries on; a prefix already empty is clean.
+ */
+public final class ScratchCleaning {
+  private static final int DELETES_IN_FLIGHT = 64;
+
+  private ScratchCleaning() {}
+
+  /** What was deleted, and how many objects under the prefix were left because the sort does not write them. */
+  public record Cleaned(long objects, long bytes, long kept) {}
+
+  public static Cleaned clean(Location scratch) throws IOException {
+    if (ScratchMarker.read(scratch).isEmpty()) {
+      try (Stream<ObjectInfo> listed = scratch.store().listAll(scratch.key())) {
+        if (listed.findAny().isPresent()) {
+          throw new IllegalArgumentException("Cannot clean " + scratch.url() + ": it has no " + Scratch.MARKER
+              + ", so it is not a sort's scratch; nothing was deleted");
+        }
+      }
+      return new Cleaned(0, 0, 0);
+    }
+    Scratch names = new Scratch(scratch.key());
+    List<ObjectInfo> written = new ArrayList<>();
+    long kept = 0;
+    try (Stream<ObjectInfo> listed = scratch.store().listAll(scratch.key())) {
+      for (ObjectInfo object : (Iterable<ObjectInfo>) listed::iterator) {
+        String relative = object.key().substring(names.prefix().length());
+        if (Scratch.WRITTEN.matcher(relative).matches()) {
+          written.add(object);
+        } else if (!object.key().equals(names.marker())) {
+          kept++;
+        }
+      }
+    }
+    InFlight.all(written, DELETES_IN_FLIGHT, object -> scratch.store().delete(object.key()));
+    scratch.store().delete(names.marker());
+    return new Cleaned(written.size(), written.stream().mapToLong(ObjectInfo::size).sum(), kept);
+  }
+}

@@ -1,0 +1,84 @@
+package dev.quarry.core.sort;
+
+import dev.quarry.core.json.Json;
+import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.Location;
+import dev.quarry.core.store.ObjectInfo;
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.sync.cas.Digest;
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * The object that makes a prefix a sort's scratch: written before any other, naming the job by the digest of what
+ * decides its output (input, output, order, policies). A phase refuses a prefix that holds objects without a marker
+ * (someone else's data) or the marker of another job (its plan would be taken for this one's); {@code sort clean}
+ * deletes only under a marked prefix.
+ *
+ * @param format always {@value #FORMAT}
+ * @param job the job's digest
+ */
+public record ScratchMarker(String format, String job) {
+  public static final String FORMAT = "quarry-sort-scratch/1";
+  /** The most bytes a marker may have; it is read back from a store, so it is bounded. */
+  static final int MAX_BYTES = 4096;
+
+  /** The marker of {@code spec}'s job. */
+  public static ScratchMarker of(SortSpec spec) {
+    byte[] decisive = Json.bytes(List.of(spec.input(), spec.output(), spec.order(), spec.policies()));
+    return new ScratchMarker(FORMAT, Digest.of(decisive).hex());
+  }
+
+  /** Marks {@code scratch} for this job, or refuses it when it holds another's data or another job's marker. */
+  public void claim(Location scratch) throws IOException {
+    ObjectStore store = scratch.store();
+    String marker = new Scratch(scratch.key()).marker();
+    Optional<ScratchMarker> found = read(scratch);
+    if (found.isEmpty()) {
+      boolean holdsObjects;
+      try (Stream<ObjectInfo> listed = store.listAll(scratch.key())) {
+        holdsObjects = listed.findAny().isPresent();
+      }
+      // A worker of this job may have written the marker, then objects, between the two looks: look again.
+      found = holdsObjects ? read(scratch) : Optional.empty();
+      if (holdsObjects && found.isEmpty()) {
+        throw new IllegalArgumentException("Cannot use scratch " + scratch.url() + ": it holds objects but no "
+            + Scratch.MARKER + ", so it is not a sort's scratch (choose an empty folder of its own)");
+      }
+      if (found.isEmpty()) {
+        store.put(marker, Json.bytes(this));
+        return;
+      }
+    }
+    if (!found.get().equals(this)) {
+      throw new IllegalArgumentException("Cannot use scratch " + scratch.url() + ": it is the scratch of another"
+          + " job (its input, output, order or policies differ; run quarry sort clean on it, or choose another"
+          + " folder)");
+    }
+  }
+
+  /** The marker under {@code scratch}, if any; refused when it is not one. */
+  public static Optional<ScratchMarker> read(Location scratch) throws IOException {
+    ObjectStore store = scratch.store();
+    String marker = new Scratch(scratch.key()).marker();
+    Optional<ObjectInfo> info = store.head(marker);
+    if (info.isEmpty()) {
+      return Optional.empty();
+    }
+    ScratchMarker read = null;
+    if (info.get().size() <= MAX_BYTES) {
+      try {
+        read = Json.read(store.getBytes(marker), ScratchMarker.class);
+      } catch (IOException e) {
+        read = null; // not JSON: said below without quoting it
+      }
+    }
+    if (read == null || !FORMAT.equals(read.format()) || read.job() == null || !read.job().matches("[0-9a-f]{64}")) {
+      throw new IllegalArgumentException("Cannot use scratch " + scratch.url() + ": its " + Scratch.MARKER
+          + " is not a " + FORMAT + " marker");
+    }
+    return Optional.of(read);
+  }
+}

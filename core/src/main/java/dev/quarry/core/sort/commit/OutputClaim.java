@@ -1,0 +1,181 @@
+package dev.quarry.core.sort.commit;
+
+import dev.quarry.core.json.Json;
+import dev.quarry.core.sort.ScratchMarker;
+import dev.quarry.core.sort.spec.BraceTemplate;
+import dev.quarry.core.sort.spec.OutputLocation;
+import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.Location;
+import dev.quarry.core.store.ObjectInfo;
+import dev.quarry.core.store.ObjectStores;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * What a job may do with the objects already in its output location, per output template. The manifest is the
+ * commit point: a run is finished when, and only when, its manifest is there.
+ *
+ * <ul>
+ *   <li>A committed output (a manifest) is replaced only with {@code overwrite}.
+ *   <li>An unfinished output (a pending record, no manifest) is replaced by the job that wrote it (a rerun after
+ *       Ctrl-C or kill -9), or by any job with {@code overwrite}.
+ *   <li>Objects matching the template that neither names are not Quarry's to touch: the job is refused.
+ * </ul>
+ *
+ * <p>A claim writes the pending record first (every name it will replace or write), then deletes the manifest and
+ * WebDataset index (the earlier run stops looking finished), then the earlier run's shards the new one does not
+ * write again; commit writes the index and manifest, then deletes the pending record. So at no moment do a
+ * manifest and shards of two runs coexist, and nothing the records do not name is deleted.
+ */
+public final class OutputClaim {
+  /** The most bytes a manifest or pending record read back may have. */
+  static final long MAX_RECORD_BYTES = 1L << 30;
+  private static final int NAMES_SHOWN = 5;
+
+  private final ObjectStores stores;
+  private final OutputLocation location;
+  private final String job;
+  private final boolean overwrite;
+
+  public OutputClaim(ObjectStores stores, SortSpec spec) {
+    this.stores = stores;
+    this.location = spec.outputLocation();
+    this.job = ScratchMarker.of(spec).job();
+    this.overwrite = spec.isOverwrite();
+  }
+
+  /** Refuses the job if it may not write to {@code templates}' names; writes and deletes nothing. */
+  public void check(List<BraceTemplate> templates) throws IOException {
+    for (BraceTemplate template : templates) {
+      inspect(template);
+    }
+  }
+
+  /**
+   * Checks, then takes the names for the run: {@code planned.get(i)} are the URLs of template {@code i}'s new shards.
+   */
+  public void claim(List<BraceTemplate> templates, List<List<String>> planned) throws IOException {
+    List<Prior> priors = new ArrayList<>();
+    for (BraceTemplate template : templates) {
+      priors.add(inspect(template));
+    }
+    for (int i = 0; i < templates.size(); i++) {
+      Prior prior = priors.get(i);
+      Set<String> mine = new TreeSet<>();
+      for (String url : planned.get(i)) {
+        mine.add(url.substring(url.lastIndexOf('/') + 1));
+      }
+      Set<String> touched = new TreeSet<>(prior.known);
+      touched.addAll(mine);
+      put(prior.names.pending(), Json.bytes(new PendingOutput(PendingOutput.FORMAT, job, List.copyOf(touched))));
+      delete(prior.names.manifest());
+      delete(prior.names.wids());
+      for (String name : prior.known) {
+        if (!mine.contains(name)) {
+          delete(prior.names.folder() + name);
+        }
+      }
+    }
+  }
+
+  /** After commit wrote the manifest of {@code template}: the run is finished, its pending record goes. */
+  public void release(BraceTemplate template) throws IOException {
+    delete(OutputNames.of(template).pending());
+  }
+
+  /** What is in the way of a new run to {@code template}, and the earlier run's names it may replace. */
+  private record Prior(OutputNames names, Set<String> known) {}
+
+  private Prior inspect(BraceTemplate template) throws IOException {
+    OutputNames names = OutputNames.of(template);
+    Optional<Manifest> manifest = read(names.manifest(), Manifest.class);
+    Optional<PendingOutput> pending = read(names.pending(), PendingOutput.class);
+    if (manifest.isPresent() && !overwrite) {
+      throw new IllegalArgumentException("Cannot sort into " + template + ": " + names.manifest() + " commits the"
+          + " output of an earlier run (" + manifest.get().shards().size() + " shards); pass --overwrite (overwrite:"
+          + " true in a ShardSortJob) to replace it, or choose another output");
+    }
+    if (pending.isPresent() && !pending.get().job().equals(job) && !overwrite) {
+      throw new IllegalArgumentException("Cannot sort into " + template + ": " + names.pending() + " names the"
+          + " unfinished output of another job; pass --overwrite (overwrite: true in a ShardSortJob) to replace it,"
+          + " or choose another output");
+    }
+    Set<String> known = new TreeSet<>();
+    manifest.ifPresent(m -> m.shards().forEach(shard -> known.add(checkedName(names.manifest(), shard.name()))));
+    pending.ifPresent(p -> p.shards().forEach(name -> known.add(checkedName(names.pending(), name))));
+    List<String> strays = strays(template, names, known);
+    if (!strays.isEmpty()) {
+      throw new IllegalArgumentException("Cannot sort into " + template + ": " + strays.size() + " objects in "
+          + names.folder() + " match the template but no manifest or pending record of a Quarry run names them ("
+          + String.join(", ", strays.subList(0, Math.min(NAMES_SHOWN, strays.size())))
+          + (strays.size() > NAMES_SHOWN ? ", ..." : "") + "); move or delete them, or choose another output");
+    }
+    return new Prior(names, known);
+  }
+
+  /** The objects named like the template's shards that {@code known} does not name. */
+  private List<String> strays(BraceTemplate template, OutputNames names, Set<String> known) throws IOException {
+    Location folder = stores.locate(names.folder());
+    Location prefix = stores.locate(template.prefix());
+    Pattern shard = Pattern.compile(Pattern.quote(template.prefix().substring(names.folder().length())) + "[0-9]+"
+        + Pattern.quote(template.suffix()));
+    List<String> strays = new ArrayList<>();
+    try (Stream<ObjectInfo> listed = prefix.store().listAll(prefix.key())) {
+      listed.map(object -> object.key().substring(folder.key().length()))
+          .filter(name -> shard.matcher(name).matches() && !known.contains(name))
+          .forEach(strays::add);
+    }
+    return strays;
+  }
+
+  /** A name read from a manifest or pending record: one path component, then confined to the location. */
+  private String checkedName(String record, String name) {
+    if (name == null || name.isEmpty() || name.contains("/") || name.equals(".") || name.equals("..")
+        || name.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException("Cannot use " + record + ": it names a shard that is not a plain file name"
+          + " (it is corrupt or not Quarry's; move it away, or choose another output)");
+    }
+    return name;
+  }
+
+  private <T> Optional<T> read(String url, Class<T> type) throws IOException {
+    Location target = stores.locate(location.confine(url));
+    Optional<ObjectInfo> info = target.store().head(target.key());
+    if (info.isEmpty()) {
+      return Optional.empty();
+    }
+    T value = null;
+    if (info.get().size() <= MAX_RECORD_BYTES) {
+      try {
+        value = Json.read(target.store().getBytes(target.key()), type);
+      } catch (IOException e) {
+        value = null; // said below, without quoting the content
+      }
+    }
+    boolean valid = value instanceof Manifest m ? m.version() == Manifest.VERSION && "quarry".equals(m.createdBy())
+        && m.shards() != null
+        : value instanceof PendingOutput p && PendingOutput.FORMAT.equals(p.format()) && p.job() != null
+            && p.shards() != null;
+    if (!valid) {
+      throw new IllegalArgumentException("Cannot use " + url + ": it is not a Quarry " + (type == Manifest.class
+          ? "manifest" : "pending record") + " (move it away, or choose another output)");
+    }
+    return Optional.of(value);
+  }
+
+  private void put(String url, byte[] bytes) throws IOException {
+    Location target = stores.locate(location.confine(url));
+    target.store().put(target.key(), bytes);
+  }
+
+  private void delete(String url) throws IOException {
+    Location target = stores.locate(location.confine(url));
+    target.store().delete(target.key());
+  }
+}

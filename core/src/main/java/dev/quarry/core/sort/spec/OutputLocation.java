@@ -1,0 +1,65 @@
+package dev.quarry.core.sort.spec;
+
+import dev.quarry.core.store.ObjectUrl;
+
+/**
+ * The folder of a job's output template, and the one rule every name the sort writes there passes: each output
+ * shard, manifest and index, whatever template (the job's or a key map's) produced it, must lie in the same store
+ * under this folder. Key map templates may be relative to it.
+ */
+public final class OutputLocation {
+  private final String url;
+  private final ObjectUrl address;
+
+  private OutputLocation(String url) {
+    this.url = url;
+    this.address = ObjectUrl.parse(url);
+  }
+
+  /** The location of output template {@code template}: its text up to the last '/' before the range. */
+  public static OutputLocation of(String template) {
+    return new OutputLocation(folder(BraceTemplate.parse(template, true)));
+  }
+
+  /** The text of {@code template} up to and including the last '/' before its range. */
+  static String folder(BraceTemplate template) {
+    String prefix = template.prefix();
+    return prefix.substring(0, prefix.lastIndexOf('/') + 1);
+  }
+
+  /** The folder as written, ending with '/'. */
+  public String url() {
+    return url;
+  }
+
+  /** The store and key prefix of the folder, for comparing with other locations. */
+  ObjectUrl address() {
+    return address;
+  }
+
+  /** A key map template as written, made absolute: a template without a scheme or a leading '/' is in this folder. */
+  public String resolve(String template) {
+    boolean absolute = template.startsWith("/") || template.matches("[A-Za-z][A-Za-z0-9+.-]*:.*");
+    return absolute ? template : url + template;
+  }
+
+  /**
+   * {@code name} if it lies in this folder's store, under the folder (local paths compared once normalized, and
+   * '..' refused in object keys); refused otherwise: '..' out of it, an absolute path elsewhere, another bucket or
+   * another store.
+   */
+  public String confine(String name) {
+    ObjectUrl parsed;
+    try {
+      parsed = ObjectUrl.parse(name);
+    } catch (IllegalArgumentException e) {
+      parsed = null;
+    }
+    if (parsed == null || !parsed.storeId().equals(address.storeId()) || !parsed.key().startsWith(address.key())
+        || parsed.key().length() == address.key().length()) {
+      throw new IllegalArgumentException("Invalid output name: " + name + " (must be inside the output location "
+          + url + ", the folder of output.template)");
+    }
+    return name;
+  }
+}
