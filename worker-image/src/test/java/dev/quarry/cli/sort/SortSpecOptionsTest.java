@@ -64,7 +64,7 @@ class SortSpecOptionsTest {
     return new SortSpec(new SortSpec.Input("s3://datasets/train-{000000..000127}.tar", null, null, null),
         new SortSpec.Output("s3://datasets/shuffled/train-{000000..}.tar", null, "256Mi", null, null),
         new SortSpec.Order(OrderKind.SHUFFLE, null, 7L, null, null), null, new SortSpec.Workers("2Gi", null),
-        "s3://datasets/.quarry-scratch/shuffle-train/", false);
+        "s3://datasets/.quarry-scratch/shuffle-train/", false, false);
   }
 
   @Test
@@ -187,7 +187,8 @@ class SortSpecOptionsTest {
         .hasMessage("Invalid --shard-size: 10XB (must be a whole number with an optional suffix Ki, Mi, Gi, Ti, Pi,"
             + " Ei, k, M, G, T, P or E, for example 256Mi)");
     assertThatThrownBy(() -> options("--input", "/in/x-{0..3}.tar", "--shard-count", "3").spec())
-        .hasMessage("Missing --output (must be given unless --order is keymap)");
+        .hasMessage("Missing --output (must be given; with a keymap order, its folder is the output location the key"
+            + " map's templates must stay in)");
   }
 
   @Test
