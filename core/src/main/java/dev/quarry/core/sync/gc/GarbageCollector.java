@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +37,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code quarry sync gc}: mark everything reachable from the refs and from unexpired push leases, then sweep what is
  * neither marked nor younger than the grace period: manifests first, then blobs, so that no manifest ever outlives
  * part of its subtree. Dry run unless told otherwise. A deleting gc announces itself under {@code gc/running/} before
- * it reads the leases (pushes wait for it), and rewrites {@code gc/generation} after deleting, which invalidates every
+ * it reads the leases (pushes wait for it), reads the leases before the refs (a push releases its lease only after
+ * writing its ref, so one of the two is seen), and rewrites {@code gc/generation} after deleting, which invalidates every
  * client's index of complete trees.
  */
 public final class GarbageCollector {
@@ -73,8 +75,10 @@ public final class GarbageCollector {
     RenewedMarker running = options.dryRun() ? null : RenewedMarker.start(store,
         layout.gcRunningPrefix() + id + ".json", MARKER_TTL, new Marker(Marker.GC, id, null, start.toString(), null));
     try {
-      List<String> refs = markFromRefs();
+      // Leases before refs: a push that passed the fence before the marker above holds its lease until its ref is
+      // written, so it is either still leased here or its ref is read below (docs/formats.md, "gc and push").
       List<String> staleLeases = markFromLeases(start);
+      List<String> refs = markFromRefs();
       Instant cutoff = start.minus(options.gracePeriod());
       Sweep trees = Sweep.find(store, layout.space(CasLayout.TREES), markedTrees, cutoff, remote.inFlight());
       Sweep blobs = Sweep.find(store, layout.space(CasLayout.BLOBS), markedBlobs, cutoff, remote.inFlight());
@@ -114,7 +118,8 @@ public final class GarbageCollector {
       names.add(name);
       roots.add(Ref.parse(name, body).rootDigest());
     }
-    List<Digest> level = roots.stream().filter(root -> markedTrees.add(root.hex())).toList();
+    Set<String> walked = new HashSet<>();
+    List<Digest> level = roots.stream().filter(root -> walked.add(root.hex())).toList();
     while (!level.isEmpty()) {
       Map<Digest, Manifest> manifests;
       try {
@@ -125,7 +130,7 @@ public final class GarbageCollector {
       List<Digest> next = new ArrayList<>();
       for (Manifest manifest : manifests.values()) {
         for (TreeEntry entry : manifest.entries()) {
-          if (entry.isDirectory() && markedTrees.add(entry.digest().hex())) {
+          if (entry.isDirectory() && walked.add(entry.digest().hex())) {
             next.add(entry.digest());
           } else if (entry.isFile()) {
             markedBlobs.add(entry.digest().hex());
@@ -134,6 +139,7 @@ public final class GarbageCollector {
       }
       level = next;
     }
+    markedTrees.addAll(walked);
     return names;
   }
 
