@@ -7,6 +7,7 @@ import dev.quarry.core.sync.remote.CasRemote;
 import dev.quarry.core.sync.remote.RemoteIndex;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.HashSet;
@@ -61,8 +62,16 @@ public final class SyncSession implements AutoCloseable {
     return index;
   }
 
-  /** Scans the folder into a Merkle tree, hashing only what the state database does not know. */
-  public LocalTree scan() throws IOException {
+  /**
+   * Scans the folder into a Merkle tree, hashing only what the state database does not know. A folder that does not
+   * exist is refused before any state is opened, so that a mistyped path is never created. {@code action}: what the
+   * caller does with the folder, for the message ("push").
+   */
+  public LocalTree scan(String action) throws IOException {
+    if (!Files.isDirectory(folder)) {
+      throw new IOException("Cannot " + action + " " + folder + ": "
+          + (Files.exists(folder) ? "not a folder" : "no such folder"));
+    }
     long start = System.nanoTime();
     TreeScanner scanner = new TreeScanner(state(), Runtime.getRuntime().availableProcessors(),
         new HashSet<>(List.of(stateFolder, folder.resolve(DEFAULT_STATE_FOLDER))),

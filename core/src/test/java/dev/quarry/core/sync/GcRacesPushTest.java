@@ -69,7 +69,7 @@ class GcRacesPushTest {
       CasRemote remote = new CasRemote(jittery, "cas", 4);
       Path old = tree(temp.resolve("old"), 0, 30);
       try (SyncSession session = new SyncSession(old, null, remote, QUIET)) {
-        Push.run(session, "old");
+        Push.run(session, "old", Push.Options.defaults());
       }
       files.delete("cas/refs/old"); // now every old object is garbage, but the new version reuses most of them
       Path fresh = tree(temp.resolve("new"), 10, 40);
@@ -81,7 +81,7 @@ class GcRacesPushTest {
         Future<?> push = both.submit((Callable<Void>) () -> {
           Thread.sleep(pushDelay);
           try (SyncSession session = new SyncSession(fresh, null, remote, QUIET)) {
-            Push.run(session, "latest");
+            Push.run(session, "latest", Push.Options.defaults());
           }
           return null;
         });
@@ -89,7 +89,7 @@ class GcRacesPushTest {
           Thread.sleep(gcDelay);
           Path state = temp.resolve("gc");
           try (SyncSession session = new SyncSession(state, state, remote, QUIET)) {
-            GarbageCollector.run(session, new GarbageCollector.Options(false, Duration.ZERO));
+            GarbageCollector.run(session, new GarbageCollector.Options(false, Duration.ZERO, Duration.ZERO));
           }
           return null;
         });
@@ -129,7 +129,7 @@ class GcRacesPushTest {
       };
       CasRemote remote = new CasRemote(held, "cas", 4);
       try (SyncSession session = new SyncSession(tree(temp.resolve("old"), 0, 30), null, remote, QUIET)) {
-        Push.run(session, "old");
+        Push.run(session, "old", Push.Options.defaults());
       }
       files.delete("cas/refs/old");
       Path fresh = tree(temp.resolve("new"), 10, 40);
@@ -138,7 +138,7 @@ class GcRacesPushTest {
       try (ExecutorService both = Executors.newVirtualThreadPerTaskExecutor()) {
         Future<?> push = both.submit((Callable<Void>) () -> {
           try (SyncSession session = new SyncSession(fresh, null, remote, QUIET)) {
-            Push.run(session, "latest");
+            Push.run(session, "latest", Push.Options.defaults());
           } finally {
             pushDone.countDown();
           }
@@ -148,7 +148,7 @@ class GcRacesPushTest {
         Future<?> gc = both.submit((Callable<Void>) () -> {
           Path state = temp.resolve("gc");
           try (SyncSession session = new SyncSession(state, state, remote, QUIET)) {
-            GarbageCollector.run(session, new GarbageCollector.Options(false, Duration.ZERO));
+            GarbageCollector.run(session, new GarbageCollector.Options(false, Duration.ZERO, Duration.ZERO));
           }
           return null;
         });

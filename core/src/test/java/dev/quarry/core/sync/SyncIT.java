@@ -66,7 +66,7 @@ class SyncIT {
 
   private SyncResult push(Path folder, String ref) throws IOException {
     try (SyncSession session = session(folder)) {
-      return Push.run(session, ref);
+      return Push.run(session, ref, Push.Options.defaults());
     }
   }
 
@@ -85,7 +85,7 @@ class SyncIT {
 
   private SyncResult gc(boolean dryRun, Duration grace) throws IOException {
     try (SyncSession session = new SyncSession(temp.resolve("gc-state"), temp.resolve("gc-state"), remote, QUIET)) {
-      return GarbageCollector.run(session, new GarbageCollector.Options(dryRun, grace));
+      return GarbageCollector.run(session, new GarbageCollector.Options(dryRun, grace, Duration.ZERO));
     }
   }
 
@@ -261,7 +261,8 @@ class SyncIT {
     };
     CasRemote flaky = new CasRemote(failing, "cas/dataset", 8);
     try (SyncSession session = new SyncSession(data, null, flaky, QUIET)) {
-      assertThatThrownBy(() -> Push.run(session, "latest")).isInstanceOf(PushFailedException.class)
+      assertThatThrownBy(() -> Push.run(session, "latest", Push.Options.defaults()))
+          .isInstanceOf(PushFailedException.class)
           .hasMessageStartingWith("Cannot push: 1 objects failed after retries, so the ref was not moved");
     }
     assertThat(refused).hasValue(3);

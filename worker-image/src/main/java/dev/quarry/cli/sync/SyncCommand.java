@@ -8,11 +8,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     description = {
       "Versions a folder into a content-addressed store (a Merkle tree of SHA-256 digests) under an S3 or local"
-          + " prefix: status, push, pull and gc. Each command costs what changed, not what exists.",
+          + " prefix: status, push, pull, log and gc. Each command costs what changed, not what exists.",
       "State (the hash cache and the index of trees known complete on each remote) is kept in <folder>/.quarry"
           + " unless --state-dir says otherwise. The S3 connection comes from the environment: QUARRY_S3_ENDPOINT,"
           + " AWS_REGION, QUARRY_S3_PATH_STYLE, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY.",
       ""
     },
-    subcommands = {SyncStatusCommand.class, SyncPushCommand.class, SyncPullCommand.class, SyncGcCommand.class})
+    subcommands = {SyncStatusCommand.class, SyncPushCommand.class, SyncPullCommand.class, SyncLogCommand.class,
+        SyncGcCommand.class})
 public final class SyncCommand {}

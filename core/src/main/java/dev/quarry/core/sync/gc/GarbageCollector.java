@@ -17,6 +17,7 @@ import dev.quarry.core.sync.cas.Ref;
 import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.remote.CasRemote;
 import dev.quarry.core.sync.remote.MissingObjectException;
+import dev.quarry.core.sync.remote.RefLog;
 import dev.quarry.core.sync.remote.RenewedMarker;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -45,8 +46,14 @@ public final class GarbageCollector {
   static final Duration MARKER_TTL = Duration.ofMinutes(10);
   private static final int SAMPLES = 10;
 
-  /** {@code dryRun}: report, delete nothing. */
-  public record Options(boolean dryRun, Duration gracePeriod) {}
+  /** The ref log's retention unless told otherwise. */
+  public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
+
+  /**
+   * {@code dryRun}: report, delete nothing; {@code retention}: keep every version a ref log entry younger than this
+   * names, so that a ref moved by mistake can be pulled back by digest.
+   */
+  public record Options(boolean dryRun, Duration gracePeriod, Duration retention) {}
 
   private final SyncSession session;
   private final CasRemote remote;
@@ -55,6 +62,8 @@ public final class GarbageCollector {
   private final Options options;
   private final Set<String> markedTrees = ConcurrentHashMap.newKeySet();
   private final Set<String> markedBlobs = ConcurrentHashMap.newKeySet();
+  /** Manifests whose closure is marked (those a lease marked are walked all the same: leases are not trusted). */
+  private final Set<String> walked = new HashSet<>();
 
   private GarbageCollector(SyncSession session, Options options) {
     this.session = session;
@@ -78,15 +87,20 @@ public final class GarbageCollector {
       // Leases before refs: a push that passed the fence before the marker above holds its lease until its ref is
       // written, so it is either still leased here or its ref is read below (docs/formats.md, "gc and push").
       List<String> staleLeases = markFromLeases(start);
-      List<String> refs = markFromRefs();
+      List<Digest> roots = new ArrayList<>();
+      List<String> refs = readRefs(roots);
+      markFrom(roots, true);
+      List<RefLog.Record> history = remote.refLog().readSince(start.minus(options.retention()));
+      markFrom(history.stream().map(record -> record.entry().rootDigest()).toList(), false);
       Instant cutoff = start.minus(options.gracePeriod());
       Sweep trees = Sweep.find(store, layout.space(CasLayout.TREES), markedTrees, cutoff, remote.inFlight());
       Sweep blobs = Sweep.find(store, layout.space(CasLayout.BLOBS), markedBlobs, cutoff, remote.inFlight());
       Amount unreachable = new Amount(trees.deletable().size() + blobs.deletable().size(),
           trees.deletableBytes() + blobs.deletableBytes());
       Amount retained = new Amount(trees.young() + blobs.young(), trees.youngBytes() + blobs.youngBytes());
-      session.log("gc: %d refs, %d manifests and %d blobs reachable; %d objects (%d bytes) unreachable and older than"
-              + " %s; %d unreachable but younger", refs.size(), markedTrees.size(), markedBlobs.size(),
+      session.log("gc: %d refs, %d ref log entries younger than %s, %d manifests and %d blobs reachable; %d objects"
+              + " (%d bytes) unreachable and older than %s; %d unreachable but younger", refs.size(), history.size(),
+          options.retention().toString().substring(2).toLowerCase(), markedTrees.size(), markedBlobs.size(),
           unreachable.objects(), unreachable.bytes(), options.gracePeriod().toString().substring(2).toLowerCase(),
           retained.objects());
       Amount deleted = Amount.NONE;
@@ -103,10 +117,9 @@ public final class GarbageCollector {
     }
   }
 
-  /** Marks the closure of every ref: a missing manifest means a broken ref, and then nothing may be deleted. */
-  private List<String> markFromRefs() throws IOException {
+  /** The names of the refs; adds their roots to {@code roots}. */
+  private List<String> readRefs(List<Digest> roots) throws IOException {
     List<String> names = new ArrayList<>();
-    List<Digest> roots = new ArrayList<>();
     for (ObjectInfo object : (Iterable<ObjectInfo>) store.listAll(layout.refsPrefix())::iterator) {
       String name = object.key().substring(layout.refsPrefix().length());
       byte[] body;
@@ -118,15 +131,18 @@ public final class GarbageCollector {
       names.add(name);
       roots.add(Ref.parse(name, body).rootDigest());
     }
-    Set<String> walked = new HashSet<>();
+    return names;
+  }
+
+  /**
+   * Marks the closure of every root. {@code strict} (the roots of refs): a missing manifest means a broken ref, and
+   * then nothing may be deleted. Otherwise (ref log entries) what is missing is skipped: an earlier gc with a shorter
+   * retention may have deleted that version, and what is left of it is kept.
+   */
+  private void markFrom(List<Digest> roots, boolean strict) throws IOException {
     List<Digest> level = roots.stream().filter(root -> walked.add(root.hex())).toList();
     while (!level.isEmpty()) {
-      Map<Digest, Manifest> manifests;
-      try {
-        manifests = remote.fetchManifests(level);
-      } catch (MissingObjectException e) {
-        throw new IOException("Cannot collect garbage: " + e.getMessage() + "; nothing was deleted", e);
-      }
+      Map<Digest, Manifest> manifests = strict ? fetchAll(level) : fetchPresent(level);
       List<Digest> next = new ArrayList<>();
       for (Manifest manifest : manifests.values()) {
         for (TreeEntry entry : manifest.entries()) {
@@ -140,7 +156,31 @@ public final class GarbageCollector {
       level = next;
     }
     markedTrees.addAll(walked);
-    return names;
+  }
+
+  private Map<Digest, Manifest> fetchAll(List<Digest> digests) throws IOException {
+    try {
+      return remote.fetchManifests(digests);
+    } catch (MissingObjectException e) {
+      throw new IOException("Cannot collect garbage: " + e.getMessage() + "; nothing was deleted", e);
+    }
+  }
+
+  private Map<Digest, Manifest> fetchPresent(List<Digest> digests) throws IOException {
+    Map<Digest, Manifest> fetched = new ConcurrentHashMap<>();
+    try {
+      Map<Digest, Exception> failed = InFlight.forEach(digests, remote.inFlight(),
+          digest -> fetched.put(digest, remote.fetchManifest(digest)));
+      for (Exception e : failed.values()) {
+        if (!(e instanceof MissingObjectException)) {
+          throw new IOException("Cannot collect garbage: " + e.getMessage() + "; nothing was deleted", e);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Interrupted while reading the ref log's versions");
+    }
+    return fetched;
   }
 
   /** Marks every digest of unexpired leases; returns the keys of expired ones, deleted with the garbage. */
