@@ -47,7 +47,7 @@ class ResumingInputStreamTest {
   private static ResumingInputStream resuming(BreakingServer server, long offset, long end, int maxAttempts)
       throws IOException {
     return new ResumingInputStream(URL, server.open(offset), offset, end, server::open, maxAttempts,
-        BackoffStrategy.retryImmediately());
+        BackoffStrategy.retryImmediately(), java.time.Duration.ofMinutes(1));
   }
 
   @Test
@@ -92,7 +92,7 @@ class ResumingInputStreamTest {
     };
 
     try (InputStream in = new ResumingInputStream(URL, halves.open(0), 0, DATA.length, halves, 2,
-        BackoffStrategy.retryImmediately())) {
+        BackoffStrategy.retryImmediately(), java.time.Duration.ofMinutes(1))) {
       assertThat(in.readAllBytes()).isEqualTo(DATA);
     }
     assertThat(openedAt).containsExactly(0L, 5000L);
