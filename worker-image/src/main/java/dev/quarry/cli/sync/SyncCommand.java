@@ -11,7 +11,9 @@ import picocli.CommandLine.Command;
           + " prefix: status, push, pull, log and gc. Each command costs what changed, not what exists.",
       "State (the hash cache and the index of trees known complete on each remote) is kept in <folder>/.quarry"
           + " unless --state-dir says otherwise. The S3 connection comes from the environment: QUARRY_S3_ENDPOINT,"
-          + " AWS_REGION, QUARRY_S3_PATH_STYLE, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY.",
+          + " AWS_REGION, QUARRY_S3_PATH_STYLE, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, and"
+          + " QUARRY_S3_REQUEST_DEADLINE (default 30s): a request the endpoint answers nothing for that long, retries"
+          + " included, fails.",
       ""
     },
     subcommands = {SyncStatusCommand.class, SyncPushCommand.class, SyncPullCommand.class, SyncLogCommand.class,
