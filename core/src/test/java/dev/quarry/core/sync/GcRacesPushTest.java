@@ -16,12 +16,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.commons.io.output.NullOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -102,77 +99,18 @@ class GcRacesPushTest {
   }
 
   /**
-   * The interleaving random delays rarely hit, held step by step: the push passes the gc fence before the gc writes
-   * its marker, then waits; the gc reaches its lease listing and waits there until the push has written its ref and
-   * released its lease. A gc that read the refs before the leases saw neither, and deleted the old objects the new
-   * version reuses.
+   * The interleaving random delays rarely hit, held step by step ({@link HeldInterleaving}): a gc that read the refs
+   * before the leases deleted the old objects the new version reuses.
    */
   @Test
   void aPushThatPassedTheFenceAndEndsWhileGcMarksKeepsItsObjects() throws Exception {
-    CountDownLatch pushPastFence = new CountDownLatch(1);
-    CountDownLatch gcAtLeases = new CountDownLatch(1);
-    CountDownLatch pushDone = new CountDownLatch(1);
-    AtomicBoolean pushHeld = new AtomicBoolean();
-    AtomicBoolean gcHeld = new AtomicBoolean();
     try (FileStore files = new FileStore(temp.resolve("remote"))) {
-      DelegatingStore held = new DelegatingStore(files) {
-        @Override
-        void before(String kind, String key) throws IOException {
-          if (kind.equals("GET") && key.equals("cas/refs/latest") && !pushHeld.getAndSet(true)) {
-            pushPastFence.countDown();
-            await(gcAtLeases);
-          } else if (kind.equals("LIST") && key.equals("cas/leases/") && !gcHeld.getAndSet(true)) {
-            gcAtLeases.countDown();
-            await(pushDone);
-          }
-        }
-      };
-      CasRemote remote = new CasRemote(held, "cas", 4);
-      try (SyncSession session = new SyncSession(tree(temp.resolve("old"), 0, 30), null, remote, QUIET)) {
-        Push.run(session, "old", Push.Options.defaults());
-      }
-      files.delete("cas/refs/old");
-      Path fresh = tree(temp.resolve("new"), 10, 40);
-      Thread.sleep(5);
-
-      try (ExecutorService both = Executors.newVirtualThreadPerTaskExecutor()) {
-        Future<?> push = both.submit((Callable<Void>) () -> {
-          try (SyncSession session = new SyncSession(fresh, null, remote, QUIET)) {
-            Push.run(session, "latest", Push.Options.defaults());
-          } finally {
-            pushDone.countDown();
-          }
-          return null;
-        });
-        await(pushPastFence);
-        Future<?> gc = both.submit((Callable<Void>) () -> {
-          Path state = temp.resolve("gc");
-          try (SyncSession session = new SyncSession(state, state, remote, QUIET)) {
-            GarbageCollector.run(session, new GarbageCollector.Options(false, Duration.ZERO, Duration.ZERO));
-          }
-          return null;
-        });
-        push.get(30, TimeUnit.SECONDS);
-        gc.get(30, TimeUnit.SECONDS);
-      }
-      assertThat(remote.readRef("latest")).isPresent();
-      assertThat(RemoteInvariant.violations(remote)).isEmpty();
-    }
-  }
-
-  private static void await(CountDownLatch latch) throws IOException {
-    try {
-      if (!latch.await(30, TimeUnit.SECONDS)) {
-        throw new IOException("test step not reached in 30 s");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException();
+      HeldInterleaving.assertPushSurvives(files, temp);
     }
   }
 
   /** Files {@code from} to {@code to} (exclusive) in a few folders; overlapping ranges share content and subtrees. */
-  private static Path tree(Path root, int from, int to) throws IOException {
+  static Path tree(Path root, int from, int to) throws IOException {
     for (int i = from; i < to; i++) {
       Path file = root.resolve("f" + i / 10 + "/" + i);
       Files.createDirectories(file.getParent());
