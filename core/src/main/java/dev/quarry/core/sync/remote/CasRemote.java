@@ -70,7 +70,7 @@ public final class CasRemote {
   }
 
   public RefLog refLog() {
-    return new RefLog(store, layout);
+    return new RefLog(store, layout, inFlight);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.quarry.core.sync.remote;
 
+import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
@@ -11,7 +12,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * The history of every ref: one object per update under {@code refs-log/<ref>/}, named by the inverted time of the
@@ -24,10 +29,12 @@ public final class RefLog {
 
   private final ObjectStore store;
   private final CasLayout layout;
+  private final int inFlight;
 
-  RefLog(ObjectStore store, CasLayout layout) {
+  RefLog(ObjectStore store, CasLayout layout, int inFlight) {
     this.store = store;
     this.layout = layout;
+    this.inFlight = inFlight;
   }
 
   public void append(RefLogEntry entry) throws IOException {
@@ -36,40 +43,42 @@ public final class RefLog {
 
   /** The newest {@code limit} entries of one ref, newest first. */
   public List<Record> read(String ref, int limit) throws IOException {
-    List<Record> records = new ArrayList<>();
+    List<ObjectInfo> newest = new ArrayList<>();
     Iterator<ObjectInfo> objects = store.listAll(layout.refLogPrefix(ref)).iterator();
-    while (records.size() < limit && objects.hasNext()) {
-      ObjectInfo object = objects.next();
-      read(object, ref).ifPresent(records::add);
+    while (newest.size() < limit && objects.hasNext()) {
+      newest.add(objects.next());
     }
-    return records;
+    Map<ObjectInfo, Record> records = readAll(newest, object -> ref);
+    return newest.stream().map(records::get).filter(Objects::nonNull).toList();
   }
 
   /** Every entry of every ref stored after {@code since}, for gc. */
   public List<Record> readSince(Instant since) throws IOException {
-    List<Record> records = new ArrayList<>();
     String prefix = layout.refLogPrefix();
-    for (ObjectInfo object : (Iterable<ObjectInfo>) store.listAll(prefix)::iterator) {
-      String rest = object.key().substring(prefix.length());
-      int slash = rest.indexOf('/');
-      if (slash < 0 || object.lastModified().isBefore(since)) {
-        continue;
-      }
-      String ref = rest.substring(0, slash);
+    List<ObjectInfo> recent = store.listAll(prefix)
+        .filter(object -> object.key().indexOf('/', prefix.length()) > 0 && !object.lastModified().isBefore(since))
+        .toList();
+    return List.copyOf(readAll(recent, object -> {
+      String ref = object.key().substring(prefix.length(), object.key().indexOf('/', prefix.length()));
       CasLayout.requireRefName(ref);
-      read(object, ref).ifPresent(records::add);
-    }
-    return records;
+      return ref;
+    }).values());
   }
 
-  private java.util.Optional<Record> read(ObjectInfo object, String ref) throws IOException {
-    byte[] body;
-    try (InputStream in = store.get(object.key())) {
-      body = in.readNBytes(RefLogEntry.MAX_BYTES + 1);
-    } catch (NoSuchObjectException deleted) {
-      return java.util.Optional.empty();
-    }
-    return java.util.Optional.of(new Record(object.key(), object.lastModified(),
-        RefLogEntry.parse(store.url(object.key()), ref, body)));
+  /** Reads and checks the entries, {@code inFlight} at a time; one that vanished meanwhile is left out. */
+  private Map<ObjectInfo, Record> readAll(List<ObjectInfo> objects, Function<ObjectInfo, String> refOf)
+      throws IOException {
+    Map<ObjectInfo, Record> records = new ConcurrentHashMap<>();
+    InFlight.all(objects, inFlight, object -> {
+      byte[] body;
+      try (InputStream in = store.get(object.key())) {
+        body = in.readNBytes(RefLogEntry.MAX_BYTES + 1);
+      } catch (NoSuchObjectException deleted) {
+        return;
+      }
+      records.put(object, new Record(object.key(), object.lastModified(),
+          RefLogEntry.parse(store.url(object.key()), refOf.apply(object), body)));
+    });
+    return records;
   }
 }
