@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.ObjectUpload;
 import dev.quarry.core.sync.cas.Digest;
+import dev.quarry.core.sync.cas.Marker;
 import dev.quarry.core.sync.gc.GarbageCollector;
 import dev.quarry.core.sync.remote.CasRemote;
 import java.io.PrintStream;
@@ -20,7 +21,7 @@ import org.apache.commons.io.output.NullOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A push killed mid-upload leaves a temp file in a folder store that no listing shows; gc removes it. */
+/** What killed writers leave behind, and the later command that removes it. */
 class AbandonedUploadsTest {
   private static final PrintStream QUIET = new PrintStream(NullOutputStream.INSTANCE);
 
@@ -48,6 +49,30 @@ class AbandonedUploadsTest {
       }
     }
     assertThat(temps(root)).isEmpty();
+  }
+
+  /**
+   * A gc killed mid-run leaves its marker, which expires (pushes stop waiting for it) but stayed forever; the next
+   * deleting gc removes expired markers, and only Quarry's own.
+   */
+  @Test
+  void theNextGcRemovesTheExpiredMarkerOfAKilledGc() throws Exception {
+    try (FileStore store = new FileStore(temp.resolve("remote"))) {
+      String killed = "cas/gc/running/killed.json";
+      store.put(killed, new Marker(Marker.GC, "killed", null, "2026-01-01T00:00:00Z", "2026-01-01T00:10:00Z")
+          .toJson());
+      String foreign = "cas/gc/running/notes.txt";
+      store.put(foreign, "not a marker".getBytes(StandardCharsets.UTF_8));
+      Path state = temp.resolve("gc");
+      try (SyncSession session = new SyncSession(state, state, new CasRemote(store, "cas", 4), QUIET)) {
+        GarbageCollector.run(session, new GarbageCollector.Options(true, Duration.ZERO, Duration.ZERO));
+        assertThat(store.head(killed)).as("a dry run deletes nothing").isPresent();
+        GarbageCollector.run(session, new GarbageCollector.Options(false, Duration.ZERO, Duration.ZERO));
+      }
+      assertThat(store.head(killed)).isEmpty();
+      assertThat(store.head(foreign)).isPresent();
+      assertThat(store.listAll("cas/gc/running/").map(object -> object.key()).toList()).containsExactly(foreign);
+    }
   }
 
   private static List<Path> temps(Path root) throws Exception {

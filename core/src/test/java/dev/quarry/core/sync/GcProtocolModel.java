@@ -42,7 +42,7 @@ final class GcProtocolModel {
 
   enum GcPhase {
     PUT_MARKER, LIST_LEASES, READ_LEASES, LIST_REFS, GET_REFS, WALK_REFS, LIST_LOG, GET_LOG, WALK_LOG, LOOKUP_TREES,
-    LOOKUP_BLOBS, DELETE_TREES, DELETE_BLOBS, PUT_GENERATION, DELETE_MARKER, DONE
+    LOOKUP_BLOBS, DELETE_TREES, DELETE_BLOBS, PUT_GENERATION, LIST_MARKERS, DELETE_MARKER, DONE
   }
 
   /**
@@ -494,7 +494,10 @@ final class GcProtocolModel {
       }
       case PUT_GENERATION -> new Step(name, "PUT gc-generation", with(new World(world.present(), world.refs(),
           world.log(), world.leaseJson(), world.leaseTrees(), world.markers(), world.generation() + 1, world.pushes(),
-          world.gcs()), gc.at(GcPhase.DELETE_MARKER, List.of())), null);
+          world.gcs()), gc.at(GcPhase.LIST_MARKERS, List.of())), null);
+      // Expired markers of killed gcs are deleted here; markers never expire in the model, so it only reads.
+      case LIST_MARKERS -> new Step(name, "LIST gc-running", with(world, gc.at(GcPhase.DELETE_MARKER, List.of())),
+          null);
       case DELETE_MARKER -> {
         Set<Integer> markers = new HashSet<>(world.markers());
         markers.remove(gc.id());
@@ -546,7 +549,7 @@ final class GcProtocolModel {
     if (gc.phase() == GcPhase.DELETE_TREES && !gc.blobs().isEmpty()) {
       return gc.at(GcPhase.DELETE_BLOBS, gc.blobs().stream().sorted().toList());
     }
-    return gc.at(gc.deleted() ? GcPhase.PUT_GENERATION : GcPhase.DELETE_MARKER, List.of());
+    return gc.at(gc.deleted() ? GcPhase.PUT_GENERATION : GcPhase.LIST_MARKERS, List.of());
   }
 
   private static Set<String> deletable(World world, Gc gc, boolean trees) {

@@ -217,6 +217,37 @@ public final class GarbageCollector {
     return stale;
   }
 
+  /**
+   * Deletes the markers of gcs that were killed: expired, so no push waits for them, but nothing else removes them.
+   * Only what parses as a gc marker: an object Quarry did not write stays.
+   */
+  private void deleteExpiredMarkers(RenewedMarker running) throws IOException {
+    Instant now = Instant.now();
+    for (ObjectInfo object : store.listAll(layout.gcRunningPrefix()).toList()) {
+      if (object.key().equals(running.key())) {
+        continue;
+      }
+      byte[] body;
+      try {
+        body = store.getBytes(object.key());
+      } catch (NoSuchObjectException ended) {
+        continue;
+      }
+      if (isExpiredGcMarker(object.key(), body, now)) {
+        store.delete(object.key());
+      }
+    }
+  }
+
+  private static boolean isExpiredGcMarker(String key, byte[] body, Instant now) {
+    try {
+      Marker marker = Marker.parse(key, body);
+      return Marker.GC.equals(marker.format()) && marker.expiresAt() != null && marker.isExpired(now);
+    } catch (IOException | java.time.format.DateTimeParseException notAMarker) {
+      return false;
+    }
+  }
+
   private Amount delete(RenewedMarker running, Sweep trees, Sweep blobs, List<String> staleLeases)
       throws IOException {
     AtomicLong objects = new AtomicLong();
@@ -246,6 +277,7 @@ public final class GarbageCollector {
     for (String key : staleLeases) {
       store.delete(key);
     }
+    deleteExpiredMarkers(running);
     if (!failed.isEmpty()) {
       var first = failed.entrySet().iterator().next();
       throw new IOException("Cannot collect garbage: " + failed.size() + " deletes failed (first: "
