@@ -11,8 +11,8 @@ import java.util.TreeSet;
 
 /**
  * The push and gc protocol as atomic steps over a model store, one step per store request of the real code
- * ({@code push.Push} and {@code gc.GarbageCollector}; {@link GcProtocolModelTest} checks that the step labels follow the real
- * request sequence). Worlds are immutable values, so a checker can explore every interleaving and remember what it
+ * ({@code push.Push} and {@code gc.GarbageCollector}; {@link GcProtocolModelTest} checks that the step labels follow
+ * the real request sequence). Worlds are immutable values, so a checker can explore every interleaving and remember what it
  * has seen.
  *
  * <p>The scenario: an old version nobody references ({@code T_old}: {@code T_sub/B_shared}, {@code B_gone}), the

@@ -19,8 +19,8 @@ class SyncJobsTest {
   void aPartialPullNamesTheVersionAndEachGlob() {
     DatasetSyncSpec spec = new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas/coco", STORE,
         SyncOperation.Pull, "latest", new PullOptions("v2", List.of("val2017/**", "*.json"), true), null, 8, null);
-    assertThat(SyncJobs.args(spec, "datasetsync/ml/coco")).containsExactly("sync", "pull", "/data", "--version", "v2", "--include",
-        "val2017/**", "--include", "*.json", "--delete-extra", "--remote", "s3://datasets/cas/coco",
+    assertThat(SyncJobs.args(spec, "datasetsync/ml/coco")).containsExactly("sync", "pull", "/data", "--version", "v2",
+        "--include", "val2017/**", "--include", "*.json", "--delete-extra", "--remote", "s3://datasets/cas/coco",
         "--requests-in-flight", "8", "--result", "/dev/termination-log");
   }
 

@@ -39,8 +39,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * neither marked nor younger than the grace period: manifests first, then blobs, so that no manifest ever outlives
  * part of its subtree. Dry run unless told otherwise. A deleting gc announces itself under {@code gc/running/} before
  * it reads the leases (pushes wait for it), reads the leases before the refs (a push releases its lease only after
- * writing its ref, so one of the two is seen), and rewrites {@code gc/generation} after deleting, which invalidates every
- * client's index of complete trees.
+ * writing its ref, so one of the two is seen), and rewrites {@code gc/generation} after deleting, which invalidates
+ * every client's index of complete trees.
  */
 public final class GarbageCollector {
   static final Duration MARKER_TTL = Duration.ofMinutes(10);
