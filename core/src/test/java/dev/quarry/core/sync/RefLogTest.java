@@ -63,6 +63,21 @@ class RefLogTest {
     assertThat(remote.refLog().read("other", 10)).isEmpty();
   }
 
+  /** A folder name may hold a newline; the entry stays readable. A bad author is refused before anything is written. */
+  @Test
+  void whatAPushWritesIsAlwaysReadable() throws Exception {
+    Path odd = folder("line\nbreak", "one");
+    push(odd, "latest", "alice@laptop");
+    assertThat(remote.refLog().read("latest", 1).get(0).entry().command())
+        .isEqualTo("sync push " + temp + "/line?break --ref latest");
+
+    try (SyncSession session = new SyncSession(odd, null, remote, QUIET)) {
+      assertThatThrownBy(() -> Push.run(session, "latest", new Push.Options(false, "eve\u001b[2J")))
+          .hasMessage("Invalid author for the ref log: eve?[2J (must be 1 to 1024 printable characters)");
+    }
+    assertThat(remote.refLog().read("latest", 10)).hasSize(1);
+  }
+
   @Test
   void writersInTheSameMillisecondNeverOverwriteEachOther() throws Exception {
     Instant now = Instant.now();

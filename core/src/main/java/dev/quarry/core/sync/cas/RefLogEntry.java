@@ -25,9 +25,26 @@ public record RefLogEntry(String format, String ref, String at, String by, Strin
   public static final int MAX_BYTES = 8 << 10;
   private static final int MAX_TEXT = 1024;
 
+  /**
+   * An entry for a move of {@code ref} to {@code next}. {@code by} must pass {@link #requireAuthor}; the command is
+   * made printable and cut to size (a folder name may hold anything), so that every entry written can be read.
+   */
   public static RefLogEntry of(String ref, Instant at, String by, String command, Digest previous, Ref next) {
-    return new RefLogEntry(FORMAT, ref, at.toString(), by, command, previous != null ? previous.text() : null,
+    requireAuthor(by);
+    String shown = printable(command);
+    shown = shown.isEmpty() ? "?" : shown.substring(0, shown.offsetByCodePoints(0,
+        Math.min(shown.codePointCount(0, shown.length()), MAX_TEXT)));
+    return new RefLogEntry(FORMAT, ref, at.toString(), by, shown, previous != null ? previous.text() : null,
         previous != null ? previous.size() : null, next.root(), next.rootSize(), next.files(), next.bytes());
+  }
+
+  /** Refuses a name for the log's {@code by} that is empty, longer than 1024 characters or unprintable. */
+  public static String requireAuthor(String by) {
+    if (by == null || by.isEmpty() || by.length() > MAX_TEXT || !by.equals(printable(by))) {
+      throw new IllegalArgumentException("Invalid author for the ref log: " + printable(by) + " (must be 1 to "
+          + MAX_TEXT + " printable characters)");
+    }
+    return by;
   }
 
   /** Parses and checks an entry read from {@code key}, which must belong to {@code ref}'s log. */
@@ -90,9 +107,13 @@ public record RefLogEntry(String format, String ref, String at, String by, Strin
     }
   }
 
-  /** The value with control characters replaced, so that a hostile entry cannot forge terminal output. */
-  private static String printable(String value) {
-    return value == null ? null : value.codePoints().map(c -> Character.isISOControl(c) ? '?' : c)
+  /**
+   * The value with control and format characters (such as bidirectional overrides) replaced by '?', so that a hostile
+   * entry cannot forge terminal output.
+   */
+  public static String printable(String value) {
+    return value == null ? null : value.codePoints()
+        .map(c -> Character.isISOControl(c) || Character.getType(c) == Character.FORMAT ? '?' : c)
         .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
   }
 

@@ -15,6 +15,7 @@ import dev.quarry.core.sync.cas.LeaseContents;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.Marker;
 import dev.quarry.core.sync.cas.Ref;
+import dev.quarry.core.sync.cas.RefLogEntry;
 import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.local.LocalTree;
 import dev.quarry.core.sync.remote.MissingObjects;
@@ -87,11 +88,12 @@ public final class Push {
         host = "unknown-host";
       }
     }
-    return System.getProperty("user.name", "unknown") + "@" + host;
+    return RefLogEntry.printable(System.getProperty("user.name", "unknown") + "@" + host);
   }
 
   private SyncResult push(String refName) throws IOException {
     CasLayout.requireRefName(refName);
+    RefLogEntry.requireAuthor(options.by());
     RunClock clock = new RunClock(store);
     LocalTree tree = session.scan("push");
     if (tree.files() == 0 && !options.allowEmpty()) {
