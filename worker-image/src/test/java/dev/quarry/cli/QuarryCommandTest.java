@@ -161,11 +161,12 @@ class QuarryCommandTest {
   @Test
   void pushingOrComparingAFolderThatDoesNotExistIsRefusedAndCreatesNothing() {
     Path missing = temp.resolve("typo");
-    for (String command : new String[] {"push", "status"}) {
+    for (String[] command : new String[][] {{"push", "push"}, {"status", "compare"}}) {
       err.getBuffer().setLength(0);
-      assertThat(quarry("sync", command, missing.toString(), "--remote", temp.resolve("cas").toString()))
+      assertThat(quarry("sync", command[0], missing.toString(), "--remote", temp.resolve("cas").toString()))
           .isEqualTo(1);
-      assertThat(err.toString().strip()).isEqualTo("quarry: Cannot scan " + missing + ": no such folder");
+      assertThat(err.toString().strip()).isEqualTo("quarry: Cannot " + command[1] + " " + missing
+          + ": no such folder");
       assertThat(missing).doesNotExist();
     }
   }

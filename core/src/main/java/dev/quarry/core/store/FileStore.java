@@ -4,23 +4,30 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Objects as regular files under a root directory: the key is the '/'-joined path relative to the root. Writes go to a
  * temp file named {@value #UPLOAD_PREFIX}... in the target's directory, are fsynced, and are renamed atomically over
- * the target, so readers see the whole object or none; listings never show the temp files. Directories are created
- * as needed and never deleted.
+ * the target, so readers see the whole object or none; listings never show the temp files. A temp file a killed
+ * writer left (unwritten for {@link #ABANDONED_AFTER}) is removed by the next listing that passes it or the store's
+ * first write into its directory. Directories are created as needed and never deleted.
  *
  * <p>The etag is the hex size and modification time in nanoseconds ({@code 1f40-17d2c3...}): cheap, and it changes
  * whenever the file is rewritten, but it is not a content hash. Requests are counted as S3 would count them: one per
@@ -29,10 +36,17 @@ import java.util.concurrent.TimeUnit;
 public final class FileStore implements ObjectStore {
   /** The name prefix of the temp files of writes in progress; keys may not use it. */
   public static final String UPLOAD_PREFIX = ".quarry-upload-";
+  /**
+   * How long a temp file may go unwritten before it counts as left by a killed writer. Removing a live writer's temp
+   * by mistake costs nothing worse than that write failing: its rename finds no file.
+   */
+  public static final Duration ABANDONED_AFTER = Duration.ofHours(24);
 
   private final Path root;
   private final String rootUrl;
   private final RequestCounts requests = new RequestCounts();
+  /** The directories this store has written into, and so swept of abandoned temp files. */
+  private final Set<Path> swept = ConcurrentHashMap.newKeySet();
 
   /** A store rooted at {@code root}, which need not exist yet; relative roots resolve against the working directory. */
   public FileStore(Path root) {
@@ -145,11 +159,30 @@ public final class FileStore implements ObjectStore {
    * A new empty temp file next to {@code target}. Made with CREATE_NEW rather than Files.createTempFile, so that the
    * object gets the usual permissions of new files instead of owner-only ones.
    */
-  private static Path createTemp(Path target) throws IOException {
+  private Path createTemp(Path target) throws IOException {
     Files.createDirectories(target.getParent());
+    if (swept.add(target.getParent())) {
+      try (DirectoryStream<Path> temps = Files.newDirectoryStream(target.getParent(), UPLOAD_PREFIX + "*")) {
+        temps.forEach(this::removeIfAbandoned);
+      }
+    }
     Path temp = target.resolveSibling(UPLOAD_PREFIX + UUID.randomUUID());
     Files.newByteChannel(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
     return temp;
+  }
+
+  /** Deletes {@code temp} if no one has written to it for {@link #ABANDONED_AFTER}; a failure only leaves it. */
+  void removeIfAbandoned(Path temp) {
+    try {
+      BasicFileAttributes attributes = Files.readAttributes(temp, BasicFileAttributes.class,
+          LinkOption.NOFOLLOW_LINKS);
+      if (attributes.isRegularFile()
+          && attributes.lastModifiedTime().toInstant().isBefore(Instant.now().minus(ABANDONED_AFTER))) {
+        Files.deleteIfExists(temp);
+      }
+    } catch (IOException stays) {
+      // Gone already, or not ours to delete (a read-only store): either way listings never show it.
+    }
   }
 
   /** Renames a complete, fsynced temp file over the target: the moment the object appears whole. */

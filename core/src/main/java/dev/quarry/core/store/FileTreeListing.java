@@ -18,7 +18,8 @@ import java.util.List;
  * places every key under it exactly where S3 would: "a-b" < "a.b" < "a/x" < "a0". Directories whose keys all sort
  * before start-after are skipped without being read; the rest are read again for each page, so paging through a
  * directory of n files costs O(n) per page. Symbolic links to files are objects; links to directories are skipped,
- * so that a link cannot make the walk loop. Temp files of uploads in progress are never listed.
+ * so that a link cannot make the walk loop. Temp files of uploads in progress are never listed, and those a killed
+ * writer abandoned are removed on the way.
  */
 final class FileTreeListing {
   private final FileStore store;
@@ -83,7 +84,11 @@ final class FileTreeListing {
     try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
       for (Path path : stream) {
         String name = path.getFileName().toString();
-        if (!name.startsWith(namePrefix) || name.startsWith(FileStore.UPLOAD_PREFIX)) {
+        if (name.startsWith(FileStore.UPLOAD_PREFIX)) {
+          store.removeIfAbandoned(path);
+          continue;
+        }
+        if (!name.startsWith(namePrefix)) {
           continue;
         }
         BasicFileAttributes attributes = attributes(path);

@@ -15,7 +15,7 @@ import software.amazon.awssdk.retries.api.BackoffStrategy;
  * The body of a GET that survives broken connections: when a read fails part-way, it waits (exponential backoff with
  * jitter) and asks again for the bytes from where it stopped. The SDK retries a request only until its response
  * starts; this covers the rest, which matters for shards of gigabytes. It gives up after {@code maxAttempts}
- * consecutive failures without progress.
+ * consecutive failures without progress, or once no byte came for {@code deadline}.
  */
 final class ResumingInputStream extends InputStream {
   private static final Logger LOG = LoggerFactory.getLogger(ResumingInputStream.class);
@@ -31,6 +31,8 @@ final class ResumingInputStream extends InputStream {
   private final long end;
   private final int maxAttempts;
   private final BackoffStrategy backoff;
+  private final Duration deadline;
+  private long lastProgress = System.nanoTime();
   private InputStream current;
   private long position;
   private int failures;
@@ -38,7 +40,8 @@ final class ResumingInputStream extends InputStream {
 
   /** Reads bytes [position, end), starting with the already open {@code first}. */
   ResumingInputStream(String url, InputStream first, long position, long end, Source source, int maxAttempts,
-      BackoffStrategy backoff) {
+      BackoffStrategy backoff, Duration deadline) {
+    this.deadline = deadline;
     this.url = url;
     this.current = first;
     this.position = position;
@@ -74,6 +77,7 @@ final class ResumingInputStream extends InputStream {
         }
         position += read;
         failures = 0;
+        lastProgress = System.nanoTime();
         return read;
       } catch (IOException e) {
         resumeAfter(e);
@@ -87,11 +91,16 @@ final class ResumingInputStream extends InputStream {
     current = InputStream.nullInputStream();
     // A read timeout is what resuming is for; only a real interrupt stops it.
     boolean interrupted = S3Errors.isInterruption(failure);
+    Duration delay = backoff.computeDelay(failures);
+    if (Duration.ofNanos(System.nanoTime() - lastProgress).plus(delay).compareTo(deadline) > 0 && !interrupted) {
+      throw new IOException("Cannot read " + url + ": no bytes came for " + deadline.toSeconds() + " s at byte "
+          + position + " (" + failures + " attempts, the last: " + failure.getMessage() + "); check that the"
+          + " endpoint is up and reachable from here, or allow more with QUARRY_S3_REQUEST_DEADLINE", failure);
+    }
     if (failures >= maxAttempts || interrupted) {
       throw new IOException("Cannot read " + url + ": the connection failed " + failures + " times in a row at byte "
           + position + ": " + failure.getMessage(), failure);
     }
-    Duration delay = backoff.computeDelay(failures);
     LOG.debug("Resuming {} at byte {} in {} ms after: {}", url, position, delay.toMillis(), failure.toString());
     try {
       Thread.sleep(delay);

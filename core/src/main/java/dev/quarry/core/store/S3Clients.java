@@ -24,9 +24,6 @@ import software.amazon.awssdk.utils.AttributeMap;
  * retries, every attempt counted.
  */
 final class S3Clients {
-  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
-  /** The longest silence on a socket, between bytes of a response, before the attempt fails and is retried. */
-  static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
   /**
    * How long a request may wait for a pooled connection. Long on purpose: many virtual threads sharing
    * requestsInFlight connections is how a store limits its concurrency, so waiting is normal backpressure.
@@ -46,7 +43,8 @@ final class S3Clients {
    * {@link S3Settings#requestsInFlight()} bounds them together. The caller closes it after the SDK client.
    */
   static SdkHttpClient httpClient(S3Settings settings) {
-    return new PooledHttpClientBuilder(settings.requestsInFlight()).buildWithDefaults(AttributeMap.empty());
+    return new PooledHttpClientBuilder(settings.requestsInFlight(), settings.attemptTimeout())
+        .buildWithDefaults(AttributeMap.empty());
   }
 
   /**
@@ -102,11 +100,12 @@ final class S3Clients {
   private static final class PooledHttpClientBuilder implements SdkHttpClient.Builder<PooledHttpClientBuilder> {
     private final AttributeMap options;
 
-    PooledHttpClientBuilder(int maxConnections) {
+    /** {@code attemptTimeout}: the longest wait for a connection, or silence between bytes, before a retry. */
+    PooledHttpClientBuilder(int maxConnections, Duration attemptTimeout) {
       this.options = AttributeMap.builder()
           .put(SdkHttpConfigurationOption.MAX_CONNECTIONS, maxConnections)
-          .put(SdkHttpConfigurationOption.CONNECTION_TIMEOUT, CONNECT_TIMEOUT)
-          .put(SdkHttpConfigurationOption.READ_TIMEOUT, READ_TIMEOUT)
+          .put(SdkHttpConfigurationOption.CONNECTION_TIMEOUT, attemptTimeout)
+          .put(SdkHttpConfigurationOption.READ_TIMEOUT, attemptTimeout)
           .put(SdkHttpConfigurationOption.CONNECTION_ACQUIRE_TIMEOUT, CONNECTION_ACQUIRE_TIMEOUT)
           .put(SdkHttpConfigurationOption.TCP_KEEPALIVE, true)
           .build();

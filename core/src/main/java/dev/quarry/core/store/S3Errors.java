@@ -27,6 +27,16 @@ final class S3Errors {
     return new IOException(message, e);
   }
 
+  /**
+   * A request that heard nothing from the server for its whole deadline, retries included: one line that names the
+   * endpoint and says what to do.
+   */
+  static IOException noAnswer(String action, String url, S3Settings settings, String detail, Exception cause) {
+    return new IOException("Cannot " + action + " " + url + ": no answer from " + settings.endpointOrDefault()
+        + " within " + settings.requestDeadline().toSeconds() + " s (" + detail + "); check that the endpoint is up"
+        + " and reachable from here, or allow more with QUARRY_S3_REQUEST_DEADLINE", cause);
+  }
+
   /** For example "NoSuchBucket (HTTP 404): The specified bucket does not exist", or the client's own message. */
   static String reason(SdkException e, String bucket, URI endpoint) {
     if (e instanceof S3Exception s3) {

@@ -51,6 +51,7 @@ final class S3ObjectRequests {
   private final SigV4 signer;
   private final RequestCounts counts;
   private final int maxAttempts;
+  private final S3Settings settings;
   private final String scheme;
   private final String host;
   private final int port;
@@ -121,6 +122,7 @@ final class S3ObjectRequests {
     this.signer = new SigV4(settings.region());
     this.counts = counts;
     this.maxAttempts = settings.maxAttempts();
+    this.settings = settings;
     URI endpoint = settings.endpoint() != null ? settings.endpoint()
         : URI.create("https://s3." + settings.region() + ".amazonaws.com");
     this.bucket = bucket;
@@ -189,6 +191,8 @@ final class S3ObjectRequests {
     String canonicalQuery = SigV4.canonicalQuery(query);
     String payloadSha256 = body == null ? SigV4.EMPTY_PAYLOAD_SHA256 : body.payloadSha256();
     ContentStreamProvider content = body == null ? null : body.content();
+    // The deadline counts from the last answer: a server that answers (even 503) is alive and paced by backoff.
+    long lastAnswer = System.nanoTime();
     for (int attempt = 1; ; attempt++) {
       AwsCredentials identity;
       try {
@@ -230,13 +234,19 @@ final class S3ObjectRequests {
           interrupted.initCause(e);
           throw interrupted;
         }
+        Duration delay = S3Clients.BACKOFF.computeDelay(attempt);
+        Duration silent = Duration.ofNanos(System.nanoTime() - lastAnswer);
+        if (silent.plus(delay).plus(settings.attemptTimeout()).compareTo(settings.requestDeadline()) > 0) {
+          throw S3Errors.noAnswer(action, url, settings, attempt + " attempts, the last: " + e.getMessage(), e);
+        }
         if (attempt >= maxAttempts) {
           throw new IOException("Cannot " + action + " " + url + ": " + e.getMessage() + " (" + attempt
               + " attempts)", e);
         }
-        backOff(attempt, false, action, url);
+        sleep(delay, action, url);
         continue;
       }
+      lastAnswer = System.nanoTime();
       SdkHttpResponse headersIn = response.httpResponse();
       int status = headersIn.statusCode();
       AbortableInputStream bodyIn = response.responseBody().orElse(null);
@@ -262,7 +272,10 @@ final class S3ObjectRequests {
 
   private static void backOff(int attempt, boolean throttled, String action, String url)
       throws InterruptedIOException {
-    Duration delay = (throttled ? S3Clients.THROTTLED_BACKOFF : S3Clients.BACKOFF).computeDelay(attempt);
+    sleep((throttled ? S3Clients.THROTTLED_BACKOFF : S3Clients.BACKOFF).computeDelay(attempt), action, url);
+  }
+
+  private static void sleep(Duration delay, String action, String url) throws InterruptedIOException {
     try {
       Thread.sleep(delay);
     } catch (InterruptedException e) {

@@ -1,8 +1,10 @@
 package dev.quarry.core.store;
 
+import dev.quarry.core.units.Durations;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.HashMap;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 
@@ -19,14 +21,18 @@ import java.util.Map;
  * @param requestsInFlight the size of the connection pool, so the most requests one store runs at once
  * @param partSizeBytes the size of each part of a multipart upload, at least 5 MiB (S3's minimum)
  * @param maxAttempts attempts per request, the first included
+ * @param requestDeadline the longest a request may go without an answer from the server, its retries included: then
+ *     it fails, naming the endpoint. Each attempt waits at most a third of it for the next byte.
  */
 public record S3Settings(URI endpoint, String region, boolean pathStyle, String accessKeyId, String secretAccessKey,
-    int requestsInFlight, int partSizeBytes, int maxAttempts) {
+    int requestsInFlight, int partSizeBytes, int maxAttempts, Duration requestDeadline) {
   public static final String DEFAULT_REGION = "us-east-1";
   public static final int DEFAULT_REQUESTS_IN_FLIGHT = 64;
   public static final int DEFAULT_PART_SIZE_BYTES = 8 << 20;
   public static final int MIN_PART_SIZE_BYTES = 5 << 20;
   public static final int DEFAULT_MAX_ATTEMPTS = 8;
+  public static final Duration DEFAULT_REQUEST_DEADLINE = Duration.ofSeconds(30);
+  public static final Duration MIN_REQUEST_DEADLINE = Duration.ofSeconds(3);
 
   public S3Settings {
     if (endpoint != null && (endpoint.getHost() == null
@@ -54,12 +60,27 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("Invalid S3 max attempts: " + maxAttempts + " (must be at least 1)");
     }
+    if (requestDeadline == null || requestDeadline.compareTo(MIN_REQUEST_DEADLINE) < 0) {
+      throw new IllegalArgumentException("Invalid S3 request deadline: " + requestDeadline + " (must be at least "
+          + MIN_REQUEST_DEADLINE.toSeconds() + "s)");
+    }
+  }
+
+  /** How long one attempt waits for a connection or the next byte: a third of the deadline, at most a minute. */
+  public Duration attemptTimeout() {
+    Duration third = requestDeadline.dividedBy(3);
+    return third.compareTo(Duration.ofMinutes(1)) > 0 ? Duration.ofMinutes(1) : third;
+  }
+
+  /** The server requests go to, for messages: the endpoint, or AWS's for the region. */
+  public URI endpointOrDefault() {
+    return endpoint != null ? endpoint : URI.create("https://s3." + region + ".amazonaws.com");
   }
 
   /** AWS in us-east-1 through the default credential chain, path-style, with the default limits. */
   public static S3Settings defaults() {
     return new S3Settings(null, DEFAULT_REGION, true, null, null, DEFAULT_REQUESTS_IN_FLIGHT,
-        DEFAULT_PART_SIZE_BYTES, DEFAULT_MAX_ATTEMPTS);
+        DEFAULT_PART_SIZE_BYTES, DEFAULT_MAX_ATTEMPTS, DEFAULT_REQUEST_DEADLINE);
   }
 
   /**
@@ -70,7 +91,8 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
    *       QUARRY_S3_ENDPOINT are skipped when AWS_IGNORE_CONFIGURED_ENDPOINT_URLS or the profile's
    *       {@code ignore_configured_endpoint_urls} is true, as AWS documents</li>
    *   <li>region: AWS_REGION, AWS_DEFAULT_REGION, then the profile's {@code region}</li>
-   *   <li>QUARRY_S3_PATH_STYLE (true or false) and QUARRY_S3_REQUESTS_IN_FLIGHT</li>
+   *   <li>QUARRY_S3_PATH_STYLE (true or false), QUARRY_S3_REQUESTS_IN_FLIGHT and QUARRY_S3_REQUEST_DEADLINE (a
+   *       duration such as 30s or 2m)</li>
    *   <li>AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY as static credentials; with AWS_SESSION_TOKEN too, or
    *       without them, the SDK's default chain finds the credentials (the same variables, the profile's keys,
    *       web identity, container and instance roles)</li>
@@ -118,6 +140,10 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
     if (requestsInFlight != null) {
       settings = settings.withRequestsInFlight(positiveFrom("QUARRY_S3_REQUESTS_IN_FLIGHT", requestsInFlight));
     }
+    String deadline = variable(environment, "QUARRY_S3_REQUEST_DEADLINE");
+    if (deadline != null) {
+      settings = settings.withRequestDeadline(deadlineFrom(deadline));
+    }
     return settings;
   }
 
@@ -148,6 +174,20 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
       }
     }
     return null;
+  }
+
+  private static Duration deadlineFrom(String text) {
+    Duration deadline;
+    try {
+      deadline = Durations.parse(text);
+    } catch (IllegalArgumentException e) {
+      deadline = Duration.ZERO;
+    }
+    if (deadline.compareTo(MIN_REQUEST_DEADLINE) < 0) {
+      throw new IllegalArgumentException("Invalid QUARRY_S3_REQUEST_DEADLINE: " + text + " (must be a duration of at"
+          + " least " + MIN_REQUEST_DEADLINE.toSeconds() + "s, such as 30s or 2m)");
+    }
+    return deadline;
   }
 
   private static String variable(Map<String, String> environment, String name) {
@@ -191,38 +231,43 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
 
   public S3Settings withEndpoint(URI endpoint) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts);
+        partSizeBytes, maxAttempts, requestDeadline);
   }
 
   public S3Settings withRegion(String region) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts);
+        partSizeBytes, maxAttempts, requestDeadline);
   }
 
   public S3Settings withPathStyle(boolean pathStyle) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts);
+        partSizeBytes, maxAttempts, requestDeadline);
   }
 
   /** Static credentials; both null for the default credential chain. */
   public S3Settings withCredentials(String accessKeyId, String secretAccessKey) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts);
+        partSizeBytes, maxAttempts, requestDeadline);
   }
 
   public S3Settings withRequestsInFlight(int requestsInFlight) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts);
+        partSizeBytes, maxAttempts, requestDeadline);
   }
 
   public S3Settings withPartSizeBytes(int partSizeBytes) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts);
+        partSizeBytes, maxAttempts, requestDeadline);
   }
 
   public S3Settings withMaxAttempts(int maxAttempts) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts);
+        partSizeBytes, maxAttempts, requestDeadline);
+  }
+
+  public S3Settings withRequestDeadline(Duration requestDeadline) {
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
+        partSizeBytes, maxAttempts, requestDeadline);
   }
 
   /** Everything but the secret, which logs and error messages must never show. */
@@ -230,6 +275,7 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
   public String toString() {
     return "S3Settings[endpoint=" + endpoint + ", region=" + region + ", pathStyle=" + pathStyle + ", accessKeyId="
         + accessKeyId + ", secretAccessKey=" + (secretAccessKey == null ? null : "****") + ", requestsInFlight="
-        + requestsInFlight + ", partSizeBytes=" + partSizeBytes + ", maxAttempts=" + maxAttempts + "]";
+        + requestsInFlight + ", partSizeBytes=" + partSizeBytes + ", maxAttempts=" + maxAttempts
+        + ", requestDeadline=" + requestDeadline + "]";
   }
 }

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.SdkHttpMethod;
@@ -133,7 +134,7 @@ public final class S3Store implements ObjectStore {
       S3ObjectRequests.Response next = getObject(key, range(position, end), etag);
       requireRange(next, key, position);
       return body(next);
-    }, settings.maxAttempts(), S3Clients.BACKOFF);
+    }, settings.maxAttempts(), S3Clients.BACKOFF, settings.requestDeadline());
   }
 
   private static InputStream body(S3ObjectRequests.Response response) {
@@ -260,7 +261,10 @@ public final class S3Store implements ObjectStore {
 
   String createMultipartUpload(String key) throws IOException {
     try {
-      return client.get().createMultipartUpload(b -> b.bucket(bucket).key(key).contentType(OCTET_STREAM)).uploadId();
+      return client.get().createMultipartUpload(b -> b.bucket(bucket).key(key).contentType(OCTET_STREAM)
+          .overrideConfiguration(o -> o.apiCallTimeout(settings.requestDeadline()))).uploadId();
+    } catch (ApiCallTimeoutException e) {
+      throw S3Errors.noAnswer("write", url(key), settings, "retries included", e);
     } catch (SdkException e) {
       throw failure("write", url(key), e);
     }
@@ -275,7 +279,10 @@ public final class S3Store implements ObjectStore {
     return response.etag();
   }
 
-  /** Returns the etag of the whole object. */
+  /**
+   * Returns the etag of the whole object. No deadline of its own: S3 may take minutes to assemble a large object,
+   * sending spaces meanwhile, and each attempt still ends after {@link S3Settings#attemptTimeout()} of silence.
+   */
   String completeMultipartUpload(String key, String uploadId, List<CompletedPart> parts) throws IOException {
     try {
       return unquoted(client.get().completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId)
@@ -287,7 +294,10 @@ public final class S3Store implements ObjectStore {
 
   void abortMultipartUpload(String key, String uploadId) throws IOException {
     try {
-      client.get().abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
+      client.get().abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId)
+          .overrideConfiguration(o -> o.apiCallTimeout(settings.requestDeadline())));
+    } catch (ApiCallTimeoutException e) {
+      throw S3Errors.noAnswer("abort the upload of", url(key), settings, "retries included", e);
     } catch (SdkException e) {
       throw failure("abort the upload of", url(key), e);
     }
@@ -300,7 +310,9 @@ public final class S3Store implements ObjectStore {
     ListObjectsV2Response response;
     try {
       response = client.get().listObjectsV2(b -> b.bucket(bucket).prefix(prefix).startAfter(startAfter)
-          .maxKeys(maxKeys));
+          .maxKeys(maxKeys).overrideConfiguration(o -> o.apiCallTimeout(settings.requestDeadline())));
+    } catch (ApiCallTimeoutException e) {
+      throw S3Errors.noAnswer("list", url(prefix), settings, "retries included", e);
     } catch (SdkException e) {
       throw failure("list", url(prefix), e);
     }
@@ -323,7 +335,10 @@ public final class S3Store implements ObjectStore {
   public void delete(String key) throws IOException {
     ObjectKeys.checkKey(key);
     try {
-      client.get().deleteObject(b -> b.bucket(bucket).key(key));
+      client.get().deleteObject(b -> b.bucket(bucket).key(key)
+          .overrideConfiguration(o -> o.apiCallTimeout(settings.requestDeadline())));
+    } catch (ApiCallTimeoutException e) {
+      throw S3Errors.noAnswer("delete", url(key), settings, "retries included", e);
     } catch (SdkException e) {
       throw failure("delete", url(key), e);
     }

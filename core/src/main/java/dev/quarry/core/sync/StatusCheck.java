@@ -19,7 +19,7 @@ public final class StatusCheck {
     // not: it reads them only after its lease and the gc fence).
     CompletableFuture<RemoteComparison.RemoteHead> head =
         Futures.async(() -> RemoteComparison.RemoteHead.read(session.remote(), refName));
-    LocalTree tree = session.scan();
+    LocalTree tree = session.scan("compare");
     RemoteComparison.RemoteHead remote = Futures.join(head);
     RemoteComparison comparison = RemoteComparison.of(session, tree, remote, false);
     Amount missingRemote = comparison.missingRemote();

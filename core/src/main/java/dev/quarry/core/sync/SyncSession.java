@@ -62,11 +62,15 @@ public final class SyncSession implements AutoCloseable {
     return index;
   }
 
-  /** Scans the folder into a Merkle tree, hashing only what the state database does not know. */
-  public LocalTree scan() throws IOException {
+  /**
+   * Scans the folder into a Merkle tree, hashing only what the state database does not know. A folder that does not
+   * exist is refused before any state is opened, so that a mistyped path is never created. {@code action}: what the
+   * caller does with the folder, for the message ("push").
+   */
+  public LocalTree scan(String action) throws IOException {
     if (!Files.isDirectory(folder)) {
-      // Checked before the state database is opened, which would create the folder: a typo is not an empty version.
-      throw new IOException("Cannot scan " + folder + ": no such folder");
+      throw new IOException("Cannot " + action + " " + folder + ": "
+          + (Files.exists(folder) ? "not a folder" : "no such folder"));
     }
     long start = System.nanoTime();
     TreeScanner scanner = new TreeScanner(state(), Runtime.getRuntime().availableProcessors(),

@@ -80,6 +80,34 @@ class FileStoreTest extends ObjectStoreContract {
     }
   }
 
+  /**
+   * A process killed mid-upload (a push, a sort writing its shards) leaves a temp file no listing shows: the next
+   * listing of its folder or write into it removes it once it is older than {@link FileStore#ABANDONED_AFTER}. A
+   * younger one may belong to a writer still at work, and stays.
+   */
+  @Test
+  void anAbandonedTempFileIsRemovedByTheNextListingOrWriteOfItsFolder() throws IOException {
+    assertThat(FileStore.ABANDONED_AFTER).isEqualTo(java.time.Duration.ofHours(24));
+    Path listed = abandoned("ds/", "killed-push", FileStore.ABANDONED_AFTER.plusMinutes(1));
+    Path fresh = abandoned("ds/", "writer-at-work", FileStore.ABANDONED_AFTER.minusMinutes(1));
+    Path written = abandoned("out/", "killed-sort", FileStore.ABANDONED_AFTER.plusMinutes(1));
+
+    assertThat(keys(store.list("ds/", null, 10))).isEmpty();
+    assertThat(listed).doesNotExist();
+    assertThat(fresh).exists();
+
+    store.put("out/shard-0", THOUSAND_BYTES);
+    assertThat(written).doesNotExist();
+  }
+
+  private Path abandoned(String folder, String name, java.time.Duration age) throws IOException {
+    Path temp = root.resolve(folder + FileStore.UPLOAD_PREFIX + name);
+    Files.createDirectories(temp.getParent());
+    Files.write(temp, THOUSAND_BYTES);
+    Files.setLastModifiedTime(temp, FileTime.from(Instant.now().minus(age)));
+    return temp;
+  }
+
   @Test
   void theEtagFollowsSizeAndModificationTime() throws IOException {
     store.put("tagged", THOUSAND_BYTES);

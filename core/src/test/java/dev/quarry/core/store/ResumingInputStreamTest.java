@@ -47,7 +47,7 @@ class ResumingInputStreamTest {
   private static ResumingInputStream resuming(BreakingServer server, long offset, long end, int maxAttempts)
       throws IOException {
     return new ResumingInputStream(URL, server.open(offset), offset, end, server::open, maxAttempts,
-        BackoffStrategy.retryImmediately());
+        BackoffStrategy.retryImmediately(), java.time.Duration.ofMinutes(1));
   }
 
   @Test
@@ -82,6 +82,32 @@ class ResumingInputStreamTest {
     assertThat(server.openedAt).hasSize(3);
   }
 
+  /** A body that stalls again and again ends at the request deadline, not after attempts times the read timeout. */
+  @Test
+  void itGivesUpOnceNoByteCameForTheDeadline() throws IOException {
+    ResumingInputStream.Source stalling = position -> new InputStream() {
+      @Override
+      public int read() throws IOException {
+        try {
+          Thread.sleep(40);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        throw new java.net.SocketTimeoutException("Read timed out");
+      }
+    };
+
+    long start = System.nanoTime();
+    try (InputStream in = new ResumingInputStream(URL, stalling.open(0), 0, DATA.length, stalling, 1000,
+        BackoffStrategy.retryImmediately(), java.time.Duration.ofMillis(200))) {
+      assertThatThrownBy(in::read).isInstanceOf(IOException.class)
+          .hasMessageStartingWith("Cannot read " + URL + ": no bytes came for 0 s at byte 0 (")
+          .hasMessageEndingWith("); check that the endpoint is up and reachable from here, or allow more with"
+              + " QUARRY_S3_REQUEST_DEADLINE");
+    }
+    assertThat((System.nanoTime() - start) / 1e6).isLessThan(1000);
+  }
+
   @Test
   void aResponseThatEndsEarlyIsResumedToo() throws IOException {
     List<Long> openedAt = new ArrayList<>();
@@ -92,7 +118,7 @@ class ResumingInputStreamTest {
     };
 
     try (InputStream in = new ResumingInputStream(URL, halves.open(0), 0, DATA.length, halves, 2,
-        BackoffStrategy.retryImmediately())) {
+        BackoffStrategy.retryImmediately(), java.time.Duration.ofMinutes(1))) {
       assertThat(in.readAllBytes()).isEqualTo(DATA);
     }
     assertThat(openedAt).containsExactly(0L, 5000L);

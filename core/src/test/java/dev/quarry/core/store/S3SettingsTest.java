@@ -99,17 +99,18 @@ class S3SettingsTest {
   @Test
   void defaultsAreAwsInUsEast1WithTheDefaultChain() {
     assertThat(S3Settings.fromEnvironment(Map.of())).isEqualTo(new S3Settings(null, "us-east-1", true, null, null,
-        64, 8 << 20, 8));
+        64, 8 << 20, 8, java.time.Duration.ofSeconds(30)));
   }
 
   @Test
   void theEnvironmentOverridesTheDefaults() {
     S3Settings settings = S3Settings.fromEnvironment(Map.of("QUARRY_S3_ENDPOINT", "http://minio:9000",
         "AWS_REGION", "eu-west-3", "QUARRY_S3_PATH_STYLE", "FALSE", "AWS_ACCESS_KEY_ID", "id",
-        "AWS_SECRET_ACCESS_KEY", "secret", "QUARRY_S3_REQUESTS_IN_FLIGHT", "16"));
+        "AWS_SECRET_ACCESS_KEY", "secret", "QUARRY_S3_REQUESTS_IN_FLIGHT", "16",
+        "QUARRY_S3_REQUEST_DEADLINE", "2m"));
 
     assertThat(settings).isEqualTo(new S3Settings(URI.create("http://minio:9000"), "eu-west-3", false, "id",
-        "secret", 16, 8 << 20, 8));
+        "secret", 16, 8 << 20, 8, java.time.Duration.ofMinutes(2)));
   }
 
   @Test
@@ -126,6 +127,9 @@ class S3SettingsTest {
     assertThatThrownBy(() -> S3Settings.fromEnvironment(Map.of("QUARRY_S3_REQUESTS_IN_FLIGHT", "0")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Invalid QUARRY_S3_REQUESTS_IN_FLIGHT: 0 (must be a whole number of at least 1)");
+    assertThatThrownBy(() -> S3Settings.fromEnvironment(Map.of("QUARRY_S3_REQUEST_DEADLINE", "1s")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid QUARRY_S3_REQUEST_DEADLINE: 1s (must be a duration of at least 3s, such as 30s or 2m)");
     assertThatThrownBy(() -> S3Settings.fromEnvironment(Map.of("QUARRY_S3_ENDPOINT", "minio 9000")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Invalid QUARRY_S3_ENDPOINT: minio 9000 (must be an http:// or https:// URL with a host)");

@@ -50,7 +50,7 @@ class PullSafetyTest {
 
   private SyncResult push(Path folder, String ref) throws IOException {
     try (SyncSession session = new SyncSession(folder, null, remote, QUIET)) {
-      return Push.run(session, ref);
+      return Push.run(session, ref, Push.Options.defaults());
     }
   }
 
@@ -288,7 +288,7 @@ class PullSafetyTest {
   @Test
   void aRefWhoseCountsDisagreeWithItsRootIsRefused() throws Exception {
     Manifest root = hand.tree(TreeEntry.file("a", 0644, hand.blob("a")));
-    remote.writeRef("latest", Ref.of(root.digest(), 5, 1, "2026-01-01T00:00:00Z"));
+    remote.writeRef("latest", Ref.of(root.digest(), 5, 1, "2026-01-01T00:00:00Z"), null, "test@host", "test");
     Path target = Files.createDirectories(temp.resolve("target"));
     assertThatThrownBy(() -> pull(target, "latest")).hasMessage("Invalid ref latest: it declares 5 files and"
         + " 1 bytes, but its root manifest holds 1 files and 1 bytes");

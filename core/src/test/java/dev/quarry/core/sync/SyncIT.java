@@ -66,7 +66,7 @@ class SyncIT {
 
   private SyncResult push(Path folder, String ref) throws IOException {
     try (SyncSession session = session(folder)) {
-      return Push.run(session, ref);
+      return Push.run(session, ref, Push.Options.defaults());
     }
   }
 
@@ -85,7 +85,7 @@ class SyncIT {
 
   private SyncResult gc(boolean dryRun, Duration grace) throws IOException {
     try (SyncSession session = new SyncSession(temp.resolve("gc-state"), temp.resolve("gc-state"), remote, QUIET)) {
-      return GarbageCollector.run(session, new GarbageCollector.Options(dryRun, grace));
+      return GarbageCollector.run(session, new GarbageCollector.Options(dryRun, grace, Duration.ZERO));
     }
   }
 
@@ -272,7 +272,8 @@ class SyncIT {
     };
     CasRemote flaky = new CasRemote(failing, "cas/dataset", 8);
     try (SyncSession session = new SyncSession(data, null, flaky, QUIET)) {
-      assertThatThrownBy(() -> Push.run(session, "latest")).isInstanceOf(PushFailedException.class)
+      assertThatThrownBy(() -> Push.run(session, "latest", Push.Options.defaults()))
+          .isInstanceOf(PushFailedException.class)
           .hasMessageStartingWith("Cannot push: 1 objects failed after retries, so the ref was not moved");
     }
     assertThat(refused).hasValue(3);
@@ -285,6 +286,48 @@ class SyncIT {
     assertThat(resumed.transferred().objects()).as("the blob and the three manifests").isEqualTo(4);
     RemoteInvariant.assertHolds(remote);
     assertThat(store.listAll("cas/dataset/leases/").count()).as("leases are released").isZero();
+  }
+
+  /** Issue 18, finding 2, on MinIO: the held interleaving of a push that passed the fence and a gc marking. */
+  @Test
+  void aPushThatPassedTheFenceAndEndsWhileGcMarksKeepsItsObjects() throws Exception {
+    HeldInterleaving.assertPushSurvives(store, temp);
+  }
+
+  /** Issue 18, finding 9, on MinIO: the log names every push, and gc keeps the pushed-over version. */
+  @Test
+  void theRefLogNamesEveryPushAndGcKeepsWhatItNamesForTheRetention() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("logged"));
+    Files.writeString(data.resolve("file"), "one");
+    push(data, "latest");
+    Digest first = remote.readRef("latest").orElseThrow().rootDigest();
+    Files.writeString(data.resolve("file"), "two");
+    push(data, "latest");
+    Thread.sleep(1100);
+
+    var log = remote.refLog().read("latest", 10);
+    assertThat(log).hasSize(2);
+    assertThat(log.get(0).entry().previousDigest()).contains(first);
+    try (SyncSession session = new SyncSession(temp.resolve("gc-state"), temp.resolve("gc-state"), remote, QUIET)) {
+      GarbageCollector.run(session, new GarbageCollector.Options(false, Duration.ZERO, Duration.ofDays(30)));
+    }
+    Path back = temp.resolve("back");
+    pull(back, first.text(), List.of(), false, null);
+    assertThat(back.resolve("file")).hasContent("one");
+    gc(false, Duration.ZERO);
+    assertThat(store.head(remote.layout().treeKey(first))).as("past a zero retention").isEmpty();
+  }
+
+  /** Issue 18, finding 8, on MinIO: a mistyped folder moves no ref and is not created. */
+  @Test
+  void aMissingFolderIsRefusedAndTheRefStays() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("real"));
+    Files.writeString(data.resolve("file"), "content");
+    push(data, "latest");
+    Path typo = temp.resolve("reall");
+    assertThatThrownBy(() -> push(typo, "latest")).hasMessage("Cannot push " + typo + ": no such folder");
+    assertThat(typo).doesNotExist();
+    assertThat(remote.refLog().read("latest", 10)).hasSize(1);
   }
 
   @Test

@@ -13,4 +13,10 @@ public record GcOptions(
     @JsonPropertyDescription("Never delete an object younger than this, so pushes in flight are safe.")
         @Default("24h")
         @Pattern(Patterns.DURATION)
-        String gracePeriod) {}
+        String gracePeriod,
+    @JsonPropertyDescription("Keep every version that a ref log entry younger than this names, so that a ref moved"
+        + " by mistake can be pulled back by its root digest (quarry sync log lists them). 0s keeps only what refs"
+        + " and pushes in flight reach. A duration such as 720h (30 days).")
+        @Default("720h")
+        @Pattern(Patterns.DURATION)
+        String retention) {}

@@ -48,7 +48,7 @@ final class SyncJobs {
     ObjectMeta metadata = new ObjectMetaBuilder().withName(run.jobName(sync))
         .withNamespace(sync.getMetadata().getNamespace()).withLabels(labels)
         .withOwnerReferences(Ownership.controllerOf(sync)).build();
-    PodSpec podSpec = pods.spec(spec.store(), args(spec), spec.resources(),
+    PodSpec podSpec = pods.spec(spec.store(), args(spec, author(sync)), spec.resources(),
             List.of(new VolumeMountBuilder().withName("data").withMountPath(VOLUME_ROOT).build()))
         .addToVolumes(new VolumeBuilder().withName("data").withNewPersistentVolumeClaim()
             .withClaimName(spec.volume().claimName()).endPersistentVolumeClaim().build())
@@ -63,14 +63,23 @@ final class SyncJobs {
         .build();
   }
 
-  /** The command line of the run, as {@code quarry sync --help} documents it. */
-  static List<String> args(DatasetSyncSpec spec) {
+  /** Who a push is by, as the ref log records it: {@code datasetsync/<namespace>/<name>}. */
+  static String author(DatasetSync sync) {
+    return "datasetsync/" + sync.getMetadata().getNamespace() + "/" + sync.getMetadata().getName();
+  }
+
+  /**
+   * The command line of the run, as {@code quarry sync --help} documents it. A push never gets --allow-empty: an
+   * empty or missing folder fails the run rather than moving the ref.
+   */
+  static List<String> args(DatasetSyncSpec spec, String author) {
     String folder = spec.volume().path() == null || spec.volume().path().isEmpty() ? VOLUME_ROOT
         : VOLUME_ROOT + "/" + spec.volume().path();
     String ref = spec.ref() == null ? "latest" : spec.ref();
     List<String> args = new ArrayList<>(List.of("sync", spec.operation().name().toLowerCase(Locale.ROOT)));
     switch (spec.operation()) {
-      case Status, Push -> args.addAll(List.of(folder, "--ref", ref));
+      case Status -> args.addAll(List.of(folder, "--ref", ref));
+      case Push -> args.addAll(List.of(folder, "--ref", ref, "--by", author));
       case Pull -> {
         PullOptions pull = spec.pull();
         args.addAll(List.of(folder, "--version", pull != null && pull.version() != null ? pull.version() : ref));
@@ -84,7 +93,8 @@ final class SyncJobs {
       case Gc -> {
         GcOptions gc = spec.gc();
         args.addAll(List.of("--state-dir", GC_STATE, "--grace-period",
-            gc != null && gc.gracePeriod() != null ? gc.gracePeriod() : "24h"));
+            gc != null && gc.gracePeriod() != null ? gc.gracePeriod() : "24h", "--retention",
+            gc != null && gc.retention() != null ? gc.retention() : "720h"));
         if (gc != null && Boolean.FALSE.equals(gc.dryRun())) {
           args.add("--delete");
         }

@@ -77,8 +77,8 @@ class DatasetSyncIT {
     Job job = awaitJob("coco-push-push-g1");
     var pod = job.getSpec().getTemplate().getSpec();
     assertThat(pod.getContainers().get(0).getArgs()).containsExactly("sync", "push", "/data/coco/2017", "--ref",
-        "latest", "--remote", "s3://datasets/cas/coco", "--requests-in-flight", "64", "--result",
-        "/dev/termination-log");
+        "latest", "--by", "datasetsync/" + namespace + "/coco-push", "--remote", "s3://datasets/cas/coco",
+        "--requests-in-flight", "64", "--result", "/dev/termination-log");
     assertThat(pod.getVolumes()).filteredOn(volume -> volume.getPersistentVolumeClaim() != null).singleElement()
         .satisfies(volume -> assertThat(volume.getPersistentVolumeClaim().getClaimName()).isEqualTo("coco-data"));
     assertThat(job.getMetadata().getOwnerReferences()).singleElement()

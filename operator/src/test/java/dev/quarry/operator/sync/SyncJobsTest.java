@@ -19,19 +19,31 @@ class SyncJobsTest {
   void aPartialPullNamesTheVersionAndEachGlob() {
     DatasetSyncSpec spec = new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas/coco", STORE,
         SyncOperation.Pull, "latest", new PullOptions("v2", List.of("val2017/**", "*.json"), true), null, 8, null);
-    assertThat(SyncJobs.args(spec)).containsExactly("sync", "pull", "/data", "--version", "v2", "--include",
-        "val2017/**", "--include", "*.json", "--delete-extra", "--remote", "s3://datasets/cas/coco",
+    assertThat(SyncJobs.args(spec, "datasetsync/ml/coco")).containsExactly("sync", "pull", "/data", "--version", "v2",
+        "--include", "val2017/**", "--include", "*.json", "--delete-extra", "--remote", "s3://datasets/cas/coco",
         "--requests-in-flight", "8", "--result", "/dev/termination-log");
   }
 
   @Test
   void gcIsADryRunUnlessToldOtherwise() {
     DatasetSyncSpec dryRun = new DatasetSyncSpec(new VolumeSource("coco", "x"), "s3://datasets/cas", STORE,
-        SyncOperation.Gc, null, null, new GcOptions(null, "48h"), null, null);
-    assertThat(SyncJobs.args(dryRun)).containsSequence("--grace-period", "48h").doesNotContain("--delete");
+        SyncOperation.Gc, null, null, new GcOptions(null, "48h", "2h"), null, null);
+    assertThat(SyncJobs.args(dryRun, "datasetsync/ml/coco")).containsSequence("--grace-period", "48h", "--retention",
+        "2h").doesNotContain("--delete");
     DatasetSyncSpec delete = new DatasetSyncSpec(new VolumeSource("coco", "x"), "s3://datasets/cas", STORE,
-        SyncOperation.Gc, null, null, new GcOptions(false, null), null, null);
-    assertThat(SyncJobs.args(delete)).contains("--delete").containsSequence("--grace-period", "24h");
+        SyncOperation.Gc, null, null, new GcOptions(false, null, null), null, null);
+    assertThat(SyncJobs.args(delete, "datasetsync/ml/coco")).contains("--delete")
+        .containsSequence("--grace-period", "24h", "--retention", "720h");
+  }
+
+  /** The ref log names the resource, and a push never gets --allow-empty: an empty folder fails the run. */
+  @Test
+  void aPushIsByTheResourceAndNeverAllowsAnEmptyFolder() {
+    DatasetSyncSpec spec = new DatasetSyncSpec(new VolumeSource("coco", "train"), "s3://datasets/cas/coco", STORE,
+        SyncOperation.Push, "latest", null, null, null, null);
+    assertThat(SyncJobs.args(spec, "datasetsync/ml/coco")).containsExactly("sync", "push", "/data/train", "--ref",
+        "latest", "--by", "datasetsync/ml/coco", "--remote", "s3://datasets/cas/coco", "--requests-in-flight", "64",
+        "--result", "/dev/termination-log");
   }
 
   @Test

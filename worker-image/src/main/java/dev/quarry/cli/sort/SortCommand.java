@@ -13,7 +13,9 @@ import picocli.CommandLine.Command;
       "The S3 connection comes from the --spec file's store, then the environment: QUARRY_S3_ENDPOINT,"
           + " AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, AWS_REGION, AWS_DEFAULT_REGION, QUARRY_S3_PATH_STYLE,"
           + " AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, and AWS_PROFILE in ~/.aws/config and"
-          + " ~/.aws/credentials (AWS_CONFIG_FILE, AWS_SHARED_CREDENTIALS_FILE), first source first.",
+          + " ~/.aws/credentials (AWS_CONFIG_FILE, AWS_SHARED_CREDENTIALS_FILE), first source first."
+          + " QUARRY_S3_REQUEST_DEADLINE (default 30s): a request the endpoint answers nothing for that long,"
+          + " retries included, fails.",
       ""
     },
     subcommands = {SortRunCommand.class, SortExtractCommand.class, SortPlanCommand.class, SortCreateCommand.class,

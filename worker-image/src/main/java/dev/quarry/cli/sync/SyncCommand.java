@@ -8,14 +8,17 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     description = {
       "Versions a folder into a content-addressed store (a Merkle tree of SHA-256 digests) under an S3 or local"
-          + " prefix: status, push, pull and gc. Each command costs what changed, not what exists.",
+          + " prefix: status, push, pull, log and gc. Each command costs what changed, not what exists.",
       "State (the hash cache and the index of trees known complete on each remote) is kept in <folder>/.quarry"
           + " unless --state-dir says otherwise.",
       "The S3 connection comes from the environment: QUARRY_S3_ENDPOINT, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL,"
           + " AWS_REGION, AWS_DEFAULT_REGION, QUARRY_S3_PATH_STYLE, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,"
           + " AWS_SESSION_TOKEN, and AWS_PROFILE in ~/.aws/config and ~/.aws/credentials (AWS_CONFIG_FILE,"
-          + " AWS_SHARED_CREDENTIALS_FILE), first source first.",
+          + " AWS_SHARED_CREDENTIALS_FILE), first source first."
+          + " QUARRY_S3_REQUEST_DEADLINE (default 30s): a request the endpoint answers nothing for that long,"
+          + " retries included, fails.",
       ""
     },
-    subcommands = {SyncStatusCommand.class, SyncPushCommand.class, SyncPullCommand.class, SyncGcCommand.class})
+    subcommands = {SyncStatusCommand.class, SyncPushCommand.class, SyncPullCommand.class, SyncLogCommand.class,
+        SyncGcCommand.class})
 public final class SyncCommand {}

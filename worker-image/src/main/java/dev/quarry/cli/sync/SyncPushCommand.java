@@ -19,7 +19,9 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {"Uploads what the remote lacks of the folder (blobs, then manifests, then the ref) and moves the"
-        + " ref to the folder's version. A failed or interrupted push resumes where it stopped.", ""},
+        + " ref to the folder's version, appending the move to the ref's log (see sync log). A failed or interrupted"
+        + " push resumes where it stopped. A missing folder is refused, and so is an empty one unless --allow-empty.",
+        ""},
     footer = {"", "Example:", "  quarry sync push /data/coco --remote s3://datasets/cas/coco --ref latest"})
 public final class SyncPushCommand implements Callable<Integer> {
   @Spec CommandSpec command;
@@ -33,11 +35,20 @@ public final class SyncPushCommand implements Callable<Integer> {
       description = "The ref to point at the pushed version (default: ${DEFAULT-VALUE}).")
   String ref;
 
+  @Option(names = "--allow-empty",
+      description = "Push even if the folder holds no files (refused otherwise: a mistyped path usually is empty).")
+  boolean allowEmpty;
+
+  @Option(names = "--by", paramLabel = "NAME",
+      description = "Who pushes, as the ref log records it (default: user@host).")
+  String by;
+
   @Override
   public Integer call() throws Exception {
     try (ObjectStores stores = remote.stores();
         SyncSession session = remote.session(stores, folder, ProgressLog.to(command.commandLine().getErr()))) {
-      output.print(command.commandLine().getOut(), Push.run(session, ref));
+      output.print(command.commandLine().getOut(), Push.run(session, ref,
+          new Push.Options(allowEmpty, by != null ? by : Push.defaultAuthor())));
     }
     return 0;
   }

@@ -1,5 +1,6 @@
 package dev.quarry.core.sync.cas;
 
+import java.time.Instant;
 import java.util.regex.Pattern;
 
 /**
@@ -47,6 +48,24 @@ public final class CasLayout {
 
   public String refsPrefix() {
     return prefix + "refs/";
+  }
+
+  /** Where every ref's log lives: {@code refs-log/<ref>/<entry>.json}. */
+  public String refLogPrefix() {
+    return prefix + "refs-log/";
+  }
+
+  public String refLogPrefix(String name) {
+    requireRefName(name);
+    return refLogPrefix() + name + "/";
+  }
+
+  /**
+   * The key of a log entry: the time inverted (milliseconds to {@link Long#MAX_VALUE}, 19 digits) so that keys sort
+   * newest first, and a random id so that concurrent writers never collide.
+   */
+  public String refLogKey(String name, Instant at, String random) {
+    return refLogPrefix(name) + String.format("%019d", Long.MAX_VALUE - at.toEpochMilli()) + "-" + random + ".json";
   }
 
   public String leasesPrefix() {

@@ -17,6 +17,7 @@ import dev.quarry.core.sync.cas.Ref;
 import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.remote.CasRemote;
 import dev.quarry.core.sync.remote.MissingObjectException;
+import dev.quarry.core.sync.remote.RefLog;
 import dev.quarry.core.sync.remote.RenewedMarker;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -24,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -36,15 +38,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code quarry sync gc}: mark everything reachable from the refs and from unexpired push leases, then sweep what is
  * neither marked nor younger than the grace period: manifests first, then blobs, so that no manifest ever outlives
  * part of its subtree. Dry run unless told otherwise. A deleting gc announces itself under {@code gc/running/} before
- * it reads the leases (pushes wait for it), and rewrites {@code gc/generation} after deleting, which invalidates every
- * client's index of complete trees.
+ * it reads the leases (pushes wait for it), reads the leases before the refs (a push releases its lease only after
+ * writing its ref, so one of the two is seen), and rewrites {@code gc/generation} after deleting, which invalidates
+ * every client's index of complete trees.
  */
 public final class GarbageCollector {
   static final Duration MARKER_TTL = Duration.ofMinutes(10);
   private static final int SAMPLES = 10;
 
-  /** {@code dryRun}: report, delete nothing. */
-  public record Options(boolean dryRun, Duration gracePeriod) {}
+  /** The ref log's retention unless told otherwise. */
+  public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
+
+  /**
+   * {@code dryRun}: report, delete nothing; {@code retention}: keep every version a ref log entry younger than this
+   * names, so that a ref moved by mistake can be pulled back by digest.
+   */
+  public record Options(boolean dryRun, Duration gracePeriod, Duration retention) {}
 
   private final SyncSession session;
   private final CasRemote remote;
@@ -53,6 +62,8 @@ public final class GarbageCollector {
   private final Options options;
   private final Set<String> markedTrees = ConcurrentHashMap.newKeySet();
   private final Set<String> markedBlobs = ConcurrentHashMap.newKeySet();
+  /** Manifests whose closure is marked (those a lease marked are walked all the same: leases are not trusted). */
+  private final Set<String> walked = new HashSet<>();
 
   private GarbageCollector(SyncSession session, Options options) {
     this.session = session;
@@ -73,16 +84,23 @@ public final class GarbageCollector {
     RenewedMarker running = options.dryRun() ? null : RenewedMarker.start(store,
         layout.gcRunningPrefix() + id + ".json", MARKER_TTL, new Marker(Marker.GC, id, null, start.toString(), null));
     try {
-      List<String> refs = markFromRefs();
+      // Leases before refs: a push that passed the fence before the marker above holds its lease until its ref is
+      // written, so it is either still leased here or its ref is read below (docs/formats.md, "gc and push").
       List<String> staleLeases = markFromLeases(start);
+      List<Digest> roots = new ArrayList<>();
+      List<String> refs = readRefs(roots);
+      markFrom(roots, true);
+      List<RefLog.Record> history = remote.refLog().readSince(start.minus(options.retention()));
+      markFrom(history.stream().map(record -> record.entry().rootDigest()).toList(), false);
       Instant cutoff = start.minus(options.gracePeriod());
       Sweep trees = Sweep.find(store, layout.space(CasLayout.TREES), markedTrees, cutoff, remote.inFlight());
       Sweep blobs = Sweep.find(store, layout.space(CasLayout.BLOBS), markedBlobs, cutoff, remote.inFlight());
       Amount unreachable = new Amount(trees.deletable().size() + blobs.deletable().size(),
           trees.deletableBytes() + blobs.deletableBytes());
       Amount retained = new Amount(trees.young() + blobs.young(), trees.youngBytes() + blobs.youngBytes());
-      session.log("gc: %d refs, %d manifests and %d blobs reachable; %d objects (%d bytes) unreachable and older than"
-              + " %s; %d unreachable but younger", refs.size(), markedTrees.size(), markedBlobs.size(),
+      session.log("gc: %d refs, %d ref log entries younger than %s, %d manifests and %d blobs reachable; %d objects"
+              + " (%d bytes) unreachable and older than %s; %d unreachable but younger", refs.size(), history.size(),
+          options.retention().toString().substring(2).toLowerCase(), markedTrees.size(), markedBlobs.size(),
           unreachable.objects(), unreachable.bytes(), options.gracePeriod().toString().substring(2).toLowerCase(),
           retained.objects());
       Amount deleted = Amount.NONE;
@@ -99,10 +117,9 @@ public final class GarbageCollector {
     }
   }
 
-  /** Marks the closure of every ref: a missing manifest means a broken ref, and then nothing may be deleted. */
-  private List<String> markFromRefs() throws IOException {
+  /** The names of the refs; adds their roots to {@code roots}. */
+  private List<String> readRefs(List<Digest> roots) throws IOException {
     List<String> names = new ArrayList<>();
-    List<Digest> roots = new ArrayList<>();
     for (ObjectInfo object : (Iterable<ObjectInfo>) store.listAll(layout.refsPrefix())::iterator) {
       String name = object.key().substring(layout.refsPrefix().length());
       byte[] body;
@@ -114,18 +131,22 @@ public final class GarbageCollector {
       names.add(name);
       roots.add(Ref.parse(name, body).rootDigest());
     }
-    List<Digest> level = roots.stream().filter(root -> markedTrees.add(root.hex())).toList();
+    return names;
+  }
+
+  /**
+   * Marks the closure of every root. {@code strict} (the roots of refs): a missing manifest means a broken ref, and
+   * then nothing may be deleted. Otherwise (ref log entries) what is missing is skipped: an earlier gc with a shorter
+   * retention may have deleted that version, and what is left of it is kept.
+   */
+  private void markFrom(List<Digest> roots, boolean strict) throws IOException {
+    List<Digest> level = roots.stream().filter(root -> walked.add(root.hex())).toList();
     while (!level.isEmpty()) {
-      Map<Digest, Manifest> manifests;
-      try {
-        manifests = remote.fetchManifests(level);
-      } catch (MissingObjectException e) {
-        throw new IOException("Cannot collect garbage: " + e.getMessage() + "; nothing was deleted", e);
-      }
+      Map<Digest, Manifest> manifests = strict ? fetchAll(level) : fetchPresent(level);
       List<Digest> next = new ArrayList<>();
       for (Manifest manifest : manifests.values()) {
         for (TreeEntry entry : manifest.entries()) {
-          if (entry.isDirectory() && markedTrees.add(entry.digest().hex())) {
+          if (entry.isDirectory() && walked.add(entry.digest().hex())) {
             next.add(entry.digest());
           } else if (entry.isFile()) {
             markedBlobs.add(entry.digest().hex());
@@ -134,7 +155,32 @@ public final class GarbageCollector {
       }
       level = next;
     }
-    return names;
+    markedTrees.addAll(walked);
+  }
+
+  private Map<Digest, Manifest> fetchAll(List<Digest> digests) throws IOException {
+    try {
+      return remote.fetchManifests(digests);
+    } catch (MissingObjectException e) {
+      throw new IOException("Cannot collect garbage: " + e.getMessage() + "; nothing was deleted", e);
+    }
+  }
+
+  private Map<Digest, Manifest> fetchPresent(List<Digest> digests) throws IOException {
+    Map<Digest, Manifest> fetched = new ConcurrentHashMap<>();
+    try {
+      Map<Digest, Exception> failed = InFlight.forEach(digests, remote.inFlight(),
+          digest -> fetched.put(digest, remote.fetchManifest(digest)));
+      for (Exception e : failed.values()) {
+        if (!(e instanceof MissingObjectException)) {
+          throw new IOException("Cannot collect garbage: " + e.getMessage() + "; nothing was deleted", e);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Interrupted while reading the ref log's versions");
+    }
+    return fetched;
   }
 
   /** Marks every digest of unexpired leases; returns the keys of expired ones, deleted with the garbage. */
@@ -171,6 +217,37 @@ public final class GarbageCollector {
     return stale;
   }
 
+  /**
+   * Deletes the markers of gcs that were killed: expired, so no push waits for them, but nothing else removes them.
+   * Only what parses as a gc marker: an object Quarry did not write stays.
+   */
+  private void deleteExpiredMarkers(RenewedMarker running) throws IOException {
+    Instant now = Instant.now();
+    for (ObjectInfo object : store.listAll(layout.gcRunningPrefix()).toList()) {
+      if (object.key().equals(running.key())) {
+        continue;
+      }
+      byte[] body;
+      try {
+        body = store.getBytes(object.key());
+      } catch (NoSuchObjectException ended) {
+        continue;
+      }
+      if (isExpiredGcMarker(object.key(), body, now)) {
+        store.delete(object.key());
+      }
+    }
+  }
+
+  private static boolean isExpiredGcMarker(String key, byte[] body, Instant now) {
+    try {
+      Marker marker = Marker.parse(key, body);
+      return Marker.GC.equals(marker.format()) && marker.expiresAt() != null && marker.isExpired(now);
+    } catch (IOException | java.time.format.DateTimeParseException notAMarker) {
+      return false;
+    }
+  }
+
   private Amount delete(RenewedMarker running, Sweep trees, Sweep blobs, List<String> staleLeases)
       throws IOException {
     AtomicLong objects = new AtomicLong();
@@ -200,6 +277,7 @@ public final class GarbageCollector {
     for (String key : staleLeases) {
       store.delete(key);
     }
+    deleteExpiredMarkers(running);
     if (!failed.isEmpty()) {
       var first = failed.entrySet().iterator().next();
       throw new IOException("Cannot collect garbage: " + failed.size() + " deletes failed (first: "

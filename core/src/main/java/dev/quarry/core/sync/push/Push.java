@@ -15,6 +15,7 @@ import dev.quarry.core.sync.cas.LeaseContents;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.Marker;
 import dev.quarry.core.sync.cas.Ref;
+import dev.quarry.core.sync.cas.RefLogEntry;
 import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.local.LocalTree;
 import dev.quarry.core.sync.remote.MissingObjects;
@@ -49,25 +50,56 @@ public final class Push {
   private static final int ATTEMPTS = 3;
   private static final int SAMPLES = 10;
 
+  /**
+   * {@code allowEmpty}: push a folder that holds no files (otherwise refused, as a mistyped path usually is);
+   * {@code by}: who pushes, for the ref log (see {@link #defaultAuthor()}).
+   */
+  public record Options(boolean allowEmpty, String by) {
+    /** Refuse an empty folder; the author is {@code user@host}. */
+    public static Options defaults() {
+      return new Options(false, defaultAuthor());
+    }
+  }
+
   private final SyncSession session;
+  private final Options options;
   private final ObjectStore store;
   private final CasLayout layout;
   private final Map<Digest, Exception> failures = new ConcurrentHashMap<>();
 
-  private Push(SyncSession session) {
+  private Push(SyncSession session, Options options) {
     this.session = session;
+    this.options = options;
     this.store = session.remote().store();
     this.layout = session.remote().layout();
   }
 
-  public static SyncResult run(SyncSession session, String refName) throws IOException {
-    return new Push(session).push(refName);
+  public static SyncResult run(SyncSession session, String refName, Options options) throws IOException {
+    return new Push(session, options).push(refName);
+  }
+
+  /** {@code user@host}, as the ref log names a push nobody named. */
+  public static String defaultAuthor() {
+    String host = System.getenv("HOSTNAME");
+    if (host == null || host.isBlank()) {
+      try {
+        host = java.net.InetAddress.getLocalHost().getHostName();
+      } catch (IOException e) {
+        host = "unknown-host";
+      }
+    }
+    return RefLogEntry.printable(System.getProperty("user.name", "unknown") + "@" + host);
   }
 
   private SyncResult push(String refName) throws IOException {
     CasLayout.requireRefName(refName);
+    RefLogEntry.requireAuthor(options.by());
     RunClock clock = new RunClock(store);
-    LocalTree tree = session.scan();
+    LocalTree tree = session.scan("push");
+    if (tree.files() == 0 && !options.allowEmpty()) {
+      throw new IOException("Cannot push " + session.folder() + ": it holds no files, and the ref would name an empty"
+          + " version (pass --allow-empty if that is what you mean)");
+    }
     String id = Instant.now().toString().replace(':', '-') + "-" + UUID.randomUUID();
     store.put(layout.leaseTreesKey(id), LeaseContents.encode(tree.manifests().values()));
     Amount missingRemote;
@@ -93,7 +125,9 @@ public final class Push {
       refWritten = rootComplete && failures.isEmpty();
       if (refWritten) {
         lease.requireValid("write ref " + refName);
-        session.remote().writeRef(refName, Ref.of(tree.root(), tree.files(), tree.bytes(), Instant.now().toString()));
+        session.remote().writeRef(refName, Ref.of(tree.root(), tree.files(), tree.bytes(), Instant.now().toString()),
+            comparison.ref().map(Ref::rootDigest).orElse(null), options.by(),
+            "sync push " + session.folder() + " --ref " + refName);
         session.index().addComplete(Set.of(tree.root()));
         session.state().markSynced(session.folder()); // what was pushed is no local edit to a later pull
       }

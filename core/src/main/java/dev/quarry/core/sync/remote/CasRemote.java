@@ -8,9 +8,11 @@ import dev.quarry.core.sync.cas.CasLayout;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.Ref;
+import dev.quarry.core.sync.cas.RefLogEntry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Map;
@@ -69,8 +71,17 @@ public final class CasRemote {
     }
   }
 
-  public void writeRef(String name, Ref ref) throws IOException {
+  /**
+   * Moves a ref, after appending the move to its log: an entry whose ref write then failed names a complete version
+   * all the same, and gc keeps it for the log's retention.
+   */
+  public void writeRef(String name, Ref ref, Digest previous, String by, String command) throws IOException {
+    refLog().append(RefLogEntry.of(name, Instant.now(), by, command, previous, ref));
     store.put(layout.refKey(name), ref.toJson());
+  }
+
+  public RefLog refLog() {
+    return new RefLog(store, layout, inFlight);
   }
 
   /**

@@ -40,6 +40,10 @@ public final class RenewedMarker implements AutoCloseable {
     return marker;
   }
 
+  public String key() {
+    return key;
+  }
+
   /** Throws unless the marker is valid, with a margin of a sixth of its lifetime for clocks and slow requests. */
   public void requireValid(String action) throws IOException {
     if (Instant.now().isAfter(validUntil.minus(ttl.dividedBy(6)))) {

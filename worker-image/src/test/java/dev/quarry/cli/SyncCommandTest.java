@@ -1,0 +1,138 @@
+package dev.quarry.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The sync commands as people type them: refusals in one line, the ref log, and a hung endpoint. */
+class SyncCommandTest {
+  @TempDir Path temp;
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int quarry(String... args) {
+    CommandLine commandLine = QuarryCommand.commandLine();
+    commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(err, true));
+    return commandLine.execute(args);
+  }
+
+  @Test
+  void aMistypedFolderIsRefusedAndNeverCreated() {
+    Path typo = temp.resolve("data/cocoo");
+    String remote = temp.resolve("remote").toString();
+
+    assertThat(quarry("sync", "push", typo.toString(), "--remote", remote)).isEqualTo(1);
+    assertThat(quarry("sync", "status", typo.toString(), "--remote", remote)).isEqualTo(1);
+
+    assertThat(err.toString()).isEqualTo("quarry: Cannot push " + typo + ": no such folder\n"
+        + "quarry: Cannot compare " + typo + ": no such folder\n");
+    assertThat(temp.resolve("data")).doesNotExist();
+  }
+
+  @Test
+  void anEmptyFolderNeedsAllowEmpty() throws Exception {
+    Path empty = Files.createDirectories(temp.resolve("empty"));
+    String remote = temp.resolve("remote").toString();
+
+    assertThat(quarry("sync", "push", empty.toString(), "--remote", remote)).isEqualTo(1);
+    assertThat(err.toString()).contains("\nquarry: Cannot push " + empty + ": it holds no files");
+    assertThat(quarry("sync", "push", empty.toString(), "--remote", remote, "--allow-empty")).isZero();
+  }
+
+  @Test
+  void logShowsEveryPushNewestFirstAndGcKeepsWhatItNames() throws Exception {
+    String remote = temp.resolve("remote").toString();
+    Path data = Files.createDirectories(temp.resolve("data"));
+    Files.writeString(data.resolve("file"), "one");
+    assertThat(quarry("sync", "push", data.toString(), "--remote", remote, "--by", "alice@laptop")).isZero();
+    Files.writeString(data.resolve("file"), "two");
+    assertThat(quarry("sync", "push", data.toString(), "--remote", remote, "--by", "datasetsync/ml/coco")).isZero();
+    out.getBuffer().setLength(0);
+
+    assertThat(quarry("sync", "log", "--remote", remote, "--json")).isZero();
+    JsonNode log = new ObjectMapper().readTree(out.toString());
+    assertThat(log).hasSize(2);
+    assertThat(log.get(0).get("by").asText()).isEqualTo("datasetsync/ml/coco");
+    assertThat(log.get(0).get("previousRoot").asText()).isEqualTo(log.get(1).get("root").asText());
+    assertThat(log.get(1).has("previousRoot")).isFalse();
+    out.getBuffer().setLength(0);
+
+    assertThat(quarry("sync", "log", "latest", "--remote", remote)).isZero();
+    String first = log.get(0).get("root").asText();
+    assertThat(out.toString()).contains(log.get(1).get("root").asText() + " -> " + first)
+        .contains("by datasetsync/ml/coco: sync push " + data + " --ref latest");
+    out.getBuffer().setLength(0);
+
+    String older = log.get(1).get("root").asText();
+    assertThat(quarry("sync", "gc", "--remote", remote, "--grace-period", "0s", "--delete")).isZero();
+    Path back = temp.resolve("back");
+    assertThat(quarry("sync", "pull", back.toString(), "--remote", remote, "--version", older)).as("%s", err)
+        .isZero();
+    assertThat(back.resolve("file")).hasContent("one");
+    assertThat(quarry("sync", "gc", "--remote", remote, "--retention", "soon")).isEqualTo(1);
+    assertThat(err.toString()).contains("Invalid duration: soon");
+  }
+
+  /** A real process against an endpoint that accepts and never answers: it ends within the deadline and says why. */
+  @Test
+  void aHungEndpointEndsTheCommandWithinTheDeadline() throws Exception {
+    List<Socket> held = new CopyOnWriteArrayList<>();
+    try (ServerSocket hung = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Thread.ofVirtual().start(() -> {
+        while (!hung.isClosed()) {
+          try {
+            held.add(hung.accept());
+          } catch (Exception closed) {
+            return;
+          }
+        }
+      });
+      Path data = Files.createDirectories(temp.resolve("data"));
+      Files.writeString(data.resolve("file"), "content");
+      List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+          .toString(), "-cp", System.getProperty("java.class.path"), QuarryCommand.class.getName(), "sync", "status",
+          data.toString(), "--remote", "s3://bucket/cas"));
+      ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+      builder.environment().put("QUARRY_S3_ENDPOINT", "http://127.0.0.1:" + hung.getLocalPort());
+      builder.environment().put("QUARRY_S3_REQUEST_DEADLINE", "5s");
+      builder.environment().put("AWS_ACCESS_KEY_ID", "id");
+      builder.environment().put("AWS_SECRET_ACCESS_KEY", "secret");
+      long start = System.nanoTime();
+      Process process = builder.start();
+      assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("ended").isTrue();
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+
+      assertThat(process.exitValue()).isEqualTo(1);
+      assertThat(took).as("the deadline, plus a JVM's start").isLessThan(Duration.ofSeconds(5 + 6));
+      assertThat(stderr.lines().filter(line -> line.startsWith("quarry: "))).singleElement().asString()
+          .startsWith("quarry: Cannot read s3://bucket/cas/")
+          .contains("no answer from http://127.0.0.1:" + hung.getLocalPort() + " within 5 s")
+          .endsWith("check that the endpoint is up and reachable from here, or allow more with"
+              + " QUARRY_S3_REQUEST_DEADLINE");
+    } finally {
+      for (Socket socket : held) {
+        socket.close();
+      }
+    }
+  }
+}
