@@ -42,7 +42,7 @@ final class GcProtocolModel {
 
   enum GcPhase {
     PUT_MARKER, LIST_LEASES, READ_LEASES, LIST_REFS, GET_REFS, WALK_REFS, LIST_LOG, GET_LOG, WALK_LOG, LOOKUP_TREES,
-    LOOKUP_BLOBS, DELETE_TREES, DELETE_BLOBS, PUT_GENERATION, LIST_MARKERS, DELETE_MARKER, DONE
+    LOOKUP_BLOBS, READ_TREES, FIRST_GENERATION, DELETE_TREES, DELETE_BLOBS, PUT_GENERATION, LIST_MARKERS, DELETE_MARKER, DONE
   }
 
   /**
@@ -478,11 +478,19 @@ final class GcProtocolModel {
       }
       case LOOKUP_BLOBS -> {
         Set<String> candidates = deletable(world, gc, false);
-        Gc next = new Gc(gc.id(), GcPhase.DELETE_TREES, List.of(), gc.marked(), gc.walked(), gc.young(), gc.roots(),
+        Gc next = new Gc(gc.id(), GcPhase.READ_TREES, List.of(), gc.marked(), gc.walked(), gc.young(), gc.roots(),
             gc.trees(), candidates, gc.deleted(), gc.aborted());
-        next = afterDelete(next.withTodo(gc.trees().stream().sorted().toList()));
-        yield new Step(name, "LOOKUP blob", with(world, next), null);
+        next = next.withTodo(gc.trees().stream().sorted().toList());
+        yield new Step(name, "LOOKUP blob", with(world, next.todo().isEmpty() ? afterReads(next) : next), null);
       }
+      case READ_TREES -> {
+        Gc next = gc.withTodo(gc.todo().subList(1, gc.todo().size()));
+        yield new Step(name, "GET tree", with(world, next.todo().isEmpty() ? afterReads(next) : next), null);
+      }
+      // The generation changes before the first delete, so no client's index outlives a gc killed midway.
+      case FIRST_GENERATION -> new Step(name, "PUT gc-generation", with(new World(world.present(), world.refs(),
+          world.log(), world.leaseJson(), world.leaseTrees(), world.markers(), world.generation() + 1, world.pushes(),
+          world.gcs()), afterDelete(gc.at(GcPhase.DELETE_TREES, parentsFirst(gc.trees())))), null);
       case DELETE_TREES, DELETE_BLOBS -> {
         String object = gc.todo().get(0);
         String violation = protectedObjects(world).contains(object)
@@ -540,6 +548,24 @@ final class GcProtocolModel {
       return gc.at(phase == GcPhase.WALK_REFS ? afterRefs() : afterLog(), List.of());
     }
     return gc.at(phase, roots);
+  }
+
+  /** After reading the unreachable manifests: a new generation first if anything is to be deleted. */
+  private static Gc afterReads(Gc gc) {
+    if (gc.trees().isEmpty() && gc.blobs().isEmpty()) {
+      return gc.at(GcPhase.LIST_MARKERS, List.of());
+    }
+    return gc.at(GcPhase.FIRST_GENERATION, List.of());
+  }
+
+  /** Trees in the order gc deletes them: every tree before the trees it names. */
+  static List<String> parentsFirst(Set<String> trees) {
+    return trees.stream().sorted((a, b) -> height(a) != height(b) ? height(b) - height(a) : a.compareTo(b)).toList();
+  }
+
+  private static int height(String tree) {
+    return 1 + CHILDREN.getOrDefault(tree, List.of()).stream().filter(GcProtocolModel::isTree)
+        .mapToInt(GcProtocolModel::height).max().orElse(0);
   }
 
   private static Gc afterDelete(Gc gc) {

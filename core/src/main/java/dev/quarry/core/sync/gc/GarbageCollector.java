@@ -248,15 +248,30 @@ public final class GarbageCollector {
     }
   }
 
+  /** A new gc generation: every client's index of complete trees is void. */
+  private void writeGeneration() throws IOException {
+    byte[] generation = HexFormat.of().formatHex(Digest.sha256().digest(UUID.randomUUID().toString()
+        .getBytes(StandardCharsets.UTF_8))).substring(0, 32).getBytes(StandardCharsets.UTF_8);
+    store.put(layout.gcGenerationKey(), generation);
+  }
+
   private Amount delete(RenewedMarker running, Sweep trees, Sweep blobs, List<String> staleLeases)
       throws IOException {
     AtomicLong objects = new AtomicLong();
     AtomicLong bytes = new AtomicLong();
     Map<ObjectInfo, Exception> failed = new ConcurrentHashMap<>();
-    for (Sweep sweep : List.of(trees, blobs)) {
+    // Manifests parent-first in waves, then blobs: a gc killed at any point leaves every present manifest whole. The
+    // generation changes before the first delete too, so a client's index never outlives a gc killed midway.
+    List<List<ObjectInfo>> waves = new ArrayList<>(ParentsFirst.waves(remote, trees.deletable()));
+    waves.add(blobs.deletable());
+    if (!trees.deletable().isEmpty() || !blobs.deletable().isEmpty()) {
+      running.requireValid("delete garbage");
+      writeGeneration();
+    }
+    for (List<ObjectInfo> wave : waves) {
       running.requireValid("delete garbage");
       try {
-        failed.putAll(InFlight.forEach(sweep.deletable(), remote.inFlight(), object -> {
+        failed.putAll(InFlight.forEach(wave, remote.inFlight(), object -> {
           store.delete(object.key());
           objects.incrementAndGet();
           bytes.addAndGet(object.size());
@@ -270,9 +285,7 @@ public final class GarbageCollector {
       }
     }
     if (objects.get() > 0) {
-      byte[] generation = HexFormat.of().formatHex(Digest.sha256().digest(UUID.randomUUID().toString()
-          .getBytes(StandardCharsets.UTF_8))).substring(0, 32).getBytes(StandardCharsets.UTF_8);
-      store.put(layout.gcGenerationKey(), generation);
+      writeGeneration();
     }
     for (String key : staleLeases) {
       store.delete(key);
