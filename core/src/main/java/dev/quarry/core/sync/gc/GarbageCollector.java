@@ -1,6 +1,7 @@
 package dev.quarry.core.sync.gc;
 
 import dev.quarry.core.concurrent.InFlight;
+import dev.quarry.core.store.LimitedInputStream;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
@@ -20,6 +21,7 @@ import dev.quarry.core.sync.remote.MissingObjectException;
 import dev.quarry.core.sync.remote.RefLog;
 import dev.quarry.core.sync.remote.RenewedMarker;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -29,6 +31,7 @@ import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -122,14 +125,12 @@ public final class GarbageCollector {
     List<String> names = new ArrayList<>();
     for (ObjectInfo object : (Iterable<ObjectInfo>) store.listAll(layout.refsPrefix())::iterator) {
       String name = object.key().substring(layout.refsPrefix().length());
-      byte[] body;
-      try {
-        body = store.getBytes(object.key());
-      } catch (NoSuchObjectException deleted) {
-        continue;
+      Optional<Ref> ref = remote.readRef(name);
+      if (ref.isEmpty()) {
+        continue; // Deleted since the listing.
       }
       names.add(name);
-      roots.add(Ref.parse(name, body).rootDigest());
+      roots.add(ref.get().rootDigest());
     }
     return names;
   }
@@ -198,7 +199,7 @@ public final class GarbageCollector {
       }
       Marker lease;
       try {
-        lease = Marker.parse(key, store.getBytes(key));
+        lease = Marker.parse(store.url(key), remote.readSmall(key));
       } catch (NoSuchObjectException released) {
         continue;
       }
@@ -208,8 +209,9 @@ public final class GarbageCollector {
         continue;
       }
       String contents = layout.leaseTreesKey(lease.id());
-      try {
-        LeaseContents.decode(contents, store.getBytes(contents), markedTrees, markedBlobs);
+      try (InputStream in = remote.openBounded(contents, LeaseContents.MAX_BYTES, "Cannot read "
+          + store.url(contents) + ": it is larger than a lease's digest list may be (2 GiB)")) {
+        LeaseContents.decode(store.url(contents), in, markedTrees, markedBlobs);
       } catch (NoSuchObjectException released) {
         // The push ended between the listing and this read; its ref, if any, was marked or is newer than the sweep.
       }
@@ -227,24 +229,17 @@ public final class GarbageCollector {
       if (object.key().equals(running.key())) {
         continue;
       }
-      byte[] body;
+      Marker marker;
       try {
-        body = store.getBytes(object.key());
+        marker = Marker.parse(store.url(object.key()), remote.readSmall(object.key()));
       } catch (NoSuchObjectException ended) {
         continue;
+      } catch (Marker.InvalidMarkerException | LimitedInputStream.TooLargeException notAMarker) {
+        continue; // Not Quarry's: it stays.
       }
-      if (isExpiredGcMarker(object.key(), body, now)) {
+      if (Marker.GC.equals(marker.format()) && marker.isExpired(now)) {
         store.delete(object.key());
       }
-    }
-  }
-
-  private static boolean isExpiredGcMarker(String key, byte[] body, Instant now) {
-    try {
-      Marker marker = Marker.parse(key, body);
-      return Marker.GC.equals(marker.format()) && marker.expiresAt() != null && marker.isExpired(now);
-    } catch (IOException | java.time.format.DateTimeParseException notAMarker) {
-      return false;
     }
   }
 
