@@ -55,6 +55,40 @@ class GcKilledTest {
     }
   }
 
+  /**
+   * A push that failed after writing a manifest that reuses an old unreachable subtree leaves that manifest young and
+   * unmarked once its lease is gone: gc keeps it for the grace period, and so must keep what it names.
+   */
+  @Test
+  void aManifestGcKeepsForItsAgeKeepsItsSubtree() throws Exception {
+    try (FileStore files = new FileStore(temp.resolve("remote"))) {
+      CasRemote remote = new CasRemote(files, "cas", 1);
+      Path old = folder(temp.resolve("old"), "shared/deep/one", "gone");
+      push(remote, old, "latest");
+      push(remote, folder(temp.resolve("other"), "seven"), "latest");
+      for (ObjectInfo object : files.listAll("cas/").toList()) {
+        Files.setLastModifiedTime(temp.resolve("remote").resolve(object.key()),
+            java.nio.file.attribute.FileTime.from(Instant.now().minus(Duration.ofHours(2))));
+      }
+      DelegatingStore noRef = new DelegatingStore(files) {
+        @Override
+        void before(String kind, String key) throws IOException {
+          if (kind.equals("PUT") && key.startsWith("cas/refs-log/")) {
+            throw new IOException("refused");
+          }
+        }
+      };
+      Path failed = folder(temp.resolve("failed"), "shared/deep/one", "new");
+      assertThatThrownBy(() -> push(new CasRemote(noRef, "cas", 1), failed, "latest")).hasMessageContaining("refused");
+
+      Path state = temp.resolve("gc");
+      try (SyncSession session = new SyncSession(state, state, remote, QUIET)) {
+        GarbageCollector.run(session, new GarbageCollector.Options(false, Duration.ofHours(1), Duration.ZERO));
+      }
+      assertThat(RemoteInvariant.violations(remote)).isEmpty();
+    }
+  }
+
   private record Killed(int deleted, Exception failure) {}
 
   /**

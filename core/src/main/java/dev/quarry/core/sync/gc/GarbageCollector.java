@@ -97,6 +97,11 @@ public final class GarbageCollector {
       markFrom(history.stream().map(record -> record.entry().rootDigest()).toList(), false);
       Instant cutoff = start.minus(options.gracePeriod());
       Sweep trees = Sweep.find(store, layout.space(CasLayout.TREES), markedTrees, cutoff, remote.inFlight());
+      // A manifest kept for its age (say, of a push that failed before its ref) keeps what it names: a manifest
+      // present proves its subtree present, and a later push trusts it.
+      markFrom(trees.kept().stream().map(object -> new Digest(CasLayout.hexOf(object.key()), object.size()))
+          .toList(), false);
+      trees = trees.without(markedTrees);
       Sweep blobs = Sweep.find(store, layout.space(CasLayout.BLOBS), markedBlobs, cutoff, remote.inFlight());
       Amount unreachable = new Amount(trees.deletable().size() + blobs.deletable().size(),
           trees.deletableBytes() + blobs.deletableBytes());
