@@ -38,12 +38,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code quarry sync gc}: mark everything reachable from the refs and from unexpired push leases, then sweep what is
- * neither marked nor younger than the grace period: manifests first, then blobs, so that no manifest ever outlives
- * part of its subtree. Dry run unless told otherwise. A deleting gc announces itself under {@code gc/running/} before
- * it reads the leases (pushes wait for it), reads the leases before the refs (a push releases its lease only after
- * writing its ref, so one of the two is seen), and rewrites {@code gc/generation} after deleting, which invalidates
- * every client's index of complete trees.
+ * {@code quarry sync gc}: mark everything reachable from the refs, the ref log, unexpired push leases and the
+ * manifests kept for their age, then sweep what is neither marked nor younger than the grace period: manifests
+ * parent-first in waves ({@link ParentsFirst}), then blobs, so that no manifest ever outlives part of its subtree, even
+ * when gc is killed midway. Dry run unless told otherwise. A deleting gc announces itself under {@code gc/running/}
+ * before it reads the leases (pushes wait for it), reads the leases before the refs (a push releases its lease only
+ * after writing its ref, so one of the two is seen), and rewrites {@code gc/generation} before and after deleting,
+ * which invalidates every client's index of complete trees.
  */
 public final class GarbageCollector {
   static final Duration MARKER_TTL = Duration.ofMinutes(10);
