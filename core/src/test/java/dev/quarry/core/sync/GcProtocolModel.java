@@ -133,9 +133,16 @@ final class GcProtocolModel {
   record Step(String process, String label, World after, String violation) {}
 
   private final GcOrder order;
+  /** Whether gc deletes manifests parents first (the real order) or children first (the order a kill can break). */
+  private final boolean parentsFirst;
 
   GcProtocolModel(GcOrder order) {
+    this(order, true);
+  }
+
+  GcProtocolModel(GcOrder order, boolean parentsFirst) {
     this.order = order;
+    this.parentsFirst = parentsFirst;
   }
 
   static World initial(List<PushSpec> pushes, int gcs) {
@@ -179,6 +186,12 @@ final class GcProtocolModel {
     world.log().forEach(entry -> kept.addAll(closure(entry.root())));
     world.pushes().stream().filter(Push::pastFence).forEach(push -> kept.addAll(closure(push.spec().root())));
     return kept;
+  }
+
+  /** A present manifest naming {@code object}: after deleting it, a gc killed there breaks the remote's promise. */
+  private static java.util.Optional<String> namer(World world, String object) {
+    return world.present().stream().filter(GcProtocolModel::isTree)
+        .filter(tree -> CHILDREN.getOrDefault(tree, List.of()).contains(object)).sorted().findFirst();
   }
 
   /** Every step some process can take now. */
@@ -490,11 +503,15 @@ final class GcProtocolModel {
       // The generation changes before the first delete, so no client's index outlives a gc killed midway.
       case FIRST_GENERATION -> new Step(name, "PUT gc-generation", with(new World(world.present(), world.refs(),
           world.log(), world.leaseJson(), world.leaseTrees(), world.markers(), world.generation() + 1, world.pushes(),
-          world.gcs()), afterDelete(gc.at(GcPhase.DELETE_TREES, parentsFirst(gc.trees())))), null);
+          world.gcs()), afterDelete(gc.at(GcPhase.DELETE_TREES, parentsFirst ? parentsFirst(gc.trees())
+          : parentsFirst(gc.trees()).reversed()))), null);
       case DELETE_TREES, DELETE_BLOBS -> {
         String object = gc.todo().get(0);
         String violation = protectedObjects(world).contains(object)
-            ? name + " deleted " + object + ", which a ref, a ref log entry or a push past the fence needs" : null;
+            ? name + " deleted " + object + ", which a ref, a ref log entry or a push past the fence needs"
+            : namer(world.withDeleted(object), object)
+                .map(tree -> name + " deleted " + object + " while " + tree + ", which names it, is present: a kill"
+                    + " here leaves a manifest without its subtree").orElse(null);
         Gc next = new Gc(gc.id(), gc.phase(), gc.todo().subList(1, gc.todo().size()), gc.marked(), gc.walked(),
             gc.young(), gc.roots(), gc.trees(), gc.blobs(), true, gc.aborted());
         yield new Step(name, "DELETE " + (isTree(object) ? "tree" : "blob"), with(world.withDeleted(object),
