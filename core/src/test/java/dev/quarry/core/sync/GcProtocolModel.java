@@ -42,7 +42,7 @@ final class GcProtocolModel {
 
   enum GcPhase {
     PUT_MARKER, LIST_LEASES, READ_LEASES, LIST_REFS, GET_REFS, WALK_REFS, LIST_LOG, GET_LOG, WALK_LOG, LOOKUP_TREES,
-    LOOKUP_BLOBS, DELETE_TREES, DELETE_BLOBS, PUT_GENERATION, LIST_MARKERS, DELETE_MARKER, DONE
+    LOOKUP_BLOBS, READ_TREES, FIRST_GENERATION, DELETE_TREES, DELETE_BLOBS, PUT_GENERATION, LIST_MARKERS, DELETE_MARKER, DONE
   }
 
   /**
@@ -133,9 +133,16 @@ final class GcProtocolModel {
   record Step(String process, String label, World after, String violation) {}
 
   private final GcOrder order;
+  /** Whether gc deletes manifests parents first (the real order) or children first (the order a kill can break). */
+  private final boolean parentsFirst;
 
   GcProtocolModel(GcOrder order) {
+    this(order, true);
+  }
+
+  GcProtocolModel(GcOrder order, boolean parentsFirst) {
     this.order = order;
+    this.parentsFirst = parentsFirst;
   }
 
   static World initial(List<PushSpec> pushes, int gcs) {
@@ -179,6 +186,12 @@ final class GcProtocolModel {
     world.log().forEach(entry -> kept.addAll(closure(entry.root())));
     world.pushes().stream().filter(Push::pastFence).forEach(push -> kept.addAll(closure(push.spec().root())));
     return kept;
+  }
+
+  /** A present manifest naming {@code object}: after deleting it, a gc killed there breaks the remote's promise. */
+  private static java.util.Optional<String> namer(World world, String object) {
+    return world.present().stream().filter(GcProtocolModel::isTree)
+        .filter(tree -> CHILDREN.getOrDefault(tree, List.of()).contains(object)).sorted().findFirst();
   }
 
   /** Every step some process can take now. */
@@ -478,15 +491,27 @@ final class GcProtocolModel {
       }
       case LOOKUP_BLOBS -> {
         Set<String> candidates = deletable(world, gc, false);
-        Gc next = new Gc(gc.id(), GcPhase.DELETE_TREES, List.of(), gc.marked(), gc.walked(), gc.young(), gc.roots(),
+        Gc next = new Gc(gc.id(), GcPhase.READ_TREES, List.of(), gc.marked(), gc.walked(), gc.young(), gc.roots(),
             gc.trees(), candidates, gc.deleted(), gc.aborted());
-        next = afterDelete(next.withTodo(gc.trees().stream().sorted().toList()));
-        yield new Step(name, "LOOKUP blob", with(world, next), null);
+        next = next.withTodo(gc.trees().stream().sorted().toList());
+        yield new Step(name, "LOOKUP blob", with(world, next.todo().isEmpty() ? afterReads(next) : next), null);
       }
+      case READ_TREES -> {
+        Gc next = gc.withTodo(gc.todo().subList(1, gc.todo().size()));
+        yield new Step(name, "GET tree", with(world, next.todo().isEmpty() ? afterReads(next) : next), null);
+      }
+      // The generation changes before the first delete, so no client's index outlives a gc killed midway.
+      case FIRST_GENERATION -> new Step(name, "PUT gc-generation", with(new World(world.present(), world.refs(),
+          world.log(), world.leaseJson(), world.leaseTrees(), world.markers(), world.generation() + 1, world.pushes(),
+          world.gcs()), afterDelete(gc.at(GcPhase.DELETE_TREES, parentsFirst ? parentsFirst(gc.trees())
+          : parentsFirst(gc.trees()).reversed()))), null);
       case DELETE_TREES, DELETE_BLOBS -> {
         String object = gc.todo().get(0);
         String violation = protectedObjects(world).contains(object)
-            ? name + " deleted " + object + ", which a ref, a ref log entry or a push past the fence needs" : null;
+            ? name + " deleted " + object + ", which a ref, a ref log entry or a push past the fence needs"
+            : namer(world.withDeleted(object), object)
+                .map(tree -> name + " deleted " + object + " while " + tree + ", which names it, is present: a kill"
+                    + " here leaves a manifest without its subtree").orElse(null);
         Gc next = new Gc(gc.id(), gc.phase(), gc.todo().subList(1, gc.todo().size()), gc.marked(), gc.walked(),
             gc.young(), gc.roots(), gc.trees(), gc.blobs(), true, gc.aborted());
         yield new Step(name, "DELETE " + (isTree(object) ? "tree" : "blob"), with(world.withDeleted(object),
@@ -540,6 +565,24 @@ final class GcProtocolModel {
       return gc.at(phase == GcPhase.WALK_REFS ? afterRefs() : afterLog(), List.of());
     }
     return gc.at(phase, roots);
+  }
+
+  /** After reading the unreachable manifests: a new generation first if anything is to be deleted. */
+  private static Gc afterReads(Gc gc) {
+    if (gc.trees().isEmpty() && gc.blobs().isEmpty()) {
+      return gc.at(GcPhase.LIST_MARKERS, List.of());
+    }
+    return gc.at(GcPhase.FIRST_GENERATION, List.of());
+  }
+
+  /** Trees in the order gc deletes them: every tree before the trees it names. */
+  static List<String> parentsFirst(Set<String> trees) {
+    return trees.stream().sorted((a, b) -> height(a) != height(b) ? height(b) - height(a) : a.compareTo(b)).toList();
+  }
+
+  private static int height(String tree) {
+    return 1 + CHILDREN.getOrDefault(tree, List.of()).stream().filter(GcProtocolModel::isTree)
+        .mapToInt(GcProtocolModel::height).max().orElse(0);
   }
 
   private static Gc afterDelete(Gc gc) {

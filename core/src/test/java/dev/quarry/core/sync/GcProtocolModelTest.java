@@ -76,8 +76,23 @@ class GcProtocolModelTest {
         "gc 0: LIST ref", "push 0: PUT ref", "push 0: DELETE lease", "gc 0: LIST lease");
   }
 
+  /**
+   * A gc killed after any of its deletes leaves what that step left: every delete is checked to leave no present
+   * manifest naming what it deleted. Deleting children first (or in parallel, as gc did) breaks this.
+   */
+  @Test
+  void deletingChildManifestsFirstLeavesAParentWithoutItsSubtreeAtSomeKill() {
+    Outcome outcome = explore(new GcProtocolModel(GcOrder.LEASES_THEN_REFS, false),
+        List.of(new PushSpec("latest", "T_p", false)), 1);
+    assertThat(outcome.violation()).isEqualTo("gc 0 deleted T_sub while T_old, which names it, is present: a kill"
+        + " here leaves a manifest without its subtree");
+  }
+
   private static Outcome explore(GcOrder order, List<PushSpec> pushes, int gcs) {
-    GcProtocolModel model = new GcProtocolModel(order);
+    return explore(new GcProtocolModel(order), pushes, gcs);
+  }
+
+  private static Outcome explore(GcProtocolModel model, List<PushSpec> pushes, int gcs) {
     Set<World> seen = new HashSet<>();
     int[] finished = {0};
     List<String> path = new ArrayList<>();

@@ -293,4 +293,32 @@ class PullSafetyTest {
     assertThatThrownBy(() -> pull(target, "latest")).hasMessage("Invalid ref latest: it declares 5 files and"
         + " 1 bytes, but its root manifest holds 1 files and 1 bytes");
   }
+
+  /**
+   * A pull killed mid-write leaves its temporaries beside their destinations: a later push leaves them out of the
+   * version, and the next pull into that folder removes them (a user's file of a like name stays).
+   */
+  @Test
+  void temporariesOfAKilledPullAreNeitherPushedNorLeftByTheNextPull() throws Exception {
+    Path source = Files.createDirectories(temp.resolve("source/sub"));
+    Files.writeString(source.resolve("a"), "a");
+    push(source.getParent(), "latest");
+    Path target = temp.resolve("target");
+    pull(target, "latest");
+    Path killed = Files.writeString(target.resolve("sub/.quarry-part-00ab12cd34ef5678"), "half a file");
+    Path shortName = Files.writeString(target.resolve("sub/.quarry-part-ab12"), "half of another");
+    Path users = Files.writeString(target.resolve("sub/.quarry-part-notes"), "a user's file");
+
+    push(target, "again");
+    Path pulled = temp.resolve("pulled");
+    pull(pulled, "again");
+    assertThat(TreeSnapshot.of(pulled).keySet()).containsExactly("sub", "sub/.quarry-part-notes", "sub/a");
+
+    Files.writeString(source.resolve("b"), "b");
+    push(source.getParent(), "latest");
+    pull(target, "latest");
+    assertThat(killed).doesNotExist();
+    assertThat(shortName).doesNotExist();
+    assertThat(users).hasContent("a user's file");
+  }
 }

@@ -19,4 +19,9 @@ public record PullOptions(
         List<String> include,
     @JsonPropertyDescription("Delete files on the volume that are not in the version (within the included paths).")
         @Default("false")
-        Boolean deleteExtra) {}
+        Boolean deleteExtra,
+    @JsonPropertyDescription("Replace files on the volume that were edited since they were last pulled or pushed"
+            + " (their content is neither the version's nor the one last synced). Without it the pull refuses and"
+            + " names those files, and nothing is written.")
+        @Default("false")
+        Boolean force) {}

@@ -89,6 +89,9 @@ final class SyncJobs {
         if (pull != null && Boolean.TRUE.equals(pull.deleteExtra())) {
           args.add("--delete-extra");
         }
+        if (pull != null && Boolean.TRUE.equals(pull.force())) {
+          args.add("--force");
+        }
       }
       case Gc -> {
         GcOptions gc = spec.gc();

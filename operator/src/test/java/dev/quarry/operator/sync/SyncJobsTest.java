@@ -18,10 +18,26 @@ class SyncJobsTest {
   @Test
   void aPartialPullNamesTheVersionAndEachGlob() {
     DatasetSyncSpec spec = new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas/coco", STORE,
-        SyncOperation.Pull, "latest", new PullOptions("v2", List.of("val2017/**", "*.json"), true), null, 8, null);
+        SyncOperation.Pull, "latest", new PullOptions("v2", List.of("val2017/**", "*.json"), true, null), null, 8, null);
     assertThat(SyncJobs.args(spec, "datasetsync/ml/coco")).containsExactly("sync", "pull", "/data", "--version", "v2",
         "--include", "val2017/**", "--include", "*.json", "--delete-extra", "--remote", "s3://datasets/cas/coco",
         "--requests-in-flight", "8", "--result", "/dev/termination-log");
+  }
+
+  /** Pull keeps local edits on the volume unless the spec says force: then it passes --force. */
+  @Test
+  void aPullReplacesLocalEditsOnlyWhenForced() {
+    DatasetSyncSpec kept = new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas/coco", STORE,
+        SyncOperation.Pull, "latest", new PullOptions(null, null, null, false), null, null, null);
+    assertThat(SyncJobs.args(kept, "datasetsync/ml/coco")).doesNotContain("--force");
+    DatasetSyncSpec byDefault = new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas/coco", STORE,
+        SyncOperation.Pull, "latest", null, null, null, null);
+    assertThat(SyncJobs.args(byDefault, "datasetsync/ml/coco")).doesNotContain("--force");
+    DatasetSyncSpec forced = new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas/coco", STORE,
+        SyncOperation.Pull, "latest", new PullOptions(null, null, null, true), null, null, null);
+    assertThat(SyncJobs.args(forced, "datasetsync/ml/coco")).containsExactly("sync", "pull", "/data", "--version",
+        "latest", "--force", "--remote", "s3://datasets/cas/coco", "--requests-in-flight", "64", "--result",
+        "/dev/termination-log");
   }
 
   @Test

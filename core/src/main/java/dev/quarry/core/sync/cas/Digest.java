@@ -15,6 +15,10 @@ public record Digest(String hex, long size) implements Comparable<Digest> {
   private static final HexFormat HEX_FORMAT = HexFormat.of();
 
   /** 64 lowercase hex characters; a loop, not a regex, because scans build a digest per file. */
+  public static boolean isDigestHex(String text) {
+    return isHex(text);
+  }
+
   private static boolean isHex(String text) {
     if (text == null || text.length() != 64) {
       return false;

@@ -19,17 +19,39 @@ public record Marker(String format, String id, String root, String startedAt, St
   public static final String LEASE = "quarry-lease/1";
   public static final String GC = "quarry-gc/1";
 
-  public static Marker parse(String key, byte[] json) throws IOException {
+  /** The object at a marker's key is not a marker Quarry wrote: its content is never quoted, it may be anything. */
+  public static final class InvalidMarkerException extends IOException {
+    public InvalidMarkerException(String message) {
+      super(message);
+    }
+  }
+
+  /** {@code json}: the object's bytes, read bounded. Checks every field the protocol relies on. */
+  public static Marker parse(String key, byte[] json) throws InvalidMarkerException {
     Marker marker;
     try {
       marker = Json.read(json, Marker.class);
     } catch (IOException e) {
-      throw new IOException("Cannot read " + key + ": not a Quarry lease or gc marker (" + e.getMessage() + ")", e);
+      throw new InvalidMarkerException("Cannot read " + key + ": not a Quarry lease or gc marker (not JSON of that"
+          + " form)");
     }
-    if (!LEASE.equals(marker.format()) && !GC.equals(marker.format())) {
-      throw new IOException("Cannot read " + key + ": unknown format " + marker.format());
+    if (marker == null || (!LEASE.equals(marker.format()) && !GC.equals(marker.format()))) {
+      throw new InvalidMarkerException("Cannot read " + key + ": unknown format (must be " + LEASE + " or " + GC
+          + ")");
+    }
+    if (marker.id() == null || !isTime(marker.startedAt()) || !isTime(marker.expiresAt())) {
+      throw new InvalidMarkerException("Cannot read " + key + ": its id, startedAt or expiresAt is missing or not"
+          + " a time (must be RFC 3339)");
     }
     return marker;
+  }
+
+  private static boolean isTime(String text) {
+    try {
+      return text != null && Instant.parse(text) != null;
+    } catch (java.time.format.DateTimeParseException e) {
+      return false;
+    }
   }
 
   public Marker expiringAt(Instant expiry) {

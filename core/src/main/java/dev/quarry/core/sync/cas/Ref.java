@@ -16,18 +16,28 @@ public record Ref(String format, String root, long rootSize, long files, long by
     return new Ref(FORMAT, root.text(), root.size(), files, bytes, pushedAt);
   }
 
+  /** {@code json}: the object's bytes, read bounded. Errors name the ref and never quote its content. */
   public static Ref parse(String name, byte[] json) {
+    Ref ref;
     try {
-      Ref ref = Json.read(json, Ref.class);
-      if (!FORMAT.equals(ref.format())) {
-        throw new IllegalArgumentException("Invalid ref " + name + ": format " + ref.format() + " (must be " + FORMAT
-            + "; a newer Quarry wrote it?)");
+      ref = Json.read(json, Ref.class);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("Invalid ref " + name + ": not a Quarry ref (not JSON of that form)");
+    }
+    if (ref == null || !FORMAT.equals(ref.format())) {
+      throw new IllegalArgumentException("Invalid ref " + name + ": unknown format (must be " + FORMAT
+          + "; a newer Quarry wrote it?)");
+    }
+    try {
+      if (ref.root() == null) {
+        throw new IllegalArgumentException("no root");
       }
       ref.rootDigest();
-      return ref;
-    } catch (IOException e) {
-      throw new IllegalArgumentException("Invalid ref " + name + ": not a Quarry ref (" + e.getMessage() + ")", e);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("Invalid ref " + name + ": its root is not a digest (must be sha256: and 64"
+          + " lowercase hex characters, with a size of 0 or more)");
     }
+    return ref;
   }
 
   public Digest rootDigest() {

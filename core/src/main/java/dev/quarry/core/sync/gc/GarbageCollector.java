@@ -1,6 +1,7 @@
 package dev.quarry.core.sync.gc;
 
 import dev.quarry.core.concurrent.InFlight;
+import dev.quarry.core.store.LimitedInputStream;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
@@ -20,6 +21,7 @@ import dev.quarry.core.sync.remote.MissingObjectException;
 import dev.quarry.core.sync.remote.RefLog;
 import dev.quarry.core.sync.remote.RenewedMarker;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -29,18 +31,20 @@ import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code quarry sync gc}: mark everything reachable from the refs and from unexpired push leases, then sweep what is
- * neither marked nor younger than the grace period: manifests first, then blobs, so that no manifest ever outlives
- * part of its subtree. Dry run unless told otherwise. A deleting gc announces itself under {@code gc/running/} before
- * it reads the leases (pushes wait for it), reads the leases before the refs (a push releases its lease only after
- * writing its ref, so one of the two is seen), and rewrites {@code gc/generation} after deleting, which invalidates
- * every client's index of complete trees.
+ * {@code quarry sync gc}: mark everything reachable from the refs, the ref log, unexpired push leases and the
+ * manifests kept for their age, then sweep what is neither marked nor younger than the grace period: manifests
+ * parent-first in waves ({@link ParentsFirst}), then blobs, so that no manifest ever outlives part of its subtree, even
+ * when gc is killed midway. Dry run unless told otherwise. A deleting gc announces itself under {@code gc/running/}
+ * before it reads the leases (pushes wait for it), reads the leases before the refs (a push releases its lease only
+ * after writing its ref, so one of the two is seen), and rewrites {@code gc/generation} before and after deleting,
+ * which invalidates every client's index of complete trees.
  */
 public final class GarbageCollector {
   static final Duration MARKER_TTL = Duration.ofMinutes(10);
@@ -94,6 +98,11 @@ public final class GarbageCollector {
       markFrom(history.stream().map(record -> record.entry().rootDigest()).toList(), false);
       Instant cutoff = start.minus(options.gracePeriod());
       Sweep trees = Sweep.find(store, layout.space(CasLayout.TREES), markedTrees, cutoff, remote.inFlight());
+      // A manifest kept for its age (say, of a push that failed before its ref) keeps what it names: a manifest
+      // present proves its subtree present, and a later push trusts it.
+      markFrom(trees.kept().stream().map(object -> new Digest(CasLayout.hexOf(object.key()), object.size()))
+          .toList(), false);
+      trees = trees.without(markedTrees);
       Sweep blobs = Sweep.find(store, layout.space(CasLayout.BLOBS), markedBlobs, cutoff, remote.inFlight());
       Amount unreachable = new Amount(trees.deletable().size() + blobs.deletable().size(),
           trees.deletableBytes() + blobs.deletableBytes());
@@ -122,14 +131,12 @@ public final class GarbageCollector {
     List<String> names = new ArrayList<>();
     for (ObjectInfo object : (Iterable<ObjectInfo>) store.listAll(layout.refsPrefix())::iterator) {
       String name = object.key().substring(layout.refsPrefix().length());
-      byte[] body;
-      try {
-        body = store.getBytes(object.key());
-      } catch (NoSuchObjectException deleted) {
-        continue;
+      Optional<Ref> ref = remote.readRef(name);
+      if (ref.isEmpty()) {
+        continue; // Deleted since the listing.
       }
       names.add(name);
-      roots.add(Ref.parse(name, body).rootDigest());
+      roots.add(ref.get().rootDigest());
     }
     return names;
   }
@@ -198,7 +205,7 @@ public final class GarbageCollector {
       }
       Marker lease;
       try {
-        lease = Marker.parse(key, store.getBytes(key));
+        lease = Marker.parse(store.url(key), remote.readSmall(key));
       } catch (NoSuchObjectException released) {
         continue;
       }
@@ -208,8 +215,9 @@ public final class GarbageCollector {
         continue;
       }
       String contents = layout.leaseTreesKey(lease.id());
-      try {
-        LeaseContents.decode(contents, store.getBytes(contents), markedTrees, markedBlobs);
+      try (InputStream in = remote.openBounded(contents, LeaseContents.MAX_BYTES, "Cannot read "
+          + store.url(contents) + ": it is larger than a lease's digest list may be (2 GiB)")) {
+        LeaseContents.decode(store.url(contents), in, markedTrees, markedBlobs);
       } catch (NoSuchObjectException released) {
         // The push ended between the listing and this read; its ref, if any, was marked or is newer than the sweep.
       }
@@ -227,25 +235,25 @@ public final class GarbageCollector {
       if (object.key().equals(running.key())) {
         continue;
       }
-      byte[] body;
+      Marker marker;
       try {
-        body = store.getBytes(object.key());
+        marker = Marker.parse(store.url(object.key()), remote.readSmall(object.key()));
       } catch (NoSuchObjectException ended) {
         continue;
+      } catch (Marker.InvalidMarkerException | LimitedInputStream.TooLargeException notAMarker) {
+        continue; // Not Quarry's: it stays.
       }
-      if (isExpiredGcMarker(object.key(), body, now)) {
+      if (Marker.GC.equals(marker.format()) && marker.isExpired(now)) {
         store.delete(object.key());
       }
     }
   }
 
-  private static boolean isExpiredGcMarker(String key, byte[] body, Instant now) {
-    try {
-      Marker marker = Marker.parse(key, body);
-      return Marker.GC.equals(marker.format()) && marker.expiresAt() != null && marker.isExpired(now);
-    } catch (IOException | java.time.format.DateTimeParseException notAMarker) {
-      return false;
-    }
+  /** A new gc generation: every client's index of complete trees is void. */
+  private void writeGeneration() throws IOException {
+    byte[] generation = HexFormat.of().formatHex(Digest.sha256().digest(UUID.randomUUID().toString()
+        .getBytes(StandardCharsets.UTF_8))).substring(0, 32).getBytes(StandardCharsets.UTF_8);
+    store.put(layout.gcGenerationKey(), generation);
   }
 
   private Amount delete(RenewedMarker running, Sweep trees, Sweep blobs, List<String> staleLeases)
@@ -253,10 +261,18 @@ public final class GarbageCollector {
     AtomicLong objects = new AtomicLong();
     AtomicLong bytes = new AtomicLong();
     Map<ObjectInfo, Exception> failed = new ConcurrentHashMap<>();
-    for (Sweep sweep : List.of(trees, blobs)) {
+    // Manifests parent-first in waves, then blobs: a gc killed at any point leaves every present manifest whole. The
+    // generation changes before the first delete too, so a client's index never outlives a gc killed midway.
+    List<List<ObjectInfo>> waves = new ArrayList<>(ParentsFirst.waves(remote, trees.deletable()));
+    waves.add(blobs.deletable());
+    if (!trees.deletable().isEmpty() || !blobs.deletable().isEmpty()) {
+      running.requireValid("delete garbage");
+      writeGeneration();
+    }
+    for (List<ObjectInfo> wave : waves) {
       running.requireValid("delete garbage");
       try {
-        failed.putAll(InFlight.forEach(sweep.deletable(), remote.inFlight(), object -> {
+        failed.putAll(InFlight.forEach(wave, remote.inFlight(), object -> {
           store.delete(object.key());
           objects.incrementAndGet();
           bytes.addAndGet(object.size());
@@ -270,9 +286,7 @@ public final class GarbageCollector {
       }
     }
     if (objects.get() > 0) {
-      byte[] generation = HexFormat.of().formatHex(Digest.sha256().digest(UUID.randomUUID().toString()
-          .getBytes(StandardCharsets.UTF_8))).substring(0, 32).getBytes(StandardCharsets.UTF_8);
-      store.put(layout.gcGenerationKey(), generation);
+      writeGeneration();
     }
     for (String key : staleLeases) {
       store.delete(key);

@@ -186,6 +186,9 @@ public final class TreeScanner {
         }
         String childName = path.getFileName().toString();
         FileIdentity identity = FileIdentity.of(path);
+        if (!identity.isDirectory() && PartFiles.isPartFile(childName)) {
+          continue; // A killed pull's temporary: never part of a version.
+        }
         if (identity.isDirectory()) {
           WalkTask subfolder = new WalkTask(childName, path, identity.permissions(), files, warnings);
           subfolder.fork();

@@ -13,6 +13,7 @@ import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.local.FileIdentity;
+import dev.quarry.core.sync.local.PartFiles;
 import dev.quarry.core.sync.local.StateDatabase;
 import dev.quarry.core.sync.local.StateDatabase.FileState;
 import java.io.IOException;
@@ -21,6 +22,7 @@ import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.file.FileSystemException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -39,7 +41,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -109,6 +110,7 @@ public final class Pull {
         toDownload.add(digest);
       }
     }
+    removeStaleTemporaries(toWrite, selection.links());
     long downloadBytes = toDownload.stream().mapToLong(Digest::size).sum();
     TransferProgress progress = new TransferProgress(session, "pull", toDownload.size(), downloadBytes);
     forEach(byDigest.entrySet(),
@@ -379,12 +381,33 @@ public final class Pull {
     }
   }
 
-  /**
-   * A temporary name beside {@code target}, so the final rename stays within one folder. Short whatever the target's
-   * name, so that names of up to 255 bytes can be written.
-   */
   private static Path stagedSibling(Path target) {
-    return target.resolveSibling(".quarry-part-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+    return PartFiles.beside(target);
+  }
+
+  /**
+   * Deletes the temporaries a killed pull left in the folders this pull writes into, before it writes: only real
+   * folders inside the target are listed, and only files and links named as pull names its temporaries are deleted.
+   */
+  private void removeStaleTemporaries(List<Selection.File> files, List<Selection.Link> links) throws IOException {
+    Set<String> paths = new HashSet<>();
+    files.forEach(file -> paths.add(file.path()));
+    links.forEach(link -> paths.add(link.path()));
+    Set<String> folders = new HashSet<>();
+    for (String path : paths) {
+      String folder = ConfinedFolder.parentOf(path);
+      if (folders.add(folder) && target.wayTo(path) == ConfinedFolder.Way.CLEAR
+          && Files.isDirectory(target.resolve(folder), LinkOption.NOFOLLOW_LINKS)) {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(target.resolve(folder),
+            entry -> PartFiles.isPartFile(entry.getFileName().toString()))) {
+          for (Path entry : entries) {
+            if (!Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+              Files.deleteIfExists(entry);
+            }
+          }
+        }
+      }
+    }
   }
 
   private void writeLinks(List<Selection.Link> links) {

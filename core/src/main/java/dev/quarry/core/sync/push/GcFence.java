@@ -1,5 +1,6 @@
 package dev.quarry.core.sync.push;
 
+import dev.quarry.core.store.LimitedInputStream;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
@@ -9,7 +10,9 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Waits until no gc is deleting on the remote. A push calls it after writing its lease: a gc that started before the
@@ -25,18 +28,27 @@ final class GcFence {
     ObjectStore store = session.remote().store();
     String prefix = session.remote().layout().gcRunningPrefix();
     boolean logged = false;
+    Set<String> ignored = new HashSet<>();
     while (true) {
       List<ObjectInfo> running = store.list(prefix, null, 1000).objects();
       Marker active = null;
       for (ObjectInfo object : running) {
+        Marker marker;
         try {
-          Marker marker = Marker.parse(object.key(), store.getBytes(object.key()));
-          if (!marker.isExpired(Instant.now())) {
-            active = marker;
-            break;
-          }
+          marker = Marker.parse(store.url(object.key()), session.remote().readSmall(object.key()));
         } catch (NoSuchObjectException finished) {
-          // That gc finished between the listing and the read.
+          continue; // That gc finished between the listing and the read.
+        } catch (Marker.InvalidMarkerException | LimitedInputStream.TooLargeException notAMarker) {
+          // Quarry did not write it (or not as a gc marker): no gc waits behind it, so it holds no push back.
+          if (ignored.add(object.key())) {
+            session.log("push: ignoring %s, which is not a gc marker: %s", store.url(object.key()),
+                notAMarker.getMessage());
+          }
+          continue;
+        }
+        if (Marker.GC.equals(marker.format()) && !marker.isExpired(Instant.now())) {
+          active = marker;
+          break;
         }
       }
       if (active == null) {

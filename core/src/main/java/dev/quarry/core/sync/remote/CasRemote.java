@@ -144,6 +144,19 @@ public final class CasRemote {
     }
   }
 
+  /**
+   * The bytes of a small object Quarry writes (a ref, a lease, a gc marker): at most 64 KiB are read, and a larger
+   * one is refused with {@link LimitedInputStream.TooLargeException} naming its key.
+   */
+  public byte[] readSmall(String key) throws IOException {
+    return readAll(key, MAX_SMALL_OBJECT, "Cannot read " + store.url(key) + ": it is larger than it may be (64 KiB)");
+  }
+
+  /** GET of an object that may hold at most {@code limit} bytes: reading past it throws {@code tooLarge}. */
+  public InputStream openBounded(String key, long limit, String tooLarge) throws IOException {
+    return new LimitedInputStream(store.get(key), limit, tooLarge);
+  }
+
   /** The bytes of an object that may hold at most {@code limit}; {@code tooLarge} says what when it holds more. */
   private byte[] readAll(String key, long limit, String tooLarge) throws IOException {
     try (InputStream in = new LimitedInputStream(store.get(key), limit, tooLarge)) {
