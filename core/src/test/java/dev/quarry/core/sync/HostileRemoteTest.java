@@ -153,6 +153,17 @@ class HostileRemoteTest {
   }
 
   @Test
+  void aStateFolderAtAnyDepthIsRefused() throws Exception {
+    Manifest remotes = hand.tree(TreeEntry.file("planted.db", 0644, a));
+    Manifest state = hand.tree(TreeEntry.directory("remotes", 0755, remotes.digest(), 1, 1));
+    Manifest sub = hand.tree(TreeEntry.directory(".quarry", 0755, state.digest(), 1, 1), TreeEntry.file("f", 0644, a));
+    assertRefused(hand.tree(TreeEntry.directory("sub", 0755, sub.digest(), 2, 2)).digest(),
+        "it names sub/.quarry, a sync state folder, which no version may hold at any depth");
+    Manifest deeper = hand.tree(TreeEntry.file(".quarry", 0644, a));
+    assertRefused(hand.tree(TreeEntry.directory("d", 0755, deeper.digest(), 1, 1)).digest(), "it names d/.quarry");
+  }
+
+  @Test
   @Timeout(60)
   void aManifestBombOfRepeatedChildrenFailsFast() throws Exception {
     Manifest level = hand.tree(TreeEntry.file("f", 0644, a));

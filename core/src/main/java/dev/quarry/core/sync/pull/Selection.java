@@ -1,5 +1,6 @@
 package dev.quarry.core.sync.pull;
 
+import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
@@ -14,7 +15,7 @@ import java.util.Set;
  * The part of a version a pull writes: its folders, files and links by relative path. Built by fetching manifests
  * top-down, only those of folders the include patterns can reach, and checked whole before anything is written: every
  * folder's manifest must hold the files and bytes its parent declares for it, no path may be the folder's reserved
- * state, and the paths must fit in memory (a "bomb" of manifests that name one child many times declares its
+ * state nor a {@code .quarry} at any depth (as git refuses {@code .git}), and the paths must fit in memory (a "bomb" of manifests that name one child many times declares its
  * expansion, or is stopped while it is walked).
  */
 record Selection(List<Folder> folders, List<File> files, List<Link> links, long manifestsRead) {
@@ -58,6 +59,10 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
           if (reserved.contains(path)) {
             throw refused(version, "it names " + TreeEntry.printable(path)
                 + ", the folder's reserved state, which no version may hold");
+          }
+          if (entry.name().equals(SyncSession.DEFAULT_STATE_FOLDER)) {
+            throw refused(version, "it names " + TreeEntry.printable(path)
+                + ", a sync state folder, which no version may hold at any depth");
           }
           switch (entry.type()) {
             case FILE -> {
