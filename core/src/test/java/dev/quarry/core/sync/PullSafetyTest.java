@@ -248,6 +248,46 @@ class PullSafetyTest {
   }
 
   @Test
+  void aLocalEditIsNeverReplacedByALinkWithoutForce() throws Exception {
+    Manifest v1 = hand.tree(TreeEntry.file("x", 0644, hand.blob("x1")));
+    Manifest v4 = hand.tree(TreeEntry.symlink("newfile", "x"), TreeEntry.symlink("x", "/elsewhere"));
+    Path target = temp.resolve("target");
+    pull(target, v1.digest().text());
+    Files.writeString(target.resolve("x"), "my edit");
+    Files.writeString(target.resolve("newfile"), "made by hand");
+    var before = TreeSnapshot.of(target);
+
+    assertThatThrownBy(() -> pull(target, v4.digest().text())).hasMessage("Cannot pull " + v4.digest().text()
+        + ": 2 local files differ from both the version they came from and the new one: newfile, x (pull with"
+        + " --force to replace them)");
+    assertThat(TreeSnapshot.of(target)).isEqualTo(before);
+
+    pull(target, v4.digest().text(), false, null, true);
+    assertThat(Files.readSymbolicLink(target.resolve("x"))).hasToString("/elsewhere");
+  }
+
+  @Test
+  void deleteExtraNeverDeletesALocalEditWithoutForce() throws Exception {
+    Digest x = hand.blob("x");
+    Manifest v1 = hand.tree(TreeEntry.file("x", 0644, x), TreeEntry.file("y", 0644, hand.blob("y")),
+        TreeEntry.file("z", 0644, hand.blob("z")));
+    Manifest v2 = hand.tree(TreeEntry.file("x", 0644, x));
+    Path target = temp.resolve("target");
+    pull(target, v1.digest().text());
+    Files.writeString(target.resolve("y"), "my edit");
+    var before = TreeSnapshot.of(target);
+
+    assertThatThrownBy(() -> pull(target, v2.digest().text(), true, null, false)).hasMessage("Cannot pull "
+        + v2.digest().text() + ": --delete-extra would delete 1 local files that differ from the version they came"
+        + " from: y (pull with --force to delete them)");
+    assertThat(TreeSnapshot.of(target)).isEqualTo(before);
+
+    pull(target, v2.digest().text(), true, null, true);
+    assertThat(target.resolve("y")).doesNotExist();
+    assertThat(target.resolve("z")).doesNotExist();
+  }
+
+  @Test
   void aPulledFolderUpdatesAfterAStatusAndUntouchedFilesAreNotEdits() throws Exception {
     Path data = Files.createDirectories(temp.resolve("data"));
     Files.writeString(data.resolve("a"), "a1");

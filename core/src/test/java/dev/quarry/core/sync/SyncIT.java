@@ -245,7 +245,11 @@ class SyncIT {
 
     pull(temp.resolve("copy"), "latest", List.of("a/**"), false, null);
     assertThat(copy.resolve("extra.txt")).exists();
-    pull(temp.resolve("copy"), "latest", List.of("a/**"), true, null);
+    assertThatThrownBy(() -> pull(temp.resolve("copy"), "latest", List.of("a/**"), true, null))
+        .hasMessageContaining("--delete-extra would delete 1 local files").hasMessageContaining(": a/extra.txt");
+    try (SyncSession session = session(temp.resolve("copy"))) {
+      Pull.run(session, new Pull.Options("latest", List.of("a/**"), true, null, true)); // made by hand: forced
+    }
     assertThat(copy.resolve("extra.txt")).doesNotExist();
     assertThat(copy.resolve("keep.txt")).hasContent("keep");
     assertThat(temp.resolve("copy/b/outside.txt")).as("not within the included paths").exists();

@@ -45,7 +45,7 @@ public final class SyncPullCommand implements Callable<Integer> {
   List<String> include = new ArrayList<>();
 
   @Option(names = "--delete-extra", description = "Delete files in the folder (within the included paths) that are"
-      + " not in the version.")
+      + " not in the version; a local edit or a file never synced is deleted only with --force.")
   boolean deleteExtra;
 
   @Option(names = "--cache", paramLabel = "DIR", description = "A local blob cache: files become hard links to it"
@@ -54,7 +54,8 @@ public final class SyncPullCommand implements Callable<Integer> {
   Path cache;
 
   @Option(names = "--force", description = "Replace local files whose content is neither the new version's nor the"
-      + " one last pulled or pushed (local edits); without it the pull refuses and names them.")
+      + " one last pulled or pushed (local edits), by a file, a link or --delete-extra; without it the pull refuses"
+      + " and names them.")
   boolean force;
 
   @Override

@@ -99,6 +99,7 @@ public final class Pull {
     Files.createDirectories(session.folder());
     StateDatabase state = session.state();
     Map<String, FileState> known = state.load(session.folder());
+    List<Path> extra = options.deleteExtra() ? extraPaths(selection, filter, known) : List.of();
     List<Selection.File> toWrite = filesToWrite(selection.files(), selection.links(), known);
     Map<Digest, List<Selection.File>> byDigest = toWrite.stream()
         .collect(Collectors.groupingBy(Selection.File::digest, HashMap::new, Collectors.toList()));
@@ -119,9 +120,7 @@ public final class Pull {
     progress.print(true);
     writeLinks(selection.links());
     if (failures.isEmpty()) {
-      if (options.deleteExtra()) {
-        deleteExtra(selection, filter);
-      }
+      deleteExtra(extra);
       applyFolderModes(selection.folders());
     } else {
       target.deleteEmptyCreated(); // a failed pull adds no empty folders; what it wrote stays, verified
@@ -207,6 +206,9 @@ public final class Pull {
       if (!options.deleteExtra() && isBlocked(link.path())) {
         blocked.add(link.path());
       }
+      if (!options.force() && isEditedFile(link.path(), known)) {
+        edited.add(link.path());
+      }
     }
     if (!edited.isEmpty()) {
       throw new IllegalStateException("Cannot pull " + options.version() + ": " + edited.size() + " local files differ"
@@ -222,6 +224,21 @@ public final class Pull {
       fixMode(fix.getKey(), fix.getValue(), toWrite);
     }
     return toWrite;
+  }
+
+  /** Whether a local file that a link of the version would replace is a local edit (not as last synced). */
+  private boolean isEditedFile(String relative, Map<String, FileState> known) throws IOException {
+    if (target.wayTo(relative) != ConfinedFolder.Way.CLEAR) {
+      return false;
+    }
+    Path path = target.resolve(relative);
+    FileIdentity identity;
+    try {
+      identity = FileIdentity.of(path);
+    } catch (NoSuchFileException e) {
+      return false;
+    }
+    return identity.isRegularFile() && !isSynced(path, identity, known.get(path.toString()), null);
   }
 
   /** Whether a local folder stands where a link goes, or a file where a folder of its way goes. */
@@ -403,7 +420,13 @@ public final class Pull {
     }
   }
 
-  private void deleteExtra(Selection selection, IncludeFilter filter) throws IOException {
+  /**
+   * The local paths within the included ones that the version lacks, deepest first; the state folders are never
+   * among them. Refuses, before anything is changed, when one is a local edit (a file not as last synced), unless
+   * forced: --delete-extra deletes what a pull or push put there, not a person's work.
+   */
+  private List<Path> extraPaths(Selection selection, IncludeFilter filter, Map<String, FileState> known)
+      throws IOException {
     Set<String> wanted = new HashSet<>();
     selection.files().forEach(file -> wanted.add(file.path()));
     selection.links().forEach(link -> wanted.add(link.path()));
@@ -425,6 +448,24 @@ public final class Pull {
           })
           .sorted(Comparator.reverseOrder()).toList();
     }
+    if (!options.force()) {
+      Set<String> edited = new HashSet<>();
+      for (Path path : extra) {
+        FileIdentity identity = FileIdentity.of(path);
+        if (identity.isRegularFile() && !isSynced(path, identity, known.get(path.toString()), null)) {
+          edited.add(root.relativize(path).toString());
+        }
+      }
+      if (!edited.isEmpty()) {
+        throw new IllegalStateException("Cannot pull " + options.version() + ": --delete-extra would delete "
+            + edited.size() + " local files that differ from the version they came from: " + listed(edited)
+            + " (pull with --force to delete them)");
+      }
+    }
+    return extra;
+  }
+
+  private void deleteExtra(List<Path> extra) throws IOException {
     for (Path path : extra) {
       if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
         deleteTree(path);
