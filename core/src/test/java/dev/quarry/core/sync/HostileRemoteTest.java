@@ -186,6 +186,18 @@ class HostileRemoteTest {
   }
 
   @Test
+  @Timeout(60)
+  void aWideLevelOfLargeManifestsIsRefusedBeforeItIsFetched() throws Exception {
+    String[] folders = new String[16];
+    for (int i = 0; i < folders.length; i++) { // never stored: refused on what the entries declare
+      Digest large = new Digest(String.format("%064x", i + 1), 200L << 20);
+      folders[i] = dirJson("d" + (char) ('a' + i), large, 0, 0);
+    }
+    assertRefused(hand.rawTree(manifestJson(folders)), "its folders at depth 1 declare 3355443200 bytes of manifests,"
+        + " more than this JVM can read at once");
+  }
+
+  @Test
   void symbolicLinksAreWrittenAsLinksNeverFollowed() throws Exception {
     Path outside = Files.createDirectories(temp.resolve("outside"));
     Files.createSymbolicLink(target.resolve("escape"), outside);
