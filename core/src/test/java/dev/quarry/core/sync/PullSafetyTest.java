@@ -150,6 +150,55 @@ class PullSafetyTest {
     assertThat(target.resolve("keep")).hasContent("state of another session");
   }
 
+  private SyncResult pullWithState(Path folder, Path state, String version, boolean deleteExtra) throws IOException {
+    try (SyncSession session = new SyncSession(folder, state, remote, QUIET)) {
+      return Pull.run(session, new Pull.Options(version, List.of(), deleteExtra, null, true));
+    }
+  }
+
+  @Test
+  void aStateFolderThatIsOrHoldsTheFolderIsRefused() throws Exception {
+    Manifest root = hand.tree(TreeEntry.file("a", 0644, hand.blob("a")));
+    Path target = Files.createDirectories(temp.resolve("target"));
+    assertThatThrownBy(() -> pullWithState(target, target, root.digest().text(), false)).hasMessage("Invalid state"
+        + " folder: " + target + " (must not be the folder synced nor hold it)");
+    assertThatThrownBy(() -> pullWithState(target, temp, root.digest().text(), false)).hasMessage("Invalid state"
+        + " folder: " + temp + " (must not be the folder synced nor hold it)");
+    assertThat(target).isEmptyDirectory();
+  }
+
+  @Test
+  void noVersionReplacesOrDeletesAFolderThatHoldsTheStateFolder() throws Exception {
+    Digest f = hand.blob("f");
+    Manifest sub = hand.tree(TreeEntry.file("f", 0644, f));
+    Manifest v1 = hand.tree(TreeEntry.directory("sub", 0755, sub.digest(), 1, 1));
+    Manifest subIsAFile = hand.tree(TreeEntry.file("sub", 0644, f));
+    Manifest noSub = hand.tree(TreeEntry.file("other", 0644, f));
+    Path target = temp.resolve("target");
+    Path state = target.resolve("sub/st");
+    pullWithState(target, state, v1.digest().text(), false);
+    assertThat(state.resolve("state.db")).exists();
+
+    assertThatThrownBy(() -> pullWithState(target, state, subIsAFile.digest().text(), true)).hasMessage("Cannot"
+        + " pull " + subIsAFile.digest().text() + ": it names sub as a file, but the folder's state folder lies"
+        + " under it");
+    assertThat(state.resolve("state.db")).exists();
+    pullWithState(target, state, noSub.digest().text(), true);
+    assertThat(state.resolve("state.db")).exists();
+    assertThat(target.resolve("sub/f")).doesNotExist();
+  }
+
+  @Test
+  void theStateFolderIsRecognisedThroughALinkedPath() throws Exception {
+    Manifest planted = hand.tree(TreeEntry.file("state.db", 0644, hand.blob("planted")));
+    Manifest root = hand.tree(TreeEntry.directory("st", 0755, planted.digest(), 1, 7));
+    Path target = Files.createDirectories(temp.resolve("target"));
+    Path link = Files.createSymbolicLink(temp.resolve("link"), temp);
+    assertThatThrownBy(() -> pullWithState(target, link.resolve("target/st"), root.digest().text(), false))
+        .hasMessageEndingWith("it names st, the folder's reserved state, which no version may hold");
+    assertThat(target.resolve("st/state.db")).doesNotExist();
+  }
+
   @Test
   void aBlobLargerThanItsDigestIsReadOnlyToItsDeclaredSizePlusOne() throws Exception {
     Digest claimed = Digest.of("6bytes".getBytes());

@@ -90,16 +90,17 @@ public final class Pull {
 
   private SyncResult pull() throws IOException {
     FileIdentity.requireUtf8FileNames();
+    String stateInside = session.stateInFolder();
     IncludeFilter filter = new IncludeFilter(options.include());
     RunClock clock = new RunClock(store);
     Manifest root = session.remote().resolveVersion(options.version());
-    Selection selection = Selection.of(session.remote(), root, filter, options.version(), reservedPaths());
+    Selection selection = Selection.of(session.remote(), root, filter, options.version(), reservedPaths(stateInside));
     session.log("pull: %s selects %d files (%d bytes) in %d folders; read %d manifests", options.version(),
         selection.files().size(), selection.bytes(), selection.folders().size(), selection.manifestsRead());
     Files.createDirectories(session.folder());
     StateDatabase state = session.state();
     Map<String, FileState> known = state.load(session.folder());
-    List<Path> extra = options.deleteExtra() ? extraPaths(selection, filter, known) : List.of();
+    List<Path> extra = options.deleteExtra() ? extraPaths(selection, filter, known, stateInside) : List.of();
     List<Selection.File> toWrite = filesToWrite(selection.files(), selection.links(), known);
     Map<Digest, List<Selection.File>> byDigest = toWrite.stream()
         .collect(Collectors.groupingBy(Selection.File::digest, HashMap::new, Collectors.toList()));
@@ -139,12 +140,24 @@ public final class Pull {
   }
 
   /** Relative paths no version may write: the default state folder, and the state folder if it is inside. */
-  private Set<String> reservedPaths() {
+  private static Set<String> reservedPaths(String stateInside) {
     Set<String> reserved = new HashSet<>(Set.of(SyncSession.DEFAULT_STATE_FOLDER));
-    if (session.stateFolder().startsWith(session.folder()) && !session.stateFolder().equals(session.folder())) {
-      reserved.add(session.folder().relativize(session.stateFolder()).toString());
+    if (stateInside != null) {
+      reserved.add(stateInside);
     }
     return reserved;
+  }
+
+  /**
+   * Whether a relative path is, holds or lies in a state folder: the state folder, a folder on its way, or a
+   * {@code .quarry} at any depth (the state of a nested sync root). --delete-extra never deletes these.
+   */
+  private static boolean isStateOrHoldsIt(String relative, String stateInside) {
+    if (("/" + relative + "/").contains("/" + SyncSession.DEFAULT_STATE_FOLDER + "/")) {
+      return true;
+    }
+    return stateInside != null && (relative.equals(stateInside) || relative.startsWith(stateInside + "/")
+        || stateInside.startsWith(relative + "/"));
   }
 
   /**
@@ -425,8 +438,8 @@ public final class Pull {
    * among them. Refuses, before anything is changed, when one is a local edit (a file not as last synced), unless
    * forced: --delete-extra deletes what a pull or push put there, not a person's work.
    */
-  private List<Path> extraPaths(Selection selection, IncludeFilter filter, Map<String, FileState> known)
-      throws IOException {
+  private List<Path> extraPaths(Selection selection, IncludeFilter filter, Map<String, FileState> known,
+      String stateInside) throws IOException {
     Set<String> wanted = new HashSet<>();
     selection.files().forEach(file -> wanted.add(file.path()));
     selection.links().forEach(link -> wanted.add(link.path()));
@@ -439,12 +452,10 @@ public final class Pull {
     Path root = session.folder();
     List<Path> extra;
     try (Stream<Path> walk = Files.walk(root)) {
-      Path defaultState = root.resolve(SyncSession.DEFAULT_STATE_FOLDER);
-      extra = walk.filter(path -> !path.equals(root) && !path.startsWith(session.stateFolder())
-              && !path.startsWith(defaultState))
+      extra = walk.filter(path -> !path.equals(root))
           .filter(path -> {
             String relative = root.relativize(path).toString();
-            return !wanted.contains(relative) && filter.matches(relative);
+            return !wanted.contains(relative) && filter.matches(relative) && !isStateOrHoldsIt(relative, stateInside);
           })
           .sorted(Comparator.reverseOrder()).toList();
     }

@@ -2,6 +2,7 @@ package dev.quarry.core.sync.pull;
 
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.cas.Digest;
+import dev.quarry.core.sync.cas.EntryType;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.remote.CasRemote;
@@ -68,6 +69,11 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
           if (reserved.contains(path)) {
             throw refused(version, "it names " + TreeEntry.printable(path)
                 + ", the folder's reserved state, which no version may hold");
+          }
+          if (entry.type() != EntryType.DIRECTORY && reserved.stream().anyMatch(r -> r.startsWith(path + "/"))) {
+            throw refused(version, "it names " + TreeEntry.printable(path) + " as a "
+                + (entry.type() == EntryType.FILE ? "file" : "symbolic link")
+                + ", but the folder's state folder lies under it");
           }
           if (entry.name().equals(SyncSession.DEFAULT_STATE_FOLDER)) {
             throw refused(version, "it names " + TreeEntry.printable(path)
