@@ -256,7 +256,35 @@ class PullSafetyTest {
     assertThat(TreeSnapshot.of(target)).isEqualTo(TreeSnapshot.of(data));
     Path blob = cache.resolve(Digest.of("same".getBytes()).hex().substring(0, 2))
         .resolve(Digest.of("same".getBytes()).hex());
-    assertThat(mode(blob)).isEqualTo("rw-r--r--");
+    assertThat(mode(blob)).as("no pull changes a cached blob's mode").isEqualTo("r--r--r--");
+  }
+
+  private static int links(Path path) throws IOException {
+    return (Integer) Files.getAttribute(path, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
+  }
+
+  @Test
+  void theCacheIsPrivateAndOnlyReadOnlyFilesShareItsInodes() throws Exception {
+    Digest same = hand.blob("same");
+    Manifest a = hand.tree(TreeEntry.file("data", 0644, same));
+    Manifest root = hand.tree(TreeEntry.directory("A", 0755, a.digest(), 1, 4),
+        TreeEntry.directory("B", 0755, a.digest(), 1, 4), TreeEntry.file("ro", 0444, same),
+        TreeEntry.file("secret", 0600, same));
+    Path target = temp.resolve("target");
+    Path cache = temp.resolve("cache");
+    pull(target, root.digest().text(), false, cache, false);
+
+    Path blob = cache.resolve(same.hex().substring(0, 2)).resolve(same.hex());
+    assertThat(List.of(mode(cache), mode(blob.getParent()), mode(cache.resolve("tmp"))))
+        .containsOnly("rwx------");
+    assertThat(mode(blob)).isEqualTo("r--r--r--");
+    assertThat(links(target.resolve("ro"))).as("read-only: linked").isEqualTo(2);
+    assertThat(List.of(links(target.resolve("A/data")), links(target.resolve("B/data")),
+        links(target.resolve("secret")))).as("writable: copied").containsOnly(1);
+    assertThat(mode(target.resolve("secret"))).isEqualTo("rw-------");
+    Files.writeString(target.resolve("A/data"), "edited", java.nio.file.StandardOpenOption.APPEND);
+    assertThat(target.resolve("B/data")).hasContent("same");
+    assertThat(blob).hasContent("same");
   }
 
   @Test

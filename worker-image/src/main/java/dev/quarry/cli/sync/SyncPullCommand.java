@@ -48,9 +48,9 @@ public final class SyncPullCommand implements Callable<Integer> {
       + " not in the version; a local edit or a file never synced is deleted only with --force.")
   boolean deleteExtra;
 
-  @Option(names = "--cache", paramLabel = "DIR", description = "A local blob cache: files become hard links to it"
-      + " when it is on the same filesystem and their mode is the cached blob's, and blobs in it are never downloaded"
-      + " again.")
+  @Option(names = "--cache", paramLabel = "DIR", description = "A local blob cache (private, 0700): read-only"
+      + " (0444) files become hard links to it when it is on the same filesystem, others copies, and blobs in it are"
+      + " never downloaded again.")
   Path cache;
 
   @Option(names = "--force", description = "Replace local files whose content is neither the new version's nor the"

@@ -51,8 +51,8 @@ import java.util.stream.Stream;
  * created or chmod-ed through a symbolic link. Every downloaded byte is hashed and checked against its digest before
  * it becomes visible; files appear by atomic rename, so a reader sees the old file or the new one, never a part.
  * Files already right are left alone; a local edit (a file that is neither the new content nor the one last synced)
- * is replaced only when forced. With a local cache on the same filesystem, files are hard links to cached blobs where
- * their modes agree, else copies. Local files not in the version are deleted only when asked.
+ * is replaced only when forced. With a local cache on the same filesystem, read-only files are hard links to cached
+ * blobs, others copies. Local files not in the version are deleted only when asked.
  */
 public final class Pull {
   private static final int SAMPLES = 10;
@@ -298,7 +298,8 @@ public final class Pull {
   /**
    * Writes one content at every path that wants it. Without a cache the blob is downloaded straight into the first
    * path's temporary sibling and the other paths are copies of the first; with a cache, into the cache, and every
-   * path whose mode is the cached blob's is a hard link to it (others are copies: linked names share one mode). A
+   * path whose mode is the cached blob's, read-only, is a hard link to it (others are copies: linked names share one
+   * mode and one content, so a writable file is never linked). A
    * download that fails fails all of the content's paths at once.
    */
   private void writeGroup(Digest digest, List<Selection.File> files, boolean download, BlobCache cache,
@@ -307,7 +308,7 @@ public final class Pull {
     if (download && cache != null) {
       Path temp = cache.tempFolder().resolve(UUID.randomUUID() + ".part");
       try {
-        downloadTo(temp, digest, FileIdentity.permissionSet(0644), progress);
+        downloadTo(temp, digest, FileIdentity.permissionSet(0600), progress);
         cache.adopt(digest, temp);
       } catch (IOException e) {
         files.forEach(file -> failures.put(file.path(), e));
@@ -325,7 +326,7 @@ public final class Pull {
         if (digest.isEmpty()) {
           Files.createFile(staged, PosixFilePermissions.asFileAttribute(permissions));
         } else if (cached != null) {
-          linkOrCopy(cached, staged, cachedMode == file.mode());
+          linkOrCopy(cached, staged, cachedMode == file.mode() && file.mode() == BlobCache.BLOB_MODE);
         } else if (first != null) {
           Files.copy(first, staged);
         } else {
