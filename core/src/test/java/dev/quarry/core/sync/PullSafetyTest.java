@@ -76,7 +76,7 @@ class PullSafetyTest {
     assertThat(mode(outside)).isEqualTo("rwx------");
     assertThat(Files.isDirectory(target.resolve("link"), LinkOption.NOFOLLOW_LINKS)).isTrue();
     assertThat(target.resolve("link/x")).hasContent("x");
-    assertThat(mode(target.resolve("link"))).isEqualTo("rwxrwxrwx");
+    assertThat(mode(target.resolve("link"))).isEqualTo(masked(0777));
   }
 
   @Test
@@ -249,7 +249,7 @@ class PullSafetyTest {
     pull(target, "v1", false, cache, false);
     assertThat(TreeSnapshot.of(target)).isEqualTo(TreeSnapshot.of(data));
 
-    Files.setPosixFilePermissions(plain, PosixFilePermissions.fromString("rwxrwxr-x"));
+    Files.setPosixFilePermissions(plain, PosixFilePermissions.fromString("rwxr-xr-x")); // the umask keeps it
     Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rw-r--r--"));
     push(data, "v2");
     pull(target, "v2", false, cache, false);
@@ -285,6 +285,32 @@ class PullSafetyTest {
     Files.writeString(target.resolve("A/data"), "edited", java.nio.file.StandardOpenOption.APPEND);
     assertThat(target.resolve("B/data")).hasContent("same");
     assertThat(blob).hasContent("same");
+  }
+
+  /** The umask of this process, as the shell it starts reports it (a child inherits it). */
+  private static int umask() throws Exception {
+    Process shell = new ProcessBuilder("sh", "-c", "umask").start();
+    String octal = new String(shell.getInputStream().readAllBytes()).trim();
+    assertThat(shell.waitFor()).isZero();
+    return Integer.parseInt(octal, 8);
+  }
+
+  private static String masked(int mode) throws Exception {
+    return PosixFilePermissions.toString(dev.quarry.core.sync.local.FileIdentity.permissionSet(mode & ~umask()));
+  }
+
+  @Test
+  void remoteModesAreMaskedByTheUmask() throws Exception {
+    Manifest open = hand.tree(TreeEntry.file("w", 0666, hand.blob("w")), TreeEntry.file("x", 0777, hand.blob("x")));
+    Manifest root = hand.tree(TreeEntry.directory("open", 0777, open.digest(), 2, 2));
+    Path target = temp.resolve("target");
+    pull(target, root.digest().text());
+    assertThat(umask() & 022).as("the test runs with a umask that clears group/other write").isNotZero();
+    assertThat(List.of(mode(target.resolve("open")), mode(target.resolve("open/w")), mode(target.resolve("open/x"))))
+        .containsExactly(masked(0777), masked(0666), masked(0777));
+    var pulled = TreeSnapshot.of(target);
+    pull(target, root.digest().text());
+    assertThat(TreeSnapshot.of(target)).as("a masked mode is already right").isEqualTo(pulled);
   }
 
   @Test

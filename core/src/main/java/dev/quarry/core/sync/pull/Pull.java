@@ -2,6 +2,7 @@ package dev.quarry.core.sync.pull;
 
 import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.fs.ConfinedFolder;
+import dev.quarry.core.fs.Umask;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.sync.Amount;
@@ -202,7 +203,7 @@ public final class Pull {
           ? state.digest() : identity.size() == file.digest().size() ? Digest.ofFile(path) : null;
       if (file.digest().equals(local)) {
         alreadyThere.incrementAndGet();
-        if (identity.permissions() != file.mode()) {
+        if (identity.permissions() != Umask.apply(file.mode())) {
           modesToFix.put(file, identity);
         } else {
           pulled.put(path.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(),
@@ -290,7 +291,7 @@ public final class Pull {
       toWrite.add(file);
       return;
     }
-    Files.setPosixFilePermissions(path, FileIdentity.permissionSet(file.mode()));
+    Files.setPosixFilePermissions(path, FileIdentity.permissionSet(Umask.apply(file.mode())));
     pulled.put(path.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(),
         file.digest(), true));
   }
@@ -319,14 +320,15 @@ public final class Pull {
     Path first = null;
     for (Selection.File file : files) {
       Path staged = null;
-      Set<PosixFilePermission> permissions = FileIdentity.permissionSet(file.mode());
+      int mode = Umask.apply(file.mode());
+      Set<PosixFilePermission> permissions = FileIdentity.permissionSet(mode);
       try {
         Path path = target.parentReady(file.path(), options.deleteExtra());
         staged = stagedSibling(path);
         if (digest.isEmpty()) {
           Files.createFile(staged, PosixFilePermissions.asFileAttribute(permissions));
         } else if (cached != null) {
-          linkOrCopy(cached, staged, cachedMode == file.mode() && file.mode() == BlobCache.BLOB_MODE);
+          linkOrCopy(cached, staged, cachedMode == mode && mode == BlobCache.BLOB_MODE);
         } else if (first != null) {
           Files.copy(first, staged);
         } else {
@@ -337,7 +339,7 @@ public final class Pull {
             return;
           }
         }
-        publish(staged, path, file.mode(), digest);
+        publish(staged, path, mode, digest);
         first = first != null ? first : path;
       } catch (IOException e) {
         if (staged != null) {
@@ -380,7 +382,7 @@ public final class Pull {
   }
 
   /**
-   * Gives a finished file its mode, if the umask took bits away (a linked file has it already, so a link's mode is
+   * Gives a finished file its mode (the version's less the umask), if creating it took other bits away (a linked file has it already, so a link's mode is
    * never changed), and renames it over its target.
    */
   private void publish(Path staged, Path path, int mode, Digest digest) throws IOException {
@@ -488,11 +490,14 @@ public final class Pull {
     }
   }
 
-  /** Creates the version's folders (empty ones too) and gives them their modes; each is a real folder, not a link. */
+  /**
+   * Creates the version's folders (empty ones too) and gives them their modes less the umask; each is a real folder,
+   * not a link.
+   */
   private void applyFolderModes(List<Selection.Folder> folders) throws IOException {
     for (Selection.Folder folder : folders) {
       Path path = target.folder(folder.path(), options.deleteExtra());
-      Files.setPosixFilePermissions(path, FileIdentity.permissionSet(folder.mode()));
+      Files.setPosixFilePermissions(path, FileIdentity.permissionSet(Umask.apply(folder.mode())));
     }
   }
 
