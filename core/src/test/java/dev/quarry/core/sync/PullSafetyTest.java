@@ -314,6 +314,36 @@ class PullSafetyTest {
   }
 
   @Test
+  void aReadOnlyFolderIsWritableByItsOwnerWhileAPullWritesIntoItAndReadOnlyAfter() throws Exception {
+    Digest a = hand.blob("a");
+    Digest b = hand.blob("b");
+    Manifest ro1 = hand.tree(TreeEntry.file("a", 0444, a));
+    Manifest v1 = hand.tree(TreeEntry.directory("ro", 0555, ro1.digest(), 1, 1));
+    Manifest ro2 = hand.tree(TreeEntry.file("a", 0444, a), TreeEntry.file("b", 0444, b));
+    Manifest v2 = hand.tree(TreeEntry.directory("ro", 0555, ro2.digest(), 2, 2));
+    Path target = temp.resolve("target");
+    pull(target, v1.digest().text());
+    assertThat(mode(target.resolve("ro"))).isEqualTo("r-xr-xr-x");
+
+    // Root ignores modes, so what a user's pull needs is seen from inside: the mode while b is written.
+    List<String> modesWhileWriting = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var watching = new DelegatingStore(remote.store()) {
+      @Override
+      void before(String kind, String key) throws IOException {
+        if (key.endsWith(b.hex())) {
+          modesWhileWriting.add(mode(target.resolve("ro")));
+        }
+      }
+    };
+    try (SyncSession session = new SyncSession(target, null, new CasRemote(watching, "cas", 4), QUIET)) {
+      Pull.run(session, new Pull.Options(v2.digest().text(), List.of(), false, null, false));
+    }
+    assertThat(modesWhileWriting).containsExactly("r-xr-xr-x".replaceFirst("r-x", "rwx"));
+    assertThat(mode(target.resolve("ro"))).isEqualTo("r-xr-xr-x");
+    assertThat(target.resolve("ro/b")).hasContent("b");
+  }
+
+  @Test
   void aNameOf255BytesPushesAndPulls() throws Exception {
     String name = "n".repeat(251) + ".txt";
     Path data = Files.createDirectories(temp.resolve("data/" + "d".repeat(255)));

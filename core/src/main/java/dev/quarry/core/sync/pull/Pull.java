@@ -77,6 +77,9 @@ public final class Pull {
   private final Map<String, FileState> pulled = new ConcurrentHashMap<>();
   private final AtomicLong alreadyThere = new AtomicLong();
   private final ConfinedFolder target;
+  /** Folders given their owner's write bit for this pull, with the permissions to give back at its end. */
+  private final Map<Path, Set<PosixFilePermission>> opened = new ConcurrentHashMap<>();
+  private final Set<String> writable = ConcurrentHashMap.newKeySet();
 
   private Pull(SyncSession session, Options options) {
     this.session = session;
@@ -123,6 +126,9 @@ public final class Pull {
     writeLinks(selection.links());
     if (failures.isEmpty()) {
       deleteExtra(extra);
+    }
+    closeOpened();
+    if (failures.isEmpty()) {
       applyFolderModes(selection.folders());
     } else {
       target.deleteEmptyCreated(); // a failed pull adds no empty folders; what it wrote stays, verified
@@ -323,7 +329,7 @@ public final class Pull {
       int mode = Umask.apply(file.mode());
       Set<PosixFilePermission> permissions = FileIdentity.permissionSet(mode);
       try {
-        Path path = target.parentReady(file.path(), options.deleteExtra());
+        Path path = writableParentReady(file.path());
         staged = stagedSibling(path);
         if (digest.isEmpty()) {
           Files.createFile(staged, PosixFilePermissions.asFileAttribute(permissions));
@@ -348,6 +354,52 @@ public final class Pull {
         failures.put(file.path(), e);
       }
     }
+  }
+
+  /**
+   * Makes {@code relative}'s parent a real folder, as {@link ConfinedFolder#parentReady}, and every folder on its way
+   * writable by its owner, one at a time before the next is created in it: a folder a version made read-only (0555)
+   * would block every later pull into it. {@link #closeOpened} gives the folders their permissions back.
+   */
+  private Path writableParentReady(String relative) throws IOException {
+    int slash = relative.lastIndexOf('/');
+    String parent = slash < 0 ? "" : relative.substring(0, slash);
+    if (!parent.isEmpty() && !writable.contains(parent)) {
+      for (int next = parent.indexOf('/'); ; next = parent.indexOf('/', next + 1)) {
+        String folder = next < 0 ? parent : parent.substring(0, next);
+        if (!writable.contains(folder)) {
+          openForWriting(target.folder(folder, options.deleteExtra()));
+          writable.add(folder);
+        }
+        if (next < 0) {
+          break;
+        }
+      }
+    }
+    return target.parentReady(relative, options.deleteExtra());
+  }
+
+  private synchronized void openForWriting(Path folder) throws IOException {
+    Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(folder, LinkOption.NOFOLLOW_LINKS);
+    if (!permissions.contains(PosixFilePermission.OWNER_WRITE)
+        || !permissions.contains(PosixFilePermission.OWNER_EXECUTE)) {
+      opened.putIfAbsent(folder, Set.copyOf(permissions));
+      Set<PosixFilePermission> open = java.util.EnumSet.copyOf(permissions);
+      open.add(PosixFilePermission.OWNER_WRITE);
+      open.add(PosixFilePermission.OWNER_EXECUTE);
+      Files.setPosixFilePermissions(folder, open);
+    }
+  }
+
+  /** Gives the folders opened for writing their permissions back (those still there, still folders). */
+  private void closeOpened() throws IOException {
+    for (Map.Entry<Path, Set<PosixFilePermission>> folder : opened.entrySet()) {
+      if (Files.isDirectory(folder.getKey(), LinkOption.NOFOLLOW_LINKS)) {
+        Files.setPosixFilePermissions(folder.getKey(), folder.getValue());
+      }
+    }
+    opened.clear();
+    writable.clear();
   }
 
   /** Downloads a blob into a new file, hashing every byte; deletes the file unless it matches its digest. */
@@ -423,7 +475,7 @@ public final class Pull {
   private void writeLinks(List<Selection.Link> links) {
     for (Selection.Link link : links) {
       try {
-        Path path = target.parentReady(link.path(), options.deleteExtra());
+        Path path = writableParentReady(link.path());
         if (Files.isSymbolicLink(path) && Files.readSymbolicLink(path).toString().equals(link.target())) {
           continue;
         }
@@ -482,6 +534,7 @@ public final class Pull {
   private void deleteExtra(List<Path> extra) throws IOException {
     for (Path path : extra) {
       if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+        writableParentReady(session.folder().relativize(path).toString());
         deleteTree(path);
       }
     }
