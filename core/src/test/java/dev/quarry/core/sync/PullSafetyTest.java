@@ -344,6 +344,34 @@ class PullSafetyTest {
   }
 
   @Test
+  void aLocalFileThatCannotBeCheckedStopsThePullBeforeAnythingIsWritten() throws Exception {
+    // Folders deeper than PATH_MAX (4096 bytes) exist locally: a path under them cannot be looked at (ENAMETOOLONG).
+    String name = "d".repeat(250);
+    Digest f = hand.blob("f");
+    Manifest level = hand.tree(TreeEntry.file("f", 0640, f));
+    for (int i = 0; i < 17; i++) {
+      level = hand.tree(TreeEntry.directory(name, 0755, level.digest(), 1, 1));
+    }
+    Manifest root = hand.tree(TreeEntry.directory("deep", 0755, level.digest(), 1, 1),
+        TreeEntry.file("other", 0644, f));
+    Path target = Files.createDirectories(temp.resolve("target"));
+    Process mkdirs = new ProcessBuilder("python3", "-c", "import os\nos.chdir('" + target + "')\n"
+        + "for n in ['deep'] + ['" + name + "'] * 17:\n  os.mkdir(n)\n  os.chdir(n)").start();
+    assertThat(mkdirs.waitFor()).isZero();
+
+    try {
+      assertThatThrownBy(() -> pull(target, root.digest().text()))
+          .hasMessageStartingWith("Cannot pull " + root.digest().text() + ": 1 local files could not be checked"
+              + " against the version (first: deep/" + name.substring(0, 10))
+          .hasMessageContaining(", mode 0640: File name too long); nothing was written")
+          .hasMessageNotContaining("File[").hasMessageNotContaining("\n");
+      assertThat(target.resolve("other")).doesNotExist();
+    } finally {
+      assertThat(new ProcessBuilder("rm", "-rf", target.resolve("deep").toString()).start().waitFor()).isZero();
+    }
+  }
+
+  @Test
   void aNameOf255BytesPushesAndPulls() throws Exception {
     String name = "n".repeat(251) + ".txt";
     Path data = Files.createDirectories(temp.resolve("data/" + "d".repeat(255)));

@@ -180,7 +180,7 @@ public final class Pull {
     Map<Selection.File, FileIdentity> modesToFix = new ConcurrentHashMap<>();
     Set<String> edited = ConcurrentHashMap.newKeySet();
     Set<String> blocked = ConcurrentHashMap.newKeySet();
-    forEach(files, file -> {
+    Map<Selection.File, Exception> unchecked = check(files, file -> {
       ConfinedFolder.Way way = target.wayTo(file.path());
       if (way != ConfinedFolder.Way.CLEAR) {
         if (way == ConfinedFolder.Way.BLOCKED && !options.deleteExtra()) {
@@ -222,6 +222,15 @@ public final class Pull {
       }
       toWrite.add(file);
     });
+    if (!unchecked.isEmpty()) {
+      var first = unchecked.entrySet().stream().min(Map.Entry.comparingByKey(
+          Comparator.comparing(Selection.File::path))).orElseThrow();
+      Exception e = first.getValue();
+      String reason = e instanceof FileSystemException f && f.getReason() != null ? f.getReason() : e.getMessage();
+      throw new IOException("Cannot pull " + options.version() + ": " + unchecked.size() + " local files could not"
+          + " be checked against the version (first: " + TreeEntry.printable(first.getKey().path()) + ", mode "
+          + String.format("%04o", first.getKey().mode()) + ": " + reason + "); nothing was written");
+    }
     for (Selection.Link link : links) {
       if (!options.deleteExtra() && isBlocked(link.path())) {
         blocked.add(link.path());
@@ -577,6 +586,17 @@ public final class Pull {
       }
     } else {
       Files.deleteIfExists(path);
+    }
+  }
+
+  /** Runs a check for every file, in parallel; returns the files whose check failed, with why. */
+  private Map<Selection.File, Exception> check(List<Selection.File> files, InFlight.Task<Selection.File> task)
+      throws IOException {
+    try {
+      return InFlight.forEach(files, session.remote().inFlight(), task);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Interrupted while pulling");
     }
   }
 
