@@ -59,6 +59,17 @@ public final class SyncSession implements AutoCloseable {
     return realState.startsWith(realFolder) ? realFolder.relativize(realState).toString() : null;
   }
 
+  /**
+   * Whether a path lies in the folder but outside its state folders (the state folder and {@code .quarry}), by real
+   * paths: where a version may write, so no place for anything of sync's own.
+   */
+  public boolean isSyncedPath(Path path) throws IOException {
+    Path real = realPath(path.toAbsolutePath().normalize());
+    Path realFolder = realPath(folder);
+    return real.startsWith(realFolder) && !real.startsWith(realPath(stateFolder))
+        && !real.startsWith(realFolder.resolve(DEFAULT_STATE_FOLDER));
+  }
+
   /** The real path of the deepest part of {@code path} that exists, with the rest of it appended. */
   private static Path realPath(Path path) throws IOException {
     Path existing = path;

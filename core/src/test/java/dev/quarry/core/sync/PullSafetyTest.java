@@ -372,6 +372,19 @@ class PullSafetyTest {
   }
 
   @Test
+  void aCacheInsideTheFolderIsRefusedUnlessUnderItsStateFolder() throws Exception {
+    Manifest root = hand.tree(TreeEntry.file("a", 0444, hand.blob("a")));
+    Path target = Files.createDirectories(temp.resolve("target"));
+    Path inside = target.resolve("cache");
+    assertThatThrownBy(() -> pull(target, root.digest().text(), false, inside, false)).hasMessage("Invalid cache"
+        + " folder: " + inside + " (must not lie in the folder pulled into, unless in its state folder)");
+    assertThat(target).isEmptyDirectory();
+
+    pull(target, root.digest().text(), false, target.resolve(".quarry/cache"), false);
+    assertThat(links(target.resolve("a"))).isEqualTo(2);
+  }
+
+  @Test
   void aNameOf255BytesPushesAndPulls() throws Exception {
     String name = "n".repeat(251) + ".txt";
     Path data = Files.createDirectories(temp.resolve("data/" + "d".repeat(255)));

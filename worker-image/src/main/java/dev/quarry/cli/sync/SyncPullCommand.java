@@ -50,7 +50,7 @@ public final class SyncPullCommand implements Callable<Integer> {
 
   @Option(names = "--cache", paramLabel = "DIR", description = "A local blob cache (private, 0700): read-only"
       + " (0444) files become hard links to it when it is on the same filesystem, others copies, and blobs in it are"
-      + " never downloaded again.")
+      + " never downloaded again; not inside FOLDER, unless in its state folder.")
   Path cache;
 
   @Option(names = "--force", description = "Replace local files whose content is neither the new version's nor the"

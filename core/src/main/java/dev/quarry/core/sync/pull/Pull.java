@@ -95,6 +95,10 @@ public final class Pull {
   private SyncResult pull() throws IOException {
     FileIdentity.requireUtf8FileNames();
     String stateInside = session.stateInFolder();
+    if (options.cache() != null && session.isSyncedPath(options.cache())) {
+      throw new IllegalArgumentException("Invalid cache folder: " + options.cache().toAbsolutePath().normalize()
+          + " (must not lie in the folder pulled into, unless in its state folder)");
+    }
     IncludeFilter filter = new IncludeFilter(options.include());
     RunClock clock = new RunClock(store);
     Manifest root = session.remote().resolveVersion(options.version());
