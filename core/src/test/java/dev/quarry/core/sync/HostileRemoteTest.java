@@ -96,6 +96,16 @@ class HostileRemoteTest {
   }
 
   @Test
+  void bidirectionalOverridesInANameAreEscaped() throws Exception {
+    for (char c : new char[] {'\u202a', '\u202e', '\u2066', '\u2069'}) {
+      Manifest sub = hand.tree(TreeEntry.file(".quarry", 0644, a));
+      String name = "txt." + c + "exe";
+      assertRefused(hand.tree(TreeEntry.directory(name, 0755, sub.digest(), 1, 1)).digest(),
+          "it names txt.\\u" + String.format("%04x", (int) c) + "exe/.quarry");
+    }
+  }
+
+  @Test
   void whatACanonicalWriterWouldNotWriteIsRefused() throws Exception {
     String file = fileJson("x", "0644", a);
     assertRefused(hand.rawTree(manifestJson(file).replace("{\"format\"", "{ \"format\"")), "not canonical");
