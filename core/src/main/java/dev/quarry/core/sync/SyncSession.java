@@ -44,6 +44,41 @@ public final class SyncSession implements AutoCloseable {
     return stateFolder;
   }
 
+  /**
+   * Where the state folder lies inside the folder, as a relative path, or null when it lies outside; found by real
+   * paths (of the deepest part that exists), so a state folder named through a link is still recognised. Refuses a
+   * state folder that is the folder or holds it: every file synced would be state, and state a file synced.
+   */
+  public String stateInFolder() throws IOException {
+    Path realFolder = realPath(folder);
+    Path realState = realPath(stateFolder);
+    if (realFolder.startsWith(realState)) {
+      throw new IllegalArgumentException("Invalid state folder: " + stateFolder
+          + " (must not be the folder synced nor hold it)");
+    }
+    return realState.startsWith(realFolder) ? realFolder.relativize(realState).toString() : null;
+  }
+
+  /**
+   * Whether a path lies in the folder but outside its state folders (the state folder and {@code .quarry}), by real
+   * paths: where a version may write, so no place for anything of sync's own.
+   */
+  public boolean isSyncedPath(Path path) throws IOException {
+    Path real = realPath(path.toAbsolutePath().normalize());
+    Path realFolder = realPath(folder);
+    return real.startsWith(realFolder) && !real.startsWith(realPath(stateFolder))
+        && !real.startsWith(realFolder.resolve(DEFAULT_STATE_FOLDER));
+  }
+
+  /** The real path of the deepest part of {@code path} that exists, with the rest of it appended. */
+  private static Path realPath(Path path) throws IOException {
+    Path existing = path;
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    return existing == null ? path : existing.toRealPath().resolve(existing.relativize(path));
+  }
+
   public CasRemote remote() {
     return remote;
   }
@@ -72,9 +107,10 @@ public final class SyncSession implements AutoCloseable {
       throw new IOException("Cannot " + action + " " + folder + ": "
           + (Files.exists(folder) ? "not a folder" : "no such folder"));
     }
+    String stateInside = stateInFolder();
     long start = System.nanoTime();
     TreeScanner scanner = new TreeScanner(state(), Runtime.getRuntime().availableProcessors(),
-        new HashSet<>(List.of(stateFolder, folder.resolve(DEFAULT_STATE_FOLDER))),
+        new HashSet<>(List.of(stateFolder, folder.resolve(stateInside != null ? stateInside : DEFAULT_STATE_FOLDER))),
         line -> log("%s", line));
     LocalTree tree = scanner.scan(folder);
     log("scanned %s: %d files, %d folders, %d hashed, %.1f s", folder, tree.files(), tree.manifests().size(),

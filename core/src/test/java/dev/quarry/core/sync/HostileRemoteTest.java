@@ -65,7 +65,7 @@ class HostileRemoteTest {
     SortedMap<String, String> before = TreeSnapshot.of(target);
     assertThatThrownBy(() -> {
       try (SyncSession session = new SyncSession(target, null, remote, QUIET)) {
-        Pull.run(session, new Pull.Options(version, List.of(), true, null, false));
+        Pull.run(session, new Pull.Options(version, List.of(), true, null, true)); // the most permissive pull
       }
     }).satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n").doesNotContain("\r")
         .matches("(Cannot|Invalid) .*").contains(expected));
@@ -93,6 +93,16 @@ class HostileRemoteTest {
     assertRefused(hand.rawTree(manifestJson(fileJson("..", "0644", a), fileJson("evil\n\u001b[2J", "0644", a))),
         "Invalid entry name");
     assertRefused(hand.rawTree(manifestJson(fileJson("bad\u001b[31m/x", "0644", a))), "bad\\u001b[31m/x");
+  }
+
+  @Test
+  void bidirectionalOverridesInANameAreEscaped() throws Exception {
+    for (char c : new char[] {'\u202a', '\u202e', '\u2066', '\u2069'}) {
+      Manifest sub = hand.tree(TreeEntry.file(".quarry", 0644, a));
+      String name = "txt." + c + "exe";
+      assertRefused(hand.tree(TreeEntry.directory(name, 0755, sub.digest(), 1, 1)).digest(),
+          "it names txt.\\u" + String.format("%04x", (int) c) + "exe/.quarry");
+    }
   }
 
   @Test
@@ -153,6 +163,17 @@ class HostileRemoteTest {
   }
 
   @Test
+  void aStateFolderAtAnyDepthIsRefused() throws Exception {
+    Manifest remotes = hand.tree(TreeEntry.file("planted.db", 0644, a));
+    Manifest state = hand.tree(TreeEntry.directory("remotes", 0755, remotes.digest(), 1, 1));
+    Manifest sub = hand.tree(TreeEntry.directory(".quarry", 0755, state.digest(), 1, 1), TreeEntry.file("f", 0644, a));
+    assertRefused(hand.tree(TreeEntry.directory("sub", 0755, sub.digest(), 2, 2)).digest(),
+        "it names sub/.quarry, a sync state folder, which no version may hold at any depth");
+    Manifest deeper = hand.tree(TreeEntry.file(".quarry", 0644, a));
+    assertRefused(hand.tree(TreeEntry.directory("d", 0755, deeper.digest(), 1, 1)).digest(), "it names d/.quarry");
+  }
+
+  @Test
   @Timeout(60)
   void aManifestBombOfRepeatedChildrenFailsFast() throws Exception {
     Manifest level = hand.tree(TreeEntry.file("f", 0644, a));
@@ -172,6 +193,18 @@ class HostileRemoteTest {
           TreeEntry.directory("r", 0755, level.digest(), 0, 0));
     }
     assertRefused(level.digest(), "more paths than this JVM can hold");
+  }
+
+  @Test
+  @Timeout(60)
+  void aWideLevelOfLargeManifestsIsRefusedBeforeItIsFetched() throws Exception {
+    String[] folders = new String[16];
+    for (int i = 0; i < folders.length; i++) { // never stored: refused on what the entries declare
+      Digest large = new Digest(String.format("%064x", i + 1), 200L << 20);
+      folders[i] = dirJson("d" + (char) ('a' + i), large, 0, 0);
+    }
+    assertRefused(hand.rawTree(manifestJson(folders)), "its folders at depth 1 declare 3355443200 bytes of manifests,"
+        + " more than this JVM can read at once");
   }
 
   @Test

@@ -76,7 +76,7 @@ class PullSafetyTest {
     assertThat(mode(outside)).isEqualTo("rwx------");
     assertThat(Files.isDirectory(target.resolve("link"), LinkOption.NOFOLLOW_LINKS)).isTrue();
     assertThat(target.resolve("link/x")).hasContent("x");
-    assertThat(mode(target.resolve("link"))).isEqualTo("rwxrwxrwx");
+    assertThat(mode(target.resolve("link"))).isEqualTo(masked(0777));
   }
 
   @Test
@@ -150,6 +150,55 @@ class PullSafetyTest {
     assertThat(target.resolve("keep")).hasContent("state of another session");
   }
 
+  private SyncResult pullWithState(Path folder, Path state, String version, boolean deleteExtra) throws IOException {
+    try (SyncSession session = new SyncSession(folder, state, remote, QUIET)) {
+      return Pull.run(session, new Pull.Options(version, List.of(), deleteExtra, null, true));
+    }
+  }
+
+  @Test
+  void aStateFolderThatIsOrHoldsTheFolderIsRefused() throws Exception {
+    Manifest root = hand.tree(TreeEntry.file("a", 0644, hand.blob("a")));
+    Path target = Files.createDirectories(temp.resolve("target"));
+    assertThatThrownBy(() -> pullWithState(target, target, root.digest().text(), false)).hasMessage("Invalid state"
+        + " folder: " + target + " (must not be the folder synced nor hold it)");
+    assertThatThrownBy(() -> pullWithState(target, temp, root.digest().text(), false)).hasMessage("Invalid state"
+        + " folder: " + temp + " (must not be the folder synced nor hold it)");
+    assertThat(target).isEmptyDirectory();
+  }
+
+  @Test
+  void noVersionReplacesOrDeletesAFolderThatHoldsTheStateFolder() throws Exception {
+    Digest f = hand.blob("f");
+    Manifest sub = hand.tree(TreeEntry.file("f", 0644, f));
+    Manifest v1 = hand.tree(TreeEntry.directory("sub", 0755, sub.digest(), 1, 1));
+    Manifest subIsAFile = hand.tree(TreeEntry.file("sub", 0644, f));
+    Manifest noSub = hand.tree(TreeEntry.file("other", 0644, f));
+    Path target = temp.resolve("target");
+    Path state = target.resolve("sub/st");
+    pullWithState(target, state, v1.digest().text(), false);
+    assertThat(state.resolve("state.db")).exists();
+
+    assertThatThrownBy(() -> pullWithState(target, state, subIsAFile.digest().text(), true)).hasMessage("Cannot"
+        + " pull " + subIsAFile.digest().text() + ": it names sub as a file, but the folder's state folder lies"
+        + " under it");
+    assertThat(state.resolve("state.db")).exists();
+    pullWithState(target, state, noSub.digest().text(), true);
+    assertThat(state.resolve("state.db")).exists();
+    assertThat(target.resolve("sub/f")).doesNotExist();
+  }
+
+  @Test
+  void theStateFolderIsRecognisedThroughALinkedPath() throws Exception {
+    Manifest planted = hand.tree(TreeEntry.file("state.db", 0644, hand.blob("planted")));
+    Manifest root = hand.tree(TreeEntry.directory("st", 0755, planted.digest(), 1, 7));
+    Path target = Files.createDirectories(temp.resolve("target"));
+    Path link = Files.createSymbolicLink(temp.resolve("link"), temp);
+    assertThatThrownBy(() -> pullWithState(target, link.resolve("target/st"), root.digest().text(), false))
+        .hasMessageEndingWith("it names st, the folder's reserved state, which no version may hold");
+    assertThat(target.resolve("st/state.db")).doesNotExist();
+  }
+
   @Test
   void aBlobLargerThanItsDigestIsReadOnlyToItsDeclaredSizePlusOne() throws Exception {
     Digest claimed = Digest.of("6bytes".getBytes());
@@ -200,14 +249,139 @@ class PullSafetyTest {
     pull(target, "v1", false, cache, false);
     assertThat(TreeSnapshot.of(target)).isEqualTo(TreeSnapshot.of(data));
 
-    Files.setPosixFilePermissions(plain, PosixFilePermissions.fromString("rwxrwxr-x"));
+    Files.setPosixFilePermissions(plain, PosixFilePermissions.fromString("rwxr-xr-x")); // the umask keeps it
     Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rw-r--r--"));
     push(data, "v2");
     pull(target, "v2", false, cache, false);
     assertThat(TreeSnapshot.of(target)).isEqualTo(TreeSnapshot.of(data));
     Path blob = cache.resolve(Digest.of("same".getBytes()).hex().substring(0, 2))
         .resolve(Digest.of("same".getBytes()).hex());
-    assertThat(mode(blob)).isEqualTo("rw-r--r--");
+    assertThat(mode(blob)).as("no pull changes a cached blob's mode").isEqualTo("r--r--r--");
+  }
+
+  private static int links(Path path) throws IOException {
+    return (Integer) Files.getAttribute(path, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
+  }
+
+  @Test
+  void theCacheIsPrivateAndOnlyReadOnlyFilesShareItsInodes() throws Exception {
+    Digest same = hand.blob("same");
+    Manifest a = hand.tree(TreeEntry.file("data", 0644, same));
+    Manifest root = hand.tree(TreeEntry.directory("A", 0755, a.digest(), 1, 4),
+        TreeEntry.directory("B", 0755, a.digest(), 1, 4), TreeEntry.file("ro", 0444, same),
+        TreeEntry.file("secret", 0600, same));
+    Path target = temp.resolve("target");
+    Path cache = temp.resolve("cache");
+    pull(target, root.digest().text(), false, cache, false);
+
+    Path blob = cache.resolve(same.hex().substring(0, 2)).resolve(same.hex());
+    assertThat(List.of(mode(cache), mode(blob.getParent()), mode(cache.resolve("tmp"))))
+        .containsOnly("rwx------");
+    assertThat(mode(blob)).isEqualTo("r--r--r--");
+    assertThat(links(target.resolve("ro"))).as("read-only: linked").isEqualTo(2);
+    assertThat(List.of(links(target.resolve("A/data")), links(target.resolve("B/data")),
+        links(target.resolve("secret")))).as("writable: copied").containsOnly(1);
+    assertThat(mode(target.resolve("secret"))).isEqualTo("rw-------");
+    Files.writeString(target.resolve("A/data"), "edited", java.nio.file.StandardOpenOption.APPEND);
+    assertThat(target.resolve("B/data")).hasContent("same");
+    assertThat(blob).hasContent("same");
+  }
+
+  /** The umask of this process, as the shell it starts reports it (a child inherits it). */
+  private static int umask() throws Exception {
+    Process shell = new ProcessBuilder("sh", "-c", "umask").start();
+    String octal = new String(shell.getInputStream().readAllBytes()).trim();
+    assertThat(shell.waitFor()).isZero();
+    return Integer.parseInt(octal, 8);
+  }
+
+  private static String masked(int mode) throws Exception {
+    return PosixFilePermissions.toString(dev.quarry.core.sync.local.FileIdentity.permissionSet(mode & ~umask()));
+  }
+
+  @Test
+  void remoteModesAreMaskedByTheUmask() throws Exception {
+    Manifest open = hand.tree(TreeEntry.file("w", 0666, hand.blob("w")), TreeEntry.file("x", 0777, hand.blob("x")));
+    Manifest root = hand.tree(TreeEntry.directory("open", 0777, open.digest(), 2, 2));
+    Path target = temp.resolve("target");
+    pull(target, root.digest().text());
+    assertThat(umask() & 022).as("the test runs with a umask that clears group/other write").isNotZero();
+    assertThat(List.of(mode(target.resolve("open")), mode(target.resolve("open/w")), mode(target.resolve("open/x"))))
+        .containsExactly(masked(0777), masked(0666), masked(0777));
+    var pulled = TreeSnapshot.of(target);
+    pull(target, root.digest().text());
+    assertThat(TreeSnapshot.of(target)).as("a masked mode is already right").isEqualTo(pulled);
+  }
+
+  @Test
+  void aReadOnlyFolderIsWritableByItsOwnerWhileAPullWritesIntoItAndReadOnlyAfter() throws Exception {
+    Digest a = hand.blob("a");
+    Digest b = hand.blob("b");
+    Manifest ro1 = hand.tree(TreeEntry.file("a", 0444, a));
+    Manifest v1 = hand.tree(TreeEntry.directory("ro", 0555, ro1.digest(), 1, 1));
+    Manifest ro2 = hand.tree(TreeEntry.file("a", 0444, a), TreeEntry.file("b", 0444, b));
+    Manifest v2 = hand.tree(TreeEntry.directory("ro", 0555, ro2.digest(), 2, 2));
+    Path target = temp.resolve("target");
+    pull(target, v1.digest().text());
+    assertThat(mode(target.resolve("ro"))).isEqualTo("r-xr-xr-x");
+
+    // Root ignores modes, so what a user's pull needs is seen from inside: the mode while b is written.
+    List<String> modesWhileWriting = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var watching = new DelegatingStore(remote.store()) {
+      @Override
+      void before(String kind, String key) throws IOException {
+        if (key.endsWith(b.hex())) {
+          modesWhileWriting.add(mode(target.resolve("ro")));
+        }
+      }
+    };
+    try (SyncSession session = new SyncSession(target, null, new CasRemote(watching, "cas", 4), QUIET)) {
+      Pull.run(session, new Pull.Options(v2.digest().text(), List.of(), false, null, false));
+    }
+    assertThat(modesWhileWriting).containsExactly("r-xr-xr-x".replaceFirst("r-x", "rwx"));
+    assertThat(mode(target.resolve("ro"))).isEqualTo("r-xr-xr-x");
+    assertThat(target.resolve("ro/b")).hasContent("b");
+  }
+
+  @Test
+  void aLocalFileThatCannotBeCheckedStopsThePullBeforeAnythingIsWritten() throws Exception {
+    // Folders deeper than PATH_MAX (4096 bytes) exist locally: a path under them cannot be looked at (ENAMETOOLONG).
+    String name = "d".repeat(250);
+    Digest f = hand.blob("f");
+    Manifest level = hand.tree(TreeEntry.file("f", 0640, f));
+    for (int i = 0; i < 17; i++) {
+      level = hand.tree(TreeEntry.directory(name, 0755, level.digest(), 1, 1));
+    }
+    Manifest root = hand.tree(TreeEntry.directory("deep", 0755, level.digest(), 1, 1),
+        TreeEntry.file("other", 0644, f));
+    Path target = Files.createDirectories(temp.resolve("target"));
+    Process mkdirs = new ProcessBuilder("python3", "-c", "import os\nos.chdir('" + target + "')\n"
+        + "for n in ['deep'] + ['" + name + "'] * 17:\n  os.mkdir(n)\n  os.chdir(n)").start();
+    assertThat(mkdirs.waitFor()).isZero();
+
+    try {
+      assertThatThrownBy(() -> pull(target, root.digest().text()))
+          .hasMessageStartingWith("Cannot pull " + root.digest().text() + ": 1 local files could not be checked"
+              + " against the version (first: deep/" + name.substring(0, 10))
+          .hasMessageContaining(", mode 0640: File name too long); nothing was written")
+          .hasMessageNotContaining("File[").hasMessageNotContaining("\n");
+      assertThat(target.resolve("other")).doesNotExist();
+    } finally {
+      assertThat(new ProcessBuilder("rm", "-rf", target.resolve("deep").toString()).start().waitFor()).isZero();
+    }
+  }
+
+  @Test
+  void aCacheInsideTheFolderIsRefusedUnlessUnderItsStateFolder() throws Exception {
+    Manifest root = hand.tree(TreeEntry.file("a", 0444, hand.blob("a")));
+    Path target = Files.createDirectories(temp.resolve("target"));
+    Path inside = target.resolve("cache");
+    assertThatThrownBy(() -> pull(target, root.digest().text(), false, inside, false)).hasMessage("Invalid cache"
+        + " folder: " + inside + " (must not lie in the folder pulled into, unless in its state folder)");
+    assertThat(target).isEmptyDirectory();
+
+    pull(target, root.digest().text(), false, target.resolve(".quarry/cache"), false);
+    assertThat(links(target.resolve("a"))).isEqualTo(2);
   }
 
   @Test
@@ -245,6 +419,46 @@ class PullSafetyTest {
 
     pull(target, "latest", false, null, true);
     assertThat(TreeSnapshot.of(target)).isEqualTo(TreeSnapshot.of(data));
+  }
+
+  @Test
+  void aLocalEditIsNeverReplacedByALinkWithoutForce() throws Exception {
+    Manifest v1 = hand.tree(TreeEntry.file("x", 0644, hand.blob("x1")));
+    Manifest v4 = hand.tree(TreeEntry.symlink("newfile", "x"), TreeEntry.symlink("x", "/elsewhere"));
+    Path target = temp.resolve("target");
+    pull(target, v1.digest().text());
+    Files.writeString(target.resolve("x"), "my edit");
+    Files.writeString(target.resolve("newfile"), "made by hand");
+    var before = TreeSnapshot.of(target);
+
+    assertThatThrownBy(() -> pull(target, v4.digest().text())).hasMessage("Cannot pull " + v4.digest().text()
+        + ": 2 local files differ from both the version they came from and the new one: newfile, x (pull with"
+        + " --force to replace them)");
+    assertThat(TreeSnapshot.of(target)).isEqualTo(before);
+
+    pull(target, v4.digest().text(), false, null, true);
+    assertThat(Files.readSymbolicLink(target.resolve("x"))).hasToString("/elsewhere");
+  }
+
+  @Test
+  void deleteExtraNeverDeletesALocalEditWithoutForce() throws Exception {
+    Digest x = hand.blob("x");
+    Manifest v1 = hand.tree(TreeEntry.file("x", 0644, x), TreeEntry.file("y", 0644, hand.blob("y")),
+        TreeEntry.file("z", 0644, hand.blob("z")));
+    Manifest v2 = hand.tree(TreeEntry.file("x", 0644, x));
+    Path target = temp.resolve("target");
+    pull(target, v1.digest().text());
+    Files.writeString(target.resolve("y"), "my edit");
+    var before = TreeSnapshot.of(target);
+
+    assertThatThrownBy(() -> pull(target, v2.digest().text(), true, null, false)).hasMessage("Cannot pull "
+        + v2.digest().text() + ": --delete-extra would delete 1 local files that differ from the version they came"
+        + " from: y (pull with --force to delete them)");
+    assertThat(TreeSnapshot.of(target)).isEqualTo(before);
+
+    pull(target, v2.digest().text(), true, null, true);
+    assertThat(target.resolve("y")).doesNotExist();
+    assertThat(target.resolve("z")).doesNotExist();
   }
 
   @Test

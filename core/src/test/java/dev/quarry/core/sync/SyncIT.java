@@ -132,7 +132,7 @@ class SyncIT {
     assertThat(pulled.transferred().objects()).as("100 distinct small contents, the unicode, sparse, tool, ...")
         .isEqualTo(pushed.missingRemote().objects() - 6 /* manifests */);
     assertThat(Files.getAttribute(copy.resolve("images/train/1.txt"), "unix:nlink"))
-        .as("a hard link to the cache").isEqualTo(3);
+        .as("writable (0644): a copy, never a link to the cache").isEqualTo(1);
 
     SyncResult again = pull(copy, "latest", List.of(), false, cache);
     assertThat(again.transferred().objects()).isZero();
@@ -245,7 +245,11 @@ class SyncIT {
 
     pull(temp.resolve("copy"), "latest", List.of("a/**"), false, null);
     assertThat(copy.resolve("extra.txt")).exists();
-    pull(temp.resolve("copy"), "latest", List.of("a/**"), true, null);
+    assertThatThrownBy(() -> pull(temp.resolve("copy"), "latest", List.of("a/**"), true, null))
+        .hasMessageContaining("--delete-extra would delete 1 local files").hasMessageContaining(": a/extra.txt");
+    try (SyncSession session = session(temp.resolve("copy"))) {
+      Pull.run(session, new Pull.Options("latest", List.of("a/**"), true, null, true)); // made by hand: forced
+    }
     assertThat(copy.resolve("extra.txt")).doesNotExist();
     assertThat(copy.resolve("keep.txt")).hasContent("keep");
     assertThat(temp.resolve("copy/b/outside.txt")).as("not within the included paths").exists();

@@ -45,16 +45,17 @@ public final class SyncPullCommand implements Callable<Integer> {
   List<String> include = new ArrayList<>();
 
   @Option(names = "--delete-extra", description = "Delete files in the folder (within the included paths) that are"
-      + " not in the version.")
+      + " not in the version; a local edit or a file never synced is deleted only with --force.")
   boolean deleteExtra;
 
-  @Option(names = "--cache", paramLabel = "DIR", description = "A local blob cache: files become hard links to it"
-      + " when it is on the same filesystem and their mode is the cached blob's, and blobs in it are never downloaded"
-      + " again.")
+  @Option(names = "--cache", paramLabel = "DIR", description = "A local blob cache (private, 0700): read-only"
+      + " (0444) files become hard links to it when it is on the same filesystem, others copies, and blobs in it are"
+      + " never downloaded again; not inside FOLDER, unless in its state folder.")
   Path cache;
 
   @Option(names = "--force", description = "Replace local files whose content is neither the new version's nor the"
-      + " one last pulled or pushed (local edits); without it the pull refuses and names them.")
+      + " one last pulled or pushed (local edits), by a file, a link or --delete-extra; without it the pull refuses"
+      + " and names them.")
   boolean force;
 
   @Override

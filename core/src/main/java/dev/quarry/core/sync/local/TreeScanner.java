@@ -46,6 +46,8 @@ import java.util.function.Consumer;
  */
 public final class TreeScanner {
   private static final int BUFFER_BYTES = 1 << 20;
+  /** A name left out at every depth: the state folder of this or of a nested sync root, which no version may hold. */
+  private static final String STATE_FOLDER_NAME = ".quarry";
 
   private final StateDatabase state;
   private final int hashThreads;
@@ -181,7 +183,7 @@ public final class TreeScanner {
     List<WalkTask> subfolders = new ArrayList<>();
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
       for (Path path : entries) {
-        if (excluded.contains(path)) {
+        if (excluded.contains(path) || path.getFileName().toString().equals(STATE_FOLDER_NAME)) {
           continue;
         }
         String childName = path.getFileName().toString();

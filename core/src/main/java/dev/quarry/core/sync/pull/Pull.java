@@ -2,6 +2,7 @@ package dev.quarry.core.sync.pull;
 
 import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.fs.ConfinedFolder;
+import dev.quarry.core.fs.Umask;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.sync.Amount;
@@ -52,8 +53,8 @@ import java.util.stream.Stream;
  * created or chmod-ed through a symbolic link. Every downloaded byte is hashed and checked against its digest before
  * it becomes visible; files appear by atomic rename, so a reader sees the old file or the new one, never a part.
  * Files already right are left alone; a local edit (a file that is neither the new content nor the one last synced)
- * is replaced only when forced. With a local cache on the same filesystem, files are hard links to cached blobs where
- * their modes agree, else copies. Local files not in the version are deleted only when asked.
+ * is replaced only when forced. With a local cache on the same filesystem, read-only files are hard links to cached
+ * blobs, others copies. Local files not in the version are deleted only when asked.
  */
 public final class Pull {
   private static final int SAMPLES = 10;
@@ -77,6 +78,9 @@ public final class Pull {
   private final Map<String, FileState> pulled = new ConcurrentHashMap<>();
   private final AtomicLong alreadyThere = new AtomicLong();
   private final ConfinedFolder target;
+  /** Folders given their owner's write bit for this pull, with the permissions to give back at its end. */
+  private final Map<Path, Set<PosixFilePermission>> opened = new ConcurrentHashMap<>();
+  private final Set<String> writable = ConcurrentHashMap.newKeySet();
 
   private Pull(SyncSession session, Options options) {
     this.session = session;
@@ -91,15 +95,21 @@ public final class Pull {
 
   private SyncResult pull() throws IOException {
     FileIdentity.requireUtf8FileNames();
+    String stateInside = session.stateInFolder();
+    if (options.cache() != null && session.isSyncedPath(options.cache())) {
+      throw new IllegalArgumentException("Invalid cache folder: " + options.cache().toAbsolutePath().normalize()
+          + " (must not lie in the folder pulled into, unless in its state folder)");
+    }
     IncludeFilter filter = new IncludeFilter(options.include());
     RunClock clock = new RunClock(store);
     Manifest root = session.remote().resolveVersion(options.version());
-    Selection selection = Selection.of(session.remote(), root, filter, options.version(), reservedPaths());
+    Selection selection = Selection.of(session.remote(), root, filter, options.version(), reservedPaths(stateInside));
     session.log("pull: %s selects %d files (%d bytes) in %d folders; read %d manifests", options.version(),
         selection.files().size(), selection.bytes(), selection.folders().size(), selection.manifestsRead());
     Files.createDirectories(session.folder());
     StateDatabase state = session.state();
     Map<String, FileState> known = state.load(session.folder());
+    List<Path> extra = options.deleteExtra() ? extraPaths(selection, filter, known, stateInside) : List.of();
     List<Selection.File> toWrite = filesToWrite(selection.files(), selection.links(), known);
     Map<Digest, List<Selection.File>> byDigest = toWrite.stream()
         .collect(Collectors.groupingBy(Selection.File::digest, HashMap::new, Collectors.toList()));
@@ -121,9 +131,10 @@ public final class Pull {
     progress.print(true);
     writeLinks(selection.links());
     if (failures.isEmpty()) {
-      if (options.deleteExtra()) {
-        deleteExtra(selection, filter);
-      }
+      deleteExtra(extra);
+    }
+    closeOpened();
+    if (failures.isEmpty()) {
       applyFolderModes(selection.folders());
     } else {
       target.deleteEmptyCreated(); // a failed pull adds no empty folders; what it wrote stays, verified
@@ -142,12 +153,24 @@ public final class Pull {
   }
 
   /** Relative paths no version may write: the default state folder, and the state folder if it is inside. */
-  private Set<String> reservedPaths() {
+  private static Set<String> reservedPaths(String stateInside) {
     Set<String> reserved = new HashSet<>(Set.of(SyncSession.DEFAULT_STATE_FOLDER));
-    if (session.stateFolder().startsWith(session.folder()) && !session.stateFolder().equals(session.folder())) {
-      reserved.add(session.folder().relativize(session.stateFolder()).toString());
+    if (stateInside != null) {
+      reserved.add(stateInside);
     }
     return reserved;
+  }
+
+  /**
+   * Whether a relative path is, holds or lies in a state folder: the state folder, a folder on its way, or a
+   * {@code .quarry} at any depth (the state of a nested sync root). --delete-extra never deletes these.
+   */
+  private static boolean isStateOrHoldsIt(String relative, String stateInside) {
+    if (("/" + relative + "/").contains("/" + SyncSession.DEFAULT_STATE_FOLDER + "/")) {
+      return true;
+    }
+    return stateInside != null && (relative.equals(stateInside) || relative.startsWith(stateInside + "/")
+        || stateInside.startsWith(relative + "/"));
   }
 
   /**
@@ -163,7 +186,7 @@ public final class Pull {
     Map<Selection.File, FileIdentity> modesToFix = new ConcurrentHashMap<>();
     Set<String> edited = ConcurrentHashMap.newKeySet();
     Set<String> blocked = ConcurrentHashMap.newKeySet();
-    forEach(files, file -> {
+    Map<Selection.File, Exception> unchecked = check(files, file -> {
       ConfinedFolder.Way way = target.wayTo(file.path());
       if (way != ConfinedFolder.Way.CLEAR) {
         if (way == ConfinedFolder.Way.BLOCKED && !options.deleteExtra()) {
@@ -192,7 +215,7 @@ public final class Pull {
           ? state.digest() : identity.size() == file.digest().size() ? Digest.ofFile(path) : null;
       if (file.digest().equals(local)) {
         alreadyThere.incrementAndGet();
-        if (identity.permissions() != file.mode()) {
+        if (identity.permissions() != Umask.apply(file.mode())) {
           modesToFix.put(file, identity);
         } else {
           pulled.put(path.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(),
@@ -205,9 +228,21 @@ public final class Pull {
       }
       toWrite.add(file);
     });
+    if (!unchecked.isEmpty()) {
+      var first = unchecked.entrySet().stream().min(Map.Entry.comparingByKey(
+          Comparator.comparing(Selection.File::path))).orElseThrow();
+      Exception e = first.getValue();
+      String reason = e instanceof FileSystemException f && f.getReason() != null ? f.getReason() : e.getMessage();
+      throw new IOException("Cannot pull " + options.version() + ": " + unchecked.size() + " local files could not"
+          + " be checked against the version (first: " + TreeEntry.printable(first.getKey().path()) + ", mode "
+          + String.format("%04o", first.getKey().mode()) + ": " + reason + "); nothing was written");
+    }
     for (Selection.Link link : links) {
       if (!options.deleteExtra() && isBlocked(link.path())) {
         blocked.add(link.path());
+      }
+      if (!options.force() && isEditedFile(link.path(), known)) {
+        edited.add(link.path());
       }
     }
     if (!edited.isEmpty()) {
@@ -224,6 +259,21 @@ public final class Pull {
       fixMode(fix.getKey(), fix.getValue(), toWrite);
     }
     return toWrite;
+  }
+
+  /** Whether a local file that a link of the version would replace is a local edit (not as last synced). */
+  private boolean isEditedFile(String relative, Map<String, FileState> known) throws IOException {
+    if (target.wayTo(relative) != ConfinedFolder.Way.CLEAR) {
+      return false;
+    }
+    Path path = target.resolve(relative);
+    FileIdentity identity;
+    try {
+      identity = FileIdentity.of(path);
+    } catch (NoSuchFileException e) {
+      return false;
+    }
+    return identity.isRegularFile() && !isSynced(path, identity, known.get(path.toString()), null);
   }
 
   /** Whether a local folder stands where a link goes, or a file where a folder of its way goes. */
@@ -262,7 +312,7 @@ public final class Pull {
       toWrite.add(file);
       return;
     }
-    Files.setPosixFilePermissions(path, FileIdentity.permissionSet(file.mode()));
+    Files.setPosixFilePermissions(path, FileIdentity.permissionSet(Umask.apply(file.mode())));
     pulled.put(path.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(),
         file.digest(), true));
   }
@@ -270,7 +320,8 @@ public final class Pull {
   /**
    * Writes one content at every path that wants it. Without a cache the blob is downloaded straight into the first
    * path's temporary sibling and the other paths are copies of the first; with a cache, into the cache, and every
-   * path whose mode is the cached blob's is a hard link to it (others are copies: linked names share one mode). A
+   * path whose mode is the cached blob's, read-only, is a hard link to it (others are copies: linked names share one
+   * mode and one content, so a writable file is never linked). A
    * download that fails fails all of the content's paths at once.
    */
   private void writeGroup(Digest digest, List<Selection.File> files, boolean download, BlobCache cache,
@@ -279,7 +330,7 @@ public final class Pull {
     if (download && cache != null) {
       Path temp = cache.tempFolder().resolve(UUID.randomUUID() + ".part");
       try {
-        downloadTo(temp, digest, FileIdentity.permissionSet(0644), progress);
+        downloadTo(temp, digest, FileIdentity.permissionSet(0600), progress);
         cache.adopt(digest, temp);
       } catch (IOException e) {
         files.forEach(file -> failures.put(file.path(), e));
@@ -290,14 +341,15 @@ public final class Pull {
     Path first = null;
     for (Selection.File file : files) {
       Path staged = null;
-      Set<PosixFilePermission> permissions = FileIdentity.permissionSet(file.mode());
+      int mode = Umask.apply(file.mode());
+      Set<PosixFilePermission> permissions = FileIdentity.permissionSet(mode);
       try {
-        Path path = target.parentReady(file.path(), options.deleteExtra());
+        Path path = writableParentReady(file.path());
         staged = stagedSibling(path);
         if (digest.isEmpty()) {
           Files.createFile(staged, PosixFilePermissions.asFileAttribute(permissions));
         } else if (cached != null) {
-          linkOrCopy(cached, staged, cachedMode == file.mode());
+          linkOrCopy(cached, staged, cachedMode == mode && mode == BlobCache.BLOB_MODE);
         } else if (first != null) {
           Files.copy(first, staged);
         } else {
@@ -308,7 +360,7 @@ public final class Pull {
             return;
           }
         }
-        publish(staged, path, file.mode(), digest);
+        publish(staged, path, mode, digest);
         first = first != null ? first : path;
       } catch (IOException e) {
         if (staged != null) {
@@ -317,6 +369,52 @@ public final class Pull {
         failures.put(file.path(), e);
       }
     }
+  }
+
+  /**
+   * Makes {@code relative}'s parent a real folder, as {@link ConfinedFolder#parentReady}, and every folder on its way
+   * writable by its owner, one at a time before the next is created in it: a folder a version made read-only (0555)
+   * would block every later pull into it. {@link #closeOpened} gives the folders their permissions back.
+   */
+  private Path writableParentReady(String relative) throws IOException {
+    int slash = relative.lastIndexOf('/');
+    String parent = slash < 0 ? "" : relative.substring(0, slash);
+    if (!parent.isEmpty() && !writable.contains(parent)) {
+      for (int next = parent.indexOf('/'); ; next = parent.indexOf('/', next + 1)) {
+        String folder = next < 0 ? parent : parent.substring(0, next);
+        if (!writable.contains(folder)) {
+          openForWriting(target.folder(folder, options.deleteExtra()));
+          writable.add(folder);
+        }
+        if (next < 0) {
+          break;
+        }
+      }
+    }
+    return target.parentReady(relative, options.deleteExtra());
+  }
+
+  private synchronized void openForWriting(Path folder) throws IOException {
+    Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(folder, LinkOption.NOFOLLOW_LINKS);
+    if (!permissions.contains(PosixFilePermission.OWNER_WRITE)
+        || !permissions.contains(PosixFilePermission.OWNER_EXECUTE)) {
+      opened.putIfAbsent(folder, Set.copyOf(permissions));
+      Set<PosixFilePermission> open = java.util.EnumSet.copyOf(permissions);
+      open.add(PosixFilePermission.OWNER_WRITE);
+      open.add(PosixFilePermission.OWNER_EXECUTE);
+      Files.setPosixFilePermissions(folder, open);
+    }
+  }
+
+  /** Gives the folders opened for writing their permissions back (those still there, still folders). */
+  private void closeOpened() throws IOException {
+    for (Map.Entry<Path, Set<PosixFilePermission>> folder : opened.entrySet()) {
+      if (Files.isDirectory(folder.getKey(), LinkOption.NOFOLLOW_LINKS)) {
+        Files.setPosixFilePermissions(folder.getKey(), folder.getValue());
+      }
+    }
+    opened.clear();
+    writable.clear();
   }
 
   /** Downloads a blob into a new file, hashing every byte; deletes the file unless it matches its digest. */
@@ -351,7 +449,7 @@ public final class Pull {
   }
 
   /**
-   * Gives a finished file its mode, if the umask took bits away (a linked file has it already, so a link's mode is
+   * Gives a finished file its mode (the version's less the umask), if creating it took other bits away (a linked file has it already, so a link's mode is
    * never changed), and renames it over its target.
    */
   private void publish(Path staged, Path path, int mode, Digest digest) throws IOException {
@@ -413,7 +511,7 @@ public final class Pull {
   private void writeLinks(List<Selection.Link> links) {
     for (Selection.Link link : links) {
       try {
-        Path path = target.parentReady(link.path(), options.deleteExtra());
+        Path path = writableParentReady(link.path());
         if (Files.isSymbolicLink(path) && Files.readSymbolicLink(path).toString().equals(link.target())) {
           continue;
         }
@@ -426,7 +524,13 @@ public final class Pull {
     }
   }
 
-  private void deleteExtra(Selection selection, IncludeFilter filter) throws IOException {
+  /**
+   * The local paths within the included ones that the version lacks, deepest first; the state folders are never
+   * among them. Refuses, before anything is changed, when one is a local edit (a file not as last synced), unless
+   * forced: --delete-extra deletes what a pull or push put there, not a person's work.
+   */
+  private List<Path> extraPaths(Selection selection, IncludeFilter filter, Map<String, FileState> known,
+      String stateInside) throws IOException {
     Set<String> wanted = new HashSet<>();
     selection.files().forEach(file -> wanted.add(file.path()));
     selection.links().forEach(link -> wanted.add(link.path()));
@@ -439,17 +543,34 @@ public final class Pull {
     Path root = session.folder();
     List<Path> extra;
     try (Stream<Path> walk = Files.walk(root)) {
-      Path defaultState = root.resolve(SyncSession.DEFAULT_STATE_FOLDER);
-      extra = walk.filter(path -> !path.equals(root) && !path.startsWith(session.stateFolder())
-              && !path.startsWith(defaultState))
+      extra = walk.filter(path -> !path.equals(root))
           .filter(path -> {
             String relative = root.relativize(path).toString();
-            return !wanted.contains(relative) && filter.matches(relative);
+            return !wanted.contains(relative) && filter.matches(relative) && !isStateOrHoldsIt(relative, stateInside);
           })
           .sorted(Comparator.reverseOrder()).toList();
     }
+    if (!options.force()) {
+      Set<String> edited = new HashSet<>();
+      for (Path path : extra) {
+        FileIdentity identity = FileIdentity.of(path);
+        if (identity.isRegularFile() && !isSynced(path, identity, known.get(path.toString()), null)) {
+          edited.add(root.relativize(path).toString());
+        }
+      }
+      if (!edited.isEmpty()) {
+        throw new IllegalStateException("Cannot pull " + options.version() + ": --delete-extra would delete "
+            + edited.size() + " local files that differ from the version they came from: " + listed(edited)
+            + " (pull with --force to delete them)");
+      }
+    }
+    return extra;
+  }
+
+  private void deleteExtra(List<Path> extra) throws IOException {
     for (Path path : extra) {
       if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+        writableParentReady(session.folder().relativize(path).toString());
         deleteTree(path);
       }
     }
@@ -458,11 +579,14 @@ public final class Pull {
     }
   }
 
-  /** Creates the version's folders (empty ones too) and gives them their modes; each is a real folder, not a link. */
+  /**
+   * Creates the version's folders (empty ones too) and gives them their modes less the umask; each is a real folder,
+   * not a link.
+   */
   private void applyFolderModes(List<Selection.Folder> folders) throws IOException {
     for (Selection.Folder folder : folders) {
       Path path = target.folder(folder.path(), options.deleteExtra());
-      Files.setPosixFilePermissions(path, FileIdentity.permissionSet(folder.mode()));
+      Files.setPosixFilePermissions(path, FileIdentity.permissionSet(Umask.apply(folder.mode())));
     }
   }
 
@@ -489,6 +613,17 @@ public final class Pull {
       }
     } else {
       Files.deleteIfExists(path);
+    }
+  }
+
+  /** Runs a check for every file, in parallel; returns the files whose check failed, with why. */
+  private Map<Selection.File, Exception> check(List<Selection.File> files, InFlight.Task<Selection.File> task)
+      throws IOException {
+    try {
+      return InFlight.forEach(files, session.remote().inFlight(), task);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Interrupted while pulling");
     }
   }
 

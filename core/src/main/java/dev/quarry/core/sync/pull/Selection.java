@@ -1,11 +1,14 @@
 package dev.quarry.core.sync.pull;
 
+import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.cas.Digest;
+import dev.quarry.core.sync.cas.EntryType;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.remote.CasRemote;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,12 +17,19 @@ import java.util.Set;
  * The part of a version a pull writes: its folders, files and links by relative path. Built by fetching manifests
  * top-down, only those of folders the include patterns can reach, and checked whole before anything is written: every
  * folder's manifest must hold the files and bytes its parent declares for it, no path may be the folder's reserved
- * state, and the paths must fit in memory (a "bomb" of manifests that name one child many times declares its
+ * state nor a {@code .quarry} at any depth (as git refuses {@code .git}), a level's manifests are fetched only when
+ * the bytes their digests declare fit in memory (so a wide fan-out of large manifests is refused before it is read),
+ * and the paths must fit in memory (a "bomb" of manifests that name one child many times declares its
  * expansion, or is stopped while it is walked).
  */
 record Selection(List<Folder> folders, List<File> files, List<Link> links, long manifestsRead) {
   /** What a selected path costs in memory, about, through the pull: its path, digest, states and records. */
   private static final long BYTES_PER_PATH = 1024;
+  /**
+   * The share of the heap a level's manifests may take as bytes: a decoded manifest takes about twice its bytes, and
+   * a level's manifests are all held while their entries are walked.
+   */
+  private static final long HEAP_PER_MANIFEST_BYTE = 8;
 
   record Folder(String path, int mode) {}
 
@@ -38,13 +48,14 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
   static Selection of(CasRemote remote, Manifest root, IncludeFilter filter, String version, Set<String> reserved)
       throws IOException {
     long maxPaths = Runtime.getRuntime().maxMemory() / BYTES_PER_PATH;
+    long maxLevelBytes = Runtime.getRuntime().maxMemory() / HEAP_PER_MANIFEST_BYTE;
     List<Folder> folders = new ArrayList<>();
     List<File> files = new ArrayList<>();
     List<Link> links = new ArrayList<>();
     long read = 1;
     long paths = 0;
     List<Pending> level = List.of(new Pending("", root));
-    while (!level.isEmpty()) {
+    for (int depth = 1; !level.isEmpty(); depth++) {
       List<Subfolder> subfolders = new ArrayList<>();
       long declared = 0;
       for (Pending pending : level) {
@@ -58,6 +69,15 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
           if (reserved.contains(path)) {
             throw refused(version, "it names " + TreeEntry.printable(path)
                 + ", the folder's reserved state, which no version may hold");
+          }
+          if (entry.type() != EntryType.DIRECTORY && reserved.stream().anyMatch(r -> r.startsWith(path + "/"))) {
+            throw refused(version, "it names " + TreeEntry.printable(path) + " as a "
+                + (entry.type() == EntryType.FILE ? "file" : "symbolic link")
+                + ", but the folder's state folder lies under it");
+          }
+          if (entry.name().equals(SyncSession.DEFAULT_STATE_FOLDER)) {
+            throw refused(version, "it names " + TreeEntry.printable(path)
+                + ", a sync state folder, which no version may hold at any depth");
           }
           switch (entry.type()) {
             case FILE -> {
@@ -84,8 +104,15 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
         throw refused(version, "it declares up to " + upTo + " files, more paths than this JVM can hold (at most "
             + maxPaths + "; pull part of it with --include, or give the JVM more memory)");
       }
-      Map<Digest, Manifest> fetched =
-          remote.fetchManifests(subfolders.stream().map(subfolder -> subfolder.entry().digest()).toList());
+      Set<Digest> toFetch = new HashSet<>();
+      subfolders.forEach(subfolder -> toFetch.add(subfolder.entry().digest()));
+      long levelBytes = toFetch.stream().mapToLong(Digest::size).reduce(0, Selection::saturatedSum);
+      if (levelBytes > maxLevelBytes) {
+        throw refused(version, "its folders at depth " + depth + " declare " + levelBytes + " bytes of manifests, more"
+            + " than this JVM can read at once (at most " + maxLevelBytes + "; pull part of it with --include, or give"
+            + " the JVM more memory)");
+      }
+      Map<Digest, Manifest> fetched = remote.fetchManifests(toFetch);
       read += fetched.size();
       List<Pending> next = new ArrayList<>();
       for (Subfolder subfolder : subfolders) {

@@ -64,6 +64,20 @@ class TreeScannerTest {
   }
 
   @Test
+  void theStateFolderOfANestedSyncRootIsLeftOut() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("data"));
+    Files.createDirectories(data.resolve("sub/.quarry/remotes"));
+    Files.writeString(data.resolve("sub/.quarry/remotes/planted.db"), "state");
+    Files.writeString(data.resolve("sub/f"), "f");
+    try (StateDatabase state = StateDatabase.open(temp.resolve("state.db"))) {
+      LocalTree tree = new TreeScanner(state, 1, Set.of(), line -> {}).scan(data);
+      assertThat(tree.files()).isEqualTo(1);
+      assertThat(tree.manifests().values()).noneMatch(manifest -> manifest.entries().stream()
+          .anyMatch(entry -> entry.name().equals(".quarry")));
+    }
+  }
+
+  @Test
   void aMissingFolderIsAClearError() throws Exception {
     try (StateDatabase state = StateDatabase.open(temp.resolve("state.db"))) {
       assertThatThrownBy(() -> new TreeScanner(state, 1, Set.of(), line -> {}).scan(temp.resolve("nope")))
