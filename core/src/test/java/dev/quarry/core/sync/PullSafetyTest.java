@@ -113,13 +113,38 @@ class PullSafetyTest {
     Path target = Files.createDirectories(temp.resolve("target"));
     Files.writeString(target.resolve("x"), "a local file");
     var before = TreeSnapshot.of(target);
-    assertThatThrownBy(() -> pull(target, root.digest().text())).hasMessageEndingWith("in the way: x/f (pull with"
+    assertThatThrownBy(() -> pull(target, root.digest().text())).hasMessageEndingWith("in the way: x, x/f (pull with"
         + " --delete-extra to replace them)");
     assertThat(TreeSnapshot.of(target)).isEqualTo(before);
 
-    pull(target, root.digest().text(), true, null, false);
+    assertThatThrownBy(() -> pull(target, root.digest().text(), true, null, false)).hasMessage("Cannot pull "
+        + root.digest().text() + ": 1 local files differ from both the version they came from and the new one: x"
+        + " (pull with --force to replace them)");
+    assertThat(TreeSnapshot.of(target)).isEqualTo(before);
+
+    pull(target, root.digest().text(), true, null, true);
     assertThat(target.resolve("x/f")).hasContent("f");
     assertThat(target.resolve("y")).hasContent("y");
+  }
+
+  @Test
+  void aLocalEditWhereTheVersionHasAnEmptyFolderIsReplacedOnlyWithDeleteExtraAndForce() throws Exception {
+    Manifest empty = hand.tree();
+    Manifest root = hand.tree(TreeEntry.directory("e", 0755, empty.digest(), 0, 0),
+        TreeEntry.file("y", 0644, hand.blob("y")));
+    Path target = Files.createDirectories(temp.resolve("target"));
+    Files.writeString(target.resolve("e"), "a local file");
+    var before = TreeSnapshot.of(target);
+
+    assertThatThrownBy(() -> pull(target, root.digest().text())).hasMessageEndingWith("in the way: e (pull with"
+        + " --delete-extra to replace them)");
+    assertThat(TreeSnapshot.of(target)).isEqualTo(before);
+    assertThatThrownBy(() -> pull(target, root.digest().text(), true, null, false)).hasMessageEndingWith(
+        "differ from both the version they came from and the new one: e (pull with --force to replace them)");
+    assertThat(TreeSnapshot.of(target)).isEqualTo(before);
+
+    pull(target, root.digest().text(), true, null, true);
+    assertThat(target.resolve("e")).isEmptyDirectory();
   }
 
   @Test

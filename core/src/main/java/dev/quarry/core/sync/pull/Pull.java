@@ -110,7 +110,7 @@ public final class Pull {
     StateDatabase state = session.state();
     Map<String, FileState> known = state.load(session.folder());
     List<Path> extra = options.deleteExtra() ? extraPaths(selection, filter, known, stateInside) : List.of();
-    List<Selection.File> toWrite = filesToWrite(selection.files(), selection.links(), known);
+    List<Selection.File> toWrite = filesToWrite(selection, known);
     Map<Digest, List<Selection.File>> byDigest = toWrite.stream()
         .collect(Collectors.groupingBy(Selection.File::digest, HashMap::new, Collectors.toList()));
     BlobCache cache = options.cache() != null ? new BlobCache(options.cache(), state) : null;
@@ -180,17 +180,16 @@ public final class Pull {
    * forced; and, without deleteExtra, to replace a local folder where the version has a file or link, or a local
    * file where it has a folder.
    */
-  private List<Selection.File> filesToWrite(List<Selection.File> files, List<Selection.Link> links,
-      Map<String, FileState> known) throws IOException {
+  private List<Selection.File> filesToWrite(Selection selection, Map<String, FileState> known) throws IOException {
     List<Selection.File> toWrite = java.util.Collections.synchronizedList(new ArrayList<>());
     Map<Selection.File, FileIdentity> modesToFix = new ConcurrentHashMap<>();
     Set<String> edited = ConcurrentHashMap.newKeySet();
     Set<String> blocked = ConcurrentHashMap.newKeySet();
-    Map<Selection.File, Exception> unchecked = check(files, file -> {
+    Map<Selection.File, Exception> unchecked = check(selection.files(), file -> {
       ConfinedFolder.Way way = target.wayTo(file.path());
       if (way != ConfinedFolder.Way.CLEAR) {
-        if (way == ConfinedFolder.Way.BLOCKED && !options.deleteExtra()) {
-          blocked.add(file.path());
+        if (way == ConfinedFolder.Way.BLOCKED) {
+          fileInTheWay(file.path(), blockingFile(file.path()), blocked, edited, known);
         }
         toWrite.add(file);
         return;
@@ -237,12 +236,22 @@ public final class Pull {
           + " be checked against the version (first: " + TreeEntry.printable(first.getKey().path()) + ", mode "
           + String.format("%04o", first.getKey().mode()) + ": " + reason + "); nothing was written");
     }
-    for (Selection.Link link : links) {
+    for (Selection.Link link : selection.links()) {
       if (!options.deleteExtra() && isBlocked(link.path())) {
         blocked.add(link.path());
+      } else if (target.wayTo(link.path()) == ConfinedFolder.Way.BLOCKED) {
+        fileInTheWay(link.path(), blockingFile(link.path()), blocked, edited, known);
       }
       if (!options.force() && isEditedFile(link.path(), known)) {
         edited.add(link.path());
+      }
+    }
+    for (Selection.Folder folder : selection.folders()) {
+      ConfinedFolder.Way way = target.wayTo(folder.path());
+      if (way == ConfinedFolder.Way.BLOCKED) {
+        fileInTheWay(folder.path(), blockingFile(folder.path()), blocked, edited, known);
+      } else if (way == ConfinedFolder.Way.CLEAR && isLocalFile(folder.path())) {
+        fileInTheWay(folder.path(), folder.path(), blocked, edited, known);
       }
     }
     if (!edited.isEmpty()) {
@@ -259,6 +268,39 @@ public final class Pull {
       fixMode(fix.getKey(), fix.getValue(), toWrite);
     }
     return toWrite;
+  }
+
+  /**
+   * A local file ({@code blocker}) stands where the version needs a folder for {@code path}: refused without
+   * deleteExtra; with it, still refused unless forced when the file is a local edit, as --delete-extra's own deletions
+   * are.
+   */
+  private void fileInTheWay(String path, String blocker, Set<String> blocked, Set<String> edited,
+      Map<String, FileState> known) throws IOException {
+    if (!options.deleteExtra()) {
+      blocked.add(path);
+    } else if (!options.force() && isEditedFile(blocker, known)) {
+      edited.add(blocker);
+    }
+  }
+
+  /** The local file on a blocked way to {@code relative}: the nearest folder on the way whose own way is clear. */
+  private String blockingFile(String relative) throws IOException {
+    String parent = ConfinedFolder.parentOf(relative);
+    while (target.wayTo(parent) != ConfinedFolder.Way.CLEAR) {
+      parent = ConfinedFolder.parentOf(parent);
+    }
+    return parent;
+  }
+
+  /** Whether something other than a folder or a link stands at {@code relative}, whose way is clear. */
+  private boolean isLocalFile(String relative) throws IOException {
+    try {
+      FileIdentity identity = FileIdentity.of(target.resolve(relative));
+      return !identity.isDirectory() && !identity.isSymbolicLink();
+    } catch (NoSuchFileException e) {
+      return false;
+    }
   }
 
   /** Whether a local file that a link of the version would replace is a local edit (not as last synced). */
