@@ -261,7 +261,7 @@ abstract class SortContract {
     assertThat(objects(root + "scratch/")).containsKey(".quarry-scratch.json");
     scratch.store().put(scratch.key() + "someone-elses.txt", "keep".getBytes(StandardCharsets.UTF_8));
 
-    ScratchCleaning.Cleaned cleaned = ScratchCleaning.clean(scratch);
+    ScratchCleaning.Cleaned cleaned = ScratchCleaning.clean(scratch, ScratchMarker.of(spec));
 
     assertThat(cleaned.kept()).isEqualTo(1);
     assertThat(cleaned.objects()).isGreaterThan(10);
@@ -275,7 +275,7 @@ abstract class SortContract {
     String input = input(ShardFormat.TAR);
     Location data = stores.locate(root + "data/");
     data.store().put(data.key() + "inputs.json", "precious".getBytes(StandardCharsets.UTF_8));
-    assertThatThrownBy(() -> ScratchCleaning.clean(data))
+    assertThatThrownBy(() -> ScratchCleaning.clean(data, new ScratchMarker(ScratchMarker.FORMAT, "0".repeat(64))))
         .hasMessage("Cannot clean " + data.url() + ": it has no .quarry-scratch.json, so it is not a sort's scratch;"
             + " nothing was deleted");
     SortSpec spec = spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
@@ -301,8 +301,27 @@ abstract class SortContract {
         records(root + "b/x-{000..}.tar", 45)), stores, scratch,
         new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
     assertThatThrownBy(() -> second.plan(1)).hasMessage("Cannot use scratch " + scratch.url() + ": it is the"
-        + " scratch of another job (its input, output, order or policies differ; run quarry sort clean on it, or"
-        + " choose another folder)");
+        + " scratch of another job (its input, output, order or policies differ; choose another folder)");
+  }
+
+  @Test
+  void cleanOfOneJobLeavesTheScratchOfAnotherThatItsSpecNamed() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec owner = spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "b/x-{000..}.tar", 45));
+    SortSpec intruder = spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "a/x-{000..}.tar", 45));
+    Location scratch = stores.locate(root + "scratch/");
+    phases(owner, root + "scratch/").extract(0, 1);
+    assertThatThrownBy(() -> phases(intruder, root + "scratch/").extract(0, 1))
+        .hasMessageContaining("it is the scratch of another job");
+    Map<String, byte[]> before = objects(root + "scratch/");
+
+    assertThatThrownBy(() -> ScratchCleaning.clean(scratch, ScratchMarker.of(intruder)))
+        .hasMessage("Cannot clean " + scratch.url() + ": it is the scratch of another job (its input, output, order"
+            + " or policies differ); nothing was deleted");
+    assertThat(objects(root + "scratch/")).containsOnlyKeys(before.keySet());
+    assertThat(ScratchCleaning.clean(scratch, ScratchMarker.of(owner)).objects()).isGreaterThan(1);
   }
 
   private static SortSpec overwriting(SortSpec spec) {

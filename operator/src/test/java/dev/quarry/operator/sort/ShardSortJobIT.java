@@ -147,7 +147,8 @@ class ShardSortJobIT {
     Job clean = awaitJob("shuffle-clean");
     assertThat(clean.getMetadata().getOwnerReferences()).isEmpty();
     assertThat(clean.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs()).containsExactly(
-        "sort", "clean", "--scratch", "s3://datasets/.quarry-scratch/" + namespace + "/shuffle/",
+        "sort", "clean", "--spec", "/etc/quarry/spec.json", "--scratch",
+        "s3://datasets/.quarry-scratch/" + namespace + "/shuffle/",
         "--result", "/dev/termination-log");
     kubelet.finish(clean, 0, 0, "{}");
     kubelet.complete(clean);
