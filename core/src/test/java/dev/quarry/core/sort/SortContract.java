@@ -324,6 +324,26 @@ abstract class SortContract {
     assertThat(ScratchCleaning.clean(scratch, ScratchMarker.of(owner)).objects()).isGreaterThan(1);
   }
 
+  @Test
+  void aRerunOfExtractWithAnotherCountRedoesItsShareAndPlanRefusesMixedCounts() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec spec = spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 45));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 4);
+    phases.extract(1, 4);
+    assertThatThrownBy(() -> phases.plan(2)).hasMessage("Cannot plan: extract worker 0 ran with --count 4, not 2"
+        + " (rerun every extract worker with --count 2)");
+
+    phases.extract(0, 2);
+    phases.extract(1, 2);
+    phases.plan(2);
+    phases.createThenCommit(0, 1);
+
+    Manifest manifest = Json.read(bytes(root + "out/x.manifest.json"), Manifest.class);
+    assertThat(manifest.shards().stream().mapToLong(Manifest.Shard::records).sum()).isEqualTo(all.size());
+  }
+
   private static SortSpec overwriting(SortSpec spec) {
     return new SortSpec(spec.input(), spec.output(), spec.order(), spec.policies(), spec.workers(), spec.scratch(),
         spec.dryRun(), true);

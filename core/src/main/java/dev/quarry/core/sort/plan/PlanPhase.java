@@ -76,7 +76,21 @@ public final class PlanPhase {
         throw new IllegalStateException("Cannot plan: extract worker " + index + " of " + extractCount
             + " has not finished (run quarry sort extract --index " + index + " first)");
       }
-      runs.addAll(StoredJson.read(scratchStore, scratch.extractDone(index), ExtractResult.class).runs());
+      ExtractResult done = StoredJson.read(scratchStore, scratch.extractDone(index), ExtractResult.class);
+      if (done.count() != extractCount) {
+        throw new IllegalStateException("Cannot plan: extract worker " + index + " ran with --count "
+            + done.count() + ", not " + extractCount + " (rerun every extract worker with --count " + extractCount
+            + ")");
+      }
+      int expectedFrom = (int) ((long) inputs.size() * index / extractCount);
+      int expectedTo = (int) ((long) inputs.size() * (index + 1) / extractCount);
+      if (done.from() != expectedFrom || done.to() != expectedTo) {
+        throw new IllegalStateException("Cannot plan: extract worker " + index + " of " + extractCount + " read"
+            + " input shards " + done.from() + " to " + done.to() + ", not " + expectedFrom + " to " + expectedTo
+            + " of the " + inputs.size() + " in the input list (the inputs changed; clean the scratch and sort"
+            + " again)");
+      }
+      runs.addAll(done.runs());
     }
     ShardFormat outputFormat = outputFormat(inputs);
     Keymap keymap = spec.order().kind() == OrderKind.KEYMAP ? loadKeymap(problems) : null;
