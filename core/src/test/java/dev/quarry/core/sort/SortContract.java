@@ -386,6 +386,34 @@ abstract class SortContract {
   }
 
   @Test
+  void aManifestOrPendingRecordNamingAFileThatIsNoShardOfTheTemplateDeletesNothing() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec.Order md5 = new SortSpec.Order(OrderKind.MD5, null, null, null, null);
+    SortSpec spec = spec(input, md5, records(root + "out/x-{000..}.tar", 45));
+    LocalSort.run(spec, stores, temp.resolve("work"), QUIET);
+    Location out = stores.locate(root + "out/");
+    out.store().put(out.key() + "README.md", "precious".getBytes(StandardCharsets.UTF_8));
+    Manifest manifest = Json.read(bytes(root + "out/x.manifest.json"), Manifest.class);
+    List<Manifest.Shard> shards = new ArrayList<>(manifest.shards());
+    shards.add(new Manifest.Shard("README.md", 8, 0, "0".repeat(64)));
+    out.store().put(out.key() + "x.manifest.json", Json.bytes(new Manifest(manifest.version(), manifest.createdBy(),
+        manifest.format(), manifest.records(), manifest.bytes(), shards)));
+    assertThatThrownBy(() -> LocalSort.run(overwriting(spec(input, md5, records(root + "out/x-{000..}.tar", 20))),
+        stores, temp.resolve("work"), QUIET))
+        .hasMessage("Cannot use " + root + "out/x.manifest.json: it names a shard that is not a shard of "
+            + root + "out/x-{000..}.tar (it is corrupt or not Quarry's; move it away, or choose another output)");
+    assertThat(new String(bytes(root + "out/README.md"), StandardCharsets.UTF_8)).isEqualTo("precious");
+
+    out.store().delete(out.key() + "x.manifest.json");
+    out.store().put(out.key() + "x.pending.json", Json.bytes(new dev.quarry.core.sort.commit.PendingOutput(
+        dev.quarry.core.sort.commit.PendingOutput.FORMAT, ScratchMarker.of(spec).job(), List.of("README.md"))));
+    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Cannot use " + root + "out/x.pending.json: it names a shard that is not a shard of "
+            + root + "out/x-{000..}.tar (it is corrupt or not Quarry's; move it away, or choose another output)");
+    assertThat(new String(bytes(root + "out/README.md"), StandardCharsets.UTF_8)).isEqualTo("precious");
+  }
+
+  @Test
   void shardsNoManifestOrPendingRecordNamesAreRefusedEvenWithOverwrite() throws Exception {
     String input = input(ShardFormat.TAR);
     Location out = stores.locate(root + "out/");

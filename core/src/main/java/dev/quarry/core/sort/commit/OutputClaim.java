@@ -106,10 +106,12 @@ public final class OutputClaim {
           + " unfinished output of another job; pass --overwrite (overwrite: true in a ShardSortJob) to replace it,"
           + " or choose another output");
     }
+    Pattern shard = shardName(template, names);
     Set<String> known = new TreeSet<>();
-    manifest.ifPresent(m -> m.shards().forEach(shard -> known.add(checkedName(names.manifest(), shard.name()))));
-    pending.ifPresent(p -> p.shards().forEach(name -> known.add(checkedName(names.pending(), name))));
-    List<String> strays = strays(template, names, known);
+    manifest.ifPresent(m -> m.shards().forEach(s -> known.add(checkedName(template, shard, names.manifest(),
+        s.name()))));
+    pending.ifPresent(p -> p.shards().forEach(name -> known.add(checkedName(template, shard, names.pending(), name))));
+    List<String> strays = strays(template, names, shard, known);
     if (!strays.isEmpty()) {
       throw new IllegalArgumentException("Cannot sort into " + template + ": " + strays.size() + " objects in "
           + names.folder() + " match the template but no manifest or pending record of a Quarry run names them ("
@@ -119,12 +121,17 @@ public final class OutputClaim {
     return new Prior(names, known);
   }
 
+  /** A name of one of the template's shards, relative to its folder: the only names a record may make us delete. */
+  private static Pattern shardName(BraceTemplate template, OutputNames names) {
+    return Pattern.compile(Pattern.quote(template.prefix().substring(names.folder().length())) + "[0-9]+"
+        + Pattern.quote(template.suffix()));
+  }
+
   /** The objects named like the template's shards that {@code known} does not name. */
-  private List<String> strays(BraceTemplate template, OutputNames names, Set<String> known) throws IOException {
+  private List<String> strays(BraceTemplate template, OutputNames names, Pattern shard, Set<String> known)
+      throws IOException {
     Location folder = stores.locate(names.folder());
     Location prefix = stores.locate(template.prefix());
-    Pattern shard = Pattern.compile(Pattern.quote(template.prefix().substring(names.folder().length())) + "[0-9]+"
-        + Pattern.quote(template.suffix()));
     List<String> strays = new ArrayList<>();
     try (Stream<ObjectInfo> listed = prefix.store().listAll(prefix.key())) {
       listed.map(object -> object.key().substring(folder.key().length()))
@@ -134,12 +141,14 @@ public final class OutputClaim {
     return strays;
   }
 
-  /** A name read from a manifest or pending record: one path component, then confined to the location. */
-  private String checkedName(String record, String name) {
-    if (name == null || name.isEmpty() || name.contains("/") || name.equals(".") || name.equals("..")
-        || name.indexOf('\0') >= 0) {
-      throw new IllegalArgumentException("Cannot use " + record + ": it names a shard that is not a plain file name"
-          + " (it is corrupt or not Quarry's; move it away, or choose another output)");
+  /**
+   * A name read from a manifest or pending record, which a claim may delete: refused unless it is a shard name of
+   * the template (its prefix, digits, its suffix), so that a planted or edited record cannot name any other file.
+   */
+  private static String checkedName(BraceTemplate template, Pattern shard, String record, String name) {
+    if (name == null || !shard.matcher(name).matches()) {
+      throw new IllegalArgumentException("Cannot use " + record + ": it names a shard that is not a shard of "
+          + template + " (it is corrupt or not Quarry's; move it away, or choose another output)");
     }
     return name;
   }
