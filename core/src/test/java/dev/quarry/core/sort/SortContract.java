@@ -228,6 +228,49 @@ abstract class SortContract {
   }
 
   @Test
+  void noOutputNameIsInTheReservedScratchFolder() throws Exception {
+    String input = input(ShardFormat.TAR);
+    String keymap = "img/[a-m].*\tkm-{0..}.tar\nimg/.*\t.quarry-scratch/j/packs/{00000000..}.tar\n";
+    SortSpec spec = spec(input, new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+        new SortSpec.Keymap(keymap, null, null)), records(root + "out/x-{0..}.tar", 30));
+    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Invalid key map line 2: its template names shards in a .quarry-scratch folder, which is"
+            + " reserved for sort scratch (policy keymapMalformedLine is abort; fix the line, or set the policy to"
+            + " warn or ignore to skip it)");
+    assertThatThrownBy(() -> records(root + "out/.quarry-scratch/j/x-{0..}.tar", 30))
+        .hasMessage("Invalid output.template: " + root + "out/.quarry-scratch/j/x-{0..}.tar (must not be in a"
+            + " .quarry-scratch folder, which is reserved for sort scratch)");
+    Location reserved = stores.locate(root + "out/.quarry-scratch/");
+    assertThat(reserved.store().listAll(reserved.key()).toList()).as("nothing written there").isEmpty();
+  }
+
+  @Test
+  void anOutputTemplateWithItsRangeInAFolderIsRefused() throws Exception {
+    assertThatThrownBy(() -> records(root + "o2/{000..}/s.tar", 30))
+        .hasMessage("Invalid output.template: " + root + "o2/{000..}/s.tar (must have its range in the file name,"
+            + " not in a folder name)");
+    String keymap = "img/[a-m].*\tkm-{0..}.tar\nimg/.*\tsub-{0..}/s.tar\n";
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+        new SortSpec.Keymap(keymap, null, null)), records(root + "out/x-{0..}.tar", 30));
+    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Invalid key map line 2: its template has its range in a folder name (must be in the file name)"
+            + " (policy keymapMalformedLine is abort; fix the line, or set the policy to warn or ignore to skip it)");
+  }
+
+  @Test
+  void twoKeymapTemplatesThatWouldShareOneManifestAreRefused() throws Exception {
+    String keymap = "img/[a-m].*\ta-{0..}.tar\nimg/.*\ta_{000..}.tar\n";
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+        new SortSpec.Keymap(keymap, null, null)), records(root + "out/x-{0..}.tar", 30));
+    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Invalid key map line 2: its template would share the manifest " + root + "out/a.manifest.json"
+            + " with line 1's (give each template its own name before the range) (policy keymapMalformedLine is"
+            + " abort; fix the line, or set the policy to warn or ignore to skip it)");
+    Location out = stores.locate(root + "out/");
+    assertThat(out.store().listAll(out.key()).toList()).as("nothing written").isEmpty();
+  }
+
+  @Test
   void aPlanWhoseShardNamesWereTamperedWithWritesNothingOutside() throws Exception {
     SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
         records(root + "out/x-{0..}.tar", 1000));

@@ -7,8 +7,8 @@ import dev.quarry.core.sort.spec.BraceTemplate;
  * {@code s3://b/out/train.manifest.json} (the commit point), {@code train.wids.json} (the WebDataset index) and
  * {@code train.pending.json} (an unfinished run's names). {@code folder} is where they and the shards are.
  */
-record OutputNames(String folder, String base, String manifest, String wids, String pending) {
-  static OutputNames of(BraceTemplate template) {
+public record OutputNames(String folder, String base, String manifest, String wids, String pending) {
+  public static OutputNames of(BraceTemplate template) {
     String base = base(template);
     String folder = template.prefix().substring(0, template.prefix().lastIndexOf('/') + 1);
     return new OutputNames(folder, base, base + ".manifest.json", base + ".wids.json", base + ".pending.json");

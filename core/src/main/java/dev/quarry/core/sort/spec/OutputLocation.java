@@ -8,6 +8,9 @@ import dev.quarry.core.store.ObjectUrl;
  * under this folder. Key map templates may be relative to it.
  */
 public final class OutputLocation {
+  /** The folder name kept for sort scratch: no output name has it as a component, since clean deletes there. */
+  public static final String RESERVED_FOLDER = ".quarry-scratch";
+
   private final String url;
   private final ObjectUrl address;
 
@@ -25,6 +28,16 @@ public final class OutputLocation {
   static String folder(BraceTemplate template) {
     String prefix = template.prefix();
     return prefix.substring(0, prefix.lastIndexOf('/') + 1);
+  }
+
+  /** Whether {@code url} has a {@value #RESERVED_FOLDER} folder in its path. */
+  public static boolean inReservedFolder(String url) {
+    for (String component : url.split("/")) {
+      if (component.equals(RESERVED_FOLDER)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The folder as written, ending with '/'. */
@@ -46,7 +59,7 @@ public final class OutputLocation {
   /**
    * {@code name} if it lies in this folder's store, under the folder (local paths compared once normalized, and
    * '..' refused in object keys); refused otherwise: '..' out of it, an absolute path elsewhere, another bucket or
-   * another store.
+   * another store; and refused in a {@value #RESERVED_FOLDER} folder, where {@code sort clean} deletes.
    */
   public String confine(String name) {
     ObjectUrl parsed;
@@ -59,6 +72,10 @@ public final class OutputLocation {
         || parsed.key().length() == address.key().length()) {
       throw new IllegalArgumentException("Invalid output name: " + name + " (must be inside the output location "
           + url + ", the folder of output.template)");
+    }
+    if (inReservedFolder(parsed.key())) {
+      throw new IllegalArgumentException("Invalid output name: " + name + " (must not be in a " + RESERVED_FOLDER
+          + " folder, which is reserved for sort scratch)");
     }
     return name;
   }
