@@ -30,6 +30,16 @@ public final class OutputLocation {
     return prefix.substring(0, prefix.lastIndexOf('/') + 1);
   }
 
+  /** For a local path: whether it stays in the folder once symlinks are resolved (a link must not lead out). */
+  private boolean realPathInside(ObjectUrl name) {
+    if (!name.isFile()) {
+      return true;
+    }
+    String folder = ScratchOverlap.real(address).key();
+    String real = ScratchOverlap.real(name).key();
+    return real.startsWith(folder.endsWith("/") || folder.isEmpty() ? folder : folder + "/");
+  }
+
   /** Whether {@code url} has a {@value #RESERVED_FOLDER} folder in its path. */
   public static boolean inReservedFolder(String url) {
     for (String component : url.split("/")) {
@@ -58,7 +68,7 @@ public final class OutputLocation {
 
   /**
    * {@code name} if it lies in this folder's store, under the folder (local paths compared once normalized, and
-   * '..' refused in object keys); refused otherwise: '..' out of it, an absolute path elsewhere, another bucket or
+   * '..' refused in object keys, and symlinks resolved); refused otherwise: '..' out of it, an absolute path elsewhere, another bucket or
    * another store; and refused in a {@value #RESERVED_FOLDER} folder, where {@code sort clean} deletes.
    */
   public String confine(String name) {
@@ -69,7 +79,7 @@ public final class OutputLocation {
       parsed = null;
     }
     if (parsed == null || !parsed.storeId().equals(address.storeId()) || !parsed.key().startsWith(address.key())
-        || parsed.key().length() == address.key().length()) {
+        || parsed.key().length() == address.key().length() || !realPathInside(parsed)) {
       throw new IllegalArgumentException("Invalid output name: " + name + " (must be inside the output location "
           + url + ", the folder of output.template)");
     }
