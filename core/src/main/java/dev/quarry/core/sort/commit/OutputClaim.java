@@ -106,7 +106,7 @@ public final class OutputClaim {
           + " unfinished output of another job; pass --overwrite (overwrite: true in a ShardSortJob) to replace it,"
           + " or choose another output");
     }
-    Pattern shard = shardName(template, names);
+    Pattern shard = shardName(template);
     Set<String> known = new TreeSet<>();
     manifest.ifPresent(m -> m.shards().forEach(s -> known.add(checkedName(template, shard, names.manifest(),
         s.name()))));
@@ -122,8 +122,9 @@ public final class OutputClaim {
   }
 
   /** A name of one of the template's shards, relative to its folder: the only names a record may make us delete. */
-  private static Pattern shardName(BraceTemplate template, OutputNames names) {
-    return Pattern.compile(Pattern.quote(template.prefix().substring(names.folder().length())) + "[0-9]+"
+  private static Pattern shardName(BraceTemplate template) {
+    String prefix = template.prefix();
+    return Pattern.compile(Pattern.quote(prefix.substring(prefix.lastIndexOf('/') + 1)) + "[0-9]+"
         + Pattern.quote(template.suffix()));
   }
 

@@ -10,7 +10,8 @@ import dev.quarry.core.sort.spec.BraceTemplate;
 public record OutputNames(String folder, String base, String manifest, String wids, String pending) {
   public static OutputNames of(BraceTemplate template) {
     String base = base(template);
-    String folder = template.prefix().substring(0, template.prefix().lastIndexOf('/') + 1);
+    int slash = template.prefix().lastIndexOf('/');
+    String folder = slash < 0 ? "./" : template.prefix().substring(0, slash + 1); // no folder: the working one
     return new OutputNames(folder, base, base + ".manifest.json", base + ".wids.json", base + ".pending.json");
   }
 

@@ -24,10 +24,13 @@ public final class OutputLocation {
     return new OutputLocation(folder(BraceTemplate.parse(template, true)));
   }
 
-  /** The text of {@code template} up to and including the last '/' before its range. */
+  /**
+   * The text of {@code template} up to and including the last '/' before its range; "./" (the working directory)
+   * for a template without a folder, a local path like any other.
+   */
   static String folder(BraceTemplate template) {
     String prefix = template.prefix();
-    return prefix.substring(0, prefix.lastIndexOf('/') + 1);
+    return prefix.indexOf('/') < 0 ? "./" : prefix.substring(0, prefix.lastIndexOf('/') + 1);
   }
 
   /** For a local path: whether it stays in the folder once symlinks are resolved (a link must not lead out). */
