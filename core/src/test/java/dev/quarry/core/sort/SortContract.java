@@ -457,6 +457,20 @@ abstract class SortContract {
   }
 
   @Test
+  void aManifestTooLargeToBeQuarrysIsRefusedUnread() throws Exception {
+    String input = input(ShardFormat.TAR);
+    Location out = stores.locate(root + "out/");
+    byte[] huge = new byte[(32 << 20) + 1];
+    Arrays.fill(huge, (byte) ' ');
+    out.store().put(out.key() + "x.manifest.json", huge);
+    SortSpec spec = overwriting(spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 45)));
+    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Cannot use " + root + "out/x.manifest.json: it is larger than 32 MiB, more than a Quarry"
+            + " manifest has (move it away, or choose another output)");
+  }
+
+  @Test
   void shardsNoManifestOrPendingRecordNamesAreRefusedEvenWithOverwrite() throws Exception {
     String input = input(ShardFormat.TAR);
     Location out = stores.locate(root + "out/");

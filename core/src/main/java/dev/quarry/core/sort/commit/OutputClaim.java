@@ -5,10 +5,13 @@ import dev.quarry.core.sort.ScratchMarker;
 import dev.quarry.core.sort.spec.BraceTemplate;
 import dev.quarry.core.sort.spec.OutputLocation;
 import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.LimitedInputStream;
 import dev.quarry.core.store.Location;
+import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -34,8 +37,11 @@ import java.util.stream.Stream;
  * manifest and shards of two runs coexist, and nothing the records do not name is deleted.
  */
 public final class OutputClaim {
-  /** The most bytes a manifest or pending record read back may have. */
-  static final long MAX_RECORD_BYTES = 1L << 30;
+  /**
+   * The most bytes a manifest or pending record read back may have: some 150,000 shards of names, sizes and digests,
+   * far beyond a real run; a larger object is refused unread, since parsing it could take the worker's heap.
+   */
+  static final long MAX_RECORD_BYTES = 32L << 20;
   private static final int NAMES_SHOWN = 5;
 
   private final ObjectStores stores;
@@ -160,21 +166,29 @@ public final class OutputClaim {
     if (info.isEmpty()) {
       return Optional.empty();
     }
-    T value = null;
-    if (info.get().size() <= MAX_RECORD_BYTES) {
-      try {
-        value = Json.read(target.store().getBytes(target.key()), type);
-      } catch (IOException e) {
-        value = null; // said below, without quoting the content
-      }
+    String kind = type == Manifest.class ? "manifest" : "pending record";
+    String tooLarge = "Cannot use " + url + ": it is larger than " + (MAX_RECORD_BYTES >> 20) + " MiB, more than a"
+        + " Quarry " + kind + " has (move it away, or choose another output)";
+    if (info.get().size() > MAX_RECORD_BYTES) {
+      throw new IllegalArgumentException(tooLarge);
+    }
+    T value;
+    try (InputStream in = new LimitedInputStream(target.store().get(target.key()), MAX_RECORD_BYTES, tooLarge)) {
+      value = Json.read(in.readAllBytes(), type);
+    } catch (LimitedInputStream.TooLargeException e) {
+      throw new IllegalArgumentException(tooLarge, e); // it grew since it was looked at
+    } catch (NoSuchObjectException e) {
+      return Optional.empty(); // deleted since it was looked at
+    } catch (IOException e) {
+      value = null; // said below, without quoting the content
     }
     boolean valid = value instanceof Manifest m ? m.version() == Manifest.VERSION && "quarry".equals(m.createdBy())
         && m.shards() != null
         : value instanceof PendingOutput p && PendingOutput.FORMAT.equals(p.format()) && p.job() != null
             && p.shards() != null;
     if (!valid) {
-      throw new IllegalArgumentException("Cannot use " + url + ": it is not a Quarry " + (type == Manifest.class
-          ? "manifest" : "pending record") + " (move it away, or choose another output)");
+      throw new IllegalArgumentException("Cannot use " + url + ": it is not a Quarry " + kind + " (move it away, or"
+          + " choose another output)");
     }
     return Optional.of(value);
   }
