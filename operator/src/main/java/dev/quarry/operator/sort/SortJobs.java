@@ -88,7 +88,7 @@ final class SortJobs {
       args.addAll(List.of("--extract-count", String.valueOf(SortStep.EXTRACT.workers(spec))));
     }
     PodSpec podSpec = withSpec(job, pods.spec(spec.store(), args,
-        spec.workers() == null ? null : spec.workers().resources(), List.of(specMount())));
+        spec.workers() == null ? null : spec.workers().resources(), List.of(specMount())), false);
     Integer retries = spec.workers() == null || spec.workers().retriesPerIndex() == null ? DEFAULT_RETRIES_PER_INDEX
         : spec.workers().retriesPerIndex();
     ObjectMeta metadata = metadata(job, jobName(job, step), step.command(), true);
@@ -116,7 +116,7 @@ final class SortJobs {
     // job's scratch, and that job's data must survive this one's cleanup.
     PodSpec podSpec = withSpec(job, pods.spec(spec.store(), List.of("sort", "clean", "--spec", SPEC_DIR + "/"
         + SPEC_FILE, "--scratch", ScratchPrefix.of(job), "--result", WorkerPods.RESULT_FILE), null,
-        List.of(specMount())));
+        List.of(specMount())), true);
     return new JobBuilder()
         .withMetadata(metadata)
         .withNewSpec()
@@ -132,9 +132,14 @@ final class SortJobs {
     return new VolumeMountBuilder().withName("spec").withMountPath(SPEC_DIR).withReadOnly(true).build();
   }
 
-  private static PodSpec withSpec(ShardSortJob job, PodSpecBuilder pod) {
+  /**
+   * Mounts the spec ConfigMap. The cleanup Job's mount is optional: the ConfigMap is owned by the resource, so a
+   * foreground deletion may remove it first, and clean should then fail in one line (the scratch left, said in an
+   * event) rather than wait forever for a volume.
+   */
+  private static PodSpec withSpec(ShardSortJob job, PodSpecBuilder pod, boolean optional) {
     return pod.addToVolumes(new VolumeBuilder().withName("spec").withNewConfigMap().withName(specName(job))
-        .endConfigMap().build()).build();
+        .withOptional(optional ? Boolean.TRUE : null).endConfigMap().build()).build();
   }
 
   private static ObjectMeta metadata(ShardSortJob job, String name, String role, boolean owned) {
