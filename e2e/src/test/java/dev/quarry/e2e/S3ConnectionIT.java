@@ -87,7 +87,7 @@ class S3ConnectionIT {
     Map<String, String> environment = bare("QUARRY_S3_ENDPOINT", minio.endpoint().toString());
     for (String[] args : List.of(sortRun("nocreds"),
         new String[] {"sync", "push", dataset.resolve("in").toString(), "--remote", "s3://" + bucket + "/cas"},
-        new String[] {"sort", "clean", "--scratch", "s3://" + bucket + "/scratch/"})) {
+        new String[] {"sort", "clean", "--job", "0".repeat(64), "--scratch", "s3://" + bucket + "/scratch/"})) {
       CommandResult result = QuarryJar.runIn(temp, environment, args);
 
       assertOneLine(result);

@@ -133,7 +133,7 @@ class QuarryCommandTest {
     Path foreign = Files.writeString(scratch.resolve("notes.txt"), "mine");
     Path output = Files.writeString(temp.resolve("bucket/shard-000000.tar"), "output");
 
-    int exit = quarry("sort", "clean", "--scratch", scratch.toString(), "--json");
+    int exit = quarry("sort", "clean", "--job", "0".repeat(64), "--scratch", scratch.toString(), "--json");
 
     assertThat(exit).as(err.toString()).isZero();
     JsonNode result = new ObjectMapper().readTree(out.toString());
@@ -145,7 +145,17 @@ class QuarryCommandTest {
     }
     assertThat(output).hasContent("output");
     Files.delete(foreign);
-    assertThat(quarry("sort", "clean", "--scratch", scratch.toString())).as("idempotent").isZero();
+    Files.writeString(scratch.resolve(".quarry-scratch.json"), "{\"format\":\"quarry-sort-scratch/1\",\"job\":\""
+        + "1".repeat(64) + "\"}");
+    Path planted = Files.writeString(scratch.resolve("inputs.json"), "[]");
+    err.getBuffer().setLength(0);
+    assertThat(quarry("sort", "clean", "--job", "0".repeat(64), "--scratch", scratch.toString())).isEqualTo(1);
+    assertThat(err.toString().strip()).isEqualTo("quarry: Cannot clean file://" + scratch + "/: it is the scratch of"
+        + " another job (its input, output, order or policies differ); nothing was deleted");
+    assertThat(planted).hasContent("[]");
+    Files.delete(scratch.resolve(".quarry-scratch.json"));
+    Files.delete(planted);
+    assertThat(quarry("sort", "clean", "--job", "0".repeat(64), "--scratch", scratch.toString())).as("idempotent").isZero();
   }
 
   @Test
@@ -153,7 +163,7 @@ class QuarryCommandTest {
     Path missing = temp.resolve("nope");
     assertThat(quarry("cache", "plan", "--help")).isZero();
     err.getBuffer().setLength(0);
-    assertThat(quarry("sort", "clean", "--scratch", missing + "/x/", "--result", missing + "/r.json")).isEqualTo(1);
+    assertThat(quarry("sort", "clean", "--job", "0".repeat(64), "--scratch", missing + "/x/", "--result", missing + "/r.json")).isEqualTo(1);
     assertThat(err.toString().strip()).isEqualTo("quarry: Cannot find " + missing + "/r.json: no such file or"
         + " folder");
   }
@@ -184,7 +194,7 @@ class QuarryCommandTest {
     Path data = Files.createDirectories(temp.resolve("bucket/data"));
     Path shard = Files.writeString(data.resolve("inputs.json"), "precious");
 
-    assertThat(quarry("sort", "clean", "--scratch", data.toString())).isEqualTo(1);
+    assertThat(quarry("sort", "clean", "--job", "0".repeat(64), "--scratch", data.toString())).isEqualTo(1);
     assertThat(err.toString().strip()).isEqualTo("quarry: Cannot clean file://" + data + "/: it has no"
         + " .quarry-scratch.json, so it is not a sort's scratch; nothing was deleted");
     assertThat(shard).hasContent("precious");

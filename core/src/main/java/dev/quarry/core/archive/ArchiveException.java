@@ -1,5 +1,6 @@
 package dev.quarry.core.archive;
 
+import dev.quarry.core.text.Printable;
 import java.io.IOException;
 
 /**
@@ -31,12 +32,14 @@ public class ArchiveException extends IOException {
 
   /** "Cannot read member M of shard S: reason", keeping what the parser threw as the cause. */
   public static ArchiveException ofMember(String shard, String member, String reason, Throwable cause) {
-    return new ArchiveException(shard, "Cannot read member " + member + " of shard " + shard + ": " + reason, cause);
+    return new ArchiveException(shard, "Cannot read member " + Printable.of(member) + " of shard "
+        + Printable.of(shard) + ": " + reason, cause);
   }
 
   /** "Cannot read member M of shard S: reason" */
   public static ArchiveException ofMember(String shard, String member, String reason) {
-    return new ArchiveException(shard, "Cannot read member " + member + " of shard " + shard + ": " + reason);
+    return new ArchiveException(shard, "Cannot read member " + Printable.of(member) + " of shard "
+        + Printable.of(shard) + ": " + reason);
   }
 
   /** A member whose data is larger than {@code limits} let one be read into memory. */

@@ -1,10 +1,10 @@
 package dev.quarry.core.archive;
 
+import dev.quarry.core.text.Printable;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.HexFormat;
 
 /** The rules every reader applies to member names, so that no name escapes the dataset's root. */
 public final class MemberNames {
@@ -22,7 +22,7 @@ public final class MemberNames {
           .decode(ByteBuffer.wrap(raw))
           .toString();
     } catch (CharacterCodingException e) {
-      throw ArchiveException.ofMember(shard, "0x" + HexFormat.of().formatHex(raw),
+      throw ArchiveException.ofMember(shard, Printable.hex(raw),
           "its name is not valid UTF-8 (rename it in the source archive)");
     }
   }
@@ -43,7 +43,7 @@ public final class MemberNames {
       throw ArchiveException.ofMember(shard, name, "absolute names are not allowed (names must be relative)");
     }
     if (clean.indexOf('\0') >= 0) {
-      throw ArchiveException.ofMember(shard, name.replace("\0", "\\0"), "the name contains a NUL character");
+      throw ArchiveException.ofMember(shard, name, "the name contains a NUL character");
     }
     String[] components = clean.split("/", -1);
     for (int i = 0; i < components.length; i++) {

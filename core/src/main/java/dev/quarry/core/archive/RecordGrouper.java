@@ -2,6 +2,7 @@ package dev.quarry.core.archive;
 
 import dev.quarry.core.policy.Policy;
 import dev.quarry.core.policy.Problems;
+import dev.quarry.core.text.Printable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,7 +32,8 @@ public final class RecordGrouper {
     for (ArchiveMember member = reader.next(); member != null; member = reader.next()) {
       String name = member.name();
       if (!names.add(name)) {
-        String message = "member " + name + " appears more than once in shard " + shard;
+        String message = "member " + Printable.of(name) + " appears more than once in shard "
+            + Printable.of(shard);
         problems.report(duplicates, DUPLICATE_MEMBER, message + "; kept the first",
             () -> ArchiveException.ofMember(shard, name, "it appears more than once in the shard (policy"
                 + " duplicatedRecords is abort; set it to warn or ignore to keep the first occurrence)"));

@@ -6,10 +6,11 @@ import dev.quarry.core.store.ObjectInfo;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * What {@code quarry sort clean} does: under a marked scratch prefix, deletes the objects the phases write (names
+ * What {@code quarry sort clean} does: under a scratch prefix marked for the job being cleaned, deletes the objects the phases write (names
  * {@link Scratch} gives), then the marker; nothing else, and nothing at all under an unmarked prefix. Idempotent: a
  * clean cut short keeps the marker, so the next one carries on; a prefix already empty is clean.
  */
@@ -21,8 +22,14 @@ public final class ScratchCleaning {
   /** What was deleted, and how many objects under the prefix were left because the sort does not write them. */
   public record Cleaned(long objects, long bytes, long kept) {}
 
-  public static Cleaned clean(Location scratch) throws IOException {
-    if (ScratchMarker.read(scratch).isEmpty()) {
+  /** Cleans {@code scratch} for the job {@code job} marks; refused when the prefix is another job's scratch. */
+  public static Cleaned clean(Location scratch, ScratchMarker job) throws IOException {
+    Optional<ScratchMarker> marker = ScratchMarker.read(scratch);
+    if (marker.isPresent() && !marker.get().equals(job)) {
+      throw new IllegalArgumentException("Cannot clean " + scratch.url() + ": it is the scratch of another job (its"
+          + " input, output, order or policies differ); nothing was deleted");
+    }
+    if (marker.isEmpty()) {
       try (Stream<ObjectInfo> listed = scratch.store().listAll(scratch.key())) {
         if (listed.findAny().isPresent()) {
           throw new IllegalArgumentException("Cannot clean " + scratch.url() + ": it has no " + Scratch.MARKER

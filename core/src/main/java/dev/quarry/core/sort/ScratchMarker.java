@@ -15,7 +15,7 @@ import java.util.stream.Stream;
  * The object that makes a prefix a sort's scratch: written before any other, naming the job by the digest of what
  * decides its output (input, output, order, policies). A phase refuses a prefix that holds objects without a marker
  * (someone else's data) or the marker of another job (its plan would be taken for this one's); {@code sort clean}
- * deletes only under a marked prefix.
+ * deletes only under a prefix marked for the job it cleans.
  *
  * @param format always {@value #FORMAT}
  * @param job the job's digest
@@ -54,8 +54,7 @@ public record ScratchMarker(String format, String job) {
     }
     if (!found.get().equals(this)) {
       throw new IllegalArgumentException("Cannot use scratch " + scratch.url() + ": it is the scratch of another"
-          + " job (its input, output, order or policies differ; run quarry sort clean on it, or choose another"
-          + " folder)");
+          + " job (its input, output, order or policies differ; choose another folder)");
     }
   }
 

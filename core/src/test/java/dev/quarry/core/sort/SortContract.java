@@ -228,6 +228,49 @@ abstract class SortContract {
   }
 
   @Test
+  void noOutputNameIsInTheReservedScratchFolder() throws Exception {
+    String input = input(ShardFormat.TAR);
+    String keymap = "img/[a-m].*\tkm-{0..}.tar\nimg/.*\t.quarry-scratch/j/packs/{00000000..}.tar\n";
+    SortSpec spec = spec(input, new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+        new SortSpec.Keymap(keymap, null, null)), records(root + "out/x-{0..}.tar", 30));
+    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Invalid key map line 2: its template names shards in a .quarry-scratch folder, which is"
+            + " reserved for sort scratch (policy keymapMalformedLine is abort; fix the line, or set the policy to"
+            + " warn or ignore to skip it)");
+    assertThatThrownBy(() -> records(root + "out/.quarry-scratch/j/x-{0..}.tar", 30))
+        .hasMessage("Invalid output.template: " + root + "out/.quarry-scratch/j/x-{0..}.tar (must not be in a"
+            + " .quarry-scratch folder, which is reserved for sort scratch)");
+    Location reserved = stores.locate(root + "out/.quarry-scratch/");
+    assertThat(reserved.store().listAll(reserved.key()).toList()).as("nothing written there").isEmpty();
+  }
+
+  @Test
+  void anOutputTemplateWithItsRangeInAFolderIsRefused() throws Exception {
+    assertThatThrownBy(() -> records(root + "o2/{000..}/s.tar", 30))
+        .hasMessage("Invalid output.template: " + root + "o2/{000..}/s.tar (must have its range in the file name,"
+            + " not in a folder name)");
+    String keymap = "img/[a-m].*\tkm-{0..}.tar\nimg/.*\tsub-{0..}/s.tar\n";
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+        new SortSpec.Keymap(keymap, null, null)), records(root + "out/x-{0..}.tar", 30));
+    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Invalid key map line 2: its template has its range in a folder name (must be in the file name)"
+            + " (policy keymapMalformedLine is abort; fix the line, or set the policy to warn or ignore to skip it)");
+  }
+
+  @Test
+  void twoKeymapTemplatesThatWouldShareOneManifestAreRefused() throws Exception {
+    String keymap = "img/[a-m].*\ta-{0..}.tar\nimg/.*\ta_{000..}.tar\n";
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+        new SortSpec.Keymap(keymap, null, null)), records(root + "out/x-{0..}.tar", 30));
+    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Invalid key map line 2: its template would share the manifest " + root + "out/a.manifest.json"
+            + " with line 1's (give each template its own name before the range) (policy keymapMalformedLine is"
+            + " abort; fix the line, or set the policy to warn or ignore to skip it)");
+    Location out = stores.locate(root + "out/");
+    assertThat(out.store().listAll(out.key()).toList()).as("nothing written").isEmpty();
+  }
+
+  @Test
   void aPlanWhoseShardNamesWereTamperedWithWritesNothingOutside() throws Exception {
     SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
         records(root + "out/x-{0..}.tar", 1000));
@@ -261,7 +304,7 @@ abstract class SortContract {
     assertThat(objects(root + "scratch/")).containsKey(".quarry-scratch.json");
     scratch.store().put(scratch.key() + "someone-elses.txt", "keep".getBytes(StandardCharsets.UTF_8));
 
-    ScratchCleaning.Cleaned cleaned = ScratchCleaning.clean(scratch);
+    ScratchCleaning.Cleaned cleaned = ScratchCleaning.clean(scratch, ScratchMarker.of(spec));
 
     assertThat(cleaned.kept()).isEqualTo(1);
     assertThat(cleaned.objects()).isGreaterThan(10);
@@ -275,7 +318,7 @@ abstract class SortContract {
     String input = input(ShardFormat.TAR);
     Location data = stores.locate(root + "data/");
     data.store().put(data.key() + "inputs.json", "precious".getBytes(StandardCharsets.UTF_8));
-    assertThatThrownBy(() -> ScratchCleaning.clean(data))
+    assertThatThrownBy(() -> ScratchCleaning.clean(data, new ScratchMarker(ScratchMarker.FORMAT, "0".repeat(64))))
         .hasMessage("Cannot clean " + data.url() + ": it has no .quarry-scratch.json, so it is not a sort's scratch;"
             + " nothing was deleted");
     SortSpec spec = spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
@@ -301,8 +344,47 @@ abstract class SortContract {
         records(root + "b/x-{000..}.tar", 45)), stores, scratch,
         new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
     assertThatThrownBy(() -> second.plan(1)).hasMessage("Cannot use scratch " + scratch.url() + ": it is the"
-        + " scratch of another job (its input, output, order or policies differ; run quarry sort clean on it, or"
-        + " choose another folder)");
+        + " scratch of another job (its input, output, order or policies differ; choose another folder)");
+  }
+
+  @Test
+  void cleanOfOneJobLeavesTheScratchOfAnotherThatItsSpecNamed() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec owner = spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "b/x-{000..}.tar", 45));
+    SortSpec intruder = spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "a/x-{000..}.tar", 45));
+    Location scratch = stores.locate(root + "scratch/");
+    phases(owner, root + "scratch/").extract(0, 1);
+    assertThatThrownBy(() -> phases(intruder, root + "scratch/").extract(0, 1))
+        .hasMessageContaining("it is the scratch of another job");
+    Map<String, byte[]> before = objects(root + "scratch/");
+
+    assertThatThrownBy(() -> ScratchCleaning.clean(scratch, ScratchMarker.of(intruder)))
+        .hasMessage("Cannot clean " + scratch.url() + ": it is the scratch of another job (its input, output, order"
+            + " or policies differ); nothing was deleted");
+    assertThat(objects(root + "scratch/")).containsOnlyKeys(before.keySet());
+    assertThat(ScratchCleaning.clean(scratch, ScratchMarker.of(owner)).objects()).isGreaterThan(1);
+  }
+
+  @Test
+  void aRerunOfExtractWithAnotherCountRedoesItsShareAndPlanRefusesMixedCounts() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec spec = spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 45));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 4);
+    phases.extract(1, 4);
+    assertThatThrownBy(() -> phases.plan(2)).hasMessage("Cannot plan: extract worker 0 ran with --count 4, not 2"
+        + " (rerun every extract worker with --count 2)");
+
+    phases.extract(0, 2);
+    phases.extract(1, 2);
+    phases.plan(2);
+    phases.createThenCommit(0, 1);
+
+    Manifest manifest = Json.read(bytes(root + "out/x.manifest.json"), Manifest.class);
+    assertThat(manifest.shards().stream().mapToLong(Manifest.Shard::records).sum()).isEqualTo(all.size());
   }
 
   private static SortSpec overwriting(SortSpec spec) {
@@ -344,6 +426,48 @@ abstract class SortContract {
     fresh.put("y-000.tar", before.get("y-000.tar"));
     assertThat(replaced.keySet()).isEqualTo(fresh.keySet());
     fresh.forEach((name, bytes) -> assertThat(replaced.get(name)).as(name).isEqualTo(bytes));
+  }
+
+  @Test
+  void aManifestOrPendingRecordNamingAFileThatIsNoShardOfTheTemplateDeletesNothing() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec.Order md5 = new SortSpec.Order(OrderKind.MD5, null, null, null, null);
+    SortSpec spec = spec(input, md5, records(root + "out/x-{000..}.tar", 45));
+    LocalSort.run(spec, stores, temp.resolve("work"), QUIET);
+    Location out = stores.locate(root + "out/");
+    out.store().put(out.key() + "README.md", "precious".getBytes(StandardCharsets.UTF_8));
+    Manifest manifest = Json.read(bytes(root + "out/x.manifest.json"), Manifest.class);
+    List<Manifest.Shard> shards = new ArrayList<>(manifest.shards());
+    shards.add(new Manifest.Shard("README.md", 8, 0, "0".repeat(64)));
+    out.store().put(out.key() + "x.manifest.json", Json.bytes(new Manifest(manifest.version(), manifest.createdBy(),
+        manifest.format(), manifest.records(), manifest.bytes(), shards)));
+    assertThatThrownBy(() -> LocalSort.run(overwriting(spec(input, md5, records(root + "out/x-{000..}.tar", 20))),
+        stores, temp.resolve("work"), QUIET))
+        .hasMessage("Cannot use " + root + "out/x.manifest.json: it names a shard that is not a shard of "
+            + root + "out/x-{000..}.tar (it is corrupt or not Quarry's; move it away, or choose another output)");
+    assertThat(new String(bytes(root + "out/README.md"), StandardCharsets.UTF_8)).isEqualTo("precious");
+
+    out.store().delete(out.key() + "x.manifest.json");
+    out.store().put(out.key() + "x.pending.json", Json.bytes(new dev.quarry.core.sort.commit.PendingOutput(
+        dev.quarry.core.sort.commit.PendingOutput.FORMAT, ScratchMarker.of(spec).job(), List.of("README.md"))));
+    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Cannot use " + root + "out/x.pending.json: it names a shard that is not a shard of "
+            + root + "out/x-{000..}.tar (it is corrupt or not Quarry's; move it away, or choose another output)");
+    assertThat(new String(bytes(root + "out/README.md"), StandardCharsets.UTF_8)).isEqualTo("precious");
+  }
+
+  @Test
+  void aManifestTooLargeToBeQuarrysIsRefusedUnread() throws Exception {
+    String input = input(ShardFormat.TAR);
+    Location out = stores.locate(root + "out/");
+    byte[] huge = new byte[(32 << 20) + 1];
+    Arrays.fill(huge, (byte) ' ');
+    out.store().put(out.key() + "x.manifest.json", huge);
+    SortSpec spec = overwriting(spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 45)));
+    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Cannot use " + root + "out/x.manifest.json: it is larger than 32 MiB, more than a Quarry"
+            + " manifest has (move it away, or choose another output)");
   }
 
   @Test

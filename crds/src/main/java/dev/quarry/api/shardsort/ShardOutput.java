@@ -14,6 +14,14 @@ import io.fabric8.generator.annotation.ValidationRule;
 @ValidationRule(
     value = "[has(self.shardSize), has(self.recordsPerShard), has(self.shardCount)].filter(x, x).size() == 1",
     message = "output needs exactly one of shardSize, recordsPerShard or shardCount")
+// sort clean deletes in .quarry-scratch folders: no output may be written there.
+@ValidationRule(
+    value = "!has(self.template) || !self.template.matches('(^|/)\\\\.quarry-scratch(/|$)')",
+    message = "output.template must not be in a .quarry-scratch folder, which is reserved for sort scratch")
+// The range numbers the shard names: in a folder name, every shard would be named alike in the manifest.
+@ValidationRule(
+    value = "!has(self.template) || !self.template.matches('\\\\{[0-9]+\\\\.\\\\.([0-9]+)?\\\\}.*/')",
+    message = "output.template must have its range in the file name, not in a folder name")
 public record ShardOutput(
     @JsonPropertyDescription("Output shard URLs as a brace template whose range numbers the shards. The range may be"
             + " open-ended, for example s3://datasets/shuffled-{000000..}.tar; a closed range that is too short"

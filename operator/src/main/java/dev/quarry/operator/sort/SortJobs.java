@@ -13,7 +13,9 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
@@ -85,11 +87,8 @@ final class SortJobs {
     if (step == SortStep.PLAN) {
       args.addAll(List.of("--extract-count", String.valueOf(SortStep.EXTRACT.workers(spec))));
     }
-    PodSpec podSpec = pods.spec(spec.store(), args, spec.workers() == null ? null : spec.workers().resources(),
-            List.of(new VolumeMountBuilder().withName("spec").withMountPath(SPEC_DIR).withReadOnly(true).build()))
-        .addToVolumes(new VolumeBuilder().withName("spec").withNewConfigMap().withName(specName(job)).endConfigMap()
-            .build())
-        .build();
+    PodSpec podSpec = withSpec(job, pods.spec(spec.store(), args,
+        spec.workers() == null ? null : spec.workers().resources(), List.of(specMount())), false);
     Integer retries = spec.workers() == null || spec.workers().retriesPerIndex() == null ? DEFAULT_RETRIES_PER_INDEX
         : spec.workers().retriesPerIndex();
     ObjectMeta metadata = metadata(job, jobName(job, step), step.command(), true);
@@ -113,8 +112,11 @@ final class SortJobs {
   Job cleanJob(ShardSortJob job) {
     ShardSortJobSpec spec = job.getSpec();
     ObjectMeta metadata = metadata(job, cleanName(job), CLEAN_ROLE, false);
-    PodSpec podSpec = pods.spec(spec.store(), List.of("sort", "clean", "--scratch", ScratchPrefix.of(job),
-        "--result", WorkerPods.RESULT_FILE), null, List.of()).build();
+    // The spec names the job, so that clean deletes only a scratch marked for this job: a spec may name another
+    // job's scratch, and that job's data must survive this one's cleanup.
+    PodSpec podSpec = withSpec(job, pods.spec(spec.store(), List.of("sort", "clean", "--spec", SPEC_DIR + "/"
+        + SPEC_FILE, "--scratch", ScratchPrefix.of(job), "--result", WorkerPods.RESULT_FILE), null,
+        List.of(specMount())), true);
     return new JobBuilder()
         .withMetadata(metadata)
         .withNewSpec()
@@ -124,6 +126,20 @@ final class SortJobs {
         .endTemplate()
         .endSpec()
         .build();
+  }
+
+  private static VolumeMount specMount() {
+    return new VolumeMountBuilder().withName("spec").withMountPath(SPEC_DIR).withReadOnly(true).build();
+  }
+
+  /**
+   * Mounts the spec ConfigMap. The cleanup Job's mount is optional: the ConfigMap is owned by the resource, so a
+   * foreground deletion may remove it first, and clean should then fail in one line (the scratch left, said in an
+   * event) rather than wait forever for a volume.
+   */
+  private static PodSpec withSpec(ShardSortJob job, PodSpecBuilder pod, boolean optional) {
+    return pod.addToVolumes(new VolumeBuilder().withName("spec").withNewConfigMap().withName(specName(job))
+        .withOptional(optional ? Boolean.TRUE : null).endConfigMap().build()).build();
   }
 
   private static ObjectMeta metadata(ShardSortJob job, String name, String role, boolean owned) {

@@ -147,8 +147,12 @@ class ShardSortJobIT {
     Job clean = awaitJob("shuffle-clean");
     assertThat(clean.getMetadata().getOwnerReferences()).isEmpty();
     assertThat(clean.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs()).containsExactly(
-        "sort", "clean", "--scratch", "s3://datasets/.quarry-scratch/" + namespace + "/shuffle/",
+        "sort", "clean", "--spec", "/etc/quarry/spec.json", "--scratch",
+        "s3://datasets/.quarry-scratch/" + namespace + "/shuffle/",
         "--result", "/dev/termination-log");
+    // The spec names the job, so that clean refuses a scratch marked for another job.
+    assertThat(clean.getSpec().getTemplate().getSpec().getVolumes()).filteredOn(v -> v.getName().equals("spec"))
+        .singleElement().satisfies(volume -> assertThat(volume.getConfigMap().getName()).isEqualTo("shuffle-spec"));
     kubelet.finish(clean, 0, 0, "{}");
     kubelet.complete(clean);
     ShardSortJobStatus cleaned = awaitStatus("shuffle",

@@ -51,7 +51,8 @@ public final class SortSpecOptions {
   @Spec(Spec.Target.MIXEE) CommandSpec command;
 
   @Option(names = "--spec", paramLabel = "FILE", description = "The job: a ShardSortJob as kubectl applies it, or"
-      + " its spec, in YAML or JSON. Its store (endpoint, region, pathStyle) wins over the environment's.")
+      + " its spec, in YAML or JSON (UTF-8, at most 1 MiB, each field once). Its store (endpoint, region,"
+      + " pathStyle) wins over the environment's.")
   Path specFile;
 
   /** The --spec file, read once. */

@@ -9,15 +9,21 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.quarry.core.sort.spec.SortSpec;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
@@ -36,14 +42,25 @@ record SpecFile(SortSpec spec, SpecStore store) {
   private static final ObjectMapper YAML = configure(new YAMLMapper());
   private static final ObjectMapper JSON = configure(new ObjectMapper());
 
+  /** The most bytes a spec file may have: a spec is a few KiB, an inline key map of a large dataset some hundreds. */
+  static final int MAX_BYTES = 1 << 20;
+
   private static ObjectMapper configure(ObjectMapper mapper) {
+    mapper.getFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     return mapper.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
   }
 
   static SpecFile read(Path path) throws IOException {
     String text;
-    try {
-      text = Files.readString(path, StandardCharsets.UTF_8);
+    try (InputStream in = Files.newInputStream(path)) {
+      byte[] bytes = in.readNBytes(MAX_BYTES + 1);
+      if (bytes.length > MAX_BYTES) {
+        throw refused(path, "it is larger than 1 MiB " + EXPECTED);
+      }
+      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+    } catch (CharacterCodingException e) {
+      throw refused(path, "it is not UTF-8 text " + EXPECTED);
     } catch (NoSuchFileException e) {
       throw refused(path, "no such file");
     } catch (IOException e) {
@@ -138,12 +155,35 @@ record SpecFile(SortSpec spec, SpecStore store) {
         && format.getTargetType().isEnum()) {
       what = format.getValue() + " is not one of " + Arrays.stream(format.getTargetType().getEnumConstants())
           .map(SpecFile::jsonName).collect(Collectors.joining(", "));
+    } else if (e instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
+      // Jackson's own words name Java classes and tokens: say what the field takes instead.
+      what = "the value is not " + kind(mismatch.getTargetType());
     } else {
       what = e.getOriginalMessage().lines().findFirst().orElse("").strip();
     }
     String field = e instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()
         ? path(mapping.getPath()) + ": " : "";
     return where + field + what + (e instanceof JsonMappingException ? "" : " " + EXPECTED);
+  }
+
+  /** What a field of {@code type} takes, in the words of YAML and JSON. */
+  private static String kind(Class<?> type) {
+    if (type == Long.class || type == long.class || type == Integer.class || type == int.class) {
+      return "a whole number";
+    }
+    if (type == Double.class || type == double.class) {
+      return "a number";
+    }
+    if (type == Boolean.class || type == boolean.class) {
+      return "true or false";
+    }
+    if (type == String.class) {
+      return "a string";
+    }
+    if (Collection.class.isAssignableFrom(type) || type.isArray()) {
+      return "a list";
+    }
+    return "a mapping of fields";
   }
 
   /** The spec's own refusal ("Invalid output.shardSize: 0 ..."), when a value was refused by the spec. */

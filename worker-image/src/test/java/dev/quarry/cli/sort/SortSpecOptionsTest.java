@@ -9,6 +9,7 @@ import dev.quarry.core.store.S3Settings;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -134,6 +135,50 @@ class SortSpecOptionsTest {
     assertThatThrownBy(() -> options("--spec", job.toString()).spec())
         .hasMessage("Cannot read --spec " + job + ": line 20, column 11: order.kind: shufle is not one of"
             + " alphanumeric, none, md5, shuffle, content, keymap");
+  }
+
+  @Test
+  void aSpecThatIsTooLargeOrNotTextIsOneLineAndNeverRead() throws Exception {
+    assertThatThrownBy(() -> options("--spec", "/dev/zero").spec())
+        .hasMessage("Cannot read --spec /dev/zero: it is larger than 1 MiB (must be a ShardSortJob or its spec, in"
+            + " YAML or JSON)");
+    Path binary = Files.write(temp.resolve("job.yaml"), new byte[] {'k', 'i', (byte) 0xff, '\n'});
+    assertThatThrownBy(() -> options("--spec", binary.toString()).spec())
+        .hasMessage("Cannot read --spec " + binary + ": it is not UTF-8 text (must be a ShardSortJob or its spec,"
+            + " in YAML or JSON)");
+  }
+
+  @Test
+  void aFieldGivenTwiceIsRefused() throws Exception {
+    Path json = file("twice.json", "{\"input\": {\"template\": \"/in/x-{0..1}.tar\"}, \"order\": {\"kind\":"
+        + " \"none\"},\n \"output\":"
+        + " {\"template\": \"/out/y-{0..}.tar\", \"shardCount\": 2},\n \"output\": {\"template\":"
+        + " \"/elsewhere/y-{0..}.tar\", \"shardCount\": 2}}\n");
+    assertThatThrownBy(() -> options("--spec", json.toString()).spec())
+        .hasMessageStartingWith("Cannot read --spec " + json + ": line 3, column ")
+        .hasMessageContaining("Duplicate field 'output'");
+    Path yaml = file("twice.yaml", "input: {template: '/in/x-{0..1}.tar'}\norder: {kind: none}\noutput: {template:"
+        + " '/out/y-{0..}.tar', shardCount: 2}\noutput: {template: '/elsewhere/y-{0..}.tar', shardCount: 2}\n");
+    assertThatThrownBy(() -> options("--spec", yaml.toString()).spec())
+        .hasMessageStartingWith("Cannot read --spec " + yaml + ": line 4, column ")
+        .hasMessageContaining("Duplicate field 'output'");
+  }
+
+  @Test
+  void aTypeTagIsOneLineWithoutJavaNames() throws Exception {
+    for (String value : List.of("!!binary AAAA", "[1, 2]", "{a: 1}", "!!timestamp 2001-12-14")) {
+      Path yaml = file("tag.yaml", "input: {template: '/in/x-{0..1}.tar'}\norder: {kind: none}\n"
+          + "output: {template: '/out/y-{0..}.tar', shardCount: " + value + "}\n");
+      assertThatThrownBy(() -> options("--spec", yaml.toString()).spec()).as(value)
+          .satisfies(e -> assertThat(e.getMessage()).startsWith("Cannot read --spec " + yaml + ": line 3, column ")
+              .contains("output.shardCount: ").doesNotContain("java.", "dev.quarry", "`", "\n"));
+    }
+  }
+
+  @Test
+  void anOutputTemplateWithoutAFolderIsInTheWorkingDirectory() throws Exception {
+    assertThat(options("--input", "/in/x-{0..1}.tar", "--output", "s-{000..}.tar", "--shard-count", "2").spec()
+        .outputLocation().url()).isEqualTo("./");
   }
 
   @Test

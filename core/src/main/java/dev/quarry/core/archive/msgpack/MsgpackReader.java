@@ -8,6 +8,7 @@ import dev.quarry.core.archive.RecordKeys;
 import dev.quarry.core.archive.ShardReader;
 import dev.quarry.core.archive.SourceInput;
 import dev.quarry.core.archive.StreamMember;
+import dev.quarry.core.text.Printable;
 import java.io.ByteArrayOutputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -187,7 +188,7 @@ public final class MsgpackReader implements ShardReader {
   private String memberName(String suffix) throws ArchiveException {
     String name = key + "." + suffix;
     if (suffix.isEmpty() || suffix.indexOf('/') >= 0) {
-      throw ArchiveException.ofMember(shard, name, "its map key '" + suffix + "' is not a suffix (it must be "
+      throw ArchiveException.ofMember(shard, name, "its map key '" + Printable.of(suffix) + "' is not a suffix (it must be "
           + "non-empty and without '/', such as jpg or seg.png)");
     }
     if (!suffixes.add(suffix)) {

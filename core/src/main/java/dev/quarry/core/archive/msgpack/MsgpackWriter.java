@@ -3,6 +3,7 @@ package dev.quarry.core.archive.msgpack;
 import dev.quarry.core.archive.Member;
 import dev.quarry.core.archive.Record;
 import dev.quarry.core.archive.ShardWriter;
+import dev.quarry.core.text.Printable;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.HashMap;
@@ -57,7 +58,7 @@ public final class MsgpackWriter implements ShardWriter {
         problem = "members " + names.get(suffix) + " and " + member.name() + " have the same suffix";
       }
       if (problem != null) {
-        throw new IOException("Cannot write record " + record.key() + " as msgpack: " + problem);
+        throw new IOException("Cannot write record " + Printable.of(record.key()) + " as msgpack: " + problem);
       }
       names.put(suffix, member.name());
     }

@@ -5,10 +5,13 @@ import dev.quarry.core.sort.ScratchMarker;
 import dev.quarry.core.sort.spec.BraceTemplate;
 import dev.quarry.core.sort.spec.OutputLocation;
 import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.LimitedInputStream;
 import dev.quarry.core.store.Location;
+import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -34,8 +37,11 @@ import java.util.stream.Stream;
  * manifest and shards of two runs coexist, and nothing the records do not name is deleted.
  */
 public final class OutputClaim {
-  /** The most bytes a manifest or pending record read back may have. */
-  static final long MAX_RECORD_BYTES = 1L << 30;
+  /**
+   * The most bytes a manifest or pending record read back may have: some 150,000 shards of names, sizes and digests,
+   * far beyond a real run; a larger object is refused unread, since parsing it could take the worker's heap.
+   */
+  static final long MAX_RECORD_BYTES = 32L << 20;
   private static final int NAMES_SHOWN = 5;
 
   private final ObjectStores stores;
@@ -106,10 +112,12 @@ public final class OutputClaim {
           + " unfinished output of another job; pass --overwrite (overwrite: true in a ShardSortJob) to replace it,"
           + " or choose another output");
     }
+    Pattern shard = shardName(template);
     Set<String> known = new TreeSet<>();
-    manifest.ifPresent(m -> m.shards().forEach(shard -> known.add(checkedName(names.manifest(), shard.name()))));
-    pending.ifPresent(p -> p.shards().forEach(name -> known.add(checkedName(names.pending(), name))));
-    List<String> strays = strays(template, names, known);
+    manifest.ifPresent(m -> m.shards().forEach(s -> known.add(checkedName(template, shard, names.manifest(),
+        s.name()))));
+    pending.ifPresent(p -> p.shards().forEach(name -> known.add(checkedName(template, shard, names.pending(), name))));
+    List<String> strays = strays(template, names, shard, known);
     if (!strays.isEmpty()) {
       throw new IllegalArgumentException("Cannot sort into " + template + ": " + strays.size() + " objects in "
           + names.folder() + " match the template but no manifest or pending record of a Quarry run names them ("
@@ -119,12 +127,18 @@ public final class OutputClaim {
     return new Prior(names, known);
   }
 
+  /** A name of one of the template's shards, relative to its folder: the only names a record may make us delete. */
+  private static Pattern shardName(BraceTemplate template) {
+    String prefix = template.prefix();
+    return Pattern.compile(Pattern.quote(prefix.substring(prefix.lastIndexOf('/') + 1)) + "[0-9]+"
+        + Pattern.quote(template.suffix()));
+  }
+
   /** The objects named like the template's shards that {@code known} does not name. */
-  private List<String> strays(BraceTemplate template, OutputNames names, Set<String> known) throws IOException {
+  private List<String> strays(BraceTemplate template, OutputNames names, Pattern shard, Set<String> known)
+      throws IOException {
     Location folder = stores.locate(names.folder());
     Location prefix = stores.locate(template.prefix());
-    Pattern shard = Pattern.compile(Pattern.quote(template.prefix().substring(names.folder().length())) + "[0-9]+"
-        + Pattern.quote(template.suffix()));
     List<String> strays = new ArrayList<>();
     try (Stream<ObjectInfo> listed = prefix.store().listAll(prefix.key())) {
       listed.map(object -> object.key().substring(folder.key().length()))
@@ -134,12 +148,14 @@ public final class OutputClaim {
     return strays;
   }
 
-  /** A name read from a manifest or pending record: one path component, then confined to the location. */
-  private String checkedName(String record, String name) {
-    if (name == null || name.isEmpty() || name.contains("/") || name.equals(".") || name.equals("..")
-        || name.indexOf('\0') >= 0) {
-      throw new IllegalArgumentException("Cannot use " + record + ": it names a shard that is not a plain file name"
-          + " (it is corrupt or not Quarry's; move it away, or choose another output)");
+  /**
+   * A name read from a manifest or pending record, which a claim may delete: refused unless it is a shard name of
+   * the template (its prefix, digits, its suffix), so that a planted or edited record cannot name any other file.
+   */
+  private static String checkedName(BraceTemplate template, Pattern shard, String record, String name) {
+    if (name == null || !shard.matcher(name).matches()) {
+      throw new IllegalArgumentException("Cannot use " + record + ": it names a shard that is not a shard of "
+          + template + " (it is corrupt or not Quarry's; move it away, or choose another output)");
     }
     return name;
   }
@@ -150,21 +166,29 @@ public final class OutputClaim {
     if (info.isEmpty()) {
       return Optional.empty();
     }
-    T value = null;
-    if (info.get().size() <= MAX_RECORD_BYTES) {
-      try {
-        value = Json.read(target.store().getBytes(target.key()), type);
-      } catch (IOException e) {
-        value = null; // said below, without quoting the content
-      }
+    String kind = type == Manifest.class ? "manifest" : "pending record";
+    String tooLarge = "Cannot use " + url + ": it is larger than " + (MAX_RECORD_BYTES >> 20) + " MiB, more than a"
+        + " Quarry " + kind + " has (move it away, or choose another output)";
+    if (info.get().size() > MAX_RECORD_BYTES) {
+      throw new IllegalArgumentException(tooLarge);
+    }
+    T value;
+    try (InputStream in = new LimitedInputStream(target.store().get(target.key()), MAX_RECORD_BYTES, tooLarge)) {
+      value = Json.read(in.readAllBytes(), type);
+    } catch (LimitedInputStream.TooLargeException e) {
+      throw new IllegalArgumentException(tooLarge, e); // it grew since it was looked at
+    } catch (NoSuchObjectException e) {
+      return Optional.empty(); // deleted since it was looked at
+    } catch (IOException e) {
+      value = null; // said below, without quoting the content
     }
     boolean valid = value instanceof Manifest m ? m.version() == Manifest.VERSION && "quarry".equals(m.createdBy())
         && m.shards() != null
         : value instanceof PendingOutput p && PendingOutput.FORMAT.equals(p.format()) && p.job() != null
             && p.shards() != null;
     if (!valid) {
-      throw new IllegalArgumentException("Cannot use " + url + ": it is not a Quarry " + (type == Manifest.class
-          ? "manifest" : "pending record") + " (move it away, or choose another output)");
+      throw new IllegalArgumentException("Cannot use " + url + ": it is not a Quarry " + kind + " (move it away, or"
+          + " choose another output)");
     }
     return Optional.of(value);
   }

@@ -7,10 +7,11 @@ import dev.quarry.core.sort.spec.BraceTemplate;
  * {@code s3://b/out/train.manifest.json} (the commit point), {@code train.wids.json} (the WebDataset index) and
  * {@code train.pending.json} (an unfinished run's names). {@code folder} is where they and the shards are.
  */
-record OutputNames(String folder, String base, String manifest, String wids, String pending) {
-  static OutputNames of(BraceTemplate template) {
+public record OutputNames(String folder, String base, String manifest, String wids, String pending) {
+  public static OutputNames of(BraceTemplate template) {
     String base = base(template);
-    String folder = template.prefix().substring(0, template.prefix().lastIndexOf('/') + 1);
+    int slash = template.prefix().lastIndexOf('/');
+    String folder = slash < 0 ? "./" : template.prefix().substring(0, slash + 1); // no folder: the working one
     return new OutputNames(folder, base, base + ".manifest.json", base + ".wids.json", base + ".pending.json");
   }
 

@@ -31,8 +31,8 @@ import java.util.concurrent.Semaphore;
 /**
  * Phase 1: extract worker {@code index} of {@code count} reads its contiguous share of the input shards and writes
  * its records' entries as runs sorted by key under scratch. Rerunning an index whose done marker exists does nothing;
- * rerunning one that died starts it over, with runs of its own ({@link Scratch#runPrefix}), whatever the other
- * attempt left or still writes.
+ * one done with another {@code count} (another split of the inputs) is done again; rerunning one that died starts
+ * it over, with runs of its own ({@link Scratch#runPrefix}), whatever the other attempt left or still writes.
  */
 public final class ExtractPhase {
   /** The problem kind counted for a missing input shard. */
@@ -61,8 +61,13 @@ public final class ExtractPhase {
 
   public ExtractResult run(int index, int count, Problems problems) throws IOException, InterruptedException {
     if (scratchStore.head(scratch.extractDone(index)).isPresent()) {
-      log.printf("extract %d/%d: already done%n", index, count);
-      return StoredJson.read(scratchStore, scratch.extractDone(index), ExtractResult.class);
+      ExtractResult done = StoredJson.read(scratchStore, scratch.extractDone(index), ExtractResult.class);
+      if (done.count() == count) {
+        log.printf("extract %d/%d: already done%n", index, count);
+        return done;
+      }
+      // Done for another split of the inputs (another --count): its share is not this one's, so start over.
+      log.printf("extract %d/%d: done before with --count %d, extracting again%n", index, count, done.count());
     }
     StoreRunStorage runs = new StoreRunStorage(scratchStore);
     List<InputShard> inputs = InputShards.resolve(spec.input(), stores);
@@ -101,8 +106,8 @@ public final class ExtractPhase {
     }
     List<String> runNames = sorter.finish();
     progress.print(true);
-    ExtractResult result = new ExtractResult(index, mine.size(), (int) totals[0], sorter.entries(), totals[2],
-        totals[1], runNames, sorter.peakBufferedBytes(), sorter.bytesPerEntry());
+    ExtractResult result = new ExtractResult(index, count, from, to, mine.size(), (int) totals[0], sorter.entries(),
+        totals[2], totals[1], runNames, sorter.peakBufferedBytes(), sorter.bytesPerEntry());
     scratchStore.put(scratch.extractDone(index), Json.bytes(result));
     return result;
   }

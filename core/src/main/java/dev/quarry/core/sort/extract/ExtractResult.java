@@ -5,6 +5,10 @@ import java.util.List;
 /**
  * What one extract worker did, written as its done marker.
  *
+ * @param index the worker's index
+ * @param count how many extract workers share the inputs; a marker of another count is another split, so stale
+ * @param from the first input shard (index in the input list) this worker read
+ * @param to one past the last input shard it read
  * @param shards input shards read
  * @param missingShards input shards that did not exist (under an ignore or warn policy)
  * @param records records found
@@ -14,5 +18,5 @@ import java.util.List;
  * @param peakMetadataBytes the most record metadata held in memory at once (estimated)
  * @param metadataBytesPerRecord heap bytes of one record's metadata (estimated, on average)
  */
-public record ExtractResult(int index, int shards, int missingShards, long records, long bytes, long inputBytes,
+public record ExtractResult(int index, int count, int from, int to, int shards, int missingShards, long records, long bytes, long inputBytes,
     List<String> runs, long peakMetadataBytes, long metadataBytesPerRecord) {}

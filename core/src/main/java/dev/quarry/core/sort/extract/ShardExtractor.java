@@ -18,6 +18,7 @@ import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.text.Printable;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -144,7 +145,7 @@ final class ShardExtractor {
    */
   private static void checkSize(String shard, String member, String key, long size) throws ArchiveException {
     if (size > RecordEntry.MAX_SIZE) {
-      throw ArchiveException.ofMember(shard, member, "its record " + key + " would hold " + size + " bytes or more,"
+      throw ArchiveException.ofMember(shard, member, "its record " + Printable.of(key) + " would hold " + size + " bytes or more,"
           + " over the " + RecordEntry.MAX_SIZE + " bytes (" + (RecordEntry.MAX_SIZE >> 20)
           + " MiB) a record may have (records are held whole; split the file or keep it outside the dataset)");
     }
@@ -152,7 +153,8 @@ final class ShardExtractor {
 
   private void duplicateMember(String shard, String member) throws ArchiveException {
     problems.report(spec.policies().duplicatedRecords(), RecordGrouper.DUPLICATE_MEMBER,
-        "member " + member + " appears more than once in shard " + shard + "; kept the first",
+        "member " + Printable.of(member) + " appears more than once in shard " + Printable.of(shard)
+            + "; kept the first",
         () -> ArchiveException.ofMember(shard, member, "it appears more than once in the shard (policy"
             + " duplicatedRecords is abort; set it to warn or ignore to keep the first occurrence)"));
   }
@@ -175,7 +177,8 @@ final class ShardExtractor {
     }
     String problem;
     if (data == null) {
-      problem = "record " + key + " of shard " + shard + " has no ." + content.member() + " member";
+      problem = "record " + Printable.of(key) + " of shard " + Printable.of(shard) + " has no ."
+          + content.member() + " member";
     } else {
       String text = new String(data, StandardCharsets.UTF_8).strip();
       try {
@@ -186,7 +189,7 @@ final class ShardExtractor {
         };
       } catch (NumberFormatException e) {
         // The text itself is object content, which never goes into a message or a job's status.
-        problem = "member " + member + " of shard " + shard + " does not hold "
+        problem = "member " + Printable.of(member) + " of shard " + Printable.of(shard) + " does not hold "
             + (content.type() == SortSpec.ContentType.INT ? "an integer" : "a number");
       }
     }

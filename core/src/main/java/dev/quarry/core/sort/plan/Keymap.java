@@ -2,10 +2,12 @@ package dev.quarry.core.sort.plan;
 
 import dev.quarry.core.policy.Policy;
 import dev.quarry.core.policy.Problems;
+import dev.quarry.core.sort.commit.OutputNames;
 import dev.quarry.core.sort.spec.BraceTemplate;
 import dev.quarry.core.sort.spec.OutputLocation;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +40,7 @@ public final class Keymap {
       Problems problems) throws IOException {
     Keymap keymap = new Keymap();
     Map<String, Integer> templateIndex = new LinkedHashMap<>();
+    Map<String, Integer> manifestLine = new HashMap<>(); // two templates of one manifest would commit each other
     String[] lines = text.split("\r?\n");
     for (int number = 1; number <= lines.length; number++) {
       String line = lines[number - 1];
@@ -55,12 +58,25 @@ public final class Keymap {
           pattern = Pattern.compile(line.substring(0, at));
           template = BraceTemplate.parse(location.resolve(line.substring(at + separator.length()).strip()), true);
           location.confine(template.name(0));
+          if (template.suffix().contains("/")) {
+            problem = "its template has its range in a folder name (must be in the file name)";
+          } else if (!templateIndex.containsKey(template.toString())) {
+            String manifest = OutputNames.of(template).manifest();
+            Integer other = manifestLine.putIfAbsent(manifest, number);
+            if (other != null) {
+              problem = "its template would share the manifest " + manifest + " with line " + other + "'s (give"
+                  + " each template its own name before the range)";
+            }
+          }
         } catch (PatternSyntaxException e) {
           problem = "its pattern is not a regular expression (" + e.getDescription() + ")";
         } catch (BraceTemplate.InvalidTemplate e) {
           problem = "its template is invalid (" + e.reason() + ")";
         } catch (IllegalArgumentException e) {
-          problem = "its template names shards outside the output location " + location.url();
+          problem = template != null && OutputLocation.inReservedFolder(template.name(0))
+              ? "its template names shards in a " + OutputLocation.RESERVED_FOLDER + " folder, which is reserved for"
+                  + " sort scratch"
+              : "its template names shards outside the output location " + location.url();
         }
       }
       if (problem != null) {

@@ -3,10 +3,10 @@ package dev.quarry.core.sort.plan;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.json.Json;
-import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.policy.Policy;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.commit.OutputClaim;
 import dev.quarry.core.sort.extract.ExtractResult;
 import dev.quarry.core.sort.input.InputShard;
@@ -25,6 +25,7 @@ import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.text.Printable;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -76,7 +77,21 @@ public final class PlanPhase {
         throw new IllegalStateException("Cannot plan: extract worker " + index + " of " + extractCount
             + " has not finished (run quarry sort extract --index " + index + " first)");
       }
-      runs.addAll(StoredJson.read(scratchStore, scratch.extractDone(index), ExtractResult.class).runs());
+      ExtractResult done = StoredJson.read(scratchStore, scratch.extractDone(index), ExtractResult.class);
+      if (done.count() != extractCount) {
+        throw new IllegalStateException("Cannot plan: extract worker " + index + " ran with --count "
+            + done.count() + ", not " + extractCount + " (rerun every extract worker with --count " + extractCount
+            + ")");
+      }
+      int expectedFrom = (int) ((long) inputs.size() * index / extractCount);
+      int expectedTo = (int) ((long) inputs.size() * (index + 1) / extractCount);
+      if (done.from() != expectedFrom || done.to() != expectedTo) {
+        throw new IllegalStateException("Cannot plan: extract worker " + index + " of " + extractCount + " read"
+            + " input shards " + done.from() + " to " + done.to() + ", not " + expectedFrom + " to " + expectedTo
+            + " of the " + inputs.size() + " in the input list (the inputs changed; clean the scratch and sort"
+            + " again)");
+      }
+      runs.addAll(done.runs());
     }
     ShardFormat outputFormat = outputFormat(inputs);
     Keymap keymap = spec.order().kind() == OrderKind.KEYMAP ? loadKeymap(problems) : null;
@@ -188,18 +203,19 @@ public final class PlanPhase {
         if (previous != null && previous.key().equals(entry.key())) {
           RecordEntry kept = previous;
           RecordEntry dropped = entry;
-          problems.report(duplicates, DUPLICATE_RECORD, "record " + dropped.key() + " of input shard "
-              + dropped.shard() + " repeats a key of input shard " + kept.shard() + "; kept the first",
-              () -> new IllegalArgumentException("Cannot sort: record key " + dropped.key() + " appears in input"
-                  + " shards " + kept.shard() + " and " + dropped.shard() + " (policy duplicatedRecords is abort;"
-                  + " set it to warn or ignore to keep the first occurrence)"));
+          // A key is read from an input shard: shown escaped, so that it cannot forge a line of the warnings.
+          problems.report(duplicates, DUPLICATE_RECORD, "record " + Printable.of(dropped.key()) + " of input"
+              + " shard " + dropped.shard() + " repeats a key of input shard " + kept.shard() + "; kept the first",
+              () -> new IllegalArgumentException("Cannot sort: record key " + Printable.of(dropped.key())
+                  + " appears in input shards " + kept.shard() + " and " + dropped.shard() + " (policy"
+                  + " duplicatedRecords is abort; set it to warn or ignore to keep the first occurrence)"));
           continue;
         }
         previous = entry;
         if (keymap != null) {
           int template = keymap.match(entry.key());
           if (template < 0) {
-            String key = entry.key();
+            String key = Printable.of(entry.key());
             problems.report(spec.policies().keymapMissingKey(), Keymap.MISSING_KEY, "record " + key
                 + " matches no key map line; dropped it", () -> new IllegalArgumentException("Cannot sort: record "
                     + key + " matches no key map line (policy keymapMissingKey is abort; add a line for it, or set"

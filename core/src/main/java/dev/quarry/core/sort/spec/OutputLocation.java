@@ -8,6 +8,9 @@ import dev.quarry.core.store.ObjectUrl;
  * under this folder. Key map templates may be relative to it.
  */
 public final class OutputLocation {
+  /** The folder name kept for sort scratch: no output name has it as a component, since clean deletes there. */
+  public static final String RESERVED_FOLDER = ".quarry-scratch";
+
   private final String url;
   private final ObjectUrl address;
 
@@ -21,10 +24,33 @@ public final class OutputLocation {
     return new OutputLocation(folder(BraceTemplate.parse(template, true)));
   }
 
-  /** The text of {@code template} up to and including the last '/' before its range. */
+  /**
+   * The text of {@code template} up to and including the last '/' before its range; "./" (the working directory)
+   * for a template without a folder, a local path like any other.
+   */
   static String folder(BraceTemplate template) {
     String prefix = template.prefix();
-    return prefix.substring(0, prefix.lastIndexOf('/') + 1);
+    return prefix.indexOf('/') < 0 ? "./" : prefix.substring(0, prefix.lastIndexOf('/') + 1);
+  }
+
+  /** For a local path: whether it stays in the folder once symlinks are resolved (a link must not lead out). */
+  private boolean realPathInside(ObjectUrl name) {
+    if (!name.isFile()) {
+      return true;
+    }
+    String folder = ScratchOverlap.real(address).key();
+    String real = ScratchOverlap.real(name).key();
+    return real.startsWith(folder.endsWith("/") || folder.isEmpty() ? folder : folder + "/");
+  }
+
+  /** Whether {@code url} has a {@value #RESERVED_FOLDER} folder in its path. */
+  public static boolean inReservedFolder(String url) {
+    for (String component : url.split("/")) {
+      if (component.equals(RESERVED_FOLDER)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The folder as written, ending with '/'. */
@@ -45,8 +71,8 @@ public final class OutputLocation {
 
   /**
    * {@code name} if it lies in this folder's store, under the folder (local paths compared once normalized, and
-   * '..' refused in object keys); refused otherwise: '..' out of it, an absolute path elsewhere, another bucket or
-   * another store.
+   * '..' refused in object keys, and symlinks resolved); refused otherwise: '..' out of it, an absolute path elsewhere, another bucket or
+   * another store; and refused in a {@value #RESERVED_FOLDER} folder, where {@code sort clean} deletes.
    */
   public String confine(String name) {
     ObjectUrl parsed;
@@ -56,9 +82,13 @@ public final class OutputLocation {
       parsed = null;
     }
     if (parsed == null || !parsed.storeId().equals(address.storeId()) || !parsed.key().startsWith(address.key())
-        || parsed.key().length() == address.key().length()) {
+        || parsed.key().length() == address.key().length() || !realPathInside(parsed)) {
       throw new IllegalArgumentException("Invalid output name: " + name + " (must be inside the output location "
           + url + ", the folder of output.template)");
+    }
+    if (inReservedFolder(parsed.key())) {
+      throw new IllegalArgumentException("Invalid output name: " + name + " (must not be in a " + RESERVED_FOLDER
+          + " folder, which is reserved for sort scratch)");
     }
     return name;
   }

@@ -104,7 +104,14 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
             given, field("output.shardSize"), field("output.recordsPerShard"), field("output.shardCount"));
       }
       if (template != null) {
-        BraceTemplate.parse(template, true);
+        if (BraceTemplate.parse(template, true).suffix().contains("/")) {
+          throw new InvalidSpecException("Invalid %s: %s (must have its range in the file name, not in a folder"
+              + " name)", field("output.template"), template);
+        }
+        if (OutputLocation.inReservedFolder(template)) {
+          throw new InvalidSpecException("Invalid %s: %s (must not be in a %s folder, which is reserved for sort"
+              + " scratch)", field("output.template"), template, OutputLocation.RESERVED_FOLDER);
+        }
       }
       if (format != null) {
         ShardFormat.ofExtension(format);

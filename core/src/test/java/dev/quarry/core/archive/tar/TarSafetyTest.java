@@ -70,6 +70,22 @@ class TarSafetyTest {
   }
 
   @Test
+  void aHostileMemberNameIsShownEscapedAndCutToSize() throws Exception {
+    Path archive = pythonTar("info.name = '/' + '\\x1b[31m\\nquarry: forged' + 'a' * 100000; info.size = 4");
+    assertThatThrownBy(() -> Shards.read(ShardFormat.TAR, archive))
+        .isInstanceOf(ArchiveException.class)
+        .satisfies(e -> {
+          assertThat(e.getMessage()).startsWith("Cannot read member /\\u001b[31m\\u000aquarry: forged" + "a".repeat(10))
+              .contains("... (99831 more characters) of shard bad.tar: absolute names are not allowed")
+              .doesNotContain("\n", "\u001b").hasSizeLessThan(400);
+        });
+    Path hex = pythonTar("info.name = '\\xe9' * 5000; info.size = 4");
+    assertThatThrownBy(() -> Shards.read(ShardFormat.TAR, hex))
+        .satisfies(e -> assertThat(e.getMessage()).startsWith("Cannot read member 0xe9e9").hasSizeLessThan(400)
+            .endsWith("of shard bad.tar: its name is not valid UTF-8 (rename it in the source archive)"));
+  }
+
+  @Test
   void refusesSparseFilesMadeByGnuTar() throws Exception {
     Path sparse = temp.resolve("sparse.bin");
     CommandResult.check(temp, "truncate", "-s", "10M", sparse.toString());

@@ -3,7 +3,11 @@ package dev.quarry.core.sort.spec;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -56,5 +60,32 @@ class ScratchOverlapTest {
   void refusesOverlapOfLocalFoldersAndListedShards(String folder, String scratch) {
     assertThatThrownBy(() -> spec(new SortSpec.Input(null, null, List.of(folder + "a.tar", "/data/in/b.tar"), null),
         "/out/x-{0..}.tar", scratch)).hasMessageStartingWith("Invalid scratch: " + scratch);
+  }
+
+  @Test
+  void aSymlinkInALocalScratchPathDoesNotHideTheOverlap(@TempDir Path temp) throws Exception {
+    Path real = Files.createDirectories(temp.resolve("ds/real"));
+    Files.createSymbolicLink(temp.resolve("ds/alias"), real);
+    String input = temp.resolve("in").toString() + "/train-{0..9}.tar";
+    assertThatThrownBy(() -> spec(template(input), real + "/x-{0..}.tar", temp.resolve("ds/alias") + "/"))
+        .hasMessageStartingWith("Invalid scratch: " + temp.resolve("ds/alias") + "/ (must not overlap the output"
+            + " location " + real + "/");
+    assertThatThrownBy(() -> spec(template(input), real + "/x-{0..}.tar", temp.resolve("ds/alias/new/job") + "/"))
+        .hasMessageStartingWith("Invalid scratch: " + temp.resolve("ds/alias/new/job") + "/ (must not overlap the"
+            + " output location " + real + "/");
+    assertThatCode(() -> spec(template(input), real + "/x-{0..}.tar", temp.resolve("ds/elsewhere") + "/"))
+        .doesNotThrowAnyException();
+  }
+
+  @Test
+  void aSymlinkInTheOutputFolderDoesNotLeadAnOutputNameOutOfIt(@TempDir Path temp) throws Exception {
+    Path out = Files.createDirectories(temp.resolve("out"));
+    Path elsewhere = Files.createDirectories(temp.resolve("elsewhere"));
+    Files.createSymbolicLink(out.resolve("link"), elsewhere);
+    OutputLocation location = OutputLocation.of(out + "/x-{0..}.tar");
+    assertThatThrownBy(() -> location.confine(out + "/link/km-0.tar"))
+        .hasMessage("Invalid output name: " + out + "/link/km-0.tar (must be inside the output location " + out
+            + "/, the folder of output.template)");
+    assertThatCode(() -> location.confine(out + "/sub/km-0.tar")).doesNotThrowAnyException();
   }
 }
