@@ -1,5 +1,6 @@
 package dev.quarry.core.sync.cas;
 
+import dev.quarry.core.text.Printable;
 import java.util.Objects;
 
 /**
@@ -72,30 +73,8 @@ public record TreeEntry(String name, EntryType type, int mode, Digest digest, St
     return name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
   }
 
-  /**
-   * A name from a manifest as it may appear in a one-line message: control and bidirectional characters escaped (a
-   * backslash, u and four hex digits), and cut after 100 characters, so a remote cannot write to a terminal or a log,
-   * nor make a name read as another, through an error.
-   */
+  /** A name from a manifest as it may appear in a one-line message: {@link Printable#of}. */
   public static String printable(String text) {
-    if (text == null) {
-      return "null";
-    }
-    StringBuilder out = new StringBuilder();
-    for (int i = 0; i < text.length() && i < 100; i++) {
-      char c = text.charAt(i);
-      if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 || isBidi(c)) {
-        out.append(String.format("\\u%04x", (int) c));
-      } else {
-        out.append(c);
-      }
-    }
-    return text.length() > 100 ? out.append("...").toString() : out.toString();
-  }
-
-  /** Bidirectional embeddings, overrides, isolates and marks: they reorder how the rest of a line is shown. */
-  private static boolean isBidi(char c) {
-    return (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c == 0x200e || c == 0x200f
-        || c == 0x061c;
+    return Printable.of(text);
   }
 }
