@@ -3,6 +3,7 @@ package dev.quarry.operator.cache;
 import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.api.nodecache.NodeCachePaths;
 import dev.quarry.api.nodecache.NodeCacheStatus;
+import dev.quarry.operator.jobs.Refusal;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
@@ -18,16 +19,17 @@ import java.util.Set;
  * @param reason the Ready condition's reason
  */
 record SpecRefusal(String reason, String message) {
-  private static final Set<String> REASONS = Set.of("HostPathNotAllowed", "EndpointNotAllowed", "PathsOwnedByAnother");
+  private static final Set<String> REASONS = Set.of("HostPathNotAllowed", "EndpointNotAllowed",
+      "SecretKeyNotAllowed", "PathsOwnedByAnother");
 
   static Optional<SpecRefusal> of(NodeCache cache, Collection<NodeCache> all, AgentSettings settings) {
     List<String> paths = settings.roots().refusals(cache.getSpec());
     if (!paths.isEmpty()) {
       return Optional.of(new SpecRefusal("HostPathNotAllowed", String.join("; ", paths)));
     }
-    Optional<String> endpoint = settings.endpoints().refusal(cache.getSpec().store());
-    if (endpoint.isPresent()) {
-      return Optional.of(new SpecRefusal("EndpointNotAllowed", endpoint.get()));
+    Optional<Refusal> store = Refusal.ofStore(cache.getSpec().store(), settings.endpoints());
+    if (store.isPresent()) {
+      return Optional.of(new SpecRefusal(store.get().reason(), store.get().message()));
     }
     return all.stream().filter(other -> holdsPathsBefore(other, cache))
         .sorted(Comparator.comparing(SpecRefusal::seniority))

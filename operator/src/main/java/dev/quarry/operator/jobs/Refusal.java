@@ -10,8 +10,15 @@ import java.util.Optional;
  * condition, and no pod ever runs with that spec.
  */
 public record Refusal(String reason, String message) {
-  /** A store endpoint outside the admin's allowlist: workers would carry their credentials there. */
+  /**
+   * A store endpoint outside the admin's allowlist (workers would carry their credentials there), or a Secret key
+   * that is not one of the credential key names (its value would be sent to the store).
+   */
   public static Optional<Refusal> ofStore(ObjectStore store, EndpointAllowlist endpoints) {
-    return endpoints.refusal(store).map(message -> new Refusal("EndpointNotAllowed", message));
+    Optional<Refusal> endpoint = endpoints.refusal(store).map(message -> new Refusal("EndpointNotAllowed", message));
+    if (endpoint.isPresent() || store == null || store.credentialsSecret() == null) {
+      return endpoint;
+    }
+    return store.credentialsSecret().refusal().map(message -> new Refusal("SecretKeyNotAllowed", message));
   }
 }

@@ -3,6 +3,7 @@ package dev.quarry.operator.chart;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.testkit.CommandResult;
 import dev.quarry.testkit.KubeApi;
 import dev.quarry.testkit.KubeApiExtension;
@@ -11,6 +12,7 @@ import dev.quarry.testkit.TestTools;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,6 +36,10 @@ class AdmissionPolicyIT {
     this.api = api;
     this.namespace = api.createNamespace("admission");
     this.work = Files.createTempDirectory("quarry-admission");
+    // Stored before the policy: an admin narrowed the roots after it was made.
+    CommandResult legacy = api.kubectl("apply", "-f", write("legacy.yaml",
+        nodeCache("legacy", "/opt/legacy", "/var/lib/quarry/cache", "/mnt/nfs/a.sqfs", null)).toString());
+    assertThat(legacy.exitCode()).as(legacy.stderr()).isZero();
     String policy = helm("template", "quarry", RepositoryRoot.find().resolve("charts/quarry").toString(),
         "--namespace", "quarry-system", "--show-only", "templates/admission-policy.yaml",
         "--set", "nodeCache.mountRoots={/mnt/quarry,/mnt/fast}", "--set", "nodeCache.sourceRoots={/mnt/nfs}",
@@ -112,6 +118,20 @@ class AdmissionPolicyIT {
           operation: Status
         """);
     assertThat(below.exitCode()).as(below.stderr()).isZero();
+  }
+
+  @Test
+  void anObjectStoredBeforeThePolicyCanStillBeFinalizedButNotChanged(KubernetesClient client) throws Exception {
+    client.resources(NodeCache.class).withName("legacy").edit(nc -> {
+      nc.getMetadata().setFinalizers(List.of("quarry.dev/test"));
+      return nc;
+    });
+    client.resources(NodeCache.class).withName("legacy").edit(nc -> {
+      nc.getMetadata().setFinalizers(List.of());
+      return nc;
+    });
+    assertRefused(nodeCache("legacy", "/opt/legacy", "/var/lib/quarry/other", "/mnt/nfs/a.sqfs", null),
+        "Invalid spec.mountRoot: /opt/legacy");
   }
 
   private void assertRefused(String manifest, String message) throws Exception {

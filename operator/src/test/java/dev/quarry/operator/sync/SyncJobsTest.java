@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.common.ObjectStore;
+import dev.quarry.api.common.SecretKeys;
 import dev.quarry.api.datasetsync.DatasetSync;
 import dev.quarry.api.datasetsync.DatasetSyncSpec;
 import dev.quarry.api.datasetsync.GcOptions;
@@ -74,6 +75,16 @@ class SyncJobsTest {
     assertThat(SyncJobs.refusal(internal, SETTINGS)).contains(new Refusal("EndpointNotAllowed",
         "Invalid spec.store.endpoint: http://169.254.169.254 (must be one of the endpoints the cluster admin allows:"
             + " http://minio.storage:9000)"));
+  }
+
+  @Test
+  void aSecretKeyOutsideTheCredentialKeyNamesStartsNoWorker() {
+    DatasetSyncSpec spec = new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas",
+        new ObjectStore("http://minio.storage:9000", null, null, new SecretKeys("default-token", "token", null)),
+        SyncOperation.Status, null, null, null, null, null);
+    assertThat(SyncJobs.refusal(spec, SETTINGS)).contains(new Refusal("SecretKeyNotAllowed",
+        "Invalid spec.store.credentialsSecret.accessKeyIdKey: token (must be one of AWS_ACCESS_KEY_ID, access-key-id,"
+            + " accessKeyId, access_key_id, accesskey)"));
   }
 
   @Test
