@@ -30,6 +30,12 @@ import java.util.Map;
     message = "mountRoot and cache.directory must not be one inside the other")
 @ValidationRule(value = "!has(self.mountRoot) || self.mountRoot" + Patterns.MATCHES_NORMALIZED_ABSOLUTE_PATH,
     fieldPath = ".mountRoot", message = "mountRoot" + Patterns.NORMALIZED_ABSOLUTE_PATH_MESSAGE)
+// The agents' records of what they mounted and copied live under these paths: a NodeCache keeps them for life.
+@ValidationRule(value = "self.mountRoot == oldSelf.mountRoot", fieldPath = ".mountRoot",
+    message = "mountRoot cannot be changed: delete the NodeCache (its agents unmount its images) and create it again")
+@ValidationRule(value = "self.cache.directory == oldSelf.cache.directory", fieldPath = ".cache.directory",
+    message = "cache.directory cannot be changed: delete the NodeCache (its agents remove its copies) and create it"
+        + " again")
 public record NodeCacheSpec(
     @JsonPropertyDescription("Labels a node must have to run the agent; every node when empty.")
         Map<String, String> nodeSelector,

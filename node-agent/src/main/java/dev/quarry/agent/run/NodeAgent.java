@@ -156,9 +156,10 @@ public final class NodeAgent implements AutoCloseable {
     }
     try {
       engine.close();
-      // Outside the roots the agent never made anything: there is nothing of its own to remove there.
-      if (roots.refusals(nodeCache.getSpec()).isEmpty()) {
-        CacheAgent.removeOwned(Path.of(NodeCachePaths.cacheDirectory(nodeCache.getSpec())), nodeCacheName);
+      // The records of what it made are in its cache folder; outside the cache roots it never made anything.
+      String cacheDirectory = NodeCachePaths.cacheDirectory(nodeCache.getSpec());
+      if (HostPathRoots.isUnder(cacheDirectory, roots.cacheRoots())) {
+        CacheAgent.removeOwned(Path.of(cacheDirectory), nodeCacheName);
       }
       reports.delete(nodeCache);
       cleanedUp = true;
