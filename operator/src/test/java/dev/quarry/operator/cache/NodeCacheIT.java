@@ -174,6 +174,8 @@ class NodeCacheIT {
   void theYoungerOfTwoNodeCachesWithTheSameMountPointIsRefusedNamingTheOwner() throws Exception {
     client.resource(example("owner", "/mnt/quarry/shared")).create();
     awaitDaemonSet("quarry-agent-owner");
+    // Accepted: within the second both were created in, the NodeCache accepted first keeps the paths.
+    awaitStatus("owner", s -> s.phase() == CachePhase.Pending);
     NodeCache second = example("latecomer", "/mnt/quarry/shared");
     second.getSpec().images().subList(1, second.getSpec().images().size()).clear(); // imagenet, as the owner's
     client.resource(second).create();

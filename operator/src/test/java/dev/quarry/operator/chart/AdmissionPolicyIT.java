@@ -130,8 +130,8 @@ class AdmissionPolicyIT {
       nc.getMetadata().setFinalizers(List.of());
       return nc;
     });
-    assertRefused(nodeCache("legacy", "/opt/legacy", "/var/lib/quarry/other", "/mnt/nfs/a.sqfs", null),
-        "Invalid spec.mountRoot: /opt/legacy");
+    assertRefused(nodeCache("legacy", "/opt/legacy", "/var/lib/quarry/cache", "/mnt/nfs/a.sqfs", null)
+        .replace("capacity: 10Gi", "capacity: 20Gi"), "Invalid spec.mountRoot: /opt/legacy");
   }
 
   private void assertRefused(String manifest, String message) throws Exception {
