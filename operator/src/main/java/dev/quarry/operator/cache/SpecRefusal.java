@@ -48,7 +48,8 @@ record SpecRefusal(String reason, String message) {
 
   private static String seniority(NodeCache cache) {
     String created = cache.getMetadata().getCreationTimestamp();
-    return (created == null ? "~" : created) + "/" + (accepted(cache) ? "0" : "1") + "/" + cache.getMetadata().getName();
+    return (created == null ? "~" : created) + "/" + (accepted(cache) ? "0" : "1") + "/"
+        + cache.getMetadata().getName();
   }
 
   /** Whether the operator reconciled the NodeCache without refusing it. */

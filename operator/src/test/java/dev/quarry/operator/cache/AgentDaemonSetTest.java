@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class AgentDaemonSetTest {
   private final AgentSettings settings = new AgentSettings("quarry-system", "quarry-agent:1", "IfNotPresent",
       "quarry-agent", null, null, HostPathRoots.DEFAULTS,
-      EndpointAllowlist.fromEnvironment(Map.of(EndpointAllowlist.ENVIRONMENT_VARIABLE, "http://minio.storage.svc:9000")));
+      new EndpointAllowlist(List.of("http://minio.storage.svc:9000")));
 
   @Test
   void runsTheAgentJarWithItsNodeCacheAndNode() throws Exception {
