@@ -23,3 +23,12 @@ app.kubernetes.io/component: operator
 {{ .image.repository }}:{{ $tag }}
 {{- end -}}
 {{- end }}
+
+{{/* storeEndpoints as a JSON array, each without a trailing slash. */}}
+{{- define "quarry.storeEndpoints" -}}
+{{- $endpoints := list -}}
+{{- range .Values.storeEndpoints -}}
+{{- $endpoints = append $endpoints (trimSuffix "/" .) -}}
+{{- end -}}
+{{- toJson $endpoints -}}
+{{- end }}

@@ -2,6 +2,7 @@ package dev.quarry.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.api.shardsort.ShardSortJob;
 import dev.quarry.api.shardsort.ShardSortJobStatus;
 import dev.quarry.api.shardsort.ShardSortPhase;
@@ -98,6 +99,25 @@ class ExampleManifestsIT {
     List<String> lines = get.stdout().lines().toList();
     assertThat(lines.get(0).split("\\s+")).containsExactly("NAME", "PHASE", "PROGRESS", "RECORDS", "SHARDS", "AGE");
     assertThat(lines.get(1).split("\\s+")).startsWith("imagenet-shuffle", "Creating", "42%", "1281167", "3/8");
+  }
+
+  @Test
+  void aNodeCachesHostPathsCannotChangeOnceCreated(KubernetesClient client) throws Exception {
+    Path example = RepositoryRoot.find().resolve("docs/examples/nodecache.yaml");
+    NodeCache cache = client.getKubernetesSerialization().unmarshal(Files.readString(example), NodeCache.class);
+    cache.getMetadata().setName("immutable-paths");
+    client.resource(cache).create();
+    String manifest = Files.readString(example).replace("name: training-images", "name: immutable-paths");
+    Path moved = Files.writeString(Files.createTempFile("nodecache-", ".yaml"),
+        manifest.replace("mountRoot: /mnt/quarry", "mountRoot: /mnt/quarry/elsewhere")
+            .replace("directory: /var/lib/quarry/cache", "directory: /var/lib/quarry/other"));
+    CommandResult result = api.kubectl("apply", "--dry-run=server", "-f", moved.toString());
+    assertThat(result.exitCode()).as(result.stdout()).isNotZero();
+    assertThat(result.stderr()).contains("spec.mountRoot: Invalid value: \"object\": mountRoot cannot be changed:"
+        + " delete the NodeCache (its agents unmount its images) and create it again")
+        .contains("spec.cache.directory: Invalid value: \"object\": cache.directory cannot be changed");
+    Files.delete(moved);
+    client.resource(cache).delete();
   }
 
   @Test

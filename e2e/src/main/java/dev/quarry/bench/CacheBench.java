@@ -107,14 +107,14 @@ public final class CacheBench {
           + " (%d after the switch), %d errors%n", switchSeconds, reads.get(), reads.get() - readsAtSwitch,
           errors.get());
     } finally {
-      CacheAgent.removeEverything(mountRoot, cacheDir);
+      CacheAgent.removeOwned(cacheDir, "bench");
     }
     decisionTimes();
   }
 
   private static AgentSettings settings(Path mountRoot, Path cacheDir, Path image, boolean pinned, String capacity) {
-    return new AgentSettings(List.of(new ImageSpec("bench", image.toString(), null, pinned, 0)), mountRoot, cacheDir,
-        CacheCapacity.parse(capacity), Duration.ofMinutes(10), 10, 0);
+    return new AgentSettings("bench", List.of(new ImageSpec("bench", image.toString(), null, pinned, 0)), mountRoot,
+        cacheDir, List.of(image.getParent()), CacheCapacity.parse(capacity), Duration.ofMinutes(10), 10, 0);
   }
 
   private static Path buildImage(Path work, int imageMib) throws IOException {

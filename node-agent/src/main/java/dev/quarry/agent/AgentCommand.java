@@ -2,11 +2,15 @@ package dev.quarry.agent;
 
 import dev.quarry.agent.metrics.AgentServer;
 import dev.quarry.agent.run.NodeAgent;
+import dev.quarry.api.common.EndpointAllowlist;
+import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.core.cache.agent.CacheAgent;
+import dev.quarry.core.cache.agent.OwnedPaths;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +53,9 @@ public final class AgentCommand {
       // wait the hook's full timeout (every agent pod took 20 s to stop).
       CountDownLatch closed = new CountDownLatch(1);
       try (KubernetesClient client = new KubernetesClientBuilder().build();
-          NodeAgent agent = new NodeAgent(client, nodeCache, node, namespace, Clock.systemUTC());
+          NodeAgent agent = new NodeAgent(client, nodeCache, node, namespace,
+              HostPathRoots.fromEnvironment(System.getenv()), EndpointAllowlist.fromEnvironment(System.getenv()),
+              Clock.systemUTC());
           AgentServer server = new AgentServer(metricsPort, agent.metrics()::scrape, agent::live, agent::ready)) {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
           agent.close();
@@ -67,21 +73,33 @@ public final class AgentCommand {
     }
   }
 
-  /** Removes every mount under the mount root and every cached copy: for uninstalling or resetting a node. */
+  /**
+   * Removes what the agents of NodeCaches made on this node (their mounts, copies and folders, as their records in the
+   * cache directory name them): for uninstalling or resetting a node. Nothing else is touched.
+   */
   @Command(name = "cleanup", mixinStandardHelpOptions = true,
-      description = "Unmounts every image under the mount root and deletes every cached copy. Files still open keep"
-          + " reading until closed.")
+      description = "Unmounts every image the agents of NodeCaches mounted and deletes their copies, as their records"
+          + " in the cache directory name them; nothing else is touched. Files still open keep reading until closed.")
   static final class Cleanup implements Callable<Integer> {
-    @Option(names = "--mount-root", defaultValue = "/mnt/quarry", description = "Default: ${DEFAULT-VALUE}.")
-    Path mountRoot;
-
-    @Option(names = "--cache-dir", defaultValue = "/var/lib/quarry/cache", description = "Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--cache-dir", defaultValue = "/var/lib/quarry/cache",
+        description = "The NodeCaches' spec.cache.directory. Default: ${DEFAULT-VALUE}.")
     Path cacheDirectory;
+
+    @Option(names = "--node-cache", description = "Only this NodeCache's mounts and copies. Default: every"
+        + " NodeCache's.")
+    String nodeCache;
 
     @Override
     public Integer call() throws Exception {
-      CacheAgent.removeEverything(mountRoot, cacheDirectory);
-      System.out.println("Removed every mount under " + mountRoot + " and every copy in " + cacheDirectory);
+      List<String> owners = nodeCache == null ? OwnedPaths.owners(cacheDirectory) : List.of(nodeCache);
+      for (String owner : owners) {
+        CacheAgent.removeOwned(cacheDirectory, owner);
+        System.out.println("Removed the mounts and copies of NodeCache " + owner + " (records in " + cacheDirectory
+            + ")");
+      }
+      if (owners.isEmpty()) {
+        System.out.println("No NodeCache has mounts or copies recorded in " + cacheDirectory);
+      }
       return 0;
     }
   }

@@ -13,7 +13,10 @@ import dev.quarry.api.nodecache.ImageState;
 import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.api.nodecache.NodeCacheReport;
 import dev.quarry.api.nodecache.NodeCacheSpec;
+import dev.quarry.api.common.EndpointAllowlist;
+import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.core.cache.agent.CacheAgent;
+import dev.quarry.core.cache.agent.OwnedPaths;
 import dev.quarry.core.cache.host.MountTable;
 import dev.quarry.core.cache.image.ImageBuilder;
 import dev.quarry.testkit.KubeApiExtension;
@@ -30,6 +33,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZonedDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -43,6 +47,8 @@ class NodeAgentIT {
   @TempDir Path temp;
   private NodeAgent agent;
   private Thread loop;
+  private final List<NodeAgent> others = new ArrayList<>();
+  private final List<Thread> otherLoops = new ArrayList<>();
 
   NodeAgentIT(KubernetesClient client) {
     this.client = client;
@@ -54,7 +60,14 @@ class NodeAgentIT {
       agent.close();
       loop.join(20_000);
     }
-    CacheAgent.removeEverything(temp.resolve("mnt"), temp.resolve("cache"));
+    for (int i = 0; i < others.size(); i++) {
+      others.get(i).close();
+      otherLoops.get(i).join(20_000);
+    }
+    for (String owner : OwnedPaths.owners(temp.resolve("cache"))) {
+      CacheAgent.removeOwned(temp.resolve("cache"), owner);
+    }
+    CacheAgent.removeOwned(temp.resolve("cache"), "pets");
   }
 
   @Test
@@ -77,7 +90,7 @@ class NodeAgentIT {
         .withRenewTime(ZonedDateTime.now()).build());
     client.resource(held).create();
 
-    agent = new NodeAgent(client, "pets", "node-a", "default", Clock.systemUTC());
+    agent = new NodeAgent(client, "pets", "node-a", "default", roots(), EndpointAllowlist.ANY, Clock.systemUTC());
     loop = Thread.ofPlatform().start(() -> {
       try {
         agent.run();
@@ -127,7 +140,7 @@ class NodeAgentIT {
     assertThat(metrics).contains("quarry_cache_copies_total{nodecache=\"pets\"} 1.0")
         .contains("quarry_cache_read_bytes_total{image=\"pets\",layer=\"local\",nodecache=\"pets\"}")
         .contains("quarry_cache_used_bytes{nodecache=\"pets\"} " + (double) (image.sizeBytes()
-            + Files.size(temp.resolve("cache/pets.json"))));
+            + Files.size(temp.resolve("cache/pets/copies/pets.json"))));
     assertThat(client.leases().inNamespace("default").withName("quarry-copy-pets-0").get())
         .as("the slot is released after the copy").isNull();
 
@@ -141,5 +154,98 @@ class NodeAgentIT {
       nc.getMetadata().setFinalizers(List.of());
       return nc;
     });
+  }
+
+  /** The roots the admin allows, as the chart would set them: this test's folders. */
+  private HostPathRoots roots() {
+    return new HostPathRoots(List.of(temp.resolve("mnt").toString()), List.of(temp.resolve("cache").toString()),
+        List.of(temp.toString()));
+  }
+
+  private NodeCache create(String name, Path mountRoot, String image, Path source) {
+    NodeCache nodeCache = new NodeCache();
+    nodeCache.setMetadata(new ObjectMetaBuilder().withName(name).withFinalizers("quarry.dev/test-holds").build());
+    nodeCache.setSpec(new NodeCacheSpec(null, null, mountRoot.toString(),
+        new CacheStorage(temp.resolve("cache").toString(), "1Gi"),
+        List.of(new CacheImage(image, source.toString(), null, false, 0)), new CachePolicy("10m", "1s", 10, null, 1),
+        null));
+    return client.resource(nodeCache).create();
+  }
+
+  private void start(String name) {
+    NodeAgent started = new NodeAgent(client, name, "node-a", "default", roots(), EndpointAllowlist.ANY,
+        Clock.systemUTC());
+    others.add(started);
+    otherLoops.add(Thread.ofPlatform().start(() -> {
+      try {
+        started.run();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }));
+  }
+
+  private void release(String name) {
+    client.resources(NodeCache.class).withName(name).edit(nc -> {
+      nc.getMetadata().setFinalizers(List.of());
+      return nc;
+    });
+  }
+
+  private Path image(String name, String text) throws Exception {
+    Path content = Files.createDirectories(temp.resolve(name + "-content"));
+    Files.writeString(content.resolve("labels.txt"), text);
+    return ImageBuilder.build(content, temp.resolve(name + ".sqfs"), ImageBuilder.Compression.GZIP, 2).image();
+  }
+
+  @Test
+  void twoNodeCachesOnOneNodeKeepEachOthersImagesAndDeletingOneLeavesTheOtherAndForeignFiles() throws Exception {
+    Path mnt = temp.resolve("mnt");
+    create("birds", mnt, "birds", image("birds", "owl\n"));
+    create("fish", mnt, "fish", image("fish", "cod\n"));
+    Path foreign = Files.writeString(Files.createDirectories(temp.resolve("cache")).resolve("notes.json"), "{}");
+    start("birds");
+    start("fish");
+    for (String name : List.of("birds", "fish")) {
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+        NodeCacheReport r = client.resources(NodeCacheReport.class).withName(name + ".node-a").get();
+        assertThat(r).isNotNull();
+        assertThat(r.getStatus()).isNotNull();
+        assertThat(r.getStatus().phase()).isEqualTo(CachePhase.Ready);
+      });
+    }
+    Thread.sleep(3000); // several passes of each agent
+    assertThat(Files.readString(mnt.resolve("birds/labels.txt"))).isEqualTo("owl\n");
+    assertThat(Files.readString(mnt.resolve("fish/labels.txt"))).isEqualTo("cod\n");
+
+    client.resources(NodeCache.class).withName("fish").delete();
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(client.resources(NodeCacheReport.class).withName("fish.node-a").get()).isNull());
+    assertThat(MountTable.read().stackAt(mnt.resolve("fish"))).isEmpty();
+    assertThat(temp.resolve("cache/fish")).doesNotExist();
+    Thread.sleep(2000);
+    assertThat(Files.readString(mnt.resolve("birds/labels.txt"))).isEqualTo("owl\n");
+    assertThat(foreign).exists();
+    release("fish");
+    client.resources(NodeCache.class).withName("birds").delete();
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(client.resources(NodeCacheReport.class).withName("birds.node-a").get()).isNull());
+    assertThat(MountTable.read().mountPointsUnder(mnt)).isEmpty();
+    assertThat(foreign).exists();
+    release("birds");
+  }
+
+  @Test
+  void aNodeCacheWithAMountRootOutsideTheAdminRootsIsNotActedOn() throws Exception {
+    Path outside = temp.resolve("elsewhere");
+    create("escape", outside, "pets", image("pets", "cat\n"));
+    start("escape");
+    Thread.sleep(3000); // several passes
+    assertThat(outside).doesNotExist();
+    assertThat(MountTable.read().mountPointsUnder(outside)).isEmpty();
+    assertThat(OwnedPaths.owners(temp.resolve("cache"))).isEmpty();
+    assertThat(client.resources(NodeCacheReport.class).withName("escape.node-a").get()).isNull();
+    client.resources(NodeCache.class).withName("escape").delete();
+    release("escape");
   }
 }

@@ -15,8 +15,26 @@ public final class Patterns {
   /** A Go-style duration: {@code 90s}, {@code 10m}, {@code 1h30m}. */
   public static final String DURATION = "^([0-9]+(ms|s|m|h))+$";
 
-  /** An absolute filesystem path. */
-  public static final String ABSOLUTE_PATH = "^/.*$";
+  /**
+   * A normalized absolute filesystem path: one or more segments, none empty, {@code .} or {@code ..}, no trailing
+   * slash. Such a path names the same place however it is joined or resolved, so a prefix check on it is a
+   * containment check.
+   */
+  public static final String NORMALIZED_ABSOLUTE_PATH = "^(/" + Patterns.PATH_SEGMENT + ")+$";
+
+  /** A normalized relative path: the segments of {@link #NORMALIZED_ABSOLUTE_PATH} without the leading slash. */
+  public static final String NORMALIZED_RELATIVE_PATH = "^" + Patterns.PATH_SEGMENT + "(/" + Patterns.PATH_SEGMENT
+      + ")*$";
+
+  /** One segment of a path that is neither empty, {@code .} nor {@code ..} (RE2 has no lookahead). */
+  public static final String PATH_SEGMENT = "([^/.][^/]*|[.][^/.][^/]*|[.][.][^/]+)";
+
+  /** The CEL call, after a string, that holds when it is a {@link #NORMALIZED_ABSOLUTE_PATH}. */
+  public static final String MATCHES_NORMALIZED_ABSOLUTE_PATH = ".matches('" + NORMALIZED_ABSOLUTE_PATH + "')";
+
+  /** What {@link #MATCHES_NORMALIZED_ABSOLUTE_PATH} refuses, after the field's name. */
+  public static final String NORMALIZED_ABSOLUTE_PATH_MESSAGE =
+      " must be a normalized absolute path (no '.', '..' or empty segments, no trailing '/')";
 
   /** A DNS-1123 label: lower-case letters, digits and '-', starting and ending alphanumeric. */
   public static final String DNS_LABEL = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";

@@ -18,10 +18,12 @@ public record CacheImage(
         @Size(min = 1, max = 63)
         @Pattern(Patterns.DNS_LABEL)
         String name,
-    @JsonPropertyDescription("Where the image is: an absolute path on shared storage mounted on every node"
-            + " (/mnt/nfs/imagenet.sqfs), or an S3 URL, downloaded into the cache before its first mount.")
+    @JsonPropertyDescription("Where the image is: a normalized absolute path on shared storage mounted on every"
+            + " node (/mnt/nfs/imagenet.sqfs), under one of the source roots the cluster admin allows (chart value"
+            + " nodeCache.sourceRoots, default /mnt), or an S3 URL, downloaded into the cache before its first"
+            + " mount.")
         @Required
-        @Pattern("^(/.+|s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/.+)$")
+        @Pattern(CacheImage.SOURCE)
         String source,
     @JsonPropertyDescription("SHA-256 of the image file; every copy is verified against it. Required for S3"
             + " sources.")
@@ -34,4 +36,7 @@ public record CacheImage(
         @Default("0")
         @Min(0)
         @Max(1000)
-        Integer priority) {}
+        Integer priority) {
+  /** A {@link Patterns#NORMALIZED_ABSOLUTE_PATH} or an S3 URL of an object. */
+  static final String SOURCE = "^((/" + Patterns.PATH_SEGMENT + ")+|s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/.+)$";
+}

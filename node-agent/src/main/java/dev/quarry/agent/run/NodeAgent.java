@@ -3,7 +3,10 @@ package dev.quarry.agent.run;
 import dev.quarry.agent.metrics.AgentMetrics;
 import dev.quarry.agent.report.ReportWriter;
 import dev.quarry.agent.slots.LeaseCopySlots;
+import dev.quarry.api.common.EndpointAllowlist;
+import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.api.nodecache.NodeCache;
+import dev.quarry.api.nodecache.NodeCachePaths;
 import dev.quarry.core.cache.agent.AgentSettings;
 import dev.quarry.core.cache.agent.CacheAgent;
 import dev.quarry.core.cache.agent.NodeReport;
@@ -14,9 +17,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
@@ -26,8 +32,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One node's agent for one NodeCache: watches the NodeCache, runs the cache engine's pass every interval (or at once
  * when the spec changes or a copy finishes), and publishes the result as this node's report and as metrics. When
- * the NodeCache is being deleted it removes every mount and copy, then its report, which lets the operator finish
- * the deletion.
+ * the NodeCache is being deleted it removes every mount and copy it made, then its report, which lets the operator
+ * finish the deletion. A spec with a host path outside the admin's roots or a store endpoint the admin does not allow
+ * is not acted on at all (the operator says why in the NodeCache's status); the agent is the last line.
  */
 public final class NodeAgent implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NodeAgent.class);
@@ -36,6 +43,8 @@ public final class NodeAgent implements AutoCloseable {
   private final KubernetesClient client;
   private final String nodeCacheName;
   private final String node;
+  private final HostPathRoots roots;
+  private final EndpointAllowlist endpoints;
   private final Clock clock;
   private final Map<S3Settings, ObjectStores> stores = new ConcurrentHashMap<>();
   private final CacheAgent engine;
@@ -49,10 +58,13 @@ public final class NodeAgent implements AutoCloseable {
   private volatile boolean stopped;
   private volatile boolean cleanedUp;
 
-  public NodeAgent(KubernetesClient client, String nodeCacheName, String node, String namespace, Clock clock) {
+  public NodeAgent(KubernetesClient client, String nodeCacheName, String node, String namespace, HostPathRoots roots,
+      EndpointAllowlist endpoints, Clock clock) {
     this.client = client;
     this.nodeCacheName = nodeCacheName;
     this.node = node;
+    this.roots = roots;
+    this.endpoints = endpoints;
     this.clock = clock;
     NodeCache initial = client.resources(NodeCache.class).withName(nodeCacheName).get();
     latest.set(initial);
@@ -111,9 +123,23 @@ public final class NodeAgent implements AutoCloseable {
     }
   }
 
+  /** Why the agent must not act on {@code nodeCache}'s spec, or empty when it may. */
+  private List<String> refusals(NodeCache nodeCache) {
+    List<String> refusals = new ArrayList<>(roots.refusals(nodeCache.getSpec()));
+    endpoints.refusal(nodeCache.getSpec().store()).ifPresent(refusals::add);
+    return refusals;
+  }
+
   private void pass(NodeCache nodeCache) {
+    List<String> refusals = refusals(nodeCache);
+    if (!refusals.isEmpty()) {
+      log.warn("Cannot reconcile NodeCache {} on node {}: {}", nodeCacheName, node, String.join("; ", refusals));
+      ready = true;
+      lastPass = clock.instant();
+      return;
+    }
     try {
-      AgentSettings settings = NodeCacheSettings.of(nodeCache);
+      AgentSettings settings = NodeCacheSettings.of(nodeCache, roots);
       NodeReport report = engine.pass(settings);
       metrics.update(report);
       reports.write(nodeCache, report);
@@ -130,8 +156,11 @@ public final class NodeAgent implements AutoCloseable {
     }
     try {
       engine.close();
-      AgentSettings settings = NodeCacheSettings.of(nodeCache);
-      CacheAgent.removeEverything(settings.mountRoot(), settings.cacheDirectory());
+      // The records of what it made are in its cache folder; outside the cache roots it never made anything.
+      String cacheDirectory = NodeCachePaths.cacheDirectory(nodeCache.getSpec());
+      if (HostPathRoots.isUnder(cacheDirectory, roots.cacheRoots())) {
+        CacheAgent.removeOwned(Path.of(cacheDirectory), nodeCacheName);
+      }
       reports.delete(nodeCache);
       cleanedUp = true;
       log.info("NodeCache {} is being deleted: removed its mounts and copies on node {}", nodeCacheName, node);

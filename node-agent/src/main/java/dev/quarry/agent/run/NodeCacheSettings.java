@@ -3,7 +3,9 @@ package dev.quarry.agent.run;
 import dev.quarry.api.common.ObjectStore;
 import dev.quarry.api.nodecache.CacheImage;
 import dev.quarry.api.nodecache.CachePolicy;
+import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.api.nodecache.NodeCache;
+import dev.quarry.api.nodecache.NodeCachePaths;
 import dev.quarry.api.nodecache.NodeCacheSpec;
 import dev.quarry.core.cache.agent.AgentSettings;
 import dev.quarry.core.cache.agent.CacheCapacity;
@@ -18,20 +20,17 @@ import java.util.List;
 
 /** Reads a NodeCache's spec as the engine's settings, with the defaults the CRD declares. */
 public final class NodeCacheSettings {
-  static final String DEFAULT_MOUNT_ROOT = "/mnt/quarry";
-  static final String DEFAULT_CACHE_DIRECTORY = "/var/lib/quarry/cache";
-
   private NodeCacheSettings() {}
 
-  /** The agent's settings for {@code nodeCache}. */
-  public static AgentSettings of(NodeCache nodeCache) {
+  /** The agent's settings for {@code nodeCache}, whose paths lie under {@code roots} (checked by the caller). */
+  public static AgentSettings of(NodeCache nodeCache, HostPathRoots roots) {
     NodeCacheSpec spec = nodeCache.getSpec();
     CachePolicy policy = spec.policy();
     List<ImageSpec> images = spec.images().stream().map(NodeCacheSettings::image).toList();
-    String directory = spec.cache().directory() == null ? DEFAULT_CACHE_DIRECTORY : spec.cache().directory();
-    return new AgentSettings(images,
-        Path.of(spec.mountRoot() == null ? DEFAULT_MOUNT_ROOT : spec.mountRoot()),
-        Path.of(directory),
+    return new AgentSettings(nodeCache.getMetadata().getName(), images,
+        Path.of(NodeCachePaths.mountRoot(spec)),
+        Path.of(NodeCachePaths.cacheDirectory(spec)),
+        roots.sourceRoots().stream().map(Path::of).toList(),
         CacheCapacity.parse(spec.cache().capacity()),
         duration(policy == null ? null : policy.window(), "10m"),
         policy == null || policy.hysteresisPercent() == null ? 10 : policy.hysteresisPercent(),

@@ -1,7 +1,9 @@
 package dev.quarry.operator.cache;
 
+import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.nodecache.CacheImage;
 import dev.quarry.api.nodecache.NodeCache;
+import dev.quarry.api.nodecache.NodeCachePaths;
 import dev.quarry.api.nodecache.NodeCacheReport;
 import dev.quarry.api.nodecache.NodeCacheSpec;
 import dev.quarry.operator.jobs.ChildNames;
@@ -28,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -41,8 +44,6 @@ final class AgentDaemonSet {
   static final int METRICS_PORT = 9400;
   /** A hash of the desired pod template, so an unchanged DaemonSet is never written again. */
   static final String SPEC_HASH_ANNOTATION = "quarry.dev/spec-hash";
-  private static final String DEFAULT_MOUNT_ROOT = "/mnt/quarry";
-  private static final String DEFAULT_CACHE_DIRECTORY = "/var/lib/quarry/cache";
   private static final long GRACE_SECONDS = 30;
 
   private final AgentSettings settings;
@@ -66,8 +67,8 @@ final class AgentDaemonSet {
     NodeCacheSpec spec = cache.getSpec();
     Map<String, String> labels = new LinkedHashMap<>(selector(cache));
     labels.put(WorkerLabels.MANAGED_BY, WorkerLabels.MANAGER);
-    String mountRoot = spec.mountRoot() == null ? DEFAULT_MOUNT_ROOT : spec.mountRoot();
-    String cacheDirectory = spec.cache().directory() == null ? DEFAULT_CACHE_DIRECTORY : spec.cache().directory();
+    String mountRoot = NodeCachePaths.mountRoot(spec);
+    String cacheDirectory = NodeCachePaths.cacheDirectory(spec);
     List<Volume> volumes = new ArrayList<>();
     List<VolumeMount> mounts = new ArrayList<>();
     hostPath(volumes, mounts, "mount-root", mountRoot, "DirectoryOrCreate", "Bidirectional", false);
@@ -98,7 +99,7 @@ final class AgentDaemonSet {
             .withImagePullPolicy(settings.pullPolicy())
             // The image's entrypoint is java with its options and -jar JAR; these are the agent's arguments.
             .withArgs("run", "--node-cache", cache.getMetadata().getName(), "--node", "$(NODE_NAME)")
-            .withEnv(environment(spec))
+            .withEnv(environment(spec, settings))
             .addNewPort().withName("metrics").withContainerPort(METRICS_PORT).withProtocol("TCP").endPort()
             .withLivenessProbe(probe("/healthz", 3))
             .withReadinessProbe(probe("/readyz", 1))
@@ -130,12 +131,15 @@ final class AgentDaemonSet {
     return List.copyOf(parents);
   }
 
-  private static List<EnvVar> environment(NodeCacheSpec spec) {
+  /** The node and namespace, what the admin allows (the agent checks each spec it reads), and the credentials. */
+  private static List<EnvVar> environment(NodeCacheSpec spec, AgentSettings settings) {
     List<EnvVar> env = new ArrayList<>();
     env.add(new EnvVarBuilder().withName("NODE_NAME").withNewValueFrom().withNewFieldRef().withFieldPath(
         "spec.nodeName").endFieldRef().endValueFrom().build());
     env.add(new EnvVarBuilder().withName("POD_NAMESPACE").withNewValueFrom().withNewFieldRef().withFieldPath(
         "metadata.namespace").endFieldRef().endValueFrom().build());
+    new TreeMap<>(settings.roots().toEnvironment()).forEach((name, value) -> env.add(new EnvVar(name, value, null)));
+    env.add(new EnvVar(EndpointAllowlist.ENVIRONMENT_VARIABLE, settings.endpoints().toEnvironment(), null));
     if (spec.store() != null) {
       env.addAll(WorkerPods.credentials(spec.store().credentialsSecret()));
     }

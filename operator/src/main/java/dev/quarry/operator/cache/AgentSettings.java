@@ -1,16 +1,21 @@
 package dev.quarry.operator.cache;
 
+import dev.quarry.api.common.EndpointAllowlist;
+import dev.quarry.api.nodecache.HostPathRoots;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import java.util.Objects;
 
 /**
  * How agent pods run: in the operator's namespace (the NodeCache is cluster-scoped, its DaemonSet must live
- * somewhere), with the agent image, its ServiceAccount, and the resources the chart's values give.
+ * somewhere), with the agent image, its ServiceAccount, and the resources the chart's values give; and what the
+ * admin lets a NodeCache use: the host folders and the store endpoints.
  */
 public record AgentSettings(String namespace, String image, String pullPolicy, String serviceAccount,
-    ResourceRequirements resources, String priorityClassName) {
+    ResourceRequirements resources, String priorityClassName, HostPathRoots roots, EndpointAllowlist endpoints) {
   public AgentSettings {
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(image, "image");
+    Objects.requireNonNull(roots, "roots");
+    Objects.requireNonNull(endpoints, "endpoints");
   }
 }

@@ -59,6 +59,15 @@ final class CacheSummary {
             message, generation));
   }
 
+  /** The status of a NodeCache whose spec the operator refuses: Degraded, with the reason and what to change. */
+  NodeCacheStatus refused(NodeCache cache, String reason, String message) {
+    long generation = cache.getMetadata().getGeneration() == null ? 1 : cache.getMetadata().getGeneration();
+    NodeCacheStatus old = cache.getStatus();
+    return new NodeCacheStatus(generation, CachePhase.Degraded, old == null ? null : old.nodes(),
+        old == null ? null : old.nodesSelected(), old == null ? null : old.nodesReady(), null, null, null, null, null,
+        conditions.ready(old == null ? null : old.conditions(), false, reason, message, generation));
+  }
+
   private String message(NodeCache cache, CachePhase phase, int nodesSelected, List<NodeCacheReport> all,
       List<NodeCacheReport> current, List<NodeCacheReport> ready, List<NodeCacheReport> degraded,
       int cachedCopies, String hitRatio) {

@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -41,6 +42,7 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
   static final Duration AGENT_CLEANUP_DEADLINE = Duration.ofMinutes(5);
   private static final Logger LOG = LoggerFactory.getLogger(NodeCacheReconciler.class);
   private static final long RECHECK_MILLIS = 5_000;
+  private static final long REFUSED_RECHECK_MILLIS = 30_000;
 
   private final KubernetesClient client;
   private final AgentSettings settings;
@@ -76,6 +78,10 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
 
   @Override
   public UpdateControl<NodeCache> reconcile(NodeCache cache, Context<NodeCache> context) {
+    Optional<SpecRefusal> refusal = SpecRefusal.of(cache, context.getPrimaryCache().list().toList(), settings);
+    if (refusal.isPresent()) {
+      return refuse(cache, refusal.get(), context);
+    }
     DaemonSet desired = daemonSets.build(cache);
     DaemonSet existing = context.getSecondaryResource(DaemonSet.class).orElse(null);
     if (!AgentDaemonSet.upToDate(existing, desired)) {
@@ -98,6 +104,27 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
     }
     statusWriter.write(cache, status, context);
     return UpdateControl.noUpdate();
+  }
+
+  /**
+   * Leaves the agents as they are (a DaemonSet of an earlier, accepted spec keeps running: its agents refuse the new
+   * spec themselves and keep what they mounted) and says why in the status. Checked again later, since an owner of
+   * the paths may go away.
+   */
+  private UpdateControl<NodeCache> refuse(NodeCache cache, SpecRefusal refusal, Context<NodeCache> context) {
+    NodeCacheStatus old = cache.getStatus();
+    NodeCacheStatus status = summary.refused(cache, refusal.reason(), refusal.message());
+    if (old == null || old.phase() != status.phase() || !Objects.equals(reason(old), refusal.reason())) {
+      events.warning(cache, refusal.reason(), refusal.message());
+      LOG.info("spec-refused nodecache={} reason={}", cache.getMetadata().getName(), refusal.reason());
+    }
+    statusWriter.write(cache, status, context);
+    return UpdateControl.<NodeCache>noUpdate().rescheduleAfter(REFUSED_RECHECK_MILLIS);
+  }
+
+  private static String reason(NodeCacheStatus status) {
+    return status.conditions() == null || status.conditions().isEmpty() ? null
+        : status.conditions().get(0).getReason();
   }
 
   @Override

@@ -14,6 +14,10 @@ public final class WorkerJson {
       .setSerializationInclusion(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
+  /** The most characters of a worker's text a status or event carries. */
+  public static final int MESSAGE_LIMIT = 512;
+  private static final String CUT = "... (cut)";
+
   private WorkerJson() {}
 
   /** {@code text} as a {@code type}: an object, or an array for an array type; empty if it is neither. */
@@ -43,6 +47,20 @@ public final class WorkerJson {
     if (text == null) {
       return null;
     }
-    return text.lines().map(String::strip).filter(line -> !line.isEmpty()).reduce((a, b) -> b).orElse(null);
+    return bounded(text.lines().map(String::strip).filter(line -> !line.isEmpty()).reduce((a, b) -> b).orElse(null));
+  }
+
+  /**
+   * A worker's text as a status or event may carry it: control characters (terminal escapes, NULs) replaced and cut
+   * at {@link #MESSAGE_LIMIT} characters. Workers print one-line messages that name objects, never their content;
+   * this bounds what a misbehaving worker, or a log that is not such a line, can put into the resource.
+   */
+  public static String bounded(String text) {
+    if (text == null) {
+      return null;
+    }
+    String clean = text.replaceAll("[\\p{Cntrl}&&[^\\n]]|\\n", " ").replaceAll(" {2,}", " ").strip();
+    return clean.length() <= MESSAGE_LIMIT ? clean
+        : clean.substring(0, MESSAGE_LIMIT - CUT.length()) + CUT;
   }
 }

@@ -1,14 +1,18 @@
 package dev.quarry.operator.jobs;
 
+import dev.quarry.api.common.EndpointAllowlist;
 import java.util.Objects;
 
 /**
  * How worker pods run: the worker image, its pull policy, the ServiceAccount (null: the namespace's default; either
- * way no token is mounted, so a worker cannot touch the API), and how long finished Jobs are kept.
+ * way no token is mounted, so a worker cannot touch the API), how long finished Jobs are kept, and the store
+ * endpoints a resource may send its workers (and their credentials) to.
  */
-public record WorkerSettings(String image, String pullPolicy, String serviceAccount, int finishedJobTtlSeconds) {
+public record WorkerSettings(String image, String pullPolicy, String serviceAccount, int finishedJobTtlSeconds,
+    EndpointAllowlist endpoints) {
   public WorkerSettings {
     Objects.requireNonNull(image, "image");
+    Objects.requireNonNull(endpoints, "endpoints");
     if (finishedJobTtlSeconds < 0) {
       throw new IllegalArgumentException("Invalid finished Job TTL: " + finishedJobTtlSeconds
           + " (must be 0 or more seconds)");

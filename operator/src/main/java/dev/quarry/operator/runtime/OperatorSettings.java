@@ -1,5 +1,7 @@
 package dev.quarry.operator.runtime;
 
+import dev.quarry.api.common.EndpointAllowlist;
+import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.operator.cache.AgentSettings;
 import dev.quarry.operator.jobs.WorkerSettings;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
@@ -15,18 +17,22 @@ public record OperatorSettings(String namespace, WorkerSettings workers, AgentSe
 
   public static OperatorSettings fromEnvironment(Map<String, String> env) {
     String namespace = required(env, "QUARRY_NAMESPACE");
+    EndpointAllowlist endpoints = EndpointAllowlist.fromEnvironment(env);
     WorkerSettings workers = new WorkerSettings(
         required(env, "QUARRY_WORKER_IMAGE"),
         env.getOrDefault("QUARRY_WORKER_PULL_POLICY", "IfNotPresent"),
         blankToNull(env.get("QUARRY_WORKER_SERVICE_ACCOUNT")),
-        number(env, "QUARRY_JOB_TTL_SECONDS", 86400));
+        number(env, "QUARRY_JOB_TTL_SECONDS", 86400),
+        endpoints);
     String resources = env.get("QUARRY_AGENT_RESOURCES");
     AgentSettings agents = new AgentSettings(namespace,
         required(env, "QUARRY_AGENT_IMAGE"),
         env.getOrDefault("QUARRY_AGENT_PULL_POLICY", "IfNotPresent"),
         env.getOrDefault("QUARRY_AGENT_SERVICE_ACCOUNT", "quarry-agent"),
         resources == null || resources.isBlank() ? null : resources(resources),
-        blankToNull(env.get("QUARRY_AGENT_PRIORITY_CLASS")));
+        blankToNull(env.get("QUARRY_AGENT_PRIORITY_CLASS")),
+        HostPathRoots.fromEnvironment(env),
+        endpoints);
     return new OperatorSettings(namespace, workers, agents, number(env, "QUARRY_HTTP_PORT", 8080),
         !"false".equalsIgnoreCase(env.getOrDefault("QUARRY_LEADER_ELECTION", "true")),
         env.getOrDefault("QUARRY_LEASE_NAME", "quarry-operator"),

@@ -6,6 +6,7 @@ import dev.quarry.api.shardsort.ShardSortJobStatus;
 import dev.quarry.api.shardsort.ShardSortPhase;
 import dev.quarry.operator.jobs.FinishedJobPods;
 import dev.quarry.operator.jobs.JobState;
+import dev.quarry.operator.jobs.Refusal;
 import dev.quarry.operator.jobs.WorkerInformers;
 import dev.quarry.operator.jobs.WorkerPod;
 import dev.quarry.operator.jobs.WorkerSettings;
@@ -48,6 +49,7 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
   private static final long CLEANUP_RECHECK_MILLIS = 5_000;
 
   private final KubernetesClient client;
+  private final WorkerSettings settings;
   private final SortJobs jobs;
   private final ScratchCleaner cleaner;
   private final StatusWriter statusWriter;
@@ -56,6 +58,7 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
 
   public ShardSortJobReconciler(KubernetesClient client, WorkerSettings settings, Clock clock) {
     this.client = client;
+    this.settings = settings;
     this.jobs = new SortJobs(settings);
     this.cleaner = new ScratchCleaner(client, jobs);
     this.statusWriter = new StatusWriter();
@@ -119,6 +122,11 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
   /** Runs the steps: records each finished step's metrics and starts the next, until one runs, fails or all are done. */
   private ShardSortJobStatus advance(ShardSortJob job, ShardSortJobStatus old, SortChildren children) {
     SortStatus status = new SortStatus(job, old, conditions);
+    Optional<Refusal> refusal = old == null || old.startTime() == null
+        ? Refusal.ofStore(job.getSpec().store(), settings.endpoints()) : Optional.empty();
+    if (refusal.isPresent()) {
+      return status.refused(refusal.get());
+    }
     List<SortStep> steps = SortStep.of(job.getSpec());
     // The pods of a step that finished in this pass: the last of them to finish may have run the next step too.
     List<WorkerPod> finishedPods = List.of();

@@ -6,6 +6,7 @@ import dev.quarry.api.shardsort.ShardSortJobStatus;
 import dev.quarry.api.shardsort.ShardSortPhase;
 import dev.quarry.api.shardsort.ShardSortPhases;
 import dev.quarry.api.shardsort.WorkerStatus;
+import dev.quarry.operator.jobs.Refusal;
 import dev.quarry.operator.status.ReadyCondition;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
@@ -107,6 +108,12 @@ final class SortStatus {
         + "Failed";
     return build(ShardSortPhase.Failed, null, conditions.now(), progress.workers(),
         conditions.ready(previousConditions, false, reason, message, generation));
+  }
+
+  /** A job that never starts: its spec is refused, and no worker runs it. */
+  ShardSortJobStatus refused(Refusal refusal) {
+    return build(ShardSortPhase.Failed, null, conditions.now(), null, conditions.ready(previousConditions, false,
+        refusal.reason(), "Cannot start: " + refusal.message(), generation));
   }
 
   ShardSortJobStatus aborted() {

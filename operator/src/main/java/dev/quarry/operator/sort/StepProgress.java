@@ -66,7 +66,8 @@ final class StepProgress {
       Optional<PhaseReport> report = last.succeeded() ? reportIn(last) : Optional.empty();
       String message = last.failed() ? WorkerJson.lastLine(last.terminationMessage())
           : report.filter(r -> r.warnings() != null && !r.warnings().isEmpty())
-              .map(r -> r.warnings().size() + " warnings, first: " + r.warnings().get(0)).orElse(null);
+              .map(r -> r.warnings().size() + " warnings, first: " + WorkerJson.bounded(r.warnings().get(0)))
+              .orElse(null);
       result.add(new WorkerStatus(step.command(), index, last.phase(), attempts.size(),
           report.map(PhaseReport::shards).orElse(null), report.map(PhaseReport::records).orElse(null),
           report.map(PhaseReport::bytes).orElse(null), message));

@@ -5,6 +5,7 @@ import dev.quarry.api.datasetsync.DatasetSyncStatus;
 import dev.quarry.api.datasetsync.SyncPhase;
 import dev.quarry.operator.jobs.FinishedJobPods;
 import dev.quarry.operator.jobs.JobState;
+import dev.quarry.operator.jobs.Refusal;
 import dev.quarry.operator.jobs.WorkerInformers;
 import dev.quarry.operator.jobs.WorkerJson;
 import dev.quarry.operator.jobs.WorkerPod;
@@ -44,6 +45,7 @@ public final class DatasetSyncReconciler implements Reconciler<DatasetSync> {
   private static final long RUN_RECHECK_MILLIS = 60_000;
 
   private final KubernetesClient client;
+  private final WorkerSettings settings;
   private final SyncJobs jobs;
   private final VolumeGuard volumes;
   private final StatusWriter statusWriter;
@@ -52,6 +54,7 @@ public final class DatasetSyncReconciler implements Reconciler<DatasetSync> {
 
   public DatasetSyncReconciler(KubernetesClient client, WorkerSettings settings, Clock clock) {
     this.client = client;
+    this.settings = settings;
     this.jobs = new SyncJobs(settings);
     this.volumes = new VolumeGuard(client);
     this.statusWriter = new StatusWriter();
@@ -77,7 +80,10 @@ public final class DatasetSyncReconciler implements Reconciler<DatasetSync> {
     SyncStatus next = new SyncStatus(sync, run, conditions);
     DatasetSyncStatus status;
     long recheck = RUN_RECHECK_MILLIS;
-    if (job == null) {
+    Optional<Refusal> refusal = job == null ? SyncJobs.refusal(sync.getSpec(), settings) : Optional.empty();
+    if (refusal.isPresent()) {
+      status = next.refused(refusal.get());
+    } else if (job == null) {
       Optional<String> holder = volumes.startIfFree(sync.getMetadata().getNamespace(),
           sync.getSpec().volume().claimName(), () -> WorkerInformers.createIfAbsent(client, jobs.job(sync, run)));
       if (holder.isPresent()) {

@@ -1,11 +1,13 @@
 package dev.quarry.operator.sync;
 
+import dev.quarry.api.common.Patterns;
 import dev.quarry.api.datasetsync.DatasetSync;
 import dev.quarry.api.datasetsync.DatasetSyncSpec;
 import dev.quarry.api.datasetsync.GcOptions;
 import dev.quarry.api.datasetsync.PullOptions;
 import dev.quarry.operator.jobs.ChildNames;
 import dev.quarry.operator.jobs.Ownership;
+import dev.quarry.operator.jobs.Refusal;
 import dev.quarry.operator.jobs.WorkerLabels;
 import dev.quarry.operator.jobs.WorkerPods;
 import dev.quarry.operator.jobs.WorkerSettings;
@@ -20,8 +22,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
-/** The Job of one DatasetSync run: the volume mounted, {@code quarry sync <operation>} on its directory. */
+/**
+ * The Job of one DatasetSync run: the folder {@code spec.volume.path} of the volume mounted (as a subPath, so the
+ * worker sees nothing else of the volume, and the kubelet refuses a path that leaves it, symlinks included),
+ * {@code quarry sync <operation>} on it.
+ */
 final class SyncJobs {
   /** The label naming the DatasetSync on its Jobs and pods. */
   static final String OWNER_LABEL = "quarry.dev/datasetsync";
@@ -48,8 +55,10 @@ final class SyncJobs {
     ObjectMeta metadata = new ObjectMetaBuilder().withName(run.jobName(sync))
         .withNamespace(sync.getMetadata().getNamespace()).withLabels(labels)
         .withOwnerReferences(Ownership.controllerOf(sync)).build();
+    String path = spec.volume().path();
     PodSpec podSpec = pods.spec(spec.store(), args(spec, author(sync)), spec.resources(),
-            List.of(new VolumeMountBuilder().withName("data").withMountPath(VOLUME_ROOT).build()))
+            List.of(new VolumeMountBuilder().withName("data").withMountPath(VOLUME_ROOT)
+                .withSubPath(path == null || path.isEmpty() ? null : path).build()))
         .addToVolumes(new VolumeBuilder().withName("data").withNewPersistentVolumeClaim()
             .withClaimName(spec.volume().claimName()).endPersistentVolumeClaim().build())
         .build();
@@ -73,8 +82,7 @@ final class SyncJobs {
    * empty or missing folder fails the run rather than moving the ref.
    */
   static List<String> args(DatasetSyncSpec spec, String author) {
-    String folder = spec.volume().path() == null || spec.volume().path().isEmpty() ? VOLUME_ROOT
-        : VOLUME_ROOT + "/" + spec.volume().path();
+    String folder = VOLUME_ROOT;
     String ref = spec.ref() == null ? "latest" : spec.ref();
     List<String> args = new ArrayList<>(List.of("sync", spec.operation().name().toLowerCase(Locale.ROOT)));
     switch (spec.operation()) {
@@ -107,6 +115,19 @@ final class SyncJobs {
         String.valueOf(spec.requestsInFlight() == null ? 64 : spec.requestsInFlight()),
         "--result", WorkerPods.RESULT_FILE));
     return args;
+  }
+
+  /**
+   * Why the run must not start: a volume path that leaves the volume (the schema refuses it; an older CRD did not),
+   * or a store endpoint the admin does not allow.
+   */
+  static Optional<Refusal> refusal(DatasetSyncSpec spec, WorkerSettings settings) {
+    String path = spec.volume().path();
+    if (path != null && !path.isEmpty() && !path.matches(Patterns.NORMALIZED_RELATIVE_PATH)) {
+      return Optional.of(new Refusal("VolumePathNotAllowed", "Invalid spec.volume.path: " + path + " (must be a"
+          + " folder inside the volume: relative, without '.', '..' or empty segments)"));
+    }
+    return Refusal.ofStore(spec.store(), settings.endpoints());
   }
 
   /** A label value for a PVC name: the name itself, or a hash when it is longer than a label allows. */

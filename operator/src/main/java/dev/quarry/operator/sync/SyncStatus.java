@@ -3,6 +3,8 @@ package dev.quarry.operator.sync;
 import dev.quarry.api.datasetsync.DatasetSync;
 import dev.quarry.api.datasetsync.DatasetSyncStatus;
 import dev.quarry.api.datasetsync.SyncPhase;
+import dev.quarry.operator.jobs.Refusal;
+import dev.quarry.operator.jobs.WorkerJson;
 import dev.quarry.operator.status.ReadyCondition;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
@@ -39,6 +41,14 @@ final class SyncStatus {
             + " " + folder() + ": " + message, run.generation()));
   }
 
+  /** A run that never starts: its spec is refused, and no worker runs it. */
+  DatasetSyncStatus refused(Refusal refusal) {
+    return new DatasetSyncStatus(run.generation(), run.trigger(), SyncPhase.Failed, sync.getSpec().operation(),
+        null, null, null, null, null, null, null, null, null, null, conditions.now(),
+        conditions.ready(previous(), false, refusal.reason(), "Cannot " + operation().toLowerCase(Locale.ROOT)
+            + " " + folder() + ": " + refusal.message(), run.generation()));
+  }
+
   DatasetSyncStatus succeeded(SyncReport report, String startTime, String completionTime) {
     String message = report == null
         ? operation() + " succeeded, but its result was not readable (a result over 4 KiB is cut by Kubernetes)"
@@ -72,7 +82,7 @@ final class SyncStatus {
     }
     if (report.warnings() != null && !report.warnings().isEmpty()) {
       text.append("; ").append(report.warnings().size()).append(" warnings, first: ")
-          .append(report.warnings().get(0));
+          .append(WorkerJson.bounded(report.warnings().get(0)));
     }
     return text.toString();
   }

@@ -3,6 +3,8 @@ package dev.quarry.operator.cache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import dev.quarry.api.common.EndpointAllowlist;
+import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.testkit.RepositoryRoot;
 import io.fabric8.kubernetes.api.model.Container;
@@ -20,7 +22,8 @@ import org.junit.jupiter.api.Test;
 /** The agent's contract, as the DaemonSet states it: the node agent is written against exactly this. */
 class AgentDaemonSetTest {
   private final AgentSettings settings = new AgentSettings("quarry-system", "quarry-agent:1", "IfNotPresent",
-      "quarry-agent", null, null);
+      "quarry-agent", null, null, HostPathRoots.DEFAULTS,
+      new EndpointAllowlist(List.of("http://minio.storage.svc:9000")));
 
   @Test
   void runsTheAgentJarWithItsNodeCacheAndNode() throws Exception {
@@ -28,11 +31,17 @@ class AgentDaemonSetTest {
     assertThat(agent.getImage()).isEqualTo("quarry-agent:1");
     assertThat(agent.getArgs()).containsExactly("run", "--node-cache", "training-images", "--node", "$(NODE_NAME)");
     assertThat(agent.getEnv()).extracting(EnvVar::getName)
-        .containsExactly("NODE_NAME", "POD_NAMESPACE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
+        .containsExactly("NODE_NAME", "POD_NAMESPACE", "QUARRY_NODECACHE_CACHE_ROOTS", "QUARRY_NODECACHE_MOUNT_ROOTS",
+            "QUARRY_NODECACHE_SOURCE_ROOTS", "QUARRY_STORE_ENDPOINTS", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
     assertThat(agent.getEnv().get(0).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
     assertThat(agent.getEnv().get(1).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.namespace");
-    assertThat(agent.getEnv().get(3).getValueFrom().getSecretKeyRef().getName()).isEqualTo("s3-credentials");
-    assertThat(agent.getEnv().get(3).getValueFrom().getSecretKeyRef().getKey()).isEqualTo("AWS_SECRET_ACCESS_KEY");
+    assertThat(agent.getEnv().get(7).getValueFrom().getSecretKeyRef().getName()).isEqualTo("s3-credentials");
+    assertThat(agent.getEnv().get(7).getValueFrom().getSecretKeyRef().getKey()).isEqualTo("AWS_SECRET_ACCESS_KEY");
+    Map<String, String> env = new java.util.HashMap<>();
+    agent.getEnv().stream().filter(v -> v.getValue() != null).forEach(v -> env.put(v.getName(), v.getValue()));
+    assertThat(HostPathRoots.fromEnvironment(env)).as("the agent reads the roots the operator checks")
+        .isEqualTo(settings.roots());
+    assertThat(EndpointAllowlist.fromEnvironment(env)).isEqualTo(settings.endpoints());
   }
 
   @Test

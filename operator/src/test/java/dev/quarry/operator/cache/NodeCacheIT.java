@@ -3,6 +3,8 @@ package dev.quarry.operator.cache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.quarry.api.common.ObjectStore;
+import dev.quarry.api.nodecache.CacheImage;
 import dev.quarry.api.nodecache.CachePhase;
 import dev.quarry.api.nodecache.ImageReport;
 import dev.quarry.api.nodecache.ImageState;
@@ -10,6 +12,7 @@ import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.api.nodecache.NodeCacheReport;
 import dev.quarry.api.nodecache.NodeCacheReportSpec;
 import dev.quarry.api.nodecache.NodeCacheReportStatus;
+import dev.quarry.api.nodecache.NodeCacheSpec;
 import dev.quarry.api.nodecache.NodeCacheStatus;
 import dev.quarry.operator.testing.FakeKubelet;
 import dev.quarry.operator.testing.Manifests;
@@ -26,6 +29,7 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -50,7 +54,8 @@ class NodeCacheIT {
     this.client = api.client();
     this.operatorNamespace = api.createNamespace("quarry-system");
     new FakeKubelet(client).prepareNamespace(operatorNamespace);
-    this.operator = RunningOperator.start(api, operatorNamespace, "cache-test-operator");
+    this.operator = RunningOperator.start(api, operatorNamespace, "cache-test-operator",
+        Map.of("QUARRY_STORE_ENDPOINTS", "http://minio.storage.svc:9000"));
   }
 
   @AfterAll
@@ -141,9 +146,62 @@ class NodeCacheIT {
     client.resource(agent).withGracePeriod(0).delete();
   }
 
+  @Test
+  void aHostPathOutsideTheAdminsRootsOrAnEndpointNotAllowedRunsNoAgent() throws Exception {
+    NodeCache outside = example("outside");
+    outside.getSpec().images().set(0, new CacheImage("imagenet", "/etc/shadow", null, true, 0));
+    client.resource(outside).create();
+    NodeCacheStatus refused = awaitStatus("outside", s -> s.phase() == CachePhase.Degraded);
+    assertThat(ready(refused).getReason()).isEqualTo("HostPathNotAllowed");
+    assertThat(ready(refused).getMessage()).isEqualTo("Invalid spec.images[imagenet].source: /etc/shadow (must be"
+        + " under /mnt, the roots the cluster admin allows in the chart value nodeCache.sourceRoots)");
+
+    NodeCache internal = example("internal");
+    internal.setSpec(new NodeCacheSpec(null, null, internal.getSpec().mountRoot(), internal.getSpec().cache(),
+        internal.getSpec().images(), null, new ObjectStore("http://10.0.0.1:8080", null, null, null)));
+    client.resource(internal).create();
+    NodeCacheStatus endpoint = awaitStatus("internal", s -> s.phase() == CachePhase.Degraded);
+    assertThat(ready(endpoint).getReason()).isEqualTo("EndpointNotAllowed");
+    assertThat(ready(endpoint).getMessage()).isEqualTo("Invalid spec.store.endpoint: http://10.0.0.1:8080 (must be"
+        + " one of the endpoints the cluster admin allows: http://minio.storage.svc:9000)");
+    assertThat(client.apps().daemonSets().inNamespace(operatorNamespace).withName("quarry-agent-outside").get())
+        .as("no privileged agent runs a refused spec").isNull();
+    assertThat(client.apps().daemonSets().inNamespace(operatorNamespace).withName("quarry-agent-internal").get())
+        .isNull();
+  }
+
+  @Test
+  void theYoungerOfTwoNodeCachesWithTheSameMountPointIsRefusedNamingTheOwner() throws Exception {
+    client.resource(example("owner", "/mnt/quarry/shared")).create();
+    awaitDaemonSet("quarry-agent-owner");
+    // Accepted: within the second both were created in, the NodeCache accepted first keeps the paths.
+    awaitStatus("owner", s -> s.phase() == CachePhase.Pending);
+    NodeCache second = example("latecomer", "/mnt/quarry/shared");
+    second.getSpec().images().subList(1, second.getSpec().images().size()).clear(); // imagenet, as the owner's
+    client.resource(second).create();
+    NodeCacheStatus refused = awaitStatus("latecomer", s -> s.phase() == CachePhase.Degraded);
+    assertThat(ready(refused).getReason()).isEqualTo("PathsOwnedByAnother");
+    assertThat(ready(refused).getMessage()).isEqualTo("Cannot use /mnt/quarry/shared/imagenet: NodeCache owner owns"
+        + " /mnt/quarry/shared/imagenet; rename the image or set another spec.mountRoot or spec.cache.directory");
+    assertThat(client.apps().daemonSets().inNamespace(operatorNamespace).withName("quarry-agent-latecomer").get())
+        .isNull();
+    assertThat(client.apps().daemonSets().inNamespace(operatorNamespace).withName("quarry-agent-owner").get())
+        .as("the owner keeps its agents").isNotNull();
+    client.resources(NodeCache.class).withName("latecomer").delete();
+    client.resources(NodeCache.class).withName("owner").delete();
+  }
+
+  /** The example NodeCache, with a mount root of its own: the tests share one API server. */
   private NodeCache example(String name) {
+    return example(name, "/mnt/quarry/" + name);
+  }
+
+  private NodeCache example(String name, String mountRoot) {
     NodeCache cache = Manifests.example(client, "nodecache.yaml", NodeCache.class, null, name);
     cache.getMetadata().setNamespace(null);
+    NodeCacheSpec spec = cache.getSpec();
+    cache.setSpec(new NodeCacheSpec(spec.nodeSelector(), spec.tolerations(), mountRoot, spec.cache(),
+        new ArrayList<>(spec.images()), spec.policy(), spec.store()));
     return cache;
   }
 

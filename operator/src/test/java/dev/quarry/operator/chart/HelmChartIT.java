@@ -2,11 +2,15 @@ package dev.quarry.operator.chart;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quarry.api.common.EndpointAllowlist;
+import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.operator.runtime.OperatorSettings;
 import dev.quarry.testkit.CommandResult;
 import dev.quarry.testkit.RepositoryRoot;
 import dev.quarry.testkit.TestTools;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -73,6 +77,46 @@ class HelmChartIT {
     assertThat(container.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
     assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
     assertThat(deployment.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsNonRoot()).isTrue();
+  }
+
+  @Test
+  void theAdminsRootsAndEndpointsReachTheOperatorAndTheAdmissionPolicy() throws Exception {
+    List<HasMetadata> defaults = render();
+    OperatorSettings byDefault = settings(only(defaults, Deployment.class));
+    assertThat(byDefault.agents().roots()).isEqualTo(HostPathRoots.DEFAULTS);
+    assertThat(byDefault.workers().endpoints()).as("empty: any endpoint, as documented")
+        .isEqualTo(EndpointAllowlist.ANY);
+    assertThat(named(defaults, ValidatingAdmissionPolicy.class, "quarry-limits").getSpec().getFailurePolicy())
+        .isEqualTo("Fail");
+    assertThat(named(defaults, ValidatingAdmissionPolicyBinding.class, "quarry-limits").getSpec()
+        .getValidationActions()).containsExactly("Deny");
+
+    List<HasMetadata> objects = render("--set", "nodeCache.mountRoots={/mnt/fast,/mnt/slow}",
+        "--set", "nodeCache.cacheRoots={/nvme}", "--set", "nodeCache.sourceRoots={/mnt/nfs}",
+        "--set", "storeEndpoints={http://minio.storage:9000/,https://s3.example.com}");
+    OperatorSettings settings = settings(only(objects, Deployment.class));
+    assertThat(settings.agents().roots()).isEqualTo(new HostPathRoots(List.of("/mnt/fast", "/mnt/slow"),
+        List.of("/nvme"), List.of("/mnt/nfs")));
+    assertThat(settings.workers().endpoints().endpoints()).containsExactly("http://minio.storage:9000",
+        "https://s3.example.com");
+    assertThat(settings.agents().endpoints()).isEqualTo(settings.workers().endpoints());
+    var variables = named(objects, ValidatingAdmissionPolicy.class, "quarry-limits").getSpec().getVariables();
+    assertThat(variables).filteredOn(v -> v.getName().equals("mountRoots")).singleElement()
+        .satisfies(v -> assertThat(v.getExpression()).isEqualTo("[\"/mnt/fast\",\"/mnt/slow\"]"));
+    assertThat(variables).filteredOn(v -> v.getName().equals("endpoints")).singleElement()
+        .satisfies(v -> assertThat(v.getExpression()).isEqualTo(
+            "[\"http://minio.storage:9000\",\"https://s3.example.com\"]"));
+
+    assertThat(render("--set", "admissionPolicy.enabled=false"))
+        .noneMatch(o -> o instanceof ValidatingAdmissionPolicy || o instanceof ValidatingAdmissionPolicyBinding);
+  }
+
+  private static OperatorSettings settings(Deployment deployment) {
+    Map<String, String> env = new HashMap<>();
+    for (EnvVar variable : deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv()) {
+      env.put(variable.getName(), variable.getValue() != null ? variable.getValue() : "from-" + variable.getName());
+    }
+    return OperatorSettings.fromEnvironment(env);
   }
 
   @Test

@@ -28,6 +28,16 @@ class WorkerJsonTest {
   }
 
   @Test
+  void aWorkersLineInAStatusIsBoundedAndHasNoControlCharacters() {
+    String line = "quarry: Cannot parse keymap line " + "x".repeat(4000) + "\u001b[31m";
+    String message = WorkerJson.lastLine(line);
+    assertThat(message).hasSize(WorkerJson.MESSAGE_LIMIT).startsWith("quarry: Cannot parse keymap line xxx")
+        .endsWith("... (cut)");
+    assertThat(WorkerJson.bounded("bad\u0000byte\tand\u001b[0m escape")).isEqualTo("bad byte and [0m escape");
+    assertThat(WorkerJson.bounded(null)).isNull();
+  }
+
+  @Test
   void writesWithoutNulls() {
     assertThat(WorkerJson.write(Map.of("a", 1))).isEqualTo("{\"a\":1}");
     assertThat(WorkerJson.write(new Result(null, 2))).isEqualTo("{\"records\":2}");

@@ -76,9 +76,12 @@ class DatasetSyncIT {
     DatasetSync created = client.resource(example("coco-push")).create();
     Job job = awaitJob("coco-push-push-g1");
     var pod = job.getSpec().getTemplate().getSpec();
-    assertThat(pod.getContainers().get(0).getArgs()).containsExactly("sync", "push", "/data/coco/2017", "--ref",
+    assertThat(pod.getContainers().get(0).getArgs()).containsExactly("sync", "push", "/data", "--ref",
         "latest", "--by", "datasetsync/" + namespace + "/coco-push", "--remote", "s3://datasets/cas/coco",
         "--requests-in-flight", "64", "--result", "/dev/termination-log");
+    assertThat(pod.getContainers().get(0).getVolumeMounts()).filteredOn(mount -> mount.getMountPath().equals("/data"))
+        .singleElement().satisfies(mount -> assertThat(mount.getSubPath()).as("only the folder of the volume")
+            .isEqualTo("coco/2017"));
     assertThat(pod.getVolumes()).filteredOn(volume -> volume.getPersistentVolumeClaim() != null).singleElement()
         .satisfies(volume -> assertThat(volume.getPersistentVolumeClaim().getClaimName()).isEqualTo("coco-data"));
     assertThat(job.getMetadata().getOwnerReferences()).singleElement()
@@ -142,7 +145,7 @@ class DatasetSyncIT {
     client.resource(example("denied")).create();
     Job job = awaitJob("denied-push-g1");
     for (int attempt = 0; attempt < 3; attempt++) {
-      kubelet.finish(job, 0, 1, "push: scanning /data/coco/2017\nquarry: Cannot list s3://datasets/cas/coco/refs/:"
+      kubelet.finish(job, 0, 1, "push: scanning /data\nquarry: Cannot list s3://datasets/cas/coco/refs/:"
           + " Access Denied\n");
     }
     kubelet.fail(job, 0);

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -27,13 +28,21 @@ public final class RunningOperator implements AutoCloseable {
   }
 
   public static RunningOperator start(KubeApi api, String namespace, String identity) throws IOException {
-    OperatorSettings settings = OperatorSettings.fromEnvironment(Map.of(
+    return start(api, namespace, identity, Map.of());
+  }
+
+  /** The same, with more variables of the chart's Deployment, for example what the admin allows. */
+  public static RunningOperator start(KubeApi api, String namespace, String identity, Map<String, String> more)
+      throws IOException {
+    Map<String, String> env = new HashMap<>(Map.of(
         "QUARRY_NAMESPACE", namespace,
         "QUARRY_WORKER_IMAGE", WORKER_IMAGE,
         "QUARRY_AGENT_IMAGE", AGENT_IMAGE,
         "QUARRY_AGENT_RESOURCES", "{\"requests\":{\"cpu\":\"50m\",\"memory\":\"128Mi\"}}",
         "QUARRY_HTTP_PORT", "0",
-        "POD_NAME", identity)).stayingAliveWithoutLeadership();
+        "POD_NAME", identity));
+    env.putAll(more);
+    OperatorSettings settings = OperatorSettings.fromEnvironment(env).stayingAliveWithoutLeadership();
     KubernetesClient client = new KubernetesClientBuilder().withConfig(api.client().getConfiguration()).build();
     return new RunningOperator(client, QuarryOperator.start(client, settings, Clock.systemUTC()));
   }

@@ -7,12 +7,16 @@ import java.util.List;
 /**
  * What one node's agent is asked to do: the images, where they go, and the policy.
  *
+ * @param owner the NodeCache these settings belong to: its copies and records live in {@code
+ *     <cacheDirectory>/<owner>}, and its agent touches nothing else
+ * @param sourceRoots folders an image with a path source may be read from (after following symlinks)
  * @param copyBytesPerSecond cap of each copy into the cache; zero for none
  */
 public record AgentSettings(
-    List<ImageSpec> images, Path mountRoot, Path cacheDirectory, CacheCapacity capacity, Duration window,
-    int hysteresisPercent, long copyBytesPerSecond) {
+    String owner, List<ImageSpec> images, Path mountRoot, Path cacheDirectory, List<Path> sourceRoots,
+    CacheCapacity capacity, Duration window, int hysteresisPercent, long copyBytesPerSecond) {
   public AgentSettings {
     images = List.copyOf(images);
+    sourceRoots = List.copyOf(sourceRoots);
   }
 }

@@ -23,6 +23,7 @@ import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.units.ByteSize;
 import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -49,7 +50,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * One node's cache of dataset images. Each {@link #pass} rebuilds what is mounted from {@code /proc/self/mountinfo}
  * and sysfs (so a restarted agent carries on where the last one stopped and leaves working mounts alone), repairs
  * what is wrong, measures traffic, plans, evicts, starts at most one copy and switches finished copies in. Every
- * mount is read-only and loop devices are autoclear; every unmount is lazy, so open files keep reading.
+ * mount is read-only and loop devices are autoclear; every unmount is lazy, so open files keep reading. The agent
+ * unmounts and deletes only what its {@link OwnedPaths} name: other NodeCaches' images, and anything else under the
+ * same roots, are left alone.
  */
 public final class CacheAgent implements AutoCloseable {
   private final ImageSources sources;
@@ -110,19 +113,20 @@ public final class CacheAgent implements AutoCloseable {
       meter = new TrafficMeter(settings.window());
       meterWindow = settings.window();
     }
-    CacheDirectory cache = new CacheDirectory(settings.cacheDirectory());
+    OwnedPaths owned = OwnedPaths.open(settings.cacheDirectory(), settings.owner());
+    CacheDirectory cache = owned.copies();
     Files.createDirectories(settings.mountRoot());
     Map<String, ImageSpec> wanted = new LinkedHashMap<>();
     settings.images().forEach(image -> wanted.put(image.name(), image));
     collectFinishedCopy();
     MountTable mounts = MountTable.read(); // stacks change only where repair or removal acts, each re-reading its own
-    removeUnwanted(settings, cache, wanted.keySet(), mounts);
+    removeUnwanted(settings, owned, wanted.keySet(), mounts);
 
     Map<String, Observed> observed = new LinkedHashMap<>();
     for (ImageSpec image : wanted.values()) {
-      observed.put(image.name(), repair(image, settings, cache, mounts));
+      observed.put(image.name(), repair(image, settings, owned, mounts));
     }
-    sampleTraffic(settings, observed);
+    sampleTraffic(settings, cache, observed);
     Map<String, ImageTraffic> traffic = meter.window();
 
     long capacity = settings.capacity().resolve(cache.root());
@@ -149,11 +153,11 @@ public final class CacheAgent implements AutoCloseable {
     for (ImageSpec image : wanted.values()) {
       ImageChoice choice = choices.get(image.name());
       if (choice != null && choice.local()) {
-        admit(image, settings, cache, observed.get(image.name()), choice.reason(), capacity, used);
+        admit(image, settings, owned, observed.get(image.name()), choice.reason(), capacity, used);
       }
     }
 
-    sampleTraffic(settings, observed); // counts new layers from now on, not from the next pass
+    sampleTraffic(settings, cache, observed); // counts new layers from now on, not from the next pass
 
     List<ImageReport> reports = new ArrayList<>();
     for (ImageSpec image : wanted.values()) {
@@ -178,10 +182,26 @@ public final class CacheAgent implements AutoCloseable {
     String message;
   }
 
-  private Observed repair(ImageSpec image, AgentSettings settings, CacheDirectory cache, MountTable mounts)
+  private Observed repair(ImageSpec image, AgentSettings settings, OwnedPaths owned, MountTable mounts)
       throws IOException {
     Observed o = new Observed();
+    CacheDirectory cache = owned.copies();
     Path point = settings.mountRoot().resolve(image.name());
+    if (!owned.owns(point) && !mounts.stackAt(point).isEmpty()) {
+      o.state = ImageState.FAILED;
+      o.message = "Cannot mount image " + image.name() + " at " + point + ": something this NodeCache's agent did"
+          + " not mount is there (another NodeCache's image, or a mount made by hand); rename the image or set"
+          + " another spec.mountRoot";
+      return o;
+    }
+    if (!image.inObjectStore()) {
+      Optional<String> outside = SourceRoots.refusal(image, settings.sourceRoots());
+      if (outside.isPresent()) {
+        o.state = ImageState.FAILED;
+        o.message = outside.get();
+        return o;
+      }
+    }
     Location source;
     try {
       source = sources.locate(image.source());
@@ -199,7 +219,9 @@ public final class CacheAgent implements AutoCloseable {
       return o;
     }
     List<MountedLayer> stack = layers(mounts, point);
-    Optional<CopyRecord> finished = cache.finished(image.name());
+    // A copy still in flight may have renamed its file already: it counts once collected, with its decision.
+    Optional<CopyRecord> finished = copy != null && copy.image().equals(image.name()) ? Optional.empty()
+        : cache.finished(image.name());
     if (finished.isPresent() && !finished.get().source().equals(o.identity)) {
       detach(point, stack.size());
       stack = List.of();
@@ -221,7 +243,7 @@ public final class CacheAgent implements AutoCloseable {
       }
       if (o.copy != null) {
         if (!good) {
-          Mounts.mountImage(local, point);
+          mount(owned, local, point);
         }
         o.state = ImageState.CACHED;
       }
@@ -234,7 +256,7 @@ public final class CacheAgent implements AutoCloseable {
         decisions.add(image.name(), "Remount", "the mounted source was replaced or is not " + file);
       }
       try {
-        Mounts.mountImage(file, point);
+        mount(owned, file, point);
       } catch (IOException e) {
         o.state = ImageState.FAILED;
         o.message = e.getMessage();
@@ -278,12 +300,13 @@ public final class CacheAgent implements AutoCloseable {
     decisions.add(image.name(), "Evict", reason);
   }
 
-  private void admit(ImageSpec image, AgentSettings settings, CacheDirectory cache, Observed o, String reason,
+  private void admit(ImageSpec image, AgentSettings settings, OwnedPaths owned, Observed o, String reason,
       long capacity, long used) throws IOException {
+    CacheDirectory cache = owned.copies();
     Path point = settings.mountRoot().resolve(image.name());
     if (o.copy != null) {
       if (o.state != ImageState.CACHED) {
-        Mounts.mountImage(cache.image(image.name()), point);
+        mount(owned, cache.image(image.name()), point);
         o.state = ImageState.CACHED;
         o.message = null;
         decisions.add(image.name(), "Cache", reason);
@@ -378,13 +401,24 @@ public final class CacheAgent implements AutoCloseable {
     copySlot = null;
   }
 
-  /** Unmounts images no longer wanted and deletes their copies. */
-  private void removeUnwanted(AgentSettings settings, CacheDirectory cache, Set<String> wanted, MountTable mounts)
+  /** Mounts {@code image} at {@code point}, recorded first as this owner's so that it is never lost. */
+  private static void mount(OwnedPaths owned, Path image, Path point) throws IOException {
+    owned.recordMount(point);
+    Mounts.mountImage(image, point);
+  }
+
+  /**
+   * Unmounts this owner's images no longer wanted (or left under an earlier mount root) and deletes their copies;
+   * mounts it did not make are not looked at.
+   */
+  private void removeUnwanted(AgentSettings settings, OwnedPaths owned, Set<String> wanted, MountTable mounts)
       throws IOException {
-    for (Path point : mounts.mountPointsUnder(settings.mountRoot())) {
+    CacheDirectory cache = owned.copies();
+    for (Path point : owned.mountPoints()) {
       String name = point.getFileName().toString();
-      if (!wanted.contains(name)) {
+      if (!settings.mountRoot().equals(point.getParent()) || !wanted.contains(name)) {
         detach(point, mounts.stackAt(point).size());
+        owned.forgetMount(point);
         decisions.add(name, "Unmount", "no longer in the NodeCache");
       }
     }
@@ -398,7 +432,8 @@ public final class CacheAgent implements AutoCloseable {
     }
   }
 
-  private void sampleTraffic(AgentSettings settings, Map<String, Observed> observed) throws IOException {
+  private void sampleTraffic(AgentSettings settings, CacheDirectory cache, Map<String, Observed> observed)
+      throws IOException {
     MountTable table = MountTable.read();
     Set<DeviceUse> uses = new HashSet<>();
     for (var entry : observed.entrySet()) {
@@ -406,7 +441,7 @@ public final class CacheAgent implements AutoCloseable {
       for (int i = 0; i < stack.size(); i++) {
         Optional<LoopDevice> loop = LoopDevice.ofDevice(stack.get(i).device());
         if (loop.isPresent()) {
-          boolean local = loop.get().backingFile().startsWith(settings.cacheDirectory());
+          boolean local = loop.get().backingFile().startsWith(cache.root());
           uses.add(new DeviceUse(loop.get().name(), loop.get().backingFile().toString(), entry.getKey(),
               local ? Layer.LOCAL : Layer.SOURCE));
         }
@@ -443,19 +478,26 @@ public final class CacheAgent implements AutoCloseable {
   }
 
   /**
-   * Removes every mount under {@code mountRoot} and every file in {@code cacheDirectory}: the clean-up mode, for
-   * uninstalling or resetting a node. Open files keep working until closed.
+   * Removes what {@code owner} has on this node: every mount its agent made (with its mount point folder when
+   * empty), every copy, and its folder in {@code cacheDirectory}. For a deleted NodeCache, and for resetting a node.
+   * Nothing else under the same roots is touched. Open files keep working until closed.
    */
-  public static void removeEverything(Path mountRoot, Path cacheDirectory) throws IOException {
+  public static void removeOwned(Path cacheDirectory, String owner) throws IOException {
+    if (!OwnedPaths.exists(cacheDirectory, owner)) {
+      return;
+    }
+    OwnedPaths owned = OwnedPaths.open(cacheDirectory, owner);
     MountTable mounts = MountTable.read();
-    for (Path point : mounts.mountPointsUnder(mountRoot)) {
+    for (Path point : owned.mountPoints()) {
       detach(point, mounts.stackAt(point).size());
-      Files.deleteIfExists(point);
+      try {
+        Files.deleteIfExists(point);
+      } catch (DirectoryNotEmptyException e) {
+        // something else put files there: they stay
+      }
+      owned.forgetMount(point);
     }
-    CacheDirectory cache = new CacheDirectory(cacheDirectory);
-    for (String name : cache.names()) {
-      cache.delete(name);
-    }
+    owned.removeFolder();
   }
 
   @Override

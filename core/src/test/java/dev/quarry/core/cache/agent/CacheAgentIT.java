@@ -31,9 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
 /** The agent on real squashfs loop mounts (the test machines run as root). */
 class CacheAgentIT {
   private static final long MIB = 1 << 20;
+  private static final String OWNER = "datasets";
   @TempDir Path temp;
   private Path mountRoot;
   private Path cacheDir;
+  /** The copies of the NodeCache {@link #OWNER}: {@code <cacheDir>/<owner>/copies}. */
+  private Path copies;
   private ObjectStores stores;
   private final List<CacheAgent> agents = new ArrayList<>();
 
@@ -41,13 +44,16 @@ class CacheAgentIT {
   void setUp() throws IOException {
     mountRoot = Files.createDirectories(temp.resolve("mnt"));
     cacheDir = Files.createDirectories(temp.resolve("cache"));
+    copies = cacheDir.resolve(OWNER).resolve("copies");
     stores = new ObjectStores(S3Settings.defaults());
   }
 
   @AfterEach
   void tearDown() throws IOException {
     agents.forEach(CacheAgent::close);
-    CacheAgent.removeEverything(mountRoot, cacheDir);
+    for (String owner : OwnedPaths.owners(cacheDir)) {
+      CacheAgent.removeOwned(cacheDir, owner);
+    }
     stores.close();
     assertThat(MountTable.read().mountPointsUnder(mountRoot)).isEmpty();
   }
@@ -59,7 +65,11 @@ class CacheAgentIT {
   }
 
   private AgentSettings settings(String capacity, long bandwidth, ImageSpec... images) {
-    return new AgentSettings(List.of(images), mountRoot, cacheDir, CacheCapacity.parse(capacity),
+    return settings(OWNER, capacity, bandwidth, images);
+  }
+
+  private AgentSettings settings(String owner, String capacity, long bandwidth, ImageSpec... images) {
+    return new AgentSettings(owner, List.of(images), mountRoot, cacheDir, List.of(temp), CacheCapacity.parse(capacity),
         Duration.ofMinutes(10), 10, bandwidth);
   }
 
@@ -154,8 +164,8 @@ class CacheAgentIT {
     assertThat(cached.decisions()).extracting(Decision::action).containsSubsequence("Copied", "Cache");
     List<LoopDevice> layers = stack("imagenet");
     assertThat(layers).extracting(LoopDevice::backingFile)
-        .containsExactly(data.image(), cacheDir.resolve("imagenet.sqfs"));
-    assertThat(Digest.ofFile(cacheDir.resolve("imagenet.sqfs")).hex()).isEqualTo(data.sha256());
+        .containsExactly(data.image(), copies.resolve("imagenet.sqfs"));
+    assertThat(Digest.ofFile(copies.resolve("imagenet.sqfs")).hex()).isEqualTo(data.sha256());
 
     // New opens read the local copy: its loop device's read counter grows, the source's does not.
     dropCaches();
@@ -180,7 +190,7 @@ class CacheAgentIT {
     assertThat(image(evicted, "coco").state()).isEqualTo(ImageState.SOURCE);
     assertThat(evicted.decisions()).extracting(Decision::action).endsWith("Evict");
     assertThat(stack("coco")).extracting(LoopDevice::backingFile).containsExactly(data.image());
-    assertThat(Files.exists(cacheDir.resolve("coco.sqfs"))).isFalse();
+    assertThat(Files.exists(copies.resolve("coco.sqfs"))).isFalse();
     assertThat(evicted.drainingBytes()).as("the deleted copy is held by the open file").isGreaterThanOrEqualTo(
         data.sizeBytes() - 4096);
     readAll(mounted, data.fileDigests()); // new opens read the source
@@ -201,12 +211,12 @@ class CacheAgentIT {
     ImageSpec image = new ImageSpec("laion", data.image().toString(), data.sha256(), true, 0);
     CacheAgent first = agent();
     NodeReport copying = passUntil(first, settings("1Gi", 4 * MIB, image),
-        r -> image(r, "laion").state() == ImageState.COPYING && Files.exists(cacheDir.resolve("laion.sqfs.part")));
+        r -> image(r, "laion").state() == ImageState.COPYING && Files.exists(copies.resolve("laion.sqfs.part")));
     Thread.sleep(1200);
     List<Integer> mountIds = MountTable.read().stackAt(mountRoot.resolve("laion")).stream().map(MountEntry::id)
         .toList();
     first.close(); // the agent dies mid-copy
-    long partBytes = Files.size(cacheDir.resolve("laion.sqfs.part"));
+    long partBytes = Files.size(copies.resolve("laion.sqfs.part"));
     assertThat(partBytes).isGreaterThan(0).isLessThan(data.sizeBytes());
 
     CacheAgent second = agent();
@@ -219,7 +229,7 @@ class CacheAgentIT {
     assertThat(done.decisions()).filteredOn(d -> d.action().equals("Copied")).singleElement()
         .extracting(Decision::reason).asString().matches(".* in [0-9.]+ s, resumed at " + ByteSize.format(partBytes)
             .replace(".", "\\."));
-    assertThat(Digest.ofFile(cacheDir.resolve("laion.sqfs")).hex()).isEqualTo(data.sha256());
+    assertThat(Digest.ofFile(copies.resolve("laion.sqfs")).hex()).isEqualTo(data.sha256());
 
     // A foreign layer on top (an older agent that crashed mid-repair): the stack is repaired to source + copy.
     Path foreign = Files.copy(data.image(), temp.resolve("foreign.sqfs"));
@@ -228,7 +238,7 @@ class CacheAgentIT {
     NodeReport repaired = agent().pass(settings("1Gi", 0, image));
     assertThat(image(repaired, "laion").state()).isEqualTo(ImageState.CACHED);
     assertThat(stack("laion")).extracting(LoopDevice::backingFile)
-        .containsExactly(data.image(), cacheDir.resolve("laion.sqfs"));
+        .containsExactly(data.image(), copies.resolve("laion.sqfs"));
     readAll(mountRoot.resolve("laion"), data.fileDigests());
   }
 
@@ -237,11 +247,11 @@ class CacheAgentIT {
     TestImage data = TestImage.build(temp, "audio", 8, (int) MIB, 4);
     ImageSpec image = new ImageSpec("audio", data.image().toString(), data.sha256(), true, 0);
     CacheAgent first = agent();
-    passUntil(first, settings("1Gi", 2 * MIB, image), r -> Files.exists(cacheDir.resolve("audio.sqfs.part")));
+    passUntil(first, settings("1Gi", 2 * MIB, image), r -> Files.exists(copies.resolve("audio.sqfs.part")));
     Thread.sleep(1200);
     first.close();
     // A disk error flips bytes in the part already copied; the resumed copy must not trust it.
-    Path part = cacheDir.resolve("audio.sqfs.part");
+    Path part = copies.resolve("audio.sqfs.part");
     byte[] bytes = Files.readAllBytes(part);
     assertThat(bytes.length).isGreaterThan(100);
     bytes[bytes.length / 2] ^= 0x5a;
@@ -256,7 +266,7 @@ class CacheAgentIT {
         .contains("expected " + data.sizeBytes() + " bytes with SHA-256 " + data.sha256())
         .endsWith("Check the image's checksum in the NodeCache, or whether its source changed while it was copied");
     assertThat(stack("audio")).extracting(LoopDevice::backingFile).containsExactly(data.image());
-    try (var files = Files.list(cacheDir)) {
+    try (var files = Files.list(copies)) {
       assertThat(files.toList()).as("nothing of the bad copy is kept").isEmpty();
     }
     readAll(mountRoot.resolve("audio"), data.fileDigests());
@@ -302,12 +312,96 @@ class CacheAgentIT {
     passUntil(agent, settings("1Gi", 0, new ImageSpec("tiny", data.image().toString(), data.sha256(), true, 0)),
         r -> image(r, "tiny").state() == ImageState.CACHED);
     agent.close();
-    CacheAgent.removeEverything(mountRoot, cacheDir);
+    CacheAgent.removeOwned(cacheDir, OWNER);
     assertThat(MountTable.read().mountPointsUnder(mountRoot)).isEmpty();
+    assertThat(mountRoot.resolve("tiny")).as("the mount point the agent made").doesNotExist();
     try (var files = Files.list(cacheDir)) {
       assertThat(files.toList()).isEmpty();
     }
     assertThat(LoopDevice.attached()).noneMatch(loop -> loop.backingFile().startsWith(temp));
+  }
+
+  @Test
+  void twoNodeCachesOnOneNodeLeaveEachOthersMountsAndCopiesAndForeignFilesAlone() throws Exception {
+    TestImage first = TestImage.build(temp, "first", 2, (int) MIB, 8);
+    TestImage second = TestImage.build(temp, "second", 2, (int) MIB, 9);
+    Path foreignRecord = Files.writeString(cacheDir.resolve("notes.json"), "{\"kept\": true}");
+    Path foreignImage = Files.copy(first.image(), cacheDir.resolve("backup.sqfs"));
+    Path handMade = mountRoot.resolve("by-hand");
+    Mounts.mountImage(second.image(), handMade);
+    try {
+      CacheAgent a = agent();
+      CacheAgent b = agent();
+      AgentSettings forA = settings("team-a", "1Gi", 0, new ImageSpec("first", first.image().toString(),
+          first.sha256(), true, 0));
+      AgentSettings forB = settings("team-b", "1Gi", 0, new ImageSpec("second", second.image().toString(),
+          second.sha256(), true, 0));
+      passUntil(a, forA, r -> image(r, "first").state() == ImageState.CACHED);
+      passUntil(b, forB, r -> image(r, "second").state() == ImageState.CACHED);
+      a.pass(forA);
+      b.pass(forB);
+      readAll(mountRoot.resolve("first"), first.fileDigests());
+      readAll(mountRoot.resolve("second"), second.fileDigests());
+      readAll(handMade, second.fileDigests());
+      assertThat(foreignRecord).hasContent("{\"kept\": true}");
+      assertThat(foreignImage).exists();
+
+      // B wants an image of A's name: A keeps it, B reports whose it is not.
+      AgentSettings clash = settings("team-b", "1Gi", 0, new ImageSpec("second", second.image().toString(),
+          second.sha256(), true, 0), new ImageSpec("first", second.image().toString(), null, false, 0));
+      ImageReport refused = image(b.pass(clash), "first");
+      assertThat(refused.state()).isEqualTo(ImageState.FAILED);
+      assertThat(refused.message()).isEqualTo("Cannot mount image first at " + mountRoot.resolve("first")
+          + ": something this NodeCache's agent did not mount is there (another NodeCache's image, or a mount made by"
+          + " hand); rename the image or set another spec.mountRoot");
+      b.pass(forB);
+      readAll(mountRoot.resolve("first"), first.fileDigests());
+
+      // B is deleted: its mounts and copies go, A's and the foreign ones stay.
+      b.close();
+      CacheAgent.removeOwned(cacheDir, "team-b");
+      assertThat(MountTable.read().stackAt(mountRoot.resolve("second"))).isEmpty();
+      assertThat(cacheDir.resolve("team-b")).doesNotExist();
+      assertThat(a.pass(forA).images()).singleElement().extracting(ImageReport::state).isEqualTo(ImageState.CACHED);
+      readAll(mountRoot.resolve("first"), first.fileDigests());
+      readAll(handMade, second.fileDigests());
+      assertThat(foreignRecord).exists();
+      assertThat(foreignImage).exists();
+    } finally {
+      if (!MountTable.read().stackAt(handMade).isEmpty()) {
+        Mounts.detachTop(handMade);
+      }
+    }
+  }
+
+  @Test
+  void aSourceOutsideTheSourceRootsOrNotARegularFileIsNeitherMountedNorCopied() throws Exception {
+    TestImage data = TestImage.build(temp, "outside", 2, (int) MIB, 10);
+    Path shared = Files.createDirectories(temp.resolve("shared"));
+    Path link = Files.createSymbolicLink(shared.resolve("link.sqfs"), Path.of("/etc/hostname"));
+    AgentSettings settings = new AgentSettings(OWNER, List.of(
+        new ImageSpec("shadow", "/etc/shadow", null, true, 0),
+        new ImageSpec("linked", link.toString(), null, true, 0),
+        new ImageSpec("folder", shared.toString(), null, true, 0),
+        new ImageSpec("fine", data.image().toString(), null, true, 0)),
+        mountRoot, cacheDir, List.of(shared, data.image().getParent()), CacheCapacity.parse("1Gi"),
+        Duration.ofMinutes(10), 10, 0);
+    NodeReport report = passUntil(agent(), settings, r -> image(r, "fine").state() == ImageState.CACHED);
+    assertThat(image(report, "shadow").message()).isEqualTo("Cannot mount image shadow: its source /etc/shadow is"
+        + " outside the source roots the cluster admin allows (" + shared + ", " + data.image().getParent() + ")");
+    assertThat(image(report, "linked").message()).isEqualTo("Cannot mount image linked: its source " + link
+        + " (" + Path.of("/etc/hostname").toRealPath() + ") is outside the source roots the cluster admin allows ("
+        + shared + ", " + data.image().getParent() + ")");
+    assertThat(image(report, "folder").message()).isEqualTo("Cannot mount image folder: its source " + shared
+        + " is not a regular file");
+    for (String refused : List.of("shadow", "linked", "folder")) {
+      assertThat(image(report, refused).state()).isEqualTo(ImageState.FAILED);
+      assertThat(MountTable.read().stackAt(mountRoot.resolve(refused))).isEmpty();
+    }
+    try (var files = Files.list(copies)) {
+      assertThat(files.map(f -> f.getFileName().toString()).toList()).containsExactlyInAnyOrder("fine.sqfs",
+          "fine.json");
+    }
   }
 
   private static void dropCaches() throws IOException {

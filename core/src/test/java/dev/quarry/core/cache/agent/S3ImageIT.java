@@ -39,9 +39,9 @@ class S3ImageIT {
     try (ObjectStores stores = new ObjectStores(s3);
         CacheAgent agent = new CacheAgent(stores::locate, CopySlots.unlimited(), Clock.systemUTC(), Duration.ofMinutes(5))) {
       stores.locate("s3://" + bucket + "/v1/weights.sqfs").store().put("v1/weights.sqfs", Files.readAllBytes(data.image()));
-      AgentSettings settings = new AgentSettings(
+      AgentSettings settings = new AgentSettings("models",
           List.of(new ImageSpec("weights", "s3://" + bucket + "/v1/weights.sqfs", data.sha256(), false, 0)),
-          mountRoot, cacheDir, CacheCapacity.parse("1Gi"), Duration.ofMinutes(10), 10, 0);
+          mountRoot, cacheDir, List.of(), CacheCapacity.parse("1Gi"), Duration.ofMinutes(10), 10, 0);
       NodeReport first = agent.pass(settings);
       assertThat(first.images().get(0).state()).isIn(ImageState.PENDING);
       assertThat(MountTable.read().stackAt(mountRoot.resolve("weights"))).as("nothing mounted before the copy").isEmpty();
@@ -56,12 +56,12 @@ class S3ImageIT {
       var stack = MountTable.read().stackAt(mountRoot.resolve("weights"));
       assertThat(stack).hasSize(1);
       assertThat(LoopDevice.ofDevice(stack.get(0).device()).orElseThrow().backingFile())
-          .isEqualTo(cacheDir.resolve("weights.sqfs"));
+          .isEqualTo(cacheDir.resolve("models/copies/weights.sqfs"));
       for (var file : data.fileDigests().entrySet()) {
         assertThat(Digest.ofFile(mountRoot.resolve("weights").resolve(file.getKey())).hex()).isEqualTo(file.getValue());
       }
     } finally {
-      CacheAgent.removeEverything(mountRoot, cacheDir);
+      CacheAgent.removeOwned(cacheDir, "models");
     }
   }
 }

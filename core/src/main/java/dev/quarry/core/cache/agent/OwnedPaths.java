@@ -1,0 +1,172 @@
+package dev.quarry.core.cache.agent;
+
+import dev.quarry.core.cache.copy.CacheDirectory;
+import dev.quarry.core.json.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+/**
+ * What one owner (a NodeCache) has on a node, and nothing more: its folder {@code <cacheDirectory>/<owner>}, marked
+ * as its own when the agent created it, with its copies in {@code copies/}, and the record of every mount point its
+ * agent mounted on ({@code mounts.json}, written before each mount). An agent unmounts and deletes only what this
+ * names, so two NodeCaches sharing the roots, or files and mounts of anyone else there, are never touched.
+ */
+public final class OwnedPaths {
+  static final String MARKER = ".quarry-nodecache";
+  private static final String MOUNTS = "mounts.json";
+  private static final String COPIES = "copies";
+
+  private final Path folder;
+  private final CacheDirectory copies;
+  private final TreeSet<Path> mountPoints;
+
+  private OwnedPaths(Path folder, CacheDirectory copies, TreeSet<Path> mountPoints) {
+    this.folder = folder;
+    this.copies = copies;
+    this.mountPoints = mountPoints;
+  }
+
+  /**
+   * The folder of {@code owner} under {@code cacheDirectory}, created and marked if it is not there. A folder of that
+   * name that holds something but not this owner's mark is someone else's: it is refused, never used.
+   */
+  public static OwnedPaths open(Path cacheDirectory, String owner) throws IOException {
+    Path folder = folderOf(cacheDirectory, owner);
+    Files.createDirectories(cacheDirectory);
+    try {
+      Files.createDirectory(folder);
+    } catch (FileAlreadyExistsException e) {
+      // Ours if marked by us, or empty (an agent that stopped between creating and marking it).
+    }
+    Path marker = folder.resolve(MARKER);
+    if (!Files.isDirectory(folder) || Files.isSymbolicLink(folder)) {
+      throw new IOException(refusal(folder, owner, "it is not a folder"));
+    }
+    if (Files.exists(marker)) {
+      if (!owner.equals(Files.readString(marker, StandardCharsets.UTF_8).strip())) {
+        throw new IOException(refusal(folder, owner, "it belongs to NodeCache "
+            + Files.readString(marker, StandardCharsets.UTF_8).strip()));
+      }
+    } else if (isEmpty(folder)) {
+      Files.writeString(marker, owner + "\n", StandardCharsets.UTF_8);
+    } else {
+      throw new IOException(refusal(folder, owner, "it exists and Quarry's agent did not create it"));
+    }
+    Path mounts = folder.resolve(MOUNTS);
+    TreeSet<Path> points = new TreeSet<>();
+    if (Files.exists(mounts)) {
+      for (String point : Json.read(Files.readAllBytes(mounts), String[].class)) {
+        points.add(Path.of(point));
+      }
+    }
+    return new OwnedPaths(folder, new CacheDirectory(folder.resolve(COPIES)), points);
+  }
+
+  /** The owners with a marked folder under {@code cacheDirectory}: what a node reset removes. */
+  public static List<String> owners(Path cacheDirectory) throws IOException {
+    List<String> owners = new ArrayList<>();
+    if (!Files.isDirectory(cacheDirectory)) {
+      return owners;
+    }
+    try (Stream<Path> folders = Files.list(cacheDirectory)) {
+      for (Path folder : (Iterable<Path>) folders.sorted()::iterator) {
+        Path marker = folder.resolve(MARKER);
+        if (Files.isDirectory(folder) && !Files.isSymbolicLink(folder) && Files.isRegularFile(marker)
+            && Files.readString(marker, StandardCharsets.UTF_8).strip().equals(folder.getFileName().toString())) {
+          owners.add(folder.getFileName().toString());
+        }
+      }
+    }
+    return owners;
+  }
+
+  /** Whether the owner's folder exists (a node where its agent never ran has none). */
+  static boolean exists(Path cacheDirectory, String owner) {
+    return Files.isDirectory(folderOf(cacheDirectory, owner));
+  }
+
+  private static Path folderOf(Path cacheDirectory, String owner) {
+    if (owner.isEmpty() || owner.contains("/") || owner.equals(".") || owner.equals("..")) {
+      throw new IllegalArgumentException("Invalid owner: " + owner + " (must be a NodeCache name)");
+    }
+    return cacheDirectory.resolve(owner);
+  }
+
+  private static String refusal(Path folder, String owner, String reason) {
+    return "Cannot use " + folder + " as the cache folder of NodeCache " + owner + ": " + reason
+        + "; move it away or set another spec.cache.directory";
+  }
+
+  private static boolean isEmpty(Path folder) throws IOException {
+    try (Stream<Path> entries = Files.list(folder)) {
+      return entries.findAny().isEmpty();
+    }
+  }
+
+  /** The owner's copies. */
+  public CacheDirectory copies() {
+    return copies;
+  }
+
+  /** Mount points the owner's agent mounted on, and has not unmounted yet. */
+  public Set<Path> mountPoints() {
+    return Set.copyOf(mountPoints);
+  }
+
+  public boolean owns(Path mountPoint) {
+    return mountPoints.contains(mountPoint);
+  }
+
+  /** Records {@code mountPoint} as the owner's; called before mounting on it, so a crash never loses a mount. */
+  public void recordMount(Path mountPoint) throws IOException {
+    if (mountPoints.add(mountPoint)) {
+      save();
+    }
+  }
+
+  /** Forgets {@code mountPoint}, once nothing of the owner is mounted on it any more. */
+  public void forgetMount(Path mountPoint) throws IOException {
+    if (mountPoints.remove(mountPoint)) {
+      save();
+    }
+  }
+
+  /**
+   * Removes the owner's folder once its copies and mounts are gone: only the files this class writes, and folders
+   * only when empty (a folder someone put inside stays, with everything in it).
+   */
+  public void removeFolder() throws IOException {
+    for (String name : copies.names()) {
+      copies.delete(name);
+    }
+    deleteEmpty(copies.root());
+    Files.deleteIfExists(folder.resolve(MOUNTS));
+    Files.deleteIfExists(folder.resolve(MARKER));
+    deleteEmpty(folder);
+  }
+
+  private static void deleteEmpty(Path directory) throws IOException {
+    try {
+      Files.deleteIfExists(directory);
+    } catch (DirectoryNotEmptyException e) {
+      // not only ours: left alone
+    }
+  }
+
+  private void save() throws IOException {
+    Path mounts = folder.resolve(MOUNTS);
+    Path temp = folder.resolve(MOUNTS + ".tmp");
+    Files.write(temp, Json.bytes(mountPoints.stream().map(Path::toString).toList()));
+    Files.move(temp, mounts, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+}
