@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * The object store endpoints the cluster admin lets resources name (chart value {@code storeEndpoints}), so that a
@@ -16,6 +17,7 @@ public record EndpointAllowlist(List<String> endpoints) {
   /** The variable the operator and the agents read the list from: endpoints separated by commas. */
   public static final String ENVIRONMENT_VARIABLE = "QUARRY_STORE_ENDPOINTS";
   public static final EndpointAllowlist ANY = new EndpointAllowlist(List.of());
+  private static final Pattern PLAIN = Pattern.compile(ObjectStore.ENDPOINT_PATTERN);
 
   public EndpointAllowlist {
     endpoints = List.copyOf(endpoints);
@@ -32,9 +34,13 @@ public record EndpointAllowlist(List<String> endpoints) {
     return String.join(",", endpoints);
   }
 
+  /**
+   * Whether {@code endpoint} is allowed; one that is not a plain URL ({@link ObjectStore#ENDPOINT_PATTERN}: no user,
+   * query, escapes or dot segments) never is, so that a path below an entry cannot climb out of it.
+   */
   public boolean allows(String endpoint) {
-    return endpoint == null || endpoints.isEmpty()
-        || endpoints.stream().anyMatch(e -> endpoint.equals(e) || endpoint.startsWith(e + "/"));
+    return endpoint == null || endpoints.isEmpty() || PLAIN.matcher(endpoint).matches()
+        && endpoints.stream().anyMatch(e -> endpoint.equals(e) || endpoint.startsWith(e + "/"));
   }
 
   /** Why {@code store} must not be used, naming the field and what is allowed; empty when it may. */

@@ -11,9 +11,12 @@ import io.fabric8.generator.annotation.Pattern;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ObjectStore(
-    @JsonPropertyDescription("Endpoint URL of the S3 API, for example http://minio.storage:9000. Leave empty for"
-            + " AWS S3, whose endpoint follows from the region.")
-        @Pattern("^https?://[^\\s/]+(/.*)?$")
+    @JsonPropertyDescription("Endpoint URL of the S3 API, for example http://minio.storage:9000: http or https, a"
+            + " host name or IP address, an optional port and optional path segments (letters, digits, '-', '_', '~'"
+            + " and dots inside a segment); no user, query, fragment, escapes, '.' or '..' segments, so that the"
+            + " cluster admin's endpoint allowlist compares what requests really reach. Leave empty for AWS S3, whose"
+            + " endpoint follows from the region.")
+        @Pattern(ENDPOINT_PATTERN)
         String endpoint,
     @JsonPropertyDescription("Region to sign requests for.")
         @Default("us-east-1")
@@ -24,4 +27,11 @@ public record ObjectStore(
         @Default("true")
         Boolean pathStyle,
     @JsonPropertyDescription("Secret holding the access key id and secret access key.")
-        SecretKeys credentialsSecret) {}
+        SecretKeys credentialsSecret) {
+  /**
+   * What an endpoint may be: scheme, host (a name, an IPv4 address or a bracketed IPv6 address), port and plain path
+   * segments, none of them {@code .} or {@code ..}; the allowlist's prefix rule is sound only for such URLs.
+   */
+  public static final String ENDPOINT_PATTERN =
+      "^https?://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?(/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*/?$";
+}

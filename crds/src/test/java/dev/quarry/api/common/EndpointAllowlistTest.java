@@ -28,6 +28,18 @@ class EndpointAllowlistTest {
   }
 
   @Test
+  void aPathBelowAnAllowedOneMustNotClimbOutOfIt() {
+    EndpointAllowlist tenantA = EndpointAllowlist.fromEnvironment(
+        Map.of(EndpointAllowlist.ENVIRONMENT_VARIABLE, "http://gw/tenant-a"));
+    assertThat(tenantA.allows("http://gw/tenant-a/bucket")).isTrue();
+    assertThat(tenantA.allows("http://gw/tenant-a/../tenant-b")).isFalse();
+    assertThat(tenantA.allows("http://gw/tenant-a/./../tenant-b")).isFalse();
+    assertThat(tenantA.allows("http://gw/tenant-a/%2e%2e/tenant-b")).isFalse();
+    assertThat(tenantA.allows("http://gw/tenant-a/x?y=1")).isFalse();
+    assertThat(tenantA.allows("http://gw/tenant-a/x#y")).isFalse();
+  }
+
+  @Test
   void anEmptyListAllowsAnyEndpoint() {
     assertThat(EndpointAllowlist.fromEnvironment(Map.of()).allows("http://10.0.0.1")).isTrue();
     assertThat(EndpointAllowlist.ANY.refusal(new ObjectStore("http://10.0.0.1", null, null, null))).isEmpty();

@@ -12,11 +12,14 @@ import java.util.List;
 public final class Mounts {
   private Mounts() {}
 
-  /** Mounts {@code image} read-only at {@code mountPoint}, over whatever is mounted there. */
+  /**
+   * Mounts {@code image} read-only at {@code mountPoint}, over whatever is mounted there; nosuid and nodev, since the
+   * image's author need not be trusted with the node: its setuid files and device nodes stay inert.
+   */
   public static void mountImage(Path image, Path mountPoint) throws IOException {
     Files.createDirectories(mountPoint);
-    HostCommand.run("mount " + image + " at " + mountPoint,
-        List.of("mount", "-t", "squashfs", "-o", "ro,loop", image.toString(), mountPoint.toString()));
+    HostCommand.run("mount " + image + " at " + mountPoint, List.of("mount", "-t", "squashfs", "-o",
+        "ro,nosuid,nodev,loop", image.toString(), mountPoint.toString()));
   }
 
   /**

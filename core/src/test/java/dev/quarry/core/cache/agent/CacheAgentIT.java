@@ -97,6 +97,18 @@ class CacheAgentIT {
     return loops;
   }
 
+  /** The per-mount options of the top mount at {@code point}, from /proc/self/mountinfo (its sixth field). */
+  private static List<String> mountOptions(Path point) throws IOException {
+    List<String> options = List.of();
+    for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+      String[] fields = line.split(" ");
+      if (fields[4].equals(point.toString())) {
+        options = List.of(fields[5].split(","));
+      }
+    }
+    return options;
+  }
+
   private static void readAll(Path folder, Map<String, String> digests) throws IOException {
     for (var file : digests.entrySet()) {
       assertThat(Digest.ofFile(folder.resolve(file.getKey())).hex()).isEqualTo(file.getValue());
@@ -118,6 +130,8 @@ class CacheAgentIT {
     assertThat(source.get(0).autoclear()).as("loop devices are autoclear").isTrue();
 
     Path mounted = mountRoot.resolve("imagenet");
+    assertThat(mountOptions(mounted)).as("an image author's setuid files and device nodes stay inert")
+        .contains("ro", "nosuid", "nodev");
     AtomicBoolean stop = new AtomicBoolean();
     AtomicLong reads = new AtomicLong();
     List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
