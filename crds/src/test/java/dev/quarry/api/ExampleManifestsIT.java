@@ -121,6 +121,23 @@ class ExampleManifestsIT {
   }
 
   @Test
+  void aShardSortJobsStoreCannotChangeOnceCreated(KubernetesClient client) throws Exception {
+    Path example = RepositoryRoot.find().resolve("docs/examples/shardsortjob-shuffle.yaml");
+    ShardSortJob job = client.getKubernetesSerialization().unmarshal(Files.readString(example), ShardSortJob.class);
+    job.getMetadata().setName("immutable-store");
+    client.resource(job).create();
+    String manifest = Files.readString(example).replace("name: imagenet-shuffle", "name: immutable-store");
+    Path moved = Files.writeString(Files.createTempFile("shardsortjob-", ".yaml"),
+        manifest.replace("http://minio.storage.svc:9000", "http://elsewhere.example:9000"));
+    CommandResult result = api.kubectl("apply", "--dry-run=server", "-f", moved.toString());
+    assertThat(result.exitCode()).as(result.stdout()).isNotZero();
+    assertThat(result.stderr()).contains("spec.store: Invalid value: \"object\": store cannot be changed once the"
+        + " job exists");
+    Files.delete(moved);
+    client.resource(job).delete();
+  }
+
+  @Test
   void kubectlExplainShowsTheFieldDescriptions() throws Exception {
     CommandResult explain = api.kubectl("explain", "shardsortjob.spec.order.seed");
     assertThat(explain.exitCode()).as(explain.stderr()).isZero();

@@ -36,6 +36,11 @@ import io.fabric8.generator.annotation.ValidationRule;
             + " !s.substring(l.size()).startsWith('.quarry-scratch/')))))",
     message = "scratch must not be equal to, above or below the output location (sort clean deletes scratch; use a"
         + " folder of its own, such as .quarry-scratch/<name>/ in the output bucket)")
+// Every step's Job and the cleanup read the store afresh: a store changed mid-run would send the workers and their
+// credentials to an endpoint that was never checked.
+@ValidationRule(value = "self.store == oldSelf.store", fieldPath = ".store",
+    message = "store cannot be changed once the job exists: its workers and its cleanup use it; create a new"
+        + " ShardSortJob")
 public record ShardSortJobSpec(
     @JsonPropertyDescription("The object store holding the input, the output and the scratch data.")
         @Required
