@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * Objects as regular files under a root directory: the key is the '/'-joined path relative to the root. Writes go to a
@@ -173,15 +174,36 @@ public final class FileStore implements ObjectStore {
 
   /** Deletes {@code temp} if no one has written to it for {@link #ABANDONED_AFTER}; a failure only leaves it. */
   void removeIfAbandoned(Path temp) {
+    removeIfUnwrittenFor(temp, ABANDONED_AFTER);
+  }
+
+  /** Whether {@code temp} was deleted, no one having written to it for {@code age}; a failure only leaves it. */
+  private static boolean removeIfUnwrittenFor(Path temp, Duration age) {
     try {
       BasicFileAttributes attributes = Files.readAttributes(temp, BasicFileAttributes.class,
           LinkOption.NOFOLLOW_LINKS);
-      if (attributes.isRegularFile()
-          && attributes.lastModifiedTime().toInstant().isBefore(Instant.now().minus(ABANDONED_AFTER))) {
-        Files.deleteIfExists(temp);
-      }
+      return attributes.isRegularFile()
+          && attributes.lastModifiedTime().toInstant().isBefore(Instant.now().minus(age))
+          && Files.deleteIfExists(temp);
     } catch (IOException stays) {
-      // Gone already, or not ours to delete (a read-only store): either way listings never show it.
+      return false; // gone already, or not ours to delete (a read-only store): either way listings never show it
+    }
+  }
+
+  /** The temp files of uploads in the folders under {@code prefix} (links are not followed). */
+  @Override
+  public int removeAbandonedUploads(String prefix, Duration olderThan) throws IOException {
+    ObjectKeys.checkPrefix(prefix);
+    Path folder = prefix.contains("/") ? root.resolve(prefix.substring(0, prefix.lastIndexOf('/'))) : root;
+    if (!Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
+      return 0;
+    }
+    String namePrefix = prefix.substring(prefix.lastIndexOf('/') + 1);
+    try (Stream<Path> walk = Files.walk(folder)) {
+      return (int) walk.filter(path -> path.getFileName().toString().startsWith(UPLOAD_PREFIX))
+          // A temp's name does not tell its key, only its folder: one beside keys the prefix only partly names stays.
+          .filter(path -> namePrefix.isEmpty() || root.relativize(path).toString().startsWith(prefix))
+          .filter(path -> removeIfUnwrittenFor(path, olderThan)).count();
     }
   }
 

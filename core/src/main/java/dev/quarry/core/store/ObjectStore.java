@@ -2,6 +2,7 @@ package dev.quarry.core.store;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
@@ -70,6 +71,13 @@ public interface ObjectStore extends AutoCloseable {
 
   /** DELETE; deleting a missing object is not an error. */
   void delete(String key) throws IOException;
+
+  /**
+   * Removes the uploads under {@code prefix} that a writer started more than {@code olderThan} ago and never finished
+   * (the multipart uploads a killed process left on S3, the file store's temp files): no listing shows them, but
+   * they take space. Returns how many were removed.
+   */
+  int removeAbandonedUploads(String prefix, Duration olderThan) throws IOException;
 
   /** The URL of a key: s3://bucket/key or file:///root/key. */
   String url(String key);

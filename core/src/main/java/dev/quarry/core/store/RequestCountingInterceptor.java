@@ -25,7 +25,7 @@ final class RequestCountingInterceptor implements ExecutionInterceptor {
   static RequestKind kindOf(String operation) {
     return switch (operation) {
       case "HeadObject" -> RequestKind.HEAD;
-      case "ListObjectsV2" -> RequestKind.LIST;
+      case "ListObjectsV2", "ListMultipartUploads" -> RequestKind.LIST;
       case "GetObject" -> RequestKind.GET;
       case "PutObject", "CreateMultipartUpload", "UploadPart", "CompleteMultipartUpload" -> RequestKind.PUT;
       case "DeleteObject", "AbortMultipartUpload" -> RequestKind.DELETE;

@@ -4,6 +4,8 @@ import dev.quarry.core.concurrent.Lazy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +19,10 @@ import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.SdkHttpMethod;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.ListMultipartUploadsRequest;
+import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
@@ -290,6 +295,35 @@ public final class S3Store implements ObjectStore {
     } catch (SdkException e) {
       throw failure("write", url(key), e);
     }
+  }
+
+  /** The multipart uploads started under {@code prefix} before {@code olderThan} ago, listed page by page. */
+  @Override
+  public int removeAbandonedUploads(String prefix, Duration olderThan) throws IOException {
+    ObjectKeys.checkPrefix(prefix);
+    Instant cutoff = Instant.now().minus(olderThan);
+    int removed = 0;
+    ListMultipartUploadsRequest.Builder request = ListMultipartUploadsRequest.builder().bucket(bucket).prefix(prefix)
+        .overrideConfiguration(o -> o.apiCallTimeout(settings.requestDeadline()));
+    for (boolean more = true; more; ) {
+      ListMultipartUploadsResponse page;
+      try {
+        page = client.get().listMultipartUploads(request.build());
+      } catch (ApiCallTimeoutException e) {
+        throw S3Errors.noAnswer("list the uploads under", url(prefix), settings, "retries included", e);
+      } catch (SdkException e) {
+        throw failure("list the uploads under", url(prefix), e);
+      }
+      for (MultipartUpload upload : page.uploads()) {
+        if (upload.initiated() != null && !upload.initiated().isAfter(cutoff)) {
+          abortMultipartUpload(upload.key(), upload.uploadId());
+          removed++;
+        }
+      }
+      more = Boolean.TRUE.equals(page.isTruncated()) && page.nextKeyMarker() != null;
+      request.keyMarker(page.nextKeyMarker()).uploadIdMarker(page.nextUploadIdMarker());
+    }
+    return removed;
   }
 
   void abortMultipartUpload(String key, String uploadId) throws IOException {

@@ -100,6 +100,19 @@ class FileStoreTest extends ObjectStoreContract {
     assertThat(written).doesNotExist();
   }
 
+  @Test
+  void abandonedUploadsUnderAPrefixAreRemovedByAgeAndCounted() throws IOException {
+    Path old = abandoned("cas/blobs/ab/", "killed-push", java.time.Duration.ofHours(2));
+    Path young = abandoned("cas/blobs/cd/", "writer-at-work", java.time.Duration.ofMinutes(1));
+    Path elsewhere = abandoned("other/", "not-under-the-prefix", java.time.Duration.ofHours(2));
+
+    assertThat(store.removeAbandonedUploads("cas/", java.time.Duration.ofHours(1))).isEqualTo(1);
+    assertThat(old).doesNotExist();
+    assertThat(young).exists();
+    assertThat(elsewhere).exists();
+    assertThat(store.removeAbandonedUploads("nothing-here/", java.time.Duration.ZERO)).isZero();
+  }
+
   private Path abandoned(String folder, String name, java.time.Duration age) throws IOException {
     Path temp = root.resolve(folder + FileStore.UPLOAD_PREFIX + name);
     Files.createDirectories(temp.getParent());

@@ -149,6 +149,25 @@ class S3StoreIT extends ObjectStoreContract {
   }
 
   @Test
+  void multipartUploadsAKilledWriterLeftAreRemovedByPrefixAndAge() throws IOException {
+    ObjectUpload killed = store.upload("cas/blobs/killed");
+    writeRandom(killed.stream(), 12L * MIB); // parts sent, never completed nor aborted: what kill -9 leaves
+    ObjectUpload other = store.upload("elsewhere/kept");
+    writeRandom(other.stream(), 12L * MIB);
+    // MinIO lists uploads only for a prefix that is a whole key (AWS S3 and Ceph take any prefix; MinIO removes
+    // stale uploads by itself after a day), so the prefix here is the key.
+    assertThat(pendingUploads("cas/blobs/killed")).as("the upload started").hasSize(1);
+
+    assertThat(store.removeAbandonedUploads("cas/blobs/killed", java.time.Duration.ofHours(1))).as("too young")
+        .isZero();
+    assertThat(store.removeAbandonedUploads("cas/blobs/killed", java.time.Duration.ZERO)).isEqualTo(1);
+
+    assertThat(pendingUploads("cas/blobs/killed")).isEmpty();
+    assertThat(pendingUploads("elsewhere/kept")).as("another key is left alone").hasSize(1);
+    other.abort();
+  }
+
+  @Test
   void anAbortedMultipartUploadLeavesNoObjectAndNoPendingUpload() throws IOException {
     RequestCounts before = store.requests().snapshot();
     ObjectUpload upload = store.upload("big/aborted");

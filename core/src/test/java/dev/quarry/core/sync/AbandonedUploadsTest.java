@@ -8,6 +8,7 @@ import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Marker;
 import dev.quarry.core.sync.gc.GarbageCollector;
 import dev.quarry.core.sync.remote.CasRemote;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.commons.io.output.NullOutputStream;
@@ -49,6 +51,31 @@ class AbandonedUploadsTest {
       }
     }
     assertThat(temps(root)).isEmpty();
+  }
+
+  /** Uploads no listing shows (S3 multipart uploads a killed push started) go with a deleting gc, a day old at least. */
+  @Test
+  void aDeletingGcRemovesTheUploadsNoWriterFinishedUnderItsPrefix() throws Exception {
+    List<String> removals = new ArrayList<>();
+    try (FileStore files = new FileStore(temp.resolve("remote"))) {
+      DelegatingStore store = new DelegatingStore(files) {
+        @Override
+        public int removeAbandonedUploads(String prefix, Duration olderThan) throws IOException {
+          removals.add(prefix + " " + olderThan);
+          return super.removeAbandonedUploads(prefix, olderThan);
+        }
+      };
+      CasRemote remote = new CasRemote(store, "cas", 4);
+      Path state = temp.resolve("gc");
+      try (SyncSession session = new SyncSession(state, state, remote, QUIET)) {
+        GarbageCollector.run(session, new GarbageCollector.Options(true, Duration.ofHours(1), Duration.ZERO));
+        assertThat(removals).as("a dry run removes nothing").isEmpty();
+        GarbageCollector.run(session, new GarbageCollector.Options(false, Duration.ofHours(1), Duration.ZERO));
+        GarbageCollector.run(session, new GarbageCollector.Options(false, Duration.ofHours(48), Duration.ZERO));
+      }
+      assertThat(removals).as("a live upload of one large blob may take hours: never younger than a day")
+          .containsExactly(remote.layout().prefix() + " PT24H", remote.layout().prefix() + " PT48H");
+    }
   }
 
   /**

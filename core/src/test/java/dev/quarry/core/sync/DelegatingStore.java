@@ -6,6 +6,7 @@ import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectUpload;
 import dev.quarry.core.store.RequestCounts;
 import java.io.IOException;
+import java.time.Duration;
 import java.io.InputStream;
 import java.util.Optional;
 
@@ -60,6 +61,11 @@ class DelegatingStore implements ObjectStore {
   public void delete(String key) throws IOException {
     before("DELETE", key);
     delegate.delete(key);
+  }
+
+  @Override
+  public int removeAbandonedUploads(String prefix, Duration olderThan) throws IOException {
+    return delegate.removeAbandonedUploads(prefix, olderThan);
   }
 
   @Override

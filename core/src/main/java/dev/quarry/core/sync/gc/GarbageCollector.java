@@ -2,6 +2,7 @@ package dev.quarry.core.sync.gc;
 
 import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.store.LimitedInputStream;
+import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
@@ -115,6 +116,7 @@ public final class GarbageCollector {
       Amount deleted = Amount.NONE;
       if (running != null) {
         deleted = delete(running, trees, blobs, staleLeases);
+        removeAbandonedUploads();
       }
       return new SyncResult("gc", remote.url(), null, null, 0, 0, 0, null, null, deleted, unreachable, retained,
           clock.requests(), null, null, 0, List.of(), options.dryRun() ? List.of("dry run: nothing was deleted")
@@ -123,6 +125,21 @@ public final class GarbageCollector {
       if (running != null) {
         running.close();
       }
+    }
+  }
+
+  /**
+   * Removes the uploads a killed writer left under the store's prefix (S3 multipart uploads, which no listing shows
+   * and no other command reaches), as old as the grace period and a day at least: a live upload of one large blob
+   * may take hours.
+   */
+  private void removeAbandonedUploads() throws IOException {
+    Duration age = options.gracePeriod().compareTo(FileStore.ABANDONED_AFTER) > 0 ? options.gracePeriod()
+        : FileStore.ABANDONED_AFTER;
+    int removed = store.removeAbandonedUploads(layout.prefix(), age);
+    if (removed > 0) {
+      session.log("gc: removed %d uploads started over %s ago that no writer finished", removed,
+          age.toString().substring(2).toLowerCase());
     }
   }
 
