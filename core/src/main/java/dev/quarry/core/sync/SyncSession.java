@@ -1,5 +1,6 @@
 package dev.quarry.core.sync;
 
+import dev.quarry.core.fs.RealPaths;
 import dev.quarry.core.sync.local.LocalTree;
 import dev.quarry.core.sync.local.StateDatabase;
 import dev.quarry.core.sync.local.TreeScanner;
@@ -50,8 +51,8 @@ public final class SyncSession implements AutoCloseable {
    * state folder that is the folder or holds it: every file synced would be state, and state a file synced.
    */
   public String stateInFolder() throws IOException {
-    Path realFolder = realPath(folder);
-    Path realState = realPath(stateFolder);
+    Path realFolder = RealPaths.ofDeepestExisting(folder);
+    Path realState = RealPaths.ofDeepestExisting(stateFolder);
     if (realFolder.startsWith(realState)) {
       throw new IllegalArgumentException("Invalid state folder: " + stateFolder
           + " (must not be the folder synced nor hold it)");
@@ -64,19 +65,10 @@ public final class SyncSession implements AutoCloseable {
    * paths: where a version may write, so no place for anything of sync's own.
    */
   public boolean isSyncedPath(Path path) throws IOException {
-    Path real = realPath(path.toAbsolutePath().normalize());
-    Path realFolder = realPath(folder);
-    return real.startsWith(realFolder) && !real.startsWith(realPath(stateFolder))
+    Path real = RealPaths.ofDeepestExisting(path.toAbsolutePath().normalize());
+    Path realFolder = RealPaths.ofDeepestExisting(folder);
+    return real.startsWith(realFolder) && !real.startsWith(RealPaths.ofDeepestExisting(stateFolder))
         && !real.startsWith(realFolder.resolve(DEFAULT_STATE_FOLDER));
-  }
-
-  /** The real path of the deepest part of {@code path} that exists, with the rest of it appended. */
-  private static Path realPath(Path path) throws IOException {
-    Path existing = path;
-    while (existing != null && !Files.exists(existing)) {
-      existing = existing.getParent();
-    }
-    return existing == null ? path : existing.toRealPath().resolve(existing.relativize(path));
   }
 
   public CasRemote remote() {

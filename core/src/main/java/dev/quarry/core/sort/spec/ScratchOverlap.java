@@ -1,8 +1,8 @@
 package dev.quarry.core.sort.spec;
 
+import dev.quarry.core.fs.RealPaths;
 import dev.quarry.core.store.ObjectUrl;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -59,16 +59,8 @@ final class ScratchOverlap {
     if (!url.isFile()) {
       return url;
     }
-    Path path = Path.of("/" + url.key());
-    Path existing = path;
-    while (existing != null && !Files.exists(existing)) {
-      existing = existing.getParent();
-    }
-    if (existing == null) {
-      return url;
-    }
     try {
-      Path resolved = existing.toRealPath().resolve(existing.relativize(path));
+      Path resolved = RealPaths.ofDeepestExisting(Path.of("/" + url.key()));
       String key = resolved.toString().substring(1);
       return new ObjectUrl(url.storeId(), null, url.key().endsWith("/") && !key.isEmpty() ? key + "/" : key);
     } catch (IOException e) {
