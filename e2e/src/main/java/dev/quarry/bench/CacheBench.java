@@ -5,6 +5,7 @@ import dev.quarry.core.cache.agent.CacheAgent;
 import dev.quarry.core.cache.agent.CacheCapacity;
 import dev.quarry.core.cache.agent.CopySlots;
 import dev.quarry.core.cache.agent.ImageSpec;
+import dev.quarry.core.cache.agent.NodeRoots;
 import dev.quarry.core.cache.agent.ImageState;
 import dev.quarry.core.cache.agent.NodeReport;
 import dev.quarry.core.cache.image.ImageBuilder;
@@ -107,14 +108,18 @@ public final class CacheBench {
           + " (%d after the switch), %d errors%n", switchSeconds, reads.get(), reads.get() - readsAtSwitch,
           errors.get());
     } finally {
-      CacheAgent.removeOwned(cacheDir, "bench");
+      CacheAgent.removeOwned(roots(mountRoot, cacheDir, image), cacheDir, "bench");
     }
     decisionTimes();
   }
 
   private static AgentSettings settings(Path mountRoot, Path cacheDir, Path image, boolean pinned, String capacity) {
     return new AgentSettings("bench", List.of(new ImageSpec("bench", image.toString(), null, pinned, 0)), mountRoot,
-        cacheDir, List.of(image.getParent()), CacheCapacity.parse(capacity), Duration.ofMinutes(10), 10, 0);
+        cacheDir, roots(mountRoot, cacheDir, image), CacheCapacity.parse(capacity), Duration.ofMinutes(10), 10, 0);
+  }
+
+  private static NodeRoots roots(Path mountRoot, Path cacheDir, Path image) {
+    return NodeRoots.of(List.of(mountRoot), List.of(cacheDir), List.of(image.getParent()));
   }
 
   private static Path buildImage(Path work, int imageMib) throws IOException {

@@ -5,6 +5,7 @@ import dev.quarry.agent.run.NodeAgent;
 import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.core.cache.agent.CacheAgent;
+import dev.quarry.core.cache.agent.NodeRoots;
 import dev.quarry.core.cache.agent.OwnedPaths;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -89,11 +90,18 @@ public final class AgentCommand {
         + " NodeCache's.")
     String nodeCache;
 
+    @Option(names = "--mount-roots", split = ",", defaultValue = "${env:QUARRY_NODECACHE_MOUNT_ROOTS:-/mnt/quarry}",
+        description = "The chart's nodeCache.mountRoots, separated by commas: recorded mount points are unmounted"
+            + " only when reached from one of them without a link. Default: ${DEFAULT-VALUE}.")
+    List<Path> mountRoots;
+
     @Override
     public Integer call() throws Exception {
       List<String> owners = nodeCache == null ? OwnedPaths.owners(cacheDirectory) : List.of(nodeCache);
+      // The cache directory given is the root of the walk: the person resetting the node chose it.
+      NodeRoots roots = NodeRoots.of(mountRoots, List.of(cacheDirectory.toAbsolutePath().normalize()), List.of());
       for (String owner : owners) {
-        CacheAgent.removeOwned(cacheDirectory, owner);
+        CacheAgent.removeOwned(roots, cacheDirectory.toAbsolutePath().normalize(), owner);
         System.out.println("Removed the mounts and copies of NodeCache " + owner + " (records in " + cacheDirectory
             + ")");
       }

@@ -6,8 +6,10 @@ import dev.quarry.core.cache.agent.OwnedPaths;
 import dev.quarry.core.cache.host.MountTable;
 import dev.quarry.core.cache.host.Mounts;
 import dev.quarry.core.cache.image.ImageBuilder;
+import dev.quarry.core.fs.RootedPaths;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -23,14 +25,15 @@ class AgentCleanupIT {
     Path image = ImageBuilder.build(content, temp.resolve("pets.sqfs"), ImageBuilder.Compression.GZIP, 2).image();
     Path cache = temp.resolve("cache");
     Path mounted = temp.resolve("mnt/pets");
-    OwnedPaths owned = OwnedPaths.open(cache, "pets");
+    OwnedPaths owned = OwnedPaths.open(new RootedPaths(List.of(cache)), cache, "pets");
     owned.recordMount(mounted);
-    Mounts.mountImage(image, mounted);
+    Mounts.mountImage(image, Files.createDirectories(mounted));
     Path byHand = temp.resolve("mnt/by-hand");
-    Mounts.mountImage(image, byHand);
+    Mounts.mountImage(image, Files.createDirectories(byHand));
     Path notes = Files.writeString(cache.resolve("notes.json"), "{}");
     try {
-      assertThat(new CommandLine(new AgentCommand()).execute("cleanup", "--cache-dir", cache.toString())).isZero();
+      assertThat(new CommandLine(new AgentCommand()).execute("cleanup", "--cache-dir", cache.toString(),
+          "--mount-roots", temp.resolve("mnt").toString())).isZero();
       assertThat(MountTable.read().stackAt(mounted)).isEmpty();
       assertThat(mounted).doesNotExist();
       assertThat(cache.resolve("pets")).doesNotExist();

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.quarry.agent.metrics.AgentServer;
 import dev.quarry.agent.run.NodeAgent;
+import dev.quarry.agent.run.NodeCacheSettings;
 import dev.quarry.api.nodecache.CacheImage;
 import dev.quarry.api.nodecache.CachePhase;
 import dev.quarry.api.nodecache.CachePolicy;
@@ -65,9 +66,8 @@ class NodeAgentIT {
       otherLoops.get(i).join(20_000);
     }
     for (String owner : OwnedPaths.owners(temp.resolve("cache"))) {
-      CacheAgent.removeOwned(temp.resolve("cache"), owner);
+      CacheAgent.removeOwned(NodeCacheSettings.nodeRoots(roots()), temp.resolve("cache"), owner);
     }
-    CacheAgent.removeOwned(temp.resolve("cache"), "pets");
   }
 
   @Test

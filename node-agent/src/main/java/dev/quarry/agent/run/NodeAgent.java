@@ -159,7 +159,7 @@ public final class NodeAgent implements AutoCloseable {
       // The records of what it made are in its cache folder; outside the cache roots it never made anything.
       String cacheDirectory = NodeCachePaths.cacheDirectory(nodeCache.getSpec());
       if (HostPathRoots.isUnder(cacheDirectory, roots.cacheRoots())) {
-        CacheAgent.removeOwned(Path.of(cacheDirectory), nodeCacheName);
+        CacheAgent.removeOwned(NodeCacheSettings.nodeRoots(roots), Path.of(cacheDirectory), nodeCacheName);
       }
       reports.delete(nodeCache);
       cleanedUp = true;

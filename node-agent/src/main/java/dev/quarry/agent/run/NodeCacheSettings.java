@@ -10,6 +10,7 @@ import dev.quarry.api.nodecache.NodeCacheSpec;
 import dev.quarry.core.cache.agent.AgentSettings;
 import dev.quarry.core.cache.agent.CacheCapacity;
 import dev.quarry.core.cache.agent.ImageSpec;
+import dev.quarry.core.cache.agent.NodeRoots;
 import dev.quarry.core.store.S3Settings;
 import dev.quarry.core.units.ByteSize;
 import dev.quarry.core.units.Durations;
@@ -30,11 +31,20 @@ public final class NodeCacheSettings {
     return new AgentSettings(nodeCache.getMetadata().getName(), images,
         Path.of(NodeCachePaths.mountRoot(spec)),
         Path.of(NodeCachePaths.cacheDirectory(spec)),
-        roots.sourceRoots().stream().map(Path::of).toList(),
+        nodeRoots(roots),
         CacheCapacity.parse(spec.cache().capacity()),
         duration(policy == null ? null : policy.window(), "10m"),
         policy == null || policy.hysteresisPercent() == null ? 10 : policy.hysteresisPercent(),
         policy == null || policy.copyBandwidth() == null ? 0 : ByteSize.parse(policy.copyBandwidth()));
+  }
+
+  /** The admin's roots, each kind walked without following links. */
+  public static NodeRoots nodeRoots(HostPathRoots roots) {
+    return NodeRoots.of(paths(roots.mountRoots()), paths(roots.cacheRoots()), paths(roots.sourceRoots()));
+  }
+
+  private static List<Path> paths(List<String> roots) {
+    return roots.stream().map(Path::of).toList();
   }
 
   /** How often the agent runs a pass. */

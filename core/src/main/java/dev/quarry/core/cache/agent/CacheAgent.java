@@ -19,6 +19,7 @@ import dev.quarry.core.cache.traffic.ImageTraffic;
 import dev.quarry.core.cache.traffic.Layer;
 import dev.quarry.core.cache.traffic.TrafficMeter;
 import dev.quarry.core.concurrent.Futures;
+import dev.quarry.core.fs.RootedPaths;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.units.ByteSize;
@@ -113,9 +114,9 @@ public final class CacheAgent implements AutoCloseable {
       meter = new TrafficMeter(settings.window());
       meterWindow = settings.window();
     }
-    OwnedPaths owned = OwnedPaths.open(settings.cacheDirectory(), settings.owner());
+    OwnedPaths owned = OwnedPaths.open(settings.roots().caches(), settings.cacheDirectory(), settings.owner());
     CacheDirectory cache = owned.copies();
-    Files.createDirectories(settings.mountRoot());
+    settings.roots().mounts().folder(settings.mountRoot(), mounted(owned));
     Map<String, ImageSpec> wanted = new LinkedHashMap<>();
     settings.images().forEach(image -> wanted.put(image.name(), image));
     collectFinishedCopy();
@@ -195,7 +196,8 @@ public final class CacheAgent implements AutoCloseable {
       return o;
     }
     if (!image.inObjectStore()) {
-      Optional<String> outside = SourceRoots.refusal(image, settings.sourceRoots());
+      Optional<String> outside = SourceRoots.refusal(image, settings.roots().sources(),
+          new RootedPaths.Mounts(mounts.mountPoints(), path -> false));
       if (outside.isPresent()) {
         o.state = ImageState.FAILED;
         o.message = outside.get();
@@ -243,7 +245,13 @@ public final class CacheAgent implements AutoCloseable {
       }
       if (o.copy != null) {
         if (!good) {
-          mount(owned, local, point);
+          try {
+            mount(settings, owned, local, point);
+          } catch (IOException e) {
+            o.state = ImageState.FAILED;
+            o.message = e.getMessage();
+            return o;
+          }
         }
         o.state = ImageState.CACHED;
       }
@@ -256,7 +264,7 @@ public final class CacheAgent implements AutoCloseable {
         decisions.add(image.name(), "Remount", "the mounted source was replaced or is not " + file);
       }
       try {
-        mount(owned, file, point);
+        mount(settings, owned, file, point);
       } catch (IOException e) {
         o.state = ImageState.FAILED;
         o.message = e.getMessage();
@@ -306,7 +314,7 @@ public final class CacheAgent implements AutoCloseable {
     Path point = settings.mountRoot().resolve(image.name());
     if (o.copy != null) {
       if (o.state != ImageState.CACHED) {
-        mount(owned, cache.image(image.name()), point);
+        mount(settings, owned, cache.image(image.name()), point);
         o.state = ImageState.CACHED;
         o.message = null;
         decisions.add(image.name(), "Cache", reason);
@@ -401,10 +409,19 @@ public final class CacheAgent implements AutoCloseable {
     copySlot = null;
   }
 
-  /** Mounts {@code image} at {@code point}, recorded first as this owner's so that it is never lost. */
-  private static void mount(OwnedPaths owned, Path image, Path point) throws IOException {
+  /**
+   * Mounts {@code image} at {@code point}, recorded first as this owner's so that it is never lost. The point is made
+   * a real folder under the mount root first: a link or someone else's mount there is refused, never mounted over.
+   */
+  private static void mount(AgentSettings settings, OwnedPaths owned, Path image, Path point) throws IOException {
+    settings.roots().mounts().folder(point, mounted(owned));
     owned.recordMount(point);
     Mounts.mountImage(image, point);
+  }
+
+  /** The mounts of the node now, and which of them this owner's agent made. */
+  private static RootedPaths.Mounts mounted(OwnedPaths owned) throws IOException {
+    return new RootedPaths.Mounts(MountTable.read().mountPoints(), owned::owns);
   }
 
   /**
@@ -417,7 +434,7 @@ public final class CacheAgent implements AutoCloseable {
     for (Path point : owned.mountPoints()) {
       String name = point.getFileName().toString();
       if (!settings.mountRoot().equals(point.getParent()) || !wanted.contains(name)) {
-        detach(point, mounts.stackAt(point).size());
+        detachOwned(settings.roots(), owned, point, mounts);
         owned.forgetMount(point);
         decisions.add(name, "Unmount", "no longer in the NodeCache");
       }
@@ -482,22 +499,39 @@ public final class CacheAgent implements AutoCloseable {
    * empty), every copy, and its folder in {@code cacheDirectory}. For a deleted NodeCache, and for resetting a node.
    * Nothing else under the same roots is touched. Open files keep working until closed.
    */
-  public static void removeOwned(Path cacheDirectory, String owner) throws IOException {
+  public static void removeOwned(NodeRoots roots, Path cacheDirectory, String owner) throws IOException {
     if (!OwnedPaths.exists(cacheDirectory, owner)) {
       return;
     }
-    OwnedPaths owned = OwnedPaths.open(cacheDirectory, owner);
+    OwnedPaths owned = OwnedPaths.open(roots.caches(), cacheDirectory, owner);
     MountTable mounts = MountTable.read();
     for (Path point : owned.mountPoints()) {
-      detach(point, mounts.stackAt(point).size());
-      try {
-        Files.deleteIfExists(point);
-      } catch (DirectoryNotEmptyException e) {
-        // something else put files there: they stay
+      if (detachOwned(roots, owned, point, mounts)) {
+        try {
+          Files.deleteIfExists(point);
+        } catch (DirectoryNotEmptyException e) {
+          // something else put files there: they stay
+        }
       }
       owned.forgetMount(point);
     }
     owned.removeFolder();
+  }
+
+  /**
+   * Unmounts every layer at {@code point}, one of the owner's recorded mount points, when it is still reached from
+   * the mount roots without a link or a foreign mount (umount follows links); returns whether it was.
+   */
+  private static boolean detachOwned(NodeRoots roots, OwnedPaths owned, Path point, MountTable mounts)
+      throws IOException {
+    try {
+      roots.mounts().existing(point, new RootedPaths.Mounts(mounts.mountPoints(), owned::owns));
+    } catch (IOException e) {
+      // Gone, or reached only through a link or a mount not ours: nothing of ours can be unmounted there.
+      return false;
+    }
+    detach(point, mounts.stackAt(point).size());
+    return true;
   }
 
   @Override

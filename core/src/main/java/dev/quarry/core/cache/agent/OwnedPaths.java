@@ -1,12 +1,15 @@
 package dev.quarry.core.cache.agent;
 
 import dev.quarry.core.cache.copy.CacheDirectory;
+import dev.quarry.core.cache.host.MountTable;
+import dev.quarry.core.fs.RootedPaths;
 import dev.quarry.core.json.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
@@ -18,7 +21,8 @@ import java.util.stream.Stream;
 /**
  * What one owner (a NodeCache) has on a node, and nothing more: its folder {@code <cacheDirectory>/<owner>}, marked
  * as its own when the agent created it, with its copies in {@code copies/}, and the record of every mount point its
- * agent mounted on ({@code mounts.json}, written before each mount). An agent unmounts and deletes only what this
+ * agent mounted on ({@code mounts.json}, written before each mount). Its folders are resolved inside the admin's
+ * cache roots without following a link. An agent unmounts and deletes only what this
  * names, so two NodeCaches sharing the roots, or files and mounts of anyone else there, are never touched.
  */
 public final class OwnedPaths {
@@ -38,11 +42,13 @@ public final class OwnedPaths {
 
   /**
    * The folder of {@code owner} under {@code cacheDirectory}, created and marked if it is not there. A folder of that
-   * name that holds something but not this owner's mark is someone else's: it is refused, never used.
+   * name that holds something but not this owner's mark is someone else's: it is refused, never used; so is a cache
+   * directory reached through a link or a foreign mount under {@code cacheRoots}.
    */
-  public static OwnedPaths open(Path cacheDirectory, String owner) throws IOException {
+  public static OwnedPaths open(RootedPaths cacheRoots, Path cacheDirectory, String owner) throws IOException {
     Path folder = folderOf(cacheDirectory, owner);
-    Files.createDirectories(cacheDirectory);
+    RootedPaths.Mounts noneOwn = new RootedPaths.Mounts(MountTable.read().mountPoints(), path -> false);
+    cacheRoots.folder(cacheDirectory, noneOwn);
     try {
       Files.createDirectory(folder);
     } catch (FileAlreadyExistsException e) {
@@ -69,7 +75,7 @@ public final class OwnedPaths {
         points.add(Path.of(point));
       }
     }
-    return new OwnedPaths(folder, new CacheDirectory(folder.resolve(COPIES)), points);
+    return new OwnedPaths(folder, new CacheDirectory(cacheRoots.folder(folder.resolve(COPIES), noneOwn)), points);
   }
 
   /** The owners with a marked folder under {@code cacheDirectory}: what a node reset removes. */
@@ -92,7 +98,7 @@ public final class OwnedPaths {
 
   /** Whether the owner's folder exists (a node where its agent never ran has none). */
   static boolean exists(Path cacheDirectory, String owner) {
-    return Files.isDirectory(folderOf(cacheDirectory, owner));
+    return Files.isDirectory(folderOf(cacheDirectory, owner), LinkOption.NOFOLLOW_LINKS);
   }
 
   private static Path folderOf(Path cacheDirectory, String owner) {

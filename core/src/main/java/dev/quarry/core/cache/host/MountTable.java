@@ -6,6 +6,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /** The mounts this process sees, read from {@code /proc/self/mountinfo}; the agent rebuilds its state from it. */
 public final class MountTable {
@@ -62,6 +64,11 @@ public final class MountTable {
       next = at.stream().filter(e -> e.parentId() == current.id()).findFirst();
     }
     return stack;
+  }
+
+  /** Every mount point, each once. */
+  public Set<Path> mountPoints() {
+    return entries.stream().map(MountEntry::mountPoint).collect(Collectors.toUnmodifiableSet());
   }
 
   /** Mount points directly under {@code root}, each once. */

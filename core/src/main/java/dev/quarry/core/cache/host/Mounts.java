@@ -1,7 +1,6 @@
 package dev.quarry.core.cache.host;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -14,10 +13,10 @@ public final class Mounts {
 
   /**
    * Mounts {@code image} read-only at {@code mountPoint}, over whatever is mounted there; nosuid and nodev, since the
-   * image's author need not be trusted with the node: its setuid files and device nodes stay inert.
+   * image's author need not be trusted with the node: its setuid files and device nodes stay inert. Both paths must
+   * have been resolved without links first ({@link dev.quarry.core.fs.RootedPaths}): mount follows them.
    */
   public static void mountImage(Path image, Path mountPoint) throws IOException {
-    Files.createDirectories(mountPoint);
     HostCommand.run("mount " + image + " at " + mountPoint, List.of("mount", "-t", "squashfs", "-o",
         "ro,nosuid,nodev,loop", image.toString(), mountPoint.toString()));
   }

@@ -1,11 +1,13 @@
 package dev.quarry.core.cache.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.core.cache.host.LoopDevice;
 import dev.quarry.core.cache.host.MountEntry;
 import dev.quarry.core.cache.host.MountTable;
 import dev.quarry.core.cache.host.Mounts;
+import dev.quarry.core.cache.image.ImageBuilder;
 import dev.quarry.core.store.S3Settings;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.cas.Digest;
@@ -52,7 +54,7 @@ class CacheAgentIT {
   void tearDown() throws IOException {
     agents.forEach(CacheAgent::close);
     for (String owner : OwnedPaths.owners(cacheDir)) {
-      CacheAgent.removeOwned(cacheDir, owner);
+      CacheAgent.removeOwned(roots(), cacheDir, owner);
     }
     stores.close();
     assertThat(MountTable.read().mountPointsUnder(mountRoot)).isEmpty();
@@ -69,8 +71,13 @@ class CacheAgentIT {
   }
 
   private AgentSettings settings(String owner, String capacity, long bandwidth, ImageSpec... images) {
-    return new AgentSettings(owner, List.of(images), mountRoot, cacheDir, List.of(temp), CacheCapacity.parse(capacity),
+    return new AgentSettings(owner, List.of(images), mountRoot, cacheDir, roots(), CacheCapacity.parse(capacity),
         Duration.ofMinutes(10), 10, bandwidth);
+  }
+
+  /** The admin's roots: the mount root, the cache directory, and this test's folder for sources. */
+  private NodeRoots roots() {
+    return NodeRoots.of(List.of(mountRoot), List.of(cacheDir), List.of(temp));
   }
 
   private static NodeReport passUntil(CacheAgent agent, AgentSettings settings, Predicate<NodeReport> done)
@@ -247,7 +254,7 @@ class CacheAgentIT {
 
     // A foreign layer on top (an older agent that crashed mid-repair): the stack is repaired to source + copy.
     Path foreign = Files.copy(data.image(), temp.resolve("foreign.sqfs"));
-    Mounts.mountImage(foreign, mountRoot.resolve("laion"));
+    Mounts.mountImage(foreign, Files.createDirectories(mountRoot.resolve("laion")));
     assertThat(stack("laion")).hasSize(3);
     NodeReport repaired = agent().pass(settings("1Gi", 0, image));
     assertThat(image(repaired, "laion").state()).isEqualTo(ImageState.CACHED);
@@ -326,7 +333,7 @@ class CacheAgentIT {
     passUntil(agent, settings("1Gi", 0, new ImageSpec("tiny", data.image().toString(), data.sha256(), true, 0)),
         r -> image(r, "tiny").state() == ImageState.CACHED);
     agent.close();
-    CacheAgent.removeOwned(cacheDir, OWNER);
+    CacheAgent.removeOwned(roots(), cacheDir, OWNER);
     assertThat(MountTable.read().mountPointsUnder(mountRoot)).isEmpty();
     assertThat(mountRoot.resolve("tiny")).as("the mount point the agent made").doesNotExist();
     try (var files = Files.list(cacheDir)) {
@@ -342,7 +349,7 @@ class CacheAgentIT {
     Path foreignRecord = Files.writeString(cacheDir.resolve("notes.json"), "{\"kept\": true}");
     Path foreignImage = Files.copy(first.image(), cacheDir.resolve("backup.sqfs"));
     Path handMade = mountRoot.resolve("by-hand");
-    Mounts.mountImage(second.image(), handMade);
+    Mounts.mountImage(second.image(), Files.createDirectories(handMade));
     try {
       CacheAgent a = agent();
       CacheAgent b = agent();
@@ -373,7 +380,7 @@ class CacheAgentIT {
 
       // B is deleted: its mounts and copies go, A's and the foreign ones stay.
       b.close();
-      CacheAgent.removeOwned(cacheDir, "team-b");
+      CacheAgent.removeOwned(roots(), cacheDir, "team-b");
       assertThat(MountTable.read().stackAt(mountRoot.resolve("second"))).isEmpty();
       assertThat(cacheDir.resolve("team-b")).doesNotExist();
       assertThat(a.pass(forA).images()).singleElement().extracting(ImageReport::state).isEqualTo(ImageState.CACHED);
@@ -398,14 +405,16 @@ class CacheAgentIT {
         new ImageSpec("linked", link.toString(), null, true, 0),
         new ImageSpec("folder", shared.toString(), null, true, 0),
         new ImageSpec("fine", data.image().toString(), null, true, 0)),
-        mountRoot, cacheDir, List.of(shared, data.image().getParent()), CacheCapacity.parse("1Gi"),
+        mountRoot, cacheDir, NodeRoots.of(List.of(mountRoot), List.of(cacheDir), List.of(shared,
+            data.image().getParent())), CacheCapacity.parse("1Gi"),
         Duration.ofMinutes(10), 10, 0);
     NodeReport report = passUntil(agent(), settings, r -> image(r, "fine").state() == ImageState.CACHED);
-    assertThat(image(report, "shadow").message()).isEqualTo("Cannot mount image shadow: its source /etc/shadow is"
-        + " outside the source roots the cluster admin allows (" + shared + ", " + data.image().getParent() + ")");
-    assertThat(image(report, "linked").message()).isEqualTo("Cannot mount image linked: its source " + link
-        + " (" + Path.of("/etc/hostname").toRealPath() + ") is outside the source roots the cluster admin allows ("
-        + shared + ", " + data.image().getParent() + ")");
+    assertThat(image(report, "shadow").message()).isEqualTo("Cannot mount image shadow from its source: Cannot use"
+        + " /etc/shadow: it is not under " + shared + " or " + data.image().getParent() + ", the roots the cluster"
+        + " admin allows");
+    assertThat(image(report, "linked").message()).isEqualTo("Cannot mount image linked from its source: Cannot use "
+        + link + ": " + link + " is a symbolic link, which is never followed under the roots the cluster admin"
+        + " allows");
     assertThat(image(report, "folder").message()).isEqualTo("Cannot mount image folder: its source " + shared
         + " is not a regular file");
     for (String refused : List.of("shadow", "linked", "folder")) {
@@ -416,6 +425,40 @@ class CacheAgentIT {
       assertThat(files.map(f -> f.getFileName().toString()).toList()).containsExactlyInAnyOrder("fine.sqfs",
           "fine.json");
     }
+  }
+
+  @Test
+  void aMountRootThroughAnOrphanedImageOrAMountPointThatIsALinkIsRefusedNeverFollowed() throws Exception {
+    // An image an agent that is gone left mounted under the mount root, holding a link out of it.
+    Path elsewhere = Files.createDirectories(temp.resolve("elsewhere"));
+    Path content = Files.createDirectories(temp.resolve("orphan-content"));
+    Files.createSymbolicLink(content.resolve("out"), elsewhere);
+    Path orphanImage = ImageBuilder.build(content, temp.resolve("orphan.sqfs"), ImageBuilder.Compression.NONE, 2)
+        .image();
+    Path orphan = Files.createDirectories(mountRoot.resolve("orphan"));
+    Mounts.mountImage(orphanImage, orphan);
+    TestImage data = TestImage.build(temp, "pets", 2, (int) MIB, 7);
+    ImageSpec image = new ImageSpec("pets", data.image().toString(), null, true, 0);
+    try {
+      AgentSettings through = new AgentSettings(OWNER, List.of(image), orphan.resolve("out"), cacheDir, roots(),
+          CacheCapacity.parse("1Gi"), Duration.ofMinutes(10), 10, 0);
+      assertThatThrownBy(() -> agent().pass(through)).hasMessage("Cannot use " + orphan.resolve("out") + ": "
+          + orphan + " is a mount this agent did not make (an image left mounted by an agent that is gone, or a"
+          + " mount made by hand); unmount it");
+      assertThat(elsewhere).isEmptyDirectory();
+    } finally {
+      Mounts.detachTop(orphan);
+    }
+
+    // A link where an image's mount point goes: the image fails, and nothing is mounted where the link leads.
+    Files.createSymbolicLink(mountRoot.resolve("pets"), elsewhere);
+    NodeReport report = agent().pass(settings("1Gi", 0, image));
+    assertThat(image(report, "pets").state()).isEqualTo(ImageState.FAILED);
+    assertThat(image(report, "pets").message()).isEqualTo("Cannot use " + mountRoot.resolve("pets") + ": "
+        + mountRoot.resolve("pets") + " is a symbolic link, which is never followed under the roots the cluster"
+        + " admin allows");
+    assertThat(MountTable.read().stackAt(elsewhere)).isEmpty();
+    assertThat(elsewhere).isEmptyDirectory();
   }
 
   private static void dropCaches() throws IOException {

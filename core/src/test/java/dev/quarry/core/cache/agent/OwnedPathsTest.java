@@ -3,19 +3,37 @@ package dev.quarry.core.cache.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quarry.core.fs.RootedPaths;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class OwnedPathsTest {
   @TempDir Path cache;
+  private RootedPaths roots;
+
+  @BeforeEach
+  void setUp() {
+    roots = new RootedPaths(List.of(cache));
+  }
+
+  @Test
+  void aCacheDirectoryReachedThroughALinkIsRefused() throws Exception {
+    Path elsewhere = Files.createDirectories(cache.resolve("elsewhere"));
+    Path link = Files.createSymbolicLink(cache.resolve("cache"), elsewhere);
+    assertThatThrownBy(() -> OwnedPaths.open(roots, link, "coco")).hasMessage("Cannot use " + link + ": " + link
+        + " is a symbolic link, which is never followed under the roots the cluster admin allows");
+    assertThat(elsewhere).isEmptyDirectory();
+  }
 
   @Test
   void aFolderTheAgentDidNotCreateIsRefusedAndLeftAsItIs() throws Exception {
     Path theirs = Files.createDirectories(cache.resolve("imagenet"));
     Path kept = Files.writeString(theirs.resolve("imagenet.json"), "{}");
-    assertThatThrownBy(() -> OwnedPaths.open(cache, "imagenet")).hasMessage("Cannot use " + theirs + " as the cache"
+    assertThatThrownBy(() -> OwnedPaths.open(roots, cache, "imagenet")).hasMessage("Cannot use " + theirs + " as the cache"
         + " folder of NodeCache imagenet: it exists and Quarry's agent did not create it; move it away or set another"
         + " spec.cache.directory");
     assertThat(kept).exists();
@@ -24,11 +42,11 @@ class OwnedPathsTest {
 
   @Test
   void mountRecordsSurviveARestartAndTheFolderGoesWhenEmptied() throws Exception {
-    OwnedPaths first = OwnedPaths.open(cache, "coco");
+    OwnedPaths first = OwnedPaths.open(roots, cache, "coco");
     first.recordMount(Path.of("/mnt/quarry/coco"));
     first.recordMount(Path.of("/mnt/quarry/val"));
     first.forgetMount(Path.of("/mnt/quarry/val"));
-    OwnedPaths second = OwnedPaths.open(cache, "coco");
+    OwnedPaths second = OwnedPaths.open(roots, cache, "coco");
     assertThat(second.mountPoints()).containsExactly(Path.of("/mnt/quarry/coco"));
     assertThat(OwnedPaths.owners(cache)).containsExactly("coco");
     Files.writeString(second.copies().image("coco"), "copy");
@@ -38,11 +56,11 @@ class OwnedPathsTest {
 
   @Test
   void aFolderWithSomethingSomeoneElsePutInsideIsKept() throws Exception {
-    OwnedPaths owned = OwnedPaths.open(cache, "coco");
+    OwnedPaths owned = OwnedPaths.open(roots, cache, "coco");
     Path foreign = Files.writeString(cache.resolve("coco/notes.txt"), "mine");
     owned.removeFolder();
     assertThat(foreign).hasContent("mine");
-    assertThatThrownBy(() -> OwnedPaths.open(cache, "../etc")).hasMessage("Invalid owner: ../etc (must be a"
+    assertThatThrownBy(() -> OwnedPaths.open(roots, cache, "../etc")).hasMessage("Invalid owner: ../etc (must be a"
         + " NodeCache name)");
   }
 }

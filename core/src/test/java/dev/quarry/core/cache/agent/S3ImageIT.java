@@ -41,7 +41,7 @@ class S3ImageIT {
       stores.locate("s3://" + bucket + "/v1/weights.sqfs").store().put("v1/weights.sqfs", Files.readAllBytes(data.image()));
       AgentSettings settings = new AgentSettings("models",
           List.of(new ImageSpec("weights", "s3://" + bucket + "/v1/weights.sqfs", data.sha256(), false, 0)),
-          mountRoot, cacheDir, List.of(), CacheCapacity.parse("1Gi"), Duration.ofMinutes(10), 10, 0);
+          mountRoot, cacheDir, roots(mountRoot, cacheDir), CacheCapacity.parse("1Gi"), Duration.ofMinutes(10), 10, 0);
       NodeReport first = agent.pass(settings);
       assertThat(first.images().get(0).state()).isIn(ImageState.PENDING);
       assertThat(MountTable.read().stackAt(mountRoot.resolve("weights"))).as("nothing mounted before the copy").isEmpty();
@@ -61,7 +61,11 @@ class S3ImageIT {
         assertThat(Digest.ofFile(mountRoot.resolve("weights").resolve(file.getKey())).hex()).isEqualTo(file.getValue());
       }
     } finally {
-      CacheAgent.removeOwned(cacheDir, "models");
+      CacheAgent.removeOwned(roots(mountRoot, cacheDir), cacheDir, "models");
     }
+  }
+
+  private static NodeRoots roots(Path mountRoot, Path cacheDir) {
+    return NodeRoots.of(List.of(mountRoot), List.of(cacheDir), List.of());
   }
 }
