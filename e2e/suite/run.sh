@@ -126,7 +126,7 @@ part_install() {
   done
   "$HELM" upgrade --install "$RELEASE" "$ROOT/charts/quarry" --namespace "$RELEASE_NS" --create-namespace \
     "${args[@]}" --set operator.finishedJobTtlSeconds=900 \
-    --set "nodeCache.mountRoots={$MOUNT_ROOT}" --set "nodeCache.cacheRoots={$NODE_DIR}" \
+    --set "nodeCache.mountRoots={$MOUNT_ROOT}" --set "nodeCache.cacheRoots={$NODE_DIR/cache}" \
     --set "nodeCache.sourceRoots={$NODE_DIR/images}" --wait --timeout 4m >/dev/null \
     || fail "helm install" "helm upgrade --install did not finish"
   kubectl -n "$RELEASE_NS" rollout status "deploy/$RELEASE-operator" --timeout 3m >/dev/null \

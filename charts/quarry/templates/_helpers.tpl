@@ -32,3 +32,18 @@ app.kubernetes.io/component: operator
 {{- end -}}
 {{- toJson $endpoints -}}
 {{- end }}
+
+{{/*
+Fails the render when a NodeCache root lies inside another (of any kind): the agent mounts each root apart, and a
+mount root inside a source root would let the images it mounts be read as sources. The operator refuses the same.
+*/}}
+{{- define "quarry.nodeCacheRootsApart" -}}
+{{- $all := concat .Values.nodeCache.mountRoots .Values.nodeCache.cacheRoots .Values.nodeCache.sourceRoots -}}
+{{- range $i, $a := $all -}}
+{{- range $j, $b := $all -}}
+{{- if and (ne $i $j) (or (eq $a $b) (hasPrefix (printf "%s/" $a) $b)) -}}
+{{- fail (printf "Invalid NodeCache roots: %s and %s (must be apart: no mount, cache or source root inside another; set nodeCache.mountRoots, cacheRoots and sourceRoots)" $a $b) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end }}

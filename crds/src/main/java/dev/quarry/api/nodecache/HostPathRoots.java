@@ -11,7 +11,9 @@ import java.util.Map;
  * {@code nodeCache.mountRoots}, {@code cacheRoots} and {@code sourceRoots}): its mount root, its cache directory and
  * the path sources of its images must each lie under one of them. The schema already refuses paths that are not
  * normalized, so "under" is a plain comparison of segments. The chart's admission policy, the operator and the agent
- * all apply this rule; the agent also follows symlinks of sources before it reads one.
+ * all apply this rule; the agent then walks each path from its root without following links. No root may lie
+ * inside another (of any kind): a mount root inside a source root would let images the agent mounts be read as
+ * sources, and the agent's DaemonSet mounts each root apart.
  */
 public record HostPathRoots(List<String> mountRoots, List<String> cacheRoots, List<String> sourceRoots) {
   public static final String MOUNT_ROOTS_VARIABLE = "QUARRY_NODECACHE_MOUNT_ROOTS";
@@ -19,12 +21,13 @@ public record HostPathRoots(List<String> mountRoots, List<String> cacheRoots, Li
   public static final String SOURCE_ROOTS_VARIABLE = "QUARRY_NODECACHE_SOURCE_ROOTS";
   /** The chart's defaults. */
   public static final HostPathRoots DEFAULTS = new HostPathRoots(List.of("/mnt/quarry"), List.of("/var/lib/quarry"),
-      List.of("/mnt"));
+      List.of("/mnt/nfs"));
 
   public HostPathRoots {
     mountRoots = checked(MOUNT_ROOTS_VARIABLE, mountRoots);
     cacheRoots = checked(CACHE_ROOTS_VARIABLE, cacheRoots);
     sourceRoots = checked(SOURCE_ROOTS_VARIABLE, sourceRoots);
+    requireApart(mountRoots, cacheRoots, sourceRoots);
   }
 
   /** The roots from the environment (the chart sets each as folders separated by commas); the defaults for unset. */
@@ -71,6 +74,21 @@ public record HostPathRoots(List<String> mountRoots, List<String> cacheRoots, Li
       return fallback;
     }
     return Arrays.stream(value.split(",")).map(String::strip).filter(root -> !root.isEmpty()).toList();
+  }
+
+  private static void requireApart(List<String> mountRoots, List<String> cacheRoots, List<String> sourceRoots) {
+    List<String> all = new ArrayList<>(mountRoots);
+    all.addAll(cacheRoots);
+    all.addAll(sourceRoots);
+    for (int i = 0; i < all.size(); i++) {
+      for (int j = 0; j < all.size(); j++) {
+        if (i != j && Path.of(all.get(j)).startsWith(Path.of(all.get(i)))) {
+          throw new IllegalArgumentException("Invalid NodeCache roots: " + all.get(i) + " and " + all.get(j)
+              + " (must be apart: no mount, cache or source root inside another; set nodeCache.mountRoots,"
+              + " cacheRoots and sourceRoots in the chart)");
+        }
+      }
+    }
   }
 
   private static List<String> checked(String name, List<String> roots) {

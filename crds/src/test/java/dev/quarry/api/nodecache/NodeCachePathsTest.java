@@ -51,7 +51,7 @@ class NodeCachePathsTest {
             + " value nodeCache.mountRoots)",
         "Invalid spec.cache.directory: /root/cache (must be under /var/lib/quarry, the roots the cluster admin"
             + " allows in the chart value nodeCache.cacheRoots)",
-        "Invalid spec.images[imagenet].source: /etc/shadow (must be under /mnt, the roots the cluster admin allows"
+        "Invalid spec.images[imagenet].source: /etc/shadow (must be under /mnt/nfs, the roots the cluster admin allows"
             + " in the chart value nodeCache.sourceRoots)");
     assertThat(HostPathRoots.DEFAULTS.refusals(cache("a", "/mnt/quarry", "/var/lib/quarry/cache", "x").getSpec()))
         .isEmpty();
@@ -67,5 +67,20 @@ class NodeCachePathsTest {
     assertThatThrownBy(() -> HostPathRoots.fromEnvironment(Map.of(HostPathRoots.SOURCE_ROOTS_VARIABLE, "/mnt/../")))
         .hasMessage("Invalid QUARRY_NODECACHE_SOURCE_ROOTS: /mnt/../ (must be normalized absolute paths other than /,"
             + " separated by commas)");
+  }
+
+  @Test
+  void rootsMustBeApartSoThatNoPathIsUnderTwoKinds() {
+    assertThatThrownBy(() -> new HostPathRoots(List.of("/mnt/quarry"), List.of("/var/lib/quarry"), List.of("/mnt")))
+        .hasMessage("Invalid NodeCache roots: /mnt and /mnt/quarry (must be apart: no mount, cache or source root"
+            + " inside another; set nodeCache.mountRoots, cacheRoots and sourceRoots in the chart)");
+    assertThatThrownBy(() -> new HostPathRoots(List.of("/data"), List.of("/data"), List.of("/nfs")))
+        .hasMessageStartingWith("Invalid NodeCache roots: /data and /data (must be apart");
+    assertThatThrownBy(() -> HostPathRoots.fromEnvironment(Map.of(HostPathRoots.MOUNT_ROOTS_VARIABLE,
+        "/mnt/nfs/quarry"))).as("against the default source root").hasMessageStartingWith(
+            "Invalid NodeCache roots: /mnt/nfs and /mnt/nfs/quarry");
+    assertThat(new HostPathRoots(List.of("/mnt/quarry"), List.of("/var/lib/quarry"), List.of("/mnt/quarryx")))
+        .as("a shared prefix of characters is not nesting").isNotNull();
+    assertThat(HostPathRoots.DEFAULTS.sourceRoots()).containsExactly("/mnt/nfs");
   }
 }

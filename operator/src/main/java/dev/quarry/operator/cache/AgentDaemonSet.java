@@ -1,9 +1,8 @@
 package dev.quarry.operator.cache;
 
 import dev.quarry.api.common.EndpointAllowlist;
-import dev.quarry.api.nodecache.CacheImage;
+import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.api.nodecache.NodeCache;
-import dev.quarry.api.nodecache.NodeCachePaths;
 import dev.quarry.api.nodecache.NodeCacheReport;
 import dev.quarry.api.nodecache.NodeCacheSpec;
 import dev.quarry.operator.jobs.ChildNames;
@@ -24,19 +23,19 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
- * The agent DaemonSet of one NodeCache. The agent mounts images under the mount root and must make those mounts
- * visible to other pods, so it is privileged with a Bidirectional mount; it sees the host's /dev because the loop
- * devices it attaches appear there after it started; it reads path sources through their parent directories.
+ * The agent DaemonSet of one NodeCache. It mounts the admin's roots, never a folder a NodeCache names: the kubelet
+ * follows links in a hostPath, so a NodeCache's own paths are resolved by the agent inside the roots, without
+ * following anything. The agent mounts images under a mount root and must make those mounts visible to other pods,
+ * so it is privileged and each mount root is Bidirectional; it sees the host's /dev because the loop devices it
+ * attaches appear there after it started; it reads path sources under the source roots, read-only.
  */
 final class AgentDaemonSet {
   static final String CONTAINER = "agent";
@@ -67,17 +66,21 @@ final class AgentDaemonSet {
     NodeCacheSpec spec = cache.getSpec();
     Map<String, String> labels = new LinkedHashMap<>(selector(cache));
     labels.put(WorkerLabels.MANAGED_BY, WorkerLabels.MANAGER);
-    String mountRoot = NodeCachePaths.mountRoot(spec);
-    String cacheDirectory = NodeCachePaths.cacheDirectory(spec);
+    HostPathRoots roots = settings.roots();
     List<Volume> volumes = new ArrayList<>();
     List<VolumeMount> mounts = new ArrayList<>();
-    hostPath(volumes, mounts, "mount-root", mountRoot, "DirectoryOrCreate", "Bidirectional", false);
-    hostPath(volumes, mounts, "cache", cacheDirectory, "DirectoryOrCreate", null, false);
+    for (int i = 0; i < roots.mountRoots().size(); i++) {
+      hostPath(volumes, mounts, "mount-root-" + i, roots.mountRoots().get(i), "DirectoryOrCreate", "Bidirectional",
+          false);
+    }
+    for (int i = 0; i < roots.cacheRoots().size(); i++) {
+      hostPath(volumes, mounts, "cache-root-" + i, roots.cacheRoots().get(i), "DirectoryOrCreate", null, false);
+    }
     hostPath(volumes, mounts, "dev", "/dev", "Directory", null, false);
-    int source = 0;
-    for (String parent : sourceDirectories(spec)) {
-      // No type check: a node lacking the shared storage still runs the agent, which reports the image as Failed.
-      hostPath(volumes, mounts, "source-" + source++, parent, null, "HostToContainer", true);
+    for (int i = 0; i < roots.sourceRoots().size(); i++) {
+      // No type check: a node lacking the shared storage still runs the agent, which reports the image as Failed;
+      // HostToContainer shows the agent the storage once it is mounted.
+      hostPath(volumes, mounts, "source-root-" + i, roots.sourceRoots().get(i), null, "HostToContainer", true);
     }
     DaemonSet daemonSet = new DaemonSetBuilder()
         .withNewMetadata().withName(name(cache)).withNamespace(settings.namespace()).withLabels(labels)
@@ -115,20 +118,6 @@ final class AgentDaemonSet {
     daemonSet.getMetadata().setAnnotations(Map.of(SPEC_HASH_ANNOTATION,
         ChildNames.hash(WorkerJson.write(daemonSet.getSpec()))));
     return daemonSet;
-  }
-
-  /** The parent directory of each image with a path source, each once; never "/", which would hide the image. */
-  static List<String> sourceDirectories(NodeCacheSpec spec) {
-    TreeSet<String> parents = new TreeSet<>();
-    for (CacheImage image : spec.images()) {
-      if (image.source().startsWith("/")) {
-        Path parent = Path.of(image.source()).getParent();
-        if (parent != null && parent.getNameCount() > 0) {
-          parents.add(parent.toString());
-        }
-      }
-    }
-    return List.copyOf(parents);
   }
 
   /** The node and namespace, what the admin allows (the agent checks each spec it reads), and the credentials. */

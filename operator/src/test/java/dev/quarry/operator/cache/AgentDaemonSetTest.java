@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.quarry.api.common.EndpointAllowlist;
+import dev.quarry.api.nodecache.CacheImage;
 import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.testkit.RepositoryRoot;
@@ -56,29 +57,46 @@ class AgentDaemonSetTest {
   }
 
   @Test
-  void isPrivilegedWithABidirectionalMountRootTheCacheDevAndReadOnlySourceFolders() throws Exception {
-    DaemonSet daemonSet = build();
+  void isPrivilegedAndMountsTheAdminsRootsOnlyTheMountRootsBidirectionalTheSourceRootsReadOnly() throws Exception {
+    NodeCache cache = nodeCache();
+    cache.getSpec().images().add(new CacheImage("coco", "/mnt/nfs/coco/train.sqfs", null, false, 0));
+    DaemonSet daemonSet = new AgentDaemonSet(settings).build(cache);
     PodSpec pod = daemonSet.getSpec().getTemplate().getSpec();
     Container agent = container(daemonSet);
     assertThat(agent.getSecurityContext().getPrivileged()).isTrue();
     assertThat(agent.getSecurityContext().getRunAsUser()).isZero();
+    // Never the NodeCache's own folders (its mount root, cache directory, source folders): the kubelet would follow
+    // links in them; the agent resolves those inside the roots itself.
     assertThat(agent.getVolumeMounts()).extracting(VolumeMount::getMountPath, VolumeMount::getMountPropagation,
         VolumeMount::getReadOnly).containsExactly(
             tuple("/mnt/quarry", "Bidirectional", null),
-            tuple("/var/lib/quarry/cache", null, null),
+            tuple("/var/lib/quarry", null, null),
             tuple("/dev", null, null),
-            tuple("/mnt/nfs/images", "HostToContainer", true));
+            tuple("/mnt/nfs", "HostToContainer", true));
     assertThat(pod.getVolumes()).extracting(volume -> volume.getHostPath().getPath(),
         volume -> volume.getHostPath().getType()).containsExactly(
             tuple("/mnt/quarry", "DirectoryOrCreate"),
-            tuple("/var/lib/quarry/cache", "DirectoryOrCreate"),
+            tuple("/var/lib/quarry", "DirectoryOrCreate"),
             tuple("/dev", "Directory"),
-            tuple("/mnt/nfs/images", null));
+            tuple("/mnt/nfs", null));
+    assertThat(pod.getVolumes()).extracting(Volume::getName).doesNotHaveDuplicates();
     assertThat(pod.getServiceAccountName()).isEqualTo("quarry-agent");
     assertThat(pod.getTerminationGracePeriodSeconds()).isEqualTo(30);
     assertThat(pod.getNodeSelector()).isEqualTo(Map.of("nvidia.com/gpu.present", "true"));
     assertThat(pod.getTolerations()).singleElement().satisfies(t -> assertThat(t.getKey()).isEqualTo(
         "nvidia.com/gpu"));
+  }
+
+  @Test
+  void everyRootOfEachKindIsMounted() throws Exception {
+    AgentSettings several = new AgentSettings("quarry-system", "quarry-agent:1", "IfNotPresent", "quarry-agent",
+        null, null, new HostPathRoots(List.of("/mnt/fast", "/mnt/slow"), List.of("/nvme"), List.of("/nfs/a",
+            "/nfs/b")), EndpointAllowlist.ANY);
+    List<Volume> volumes = new AgentDaemonSet(several).build(nodeCache()).getSpec().getTemplate().getSpec()
+        .getVolumes();
+    assertThat(volumes).extracting(Volume::getName, volume -> volume.getHostPath().getPath()).containsExactly(
+        tuple("mount-root-0", "/mnt/fast"), tuple("mount-root-1", "/mnt/slow"), tuple("cache-root-0", "/nvme"),
+        tuple("dev", "/dev"), tuple("source-root-0", "/nfs/a"), tuple("source-root-1", "/nfs/b"));
   }
 
   @Test
@@ -101,14 +119,6 @@ class AgentDaemonSetTest {
     NodeCache changed = nodeCache();
     changed.getSpec().nodeSelector().put("pool", "a100");
     assertThat(AgentDaemonSet.upToDate(first, new AgentDaemonSet(settings).build(changed))).isFalse();
-  }
-
-  @Test
-  void sourceFoldersAreDistinctAndNeverTheRoot() throws Exception {
-    NodeCache cache = nodeCache();
-    List<Volume> volumes = new AgentDaemonSet(settings).build(cache).getSpec().getTemplate().getSpec().getVolumes();
-    assertThat(volumes).extracting(Volume::getName).doesNotHaveDuplicates();
-    assertThat(AgentDaemonSet.sourceDirectories(cache.getSpec())).containsExactly("/mnt/nfs/images");
   }
 
   private DaemonSet build() throws Exception {

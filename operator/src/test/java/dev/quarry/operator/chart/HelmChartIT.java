@@ -111,6 +111,21 @@ class HelmChartIT {
         .noneMatch(o -> o instanceof ValidatingAdmissionPolicy || o instanceof ValidatingAdmissionPolicyBinding);
   }
 
+  @Test
+  void rootsInsideOneAnotherFailTheRender() throws Exception {
+    for (String[] values : List.of(new String[] {"--set", "nodeCache.sourceRoots={/mnt}"},
+        new String[] {"--set", "nodeCache.cacheRoots={/mnt/quarry/cache}"})) {
+      List<String> command = new ArrayList<>(List.of(TestTools.binary("helm").toString(), "template", "quarry",
+          chart.toString()));
+      command.addAll(Arrays.asList(values));
+      CommandResult result = CommandResult.run(null, command);
+      assertThat(result.exitCode()).as(String.join(" ", values)).isNotZero();
+      assertThat(result.stderr()).containsPattern("Invalid NodeCache roots: /mnt(/quarry)? and /mnt/quarry(/cache)?"
+          + " \\(must be apart: no mount, cache or source root inside another; set nodeCache.mountRoots, cacheRoots"
+          + " and sourceRoots\\)");
+    }
+  }
+
   private static OperatorSettings settings(Deployment deployment) {
     Map<String, String> env = new HashMap<>();
     for (EnvVar variable : deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv()) {
