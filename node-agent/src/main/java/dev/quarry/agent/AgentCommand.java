@@ -7,6 +7,7 @@ import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.core.cache.agent.CacheAgent;
 import dev.quarry.core.cache.agent.NodeRoots;
 import dev.quarry.core.cache.agent.OwnedPaths;
+import dev.quarry.core.store.ObjectStores;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Path;
@@ -56,7 +57,7 @@ public final class AgentCommand {
       try (KubernetesClient client = new KubernetesClientBuilder().build();
           NodeAgent agent = new NodeAgent(client, nodeCache, node, namespace,
               HostPathRoots.fromEnvironment(System.getenv()), EndpointAllowlist.fromEnvironment(System.getenv()),
-              Clock.systemUTC());
+              ObjectStores::new, Clock.systemUTC());
           AgentServer server = new AgentServer(metricsPort, agent.metrics()::scrape, agent::live, agent::ready)) {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
           agent.close();

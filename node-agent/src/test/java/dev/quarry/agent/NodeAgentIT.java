@@ -20,11 +20,13 @@ import dev.quarry.core.cache.agent.CacheAgent;
 import dev.quarry.core.cache.agent.OwnedPaths;
 import dev.quarry.core.cache.host.MountTable;
 import dev.quarry.core.cache.image.ImageBuilder;
+import dev.quarry.core.store.ObjectStores;
 import dev.quarry.testkit.KubeApiExtension;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpecBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -74,7 +76,7 @@ class NodeAgentIT {
   void mountsCopiesWithinTheClusterSlotLimitReportsAndCleansUpOnDeletion() throws Exception {
     Path content = Files.createDirectories(temp.resolve("content"));
     Files.writeString(content.resolve("labels.txt"), "cat\ndog\n".repeat(100_000));
-    ImageBuilder.BuiltImage image = ImageBuilder.build(content, temp.resolve("pets.sqfs"),
+    ImageBuilder.BuiltImage image = ImageBuilder.build(content, images().resolve("pets.sqfs"),
         ImageBuilder.Compression.GZIP, 2);
     NodeCache nodeCache = new NodeCache();
     nodeCache.setMetadata(new ObjectMetaBuilder().withName("pets").withFinalizers("quarry.dev/test-holds").build());
@@ -83,6 +85,7 @@ class NodeAgentIT {
         List.of(new CacheImage("pets", image.image().toString(), "sha256:" + image.sha256(), true, 0)),
         new CachePolicy("10m", "1s", 10, null, 1), null));
     client.resource(nodeCache).create();
+    OperatorStandIn.accept(client, "pets");
     // Another node holds the only copy slot.
     Lease held = new Lease();
     held.setMetadata(new ObjectMetaBuilder().withName("quarry-copy-pets-0").withNamespace("default").build());
@@ -90,7 +93,8 @@ class NodeAgentIT {
         .withRenewTime(ZonedDateTime.now()).build());
     client.resource(held).create();
 
-    agent = new NodeAgent(client, "pets", "node-a", "default", roots(), EndpointAllowlist.ANY, Clock.systemUTC());
+    agent = new NodeAgent(client, "pets", "node-a", "default", roots(), EndpointAllowlist.ANY, ObjectStores::new,
+        Clock.systemUTC());
     loop = Thread.ofPlatform().start(() -> {
       try {
         agent.run();
@@ -156,25 +160,37 @@ class NodeAgentIT {
     });
   }
 
-  /** The roots the admin allows, as the chart would set them: this test's folders. */
+  /** The roots the admin allows, as the chart would set them: this test's folders, apart. */
   private HostPathRoots roots() {
     return new HostPathRoots(List.of(temp.resolve("mnt").toString()), List.of(temp.resolve("cache").toString()),
-        List.of(temp.toString()));
+        List.of(temp.resolve("images").toString()));
   }
 
+  /** The source root, where the shared storage would be. */
+  private Path images() throws IOException {
+    return Files.createDirectories(temp.resolve("images"));
+  }
+
+  /** A NodeCache the operator accepted. */
   private NodeCache create(String name, Path mountRoot, String image, Path source) {
+    createPending(name, mountRoot, image, source);
+    return OperatorStandIn.accept(client, name);
+  }
+
+  /** A NodeCache the operator has not accepted yet. */
+  private NodeCache createPending(String name, Path mountRoot, String image, Path source) {
     NodeCache nodeCache = new NodeCache();
     nodeCache.setMetadata(new ObjectMetaBuilder().withName(name).withFinalizers("quarry.dev/test-holds").build());
     nodeCache.setSpec(new NodeCacheSpec(null, null, mountRoot.toString(),
         new CacheStorage(temp.resolve("cache").toString(), "1Gi"),
-        List.of(new CacheImage(image, source.toString(), null, false, 0)), new CachePolicy("10m", "1s", 10, null, 1),
-        null));
+        new ArrayList<>(List.of(new CacheImage(image, source.toString(), null, false, 0))),
+        new CachePolicy("10m", "1s", 10, null, 1), null));
     return client.resource(nodeCache).create();
   }
 
   private void start(String name) {
     NodeAgent started = new NodeAgent(client, name, "node-a", "default", roots(), EndpointAllowlist.ANY,
-        Clock.systemUTC());
+        ObjectStores::new, Clock.systemUTC());
     others.add(started);
     otherLoops.add(Thread.ofPlatform().start(() -> {
       try {
@@ -195,7 +211,7 @@ class NodeAgentIT {
   private Path image(String name, String text) throws Exception {
     Path content = Files.createDirectories(temp.resolve(name + "-content"));
     Files.writeString(content.resolve("labels.txt"), text);
-    return ImageBuilder.build(content, temp.resolve(name + ".sqfs"), ImageBuilder.Compression.GZIP, 2).image();
+    return ImageBuilder.build(content, images().resolve(name + ".sqfs"), ImageBuilder.Compression.GZIP, 2).image();
   }
 
   @Test
@@ -247,5 +263,40 @@ class NodeAgentIT {
     assertThat(client.resources(NodeCacheReport.class).withName("escape.node-a").get()).isNull();
     client.resources(NodeCache.class).withName("escape").delete();
     release("escape");
+  }
+
+  @Test
+  void onlyASpecTheOperatorAcceptedIsActedOnAndTheLastOneIsKeptWhileANewerOneIsNot() throws Exception {
+    Path mnt = temp.resolve("mnt");
+    createPending("kept", mnt, "owl", image("owl", "owl\n"));
+    start("kept");
+    Thread.sleep(3000); // several passes
+    assertThat(MountTable.read().stackAt(mnt.resolve("owl"))).as("never accepted: nothing done").isEmpty();
+    assertThat(client.resources(NodeCacheReport.class).withName("kept.node-a").get()).isNull();
+
+    OperatorStandIn.accept(client, "kept");
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(mnt.resolve("owl/labels.txt")).hasContent("owl\n"));
+
+    // A newer spec, pending (or refused): the agent keeps the accepted one.
+    Path cod = image("cod", "cod\n");
+    client.resources(NodeCache.class).withName("kept").edit(nc -> {
+      nc.getSpec().images().add(new CacheImage("cod", cod.toString(), null, false, 0));
+      return nc;
+    });
+    Thread.sleep(3000);
+    assertThat(MountTable.read().stackAt(mnt.resolve("cod"))).isEmpty();
+    assertThat(mnt.resolve("owl/labels.txt")).hasContent("owl\n");
+    assertThat(client.resources(NodeCacheReport.class).withName("kept.node-a").get().getStatus()
+        .observedGeneration()).isEqualTo(1);
+
+    OperatorStandIn.accept(client, "kept");
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(mnt.resolve("cod/labels.txt")).hasContent("cod\n"));
+    client.resources(NodeCache.class).withName("kept").delete();
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(client.resources(NodeCacheReport.class).withName("kept.node-a").get()).isNull());
+    assertThat(MountTable.read().mountPointsUnder(mnt)).isEmpty();
+    release("kept");
   }
 }

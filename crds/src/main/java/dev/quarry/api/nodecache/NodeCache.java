@@ -22,4 +22,18 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Copies", jsonPath = ".status.cachedCopies", type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(name = "Hit", jsonPath = ".status.hitRatio", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
-public class NodeCache extends CustomResource<NodeCacheSpec, NodeCacheStatus> {}
+public class NodeCache extends CustomResource<NodeCacheSpec, NodeCacheStatus> {
+  /**
+   * Whether the operator accepted this very spec ({@code status.acceptedGeneration} is its generation): the only
+   * spec the agents act on, and the only one that holds its paths against other NodeCaches.
+   */
+  public boolean specAccepted() {
+    return getStatus() != null && getStatus().acceptedGeneration() != null
+        && getStatus().acceptedGeneration().equals(getMetadata().getGeneration());
+  }
+
+  /** Whether the operator accepted some spec of this NodeCache, this one or an earlier one. */
+  public boolean everAccepted() {
+    return getStatus() != null && getStatus().acceptedGeneration() != null;
+  }
+}

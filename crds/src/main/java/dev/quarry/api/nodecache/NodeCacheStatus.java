@@ -9,6 +9,10 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodeCacheStatus(
     @JsonPropertyDescription("The generation of the spec this status describes.") Long observedGeneration,
+    @JsonPropertyDescription("The generation of the last spec the operator accepted (every host path under the"
+        + " admin's roots, the endpoint allowed, no path another NodeCache holds). The agents act only on a spec of"
+        + " this generation: while a newer one is pending or refused they keep the last accepted one.")
+        Long acceptedGeneration,
     @JsonPropertyDescription("Pending, Ready or Degraded.") CachePhase phase,
     @JsonPropertyDescription("Nodes whose agent mounts every image, as ready/selected.") String nodes,
     @JsonPropertyDescription("Nodes selected for the agent.") Integer nodesSelected,

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,8 +34,10 @@ import org.slf4j.LoggerFactory;
  * One node's agent for one NodeCache: watches the NodeCache, runs the cache engine's pass every interval (or at once
  * when the spec changes or a copy finishes), and publishes the result as this node's report and as metrics. When
  * the NodeCache is being deleted it removes every mount and copy it made, then its report, which lets the operator
- * finish the deletion. A spec with a host path outside the admin's roots or a store endpoint the admin does not allow
- * is not acted on at all (the operator says why in the NodeCache's status); the agent is the last line.
+ * finish the deletion. It acts only on a spec the operator accepted ({@link NodeCache#specAccepted}): while a newer
+ * spec is pending or refused it keeps the last accepted one, and it does nothing for a NodeCache never accepted. A
+ * spec with a host path outside the admin's roots or a store endpoint the admin does not allow is not acted on
+ * either; the agent is the last line. Each pass uses one snapshot of the spec throughout, the one it checked.
  */
 public final class NodeAgent implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NodeAgent.class);
@@ -46,30 +49,40 @@ public final class NodeAgent implements AutoCloseable {
   private final HostPathRoots roots;
   private final EndpointAllowlist endpoints;
   private final Clock clock;
+  private final Function<S3Settings, ObjectStores> openStores;
   private final Map<S3Settings, ObjectStores> stores = new ConcurrentHashMap<>();
   private final CacheAgent engine;
   private final LeaseCopySlots slots;
   private final ReportWriter reports;
   private final AgentMetrics metrics;
   private final SharedIndexInformer<NodeCache> informer;
-  private final AtomicReference<NodeCache> latest = new AtomicReference<>();
+  /** The NodeCache as the API server has it now: its deletion is acted on, its spec only once accepted. */
+  private final AtomicReference<NodeCache> live = new AtomicReference<>();
+  /** The newest NodeCache whose spec the operator accepted. */
+  private final AtomicReference<NodeCache> accepted = new AtomicReference<>();
+  /** The spec the running pass checked and uses throughout, image sources included. */
+  private volatile NodeCache passing;
   private volatile Instant lastPass;
   private volatile boolean ready;
   private volatile boolean stopped;
   private volatile boolean cleanedUp;
 
+  /** {@code openStores} opens the object stores of a NodeCache's {@code spec.store} ({@code ObjectStores::new}). */
   public NodeAgent(KubernetesClient client, String nodeCacheName, String node, String namespace, HostPathRoots roots,
-      EndpointAllowlist endpoints, Clock clock) {
+      EndpointAllowlist endpoints, Function<S3Settings, ObjectStores> openStores, Clock clock) {
     this.client = client;
     this.nodeCacheName = nodeCacheName;
     this.node = node;
     this.roots = roots;
     this.endpoints = endpoints;
+    this.openStores = openStores;
     this.clock = clock;
     NodeCache initial = client.resources(NodeCache.class).withName(nodeCacheName).get();
-    latest.set(initial);
+    if (initial != null) {
+      remember(initial);
+    }
     this.slots = new LeaseCopySlots(client, namespace, nodeCacheName, node,
-        () -> latest.get() == null ? 1 : NodeCacheSettings.maxConcurrentCopies(latest.get()), clock);
+        () -> accepted.get() == null ? 1 : NodeCacheSettings.maxConcurrentCopies(accepted.get()), clock);
     this.engine = new CacheAgent(this::locate, slots, clock, Duration.ofMinutes(5));
     this.reports = new ReportWriter(client, node);
     this.metrics = new AgentMetrics(engine, nodeCacheName);
@@ -87,37 +100,51 @@ public final class NodeAgent implements AutoCloseable {
 
       @Override
       public void onDelete(NodeCache nodeCache, boolean unknownFinalState) {
-        latest.set(null);
+        live.set(null);
+        accepted.set(null);
         engine.wake();
       }
     });
   }
 
   private void changed(NodeCache nodeCache) {
-    latest.set(nodeCache);
+    remember(nodeCache);
     engine.wake();
   }
 
+  private void remember(NodeCache nodeCache) {
+    live.set(nodeCache);
+    if (nodeCache.specAccepted()) {
+      accepted.set(nodeCache);
+    }
+  }
+
   /**
-   * An image source against the object store the NodeCache names now: a changed endpoint takes effect at the next
-   * pass, with clients of its own (the old ones stay open for a copy still reading through them).
+   * An image source against the object store of the spec the running pass checked: a changed endpoint takes effect
+   * at the pass that checks it, with clients of its own (the old ones stay open for a copy still reading through
+   * them).
    */
   private Location locate(String url) {
-    return stores.computeIfAbsent(NodeCacheSettings.s3(latest.get()), ObjectStores::new).locate(url);
+    return stores.computeIfAbsent(NodeCacheSettings.s3(passing), openStores).locate(url);
   }
 
   /** Runs passes until {@link #close} (SIGTERM). Mounts stay when the agent stops: they outlive it by design. */
   public void run() throws InterruptedException {
     while (!stopped) {
-      NodeCache nodeCache = latest.get();
+      NodeCache now = live.get();
+      NodeCache spec = accepted.get();
       Duration wait = WAIT_FOR_NODE_CACHE;
-      if (nodeCache == null) {
+      if (now == null) {
         log.info("NodeCache {} not found; waiting", nodeCacheName);
-      } else if (nodeCache.getMetadata().getDeletionTimestamp() != null) {
-        cleanUp(nodeCache);
+      } else if (now.getMetadata().getDeletionTimestamp() != null) {
+        cleanUp(now);
+      } else if (spec == null) {
+        log.info("NodeCache {} has no spec the operator accepted yet (kubectl get nc {}); waiting", nodeCacheName,
+            nodeCacheName);
+        lastPass = clock.instant();
       } else {
-        wait = NodeCacheSettings.interval(nodeCache);
-        pass(nodeCache);
+        wait = NodeCacheSettings.interval(spec);
+        pass(spec);
       }
       engine.awaitWork(wait);
     }
@@ -131,6 +158,7 @@ public final class NodeAgent implements AutoCloseable {
   }
 
   private void pass(NodeCache nodeCache) {
+    passing = nodeCache;
     List<String> refusals = refusals(nodeCache);
     if (!refusals.isEmpty()) {
       log.warn("Cannot reconcile NodeCache {} on node {}: {}", nodeCacheName, node, String.join("; ", refusals));
@@ -172,7 +200,7 @@ public final class NodeAgent implements AutoCloseable {
 
   /** Alive while passes keep finishing: three intervals without one means the loop is stuck. */
   public boolean live() {
-    NodeCache nodeCache = latest.get();
+    NodeCache nodeCache = accepted.get();
     Duration interval = nodeCache == null ? WAIT_FOR_NODE_CACHE : NodeCacheSettings.interval(nodeCache);
     return Duration.between(lastPass, clock.instant()).compareTo(interval.multipliedBy(3).plusMinutes(1)) < 0;
   }

@@ -53,17 +53,21 @@ final class CacheSummary {
       case Degraded -> "NodesDegraded";
       case Pending -> nodesSelected == 0 ? "NoNodesSelected" : "NodesNotReady";
     };
-    return new NodeCacheStatus(generation, phase, ready.size() + "/" + nodesSelected, nodesSelected, ready.size(),
+    return new NodeCacheStatus(generation, generation, phase, ready.size() + "/" + nodesSelected, nodesSelected, ready.size(),
         cachedCopies, local, source, hitRatio, images(cache, sorted), conditions.ready(
             cache.getStatus() == null ? null : cache.getStatus().conditions(), phase == CachePhase.Ready, reason,
             message, generation));
   }
 
-  /** The status of a NodeCache whose spec the operator refuses: Degraded, with the reason and what to change. */
+  /**
+   * The status of a NodeCache whose spec the operator refuses: Degraded, with the reason and what to change; the
+   * generation accepted before stays, and its agents keep acting on that spec.
+   */
   NodeCacheStatus refused(NodeCache cache, String reason, String message) {
     long generation = cache.getMetadata().getGeneration() == null ? 1 : cache.getMetadata().getGeneration();
     NodeCacheStatus old = cache.getStatus();
-    return new NodeCacheStatus(generation, CachePhase.Degraded, old == null ? null : old.nodes(),
+    return new NodeCacheStatus(generation, old == null ? null : old.acceptedGeneration(), CachePhase.Degraded,
+        old == null ? null : old.nodes(),
         old == null ? null : old.nodesSelected(), old == null ? null : old.nodesReady(), null, null, null, null, null,
         conditions.ready(old == null ? null : old.conditions(), false, reason, message, generation));
   }

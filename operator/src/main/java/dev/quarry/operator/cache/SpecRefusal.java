@@ -2,26 +2,22 @@ package dev.quarry.operator.cache;
 
 import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.api.nodecache.NodeCachePaths;
-import dev.quarry.api.nodecache.NodeCacheStatus;
 import dev.quarry.operator.jobs.Refusal;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
- * Why the operator does not run a NodeCache's agents: a host path outside the roots the admin allows, a store
- * endpoint the admin does not allow, or paths that another NodeCache, created before it, already holds. The chart's
- * admission policy refuses the first two at apply; this is the line that holds when the policy is off, and the only
- * one that sees other NodeCaches.
+ * Why the operator does not run a NodeCache's agents on its spec: a host path outside the roots the admin allows, a
+ * store endpoint the admin does not allow, or paths that another NodeCache holds. The chart's admission policy
+ * refuses the first two at apply; this is the line that holds when the policy is off, and the only one that sees
+ * other NodeCaches. A spec not refused is accepted ({@code status.acceptedGeneration}), and only then do the agents
+ * act on it.
  *
  * @param reason the Ready condition's reason
  */
 record SpecRefusal(String reason, String message) {
-  private static final Set<String> REASONS = Set.of("HostPathNotAllowed", "EndpointNotAllowed",
-      "SecretKeyNotAllowed", "PathsOwnedByAnother");
-
   static Optional<SpecRefusal> of(NodeCache cache, Collection<NodeCache> all, AgentSettings settings) {
     List<String> paths = settings.roots().refusals(cache.getSpec());
     if (!paths.isEmpty()) {
@@ -33,13 +29,15 @@ record SpecRefusal(String reason, String message) {
     }
     return all.stream().filter(other -> holdsPathsBefore(other, cache))
         .sorted(Comparator.comparing(SpecRefusal::seniority))
-        .map(owner -> NodeCachePaths.conflict(cache, owner)).filter(conflict -> conflict != null)
+        .map(holder -> NodeCachePaths.conflict(cache, holder)).filter(conflict -> conflict != null)
         .findFirst().map(conflict -> new SpecRefusal("PathsOwnedByAnother", conflict));
   }
 
   /**
-   * The older of two NodeCaches keeps the paths they both want. Creation times have whole seconds: within one, the
-   * NodeCache the operator already accepted keeps them, then the name decides.
+   * Which of two NodeCaches keeps the paths they both want: the one accepted first. A NodeCache whose current spec is
+   * accepted holds its paths (its agents use them), so a spec change of another, however old, that wants them is
+   * refused and its agents keep their last accepted spec. Then one accepted at an earlier generation comes before one
+   * never accepted; within a rank (two accepted within one reconcile of each other), the older, then the name.
    */
   private static boolean holdsPathsBefore(NodeCache other, NodeCache cache) {
     return !other.getMetadata().getName().equals(cache.getMetadata().getName())
@@ -48,14 +46,7 @@ record SpecRefusal(String reason, String message) {
 
   private static String seniority(NodeCache cache) {
     String created = cache.getMetadata().getCreationTimestamp();
-    return (created == null ? "~" : created) + "/" + (accepted(cache) ? "0" : "1") + "/"
-        + cache.getMetadata().getName();
-  }
-
-  /** Whether the operator reconciled the NodeCache without refusing it. */
-  private static boolean accepted(NodeCache cache) {
-    NodeCacheStatus status = cache.getStatus();
-    return status != null && status.conditions() != null && !status.conditions().isEmpty()
-        && !REASONS.contains(status.conditions().get(0).getReason());
+    String rank = cache.specAccepted() ? "0" : cache.everAccepted() ? "1" : "2";
+    return rank + "/" + (created == null ? "~" : created) + "/" + cache.getMetadata().getName();
   }
 }

@@ -76,6 +76,7 @@ class NodeCacheIT {
 
     NodeCacheStatus pending = awaitStatus("images", s -> s.phase() == CachePhase.Pending);
     assertThat(ready(pending).getReason()).isEqualTo("NoNodesSelected");
+    assertThat(pending.acceptedGeneration()).as("the spec its agents act on").isEqualTo(1);
 
     String version = scheduled(daemonSet, 3);
     report("images", "gpu-1", cache.getMetadata().getGeneration(), CachePhase.Ready, ImageState.Cached, 900, 100);
@@ -154,7 +155,8 @@ class NodeCacheIT {
     NodeCacheStatus refused = awaitStatus("outside", s -> s.phase() == CachePhase.Degraded);
     assertThat(ready(refused).getReason()).isEqualTo("HostPathNotAllowed");
     assertThat(ready(refused).getMessage()).isEqualTo("Invalid spec.images[imagenet].source: /etc/shadow (must be"
-        + " under /mnt, the roots the cluster admin allows in the chart value nodeCache.sourceRoots)");
+        + " under /mnt/nfs, the roots the cluster admin allows in the chart value nodeCache.sourceRoots)");
+    assertThat(refused.acceptedGeneration()).as("never accepted: its agents would do nothing").isNull();
 
     NodeCache internal = example("internal");
     internal.setSpec(new NodeCacheSpec(null, null, internal.getSpec().mountRoot(), internal.getSpec().cache(),
@@ -189,6 +191,37 @@ class NodeCacheIT {
         .as("the owner keeps its agents").isNotNull();
     client.resources(NodeCache.class).withName("latecomer").delete();
     client.resources(NodeCache.class).withName("owner").delete();
+  }
+
+  @Test
+  void anOlderNodeCacheCannotTakePathsAnotherHoldsByChangingItsSpec() throws Exception {
+    NodeCache elder = example("elder", "/mnt/quarry/contested");
+    elder.getSpec().images().subList(1, elder.getSpec().images().size()).clear(); // imagenet
+    client.resource(elder).create();
+    awaitStatus("elder", s -> Long.valueOf(1).equals(s.acceptedGeneration()));
+    NodeCache holder = example("holder", "/mnt/quarry/contested");
+    holder.getSpec().images().remove(0); // laion-subset
+    client.resource(holder).create();
+    awaitStatus("holder", s -> Long.valueOf(1).equals(s.acceptedGeneration()));
+
+    // The elder wants the image the holder mounts: the holder was accepted with it first, and keeps it.
+    client.resources(NodeCache.class).withName("elder").edit(current -> {
+      current.getSpec().images().add(holder.getSpec().images().get(0));
+      return current;
+    });
+    NodeCacheStatus refused = awaitStatus("elder", s -> s.observedGeneration() == 2);
+    assertThat(refused.phase()).isEqualTo(CachePhase.Degraded);
+    assertThat(ready(refused).getReason()).isEqualTo("PathsOwnedByAnother");
+    assertThat(ready(refused).getMessage()).isEqualTo("Cannot use /mnt/quarry/contested/laion-subset: NodeCache"
+        + " holder owns /mnt/quarry/contested/laion-subset; rename the image or set another spec.mountRoot or"
+        + " spec.cache.directory");
+    assertThat(refused.acceptedGeneration()).as("its agents keep the spec accepted before").isEqualTo(1);
+    Thread.sleep(2000); // reconciles of both
+    NodeCacheStatus kept = client.resources(NodeCache.class).withName("holder").get().getStatus();
+    assertThat(kept.acceptedGeneration()).isEqualTo(1);
+    assertThat(ready(kept).getReason()).isNotEqualTo("PathsOwnedByAnother");
+    client.resources(NodeCache.class).withName("elder").delete();
+    client.resources(NodeCache.class).withName("holder").delete();
   }
 
   /** The example NodeCache, with a mount root of its own: the tests share one API server. */
