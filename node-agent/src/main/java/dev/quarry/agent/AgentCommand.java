@@ -50,14 +50,23 @@ public final class AgentCommand {
 
     @Override
     public Integer call() throws Exception {
+      HostPathRoots roots;
+      EndpointAllowlist endpoints;
+      try {
+        roots = HostPathRoots.fromEnvironment(System.getenv());
+        endpoints = EndpointAllowlist.fromEnvironment(System.getenv());
+      } catch (IllegalArgumentException e) {
+        // A configuration mistake: one line that names it, not a stack trace.
+        System.err.println("quarry-agent: " + e.getMessage());
+        return 2;
+      }
       // Counted down once the agent stopped and its resources are closed. The shutdown hook waits for this, not for
       // the main thread: main goes on to System.exit, which blocks while the hook runs, so joining main would always
       // wait the hook's full timeout (every agent pod took 20 s to stop).
       CountDownLatch closed = new CountDownLatch(1);
       try (KubernetesClient client = new KubernetesClientBuilder().build();
-          NodeAgent agent = new NodeAgent(client, nodeCache, node, namespace,
-              HostPathRoots.fromEnvironment(System.getenv()), EndpointAllowlist.fromEnvironment(System.getenv()),
-              ObjectStores::new, Clock.systemUTC());
+          NodeAgent agent = new NodeAgent(client, nodeCache, node, namespace, roots, endpoints, ObjectStores::new,
+              Clock.systemUTC());
           AgentServer server = new AgentServer(metricsPort, agent.metrics()::scrape, agent::live, agent::ready)) {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
           agent.close();

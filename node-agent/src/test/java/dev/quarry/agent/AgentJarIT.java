@@ -42,4 +42,18 @@ class AgentJarIT {
       Files.deleteIfExists(log);
     }
   }
+
+  @Test
+  void rootsOneInsideAnotherStopTheAgentWithOneLine() throws Exception {
+    ProcessBuilder builder = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-jar",
+        jar.toString(), "run", "--node-cache", "absent", "--node", "node-a").redirectErrorStream(true);
+    builder.environment().put("QUARRY_NODECACHE_SOURCE_ROOTS", "/mnt");
+    Process process = builder.start();
+    String output = new String(process.getInputStream().readAllBytes()).strip();
+    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).isEqualTo(2);
+    assertThat(output).isEqualTo("quarry-agent: Invalid NodeCache roots: /mnt and /mnt/quarry (must be apart: no"
+        + " mount, cache or source root inside another; set nodeCache.mountRoots, cacheRoots and sourceRoots in the"
+        + " chart)");
+  }
 }
