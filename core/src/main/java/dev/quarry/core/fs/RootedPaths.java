@@ -41,9 +41,9 @@ public final class RootedPaths {
    * The mounts a walk may meet: every mount point of the node ({@code /proc/self/mountinfo}), and those of them the
    * caller made (which it may pass).
    */
-  public record Mounts(Set<Path> points, Predicate<Path> own) {
+  public record KnownMounts(Set<Path> points, Predicate<Path> own) {
     /** No mount is known to the caller, and none is its own: a walk detects mounts by their file system alone. */
-    public static final Mounts NONE_OWN = new Mounts(Set.of(), path -> false);
+    public static final KnownMounts NONE_OWN = new KnownMounts(Set.of(), path -> false);
   }
 
   public List<Path> roots() {
@@ -61,7 +61,7 @@ public final class RootedPaths {
    *
    * @throws IOException "Cannot use PATH: ..." naming the component refused
    */
-  public Path folder(Path path, Mounts mounts) throws IOException {
+  public Path folder(Path path, KnownMounts mounts) throws IOException {
     return walk(path, mounts, true);
   }
 
@@ -72,11 +72,11 @@ public final class RootedPaths {
    * @throws NoSuchFileException when a component does not exist
    * @throws IOException "Cannot use PATH: ..." naming the component refused
    */
-  public Path existing(Path path, Mounts mounts) throws IOException {
+  public Path existing(Path path, KnownMounts mounts) throws IOException {
     return walk(path, mounts, false);
   }
 
-  private Path walk(Path path, Mounts mounts, boolean create) throws IOException {
+  private Path walk(Path path, KnownMounts mounts, boolean create) throws IOException {
     Path root = rootOf(path);
     BasicFileAttributes rootAttributes = attributes(root, path, create);
     if (!rootAttributes.isDirectory()) {

@@ -3,7 +3,7 @@ package dev.quarry.core.fs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.quarry.core.fs.RootedPaths.Mounts;
+import dev.quarry.core.fs.RootedPaths.KnownMounts;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -21,12 +21,12 @@ class RootedPathsTest {
   void missingFoldersAreCreatedWithMode0755UnderTheRoot() throws Exception {
     Path root = Files.createDirectories(temp.resolve("root"));
     RootedPaths paths = new RootedPaths(List.of(root));
-    Path made = paths.folder(root.resolve("a/b"), Mounts.NONE_OWN);
+    Path made = paths.folder(root.resolve("a/b"), KnownMounts.NONE_OWN);
     assertThat(made).isEqualTo(root.resolve("a/b")).isDirectory();
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(root.resolve("a"))))
         .isEqualTo("rwxr-xr-x");
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(made))).isEqualTo("rwxr-xr-x");
-    assertThat(paths.folder(root, Mounts.NONE_OWN)).isEqualTo(root);
+    assertThat(paths.folder(root, KnownMounts.NONE_OWN)).isEqualTo(root);
   }
 
   @Test
@@ -37,14 +37,14 @@ class RootedPathsTest {
     Files.writeString(outside.resolve("image.sqfs"), "x");
     RootedPaths paths = new RootedPaths(List.of(root));
 
-    assertThatThrownBy(() -> paths.folder(root.resolve("old/images"), Mounts.NONE_OWN))
+    assertThatThrownBy(() -> paths.folder(root.resolve("old/images"), KnownMounts.NONE_OWN))
         .hasMessage("Cannot use " + root.resolve("old/images") + ": " + root.resolve("old") + " is a symbolic link,"
             + " which is never followed under the roots the cluster admin allows");
     assertThat(outside.resolve("images")).doesNotExist();
-    assertThatThrownBy(() -> paths.existing(root.resolve("old/image.sqfs"), Mounts.NONE_OWN))
+    assertThatThrownBy(() -> paths.existing(root.resolve("old/image.sqfs"), KnownMounts.NONE_OWN))
         .hasMessageContaining(root.resolve("old") + " is a symbolic link");
     Files.createSymbolicLink(root.resolve("last.sqfs"), outside.resolve("image.sqfs"));
-    assertThatThrownBy(() -> paths.existing(root.resolve("last.sqfs"), Mounts.NONE_OWN))
+    assertThatThrownBy(() -> paths.existing(root.resolve("last.sqfs"), KnownMounts.NONE_OWN))
         .as("the last component too").hasMessageContaining(root.resolve("last.sqfs") + " is a symbolic link");
   }
 
@@ -52,10 +52,10 @@ class RootedPathsTest {
   void aPathOutsideTheRootsOrNotNormalizedIsRefused() throws Exception {
     Path root = Files.createDirectories(temp.resolve("root"));
     RootedPaths paths = new RootedPaths(List.of(root, temp.resolve("other")));
-    assertThatThrownBy(() -> paths.folder(temp.resolve("rooted"), Mounts.NONE_OWN))
+    assertThatThrownBy(() -> paths.folder(temp.resolve("rooted"), KnownMounts.NONE_OWN))
         .hasMessage("Cannot use " + temp.resolve("rooted") + ": it is not under " + root + " or "
             + temp.resolve("other") + ", the roots the cluster admin allows");
-    assertThatThrownBy(() -> paths.folder(Path.of(root + "/a/../../etc"), Mounts.NONE_OWN))
+    assertThatThrownBy(() -> paths.folder(Path.of(root + "/a/../../etc"), KnownMounts.NONE_OWN))
         .hasMessage("Cannot use " + root + "/a/../../etc: it is not a normalized absolute path");
     assertThat(temp.resolve("rooted")).doesNotExist();
   }
@@ -65,13 +65,13 @@ class RootedPathsTest {
     Path root = Files.createDirectories(temp.resolve("root"));
     Files.writeString(Files.createDirectories(root.resolve("images")).resolve("a.sqfs"), "x");
     RootedPaths paths = new RootedPaths(List.of(root));
-    assertThat(paths.existing(root.resolve("images/a.sqfs"), Mounts.NONE_OWN)).isRegularFile();
-    assertThatThrownBy(() -> paths.existing(root.resolve("images/b.sqfs"), Mounts.NONE_OWN))
+    assertThat(paths.existing(root.resolve("images/a.sqfs"), KnownMounts.NONE_OWN)).isRegularFile();
+    assertThatThrownBy(() -> paths.existing(root.resolve("images/b.sqfs"), KnownMounts.NONE_OWN))
         .isInstanceOf(NoSuchFileException.class);
-    assertThatThrownBy(() -> paths.existing(root.resolve("images/a.sqfs/x"), Mounts.NONE_OWN))
+    assertThatThrownBy(() -> paths.existing(root.resolve("images/a.sqfs/x"), KnownMounts.NONE_OWN))
         .hasMessage("Cannot use " + root.resolve("images/a.sqfs/x") + ": " + root.resolve("images/a.sqfs")
             + " is not a folder");
-    assertThatThrownBy(() -> paths.folder(root.resolve("images/a.sqfs"), Mounts.NONE_OWN))
+    assertThatThrownBy(() -> paths.folder(root.resolve("images/a.sqfs"), KnownMounts.NONE_OWN))
         .hasMessageEndingWith("is not a folder");
     assertThat(Files.isDirectory(root.resolve("images"), LinkOption.NOFOLLOW_LINKS)).isTrue();
   }
@@ -82,9 +82,9 @@ class RootedPathsTest {
     Path point = Files.createDirectories(root.resolve("images/pets"));
     RootedPaths paths = new RootedPaths(List.of(root));
     // The mount table lists it (a bind mount on the same file system has no other device to tell it by).
-    assertThatThrownBy(() -> paths.folder(point.resolve("inner"), new Mounts(Set.of(point), p -> false)))
+    assertThatThrownBy(() -> paths.folder(point.resolve("inner"), new KnownMounts(Set.of(point), p -> false)))
         .hasMessage("Cannot use " + point.resolve("inner") + ": " + point + " is a mount this agent did not make"
             + " (an image left mounted by an agent that is gone, or a mount made by hand); unmount it");
-    assertThat(paths.folder(point, new Mounts(Set.of(point), point::equals))).isEqualTo(point);
+    assertThat(paths.folder(point, new KnownMounts(Set.of(point), point::equals))).isEqualTo(point);
   }
 }

@@ -19,9 +19,9 @@ public record CacheImage(
         @Pattern(Patterns.DNS_LABEL)
         String name,
     @JsonPropertyDescription("Where the image is: a normalized absolute path on shared storage mounted on every"
-            + " node (/mnt/nfs/imagenet.sqfs), under one of the source roots the cluster admin allows (chart value"
-            + " nodeCache.sourceRoots, default /mnt), or an S3 URL, downloaded into the cache before its first"
-            + " mount.")
+            + " node (/mnt/nfs/imagenet.sqfs), a regular file under one of the source roots the cluster admin allows"
+            + " (chart value nodeCache.sourceRoots, default /mnt/nfs), reached without a symbolic link or a mount on"
+            + " the way; or an S3 URL, downloaded into the cache before its first mount.")
         @Required
         @Pattern(CacheImage.SOURCE)
         String source,

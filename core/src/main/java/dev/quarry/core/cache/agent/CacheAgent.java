@@ -197,7 +197,7 @@ public final class CacheAgent implements AutoCloseable {
     }
     if (!image.inObjectStore()) {
       Optional<String> outside = SourceRoots.refusal(image, settings.roots().sources(),
-          new RootedPaths.Mounts(mounts.mountPoints(), path -> false));
+          new RootedPaths.KnownMounts(mounts.mountPoints(), path -> false));
       if (outside.isPresent()) {
         o.state = ImageState.FAILED;
         o.message = outside.get();
@@ -420,8 +420,8 @@ public final class CacheAgent implements AutoCloseable {
   }
 
   /** The mounts of the node now, and which of them this owner's agent made. */
-  private static RootedPaths.Mounts mounted(OwnedPaths owned) throws IOException {
-    return new RootedPaths.Mounts(MountTable.read().mountPoints(), owned::owns);
+  private static RootedPaths.KnownMounts mounted(OwnedPaths owned) throws IOException {
+    return new RootedPaths.KnownMounts(MountTable.read().mountPoints(), owned::owns);
   }
 
   /**
@@ -525,7 +525,7 @@ public final class CacheAgent implements AutoCloseable {
   private static boolean detachOwned(NodeRoots roots, OwnedPaths owned, Path point, MountTable mounts)
       throws IOException {
     try {
-      roots.mounts().existing(point, new RootedPaths.Mounts(mounts.mountPoints(), owned::owns));
+      roots.mounts().existing(point, new RootedPaths.KnownMounts(mounts.mountPoints(), owned::owns));
     } catch (IOException e) {
       // Gone, or reached only through a link or a mount not ours: nothing of ours can be unmounted there.
       return false;

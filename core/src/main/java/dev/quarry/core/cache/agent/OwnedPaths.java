@@ -47,7 +47,7 @@ public final class OwnedPaths {
    */
   public static OwnedPaths open(RootedPaths cacheRoots, Path cacheDirectory, String owner) throws IOException {
     Path folder = folderOf(cacheDirectory, owner);
-    RootedPaths.Mounts noneOwn = new RootedPaths.Mounts(MountTable.read().mountPoints(), path -> false);
+    RootedPaths.KnownMounts noneOwn = new RootedPaths.KnownMounts(MountTable.read().mountPoints(), path -> false);
     cacheRoots.folder(cacheDirectory, noneOwn);
     try {
       Files.createDirectory(folder);

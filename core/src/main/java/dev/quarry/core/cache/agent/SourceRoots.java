@@ -18,7 +18,7 @@ final class SourceRoots {
   private SourceRoots() {}
 
   /** Why {@code image}'s source must not be read, or empty when it may. A missing source is not refused here. */
-  static Optional<String> refusal(ImageSpec image, RootedPaths roots, RootedPaths.Mounts mounts) throws IOException {
+  static Optional<String> refusal(ImageSpec image, RootedPaths roots, RootedPaths.KnownMounts mounts) throws IOException {
     Path source = Path.of(image.source());
     Path file;
     try {
