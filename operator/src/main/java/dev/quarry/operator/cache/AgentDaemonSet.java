@@ -131,7 +131,10 @@ final class AgentDaemonSet {
     return List.copyOf(parents);
   }
 
-  /** The node and namespace, what the admin allows (the agent checks each spec it reads), and the credentials. */
+  /**
+   * The node and namespace, what the admin allows (the agent checks each spec it reads), and the credentials: the
+   * NodeCache's Secret, and the node's own only where the admin allows.
+   */
   private static List<EnvVar> environment(NodeCacheSpec spec, AgentSettings settings) {
     List<EnvVar> env = new ArrayList<>();
     env.add(new EnvVarBuilder().withName("NODE_NAME").withNewValueFrom().withNewFieldRef().withFieldPath(
@@ -140,6 +143,7 @@ final class AgentDaemonSet {
         "metadata.namespace").endFieldRef().endValueFrom().build());
     new TreeMap<>(settings.roots().toEnvironment()).forEach((name, value) -> env.add(new EnvVar(name, value, null)));
     env.add(new EnvVar(EndpointAllowlist.ENVIRONMENT_VARIABLE, settings.endpoints().toEnvironment(), null));
+    env.addAll(WorkerPods.ambientCredentials(settings.ambientCredentials()));
     if (spec.store() != null) {
       env.addAll(WorkerPods.credentials(spec.store().credentialsSecret()));
     }

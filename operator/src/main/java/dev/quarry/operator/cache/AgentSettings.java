@@ -8,10 +8,12 @@ import java.util.Objects;
 /**
  * How agent pods run: in the operator's namespace (the NodeCache is cluster-scoped, its DaemonSet must live
  * somewhere), with the agent image, its ServiceAccount, and the resources the chart's values give; and what the
- * admin lets a NodeCache use: the host folders and the store endpoints.
+ * admin lets a NodeCache use: the host folders, the store endpoints, and whether an agent without the NodeCache's
+ * Secret may use the credentials of its pod or node.
  */
 public record AgentSettings(String namespace, String image, String pullPolicy, String serviceAccount,
-    ResourceRequirements resources, String priorityClassName, HostPathRoots roots, EndpointAllowlist endpoints) {
+    ResourceRequirements resources, String priorityClassName, HostPathRoots roots, EndpointAllowlist endpoints,
+    boolean ambientCredentials) {
   public AgentSettings {
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(image, "image");

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class AgentDaemonSetTest {
   private final AgentSettings settings = new AgentSettings("quarry-system", "quarry-agent:1", "IfNotPresent",
       "quarry-agent", null, null, HostPathRoots.DEFAULTS,
-      new EndpointAllowlist(List.of("http://minio.storage.svc:9000")));
+      new EndpointAllowlist(List.of("http://minio.storage.svc:9000")), false);
 
   @Test
   void runsTheAgentJarWithItsNodeCacheAndNode() throws Exception {
@@ -32,16 +32,19 @@ class AgentDaemonSetTest {
     assertThat(agent.getArgs()).containsExactly("run", "--node-cache", "training-images", "--node", "$(NODE_NAME)");
     assertThat(agent.getEnv()).extracting(EnvVar::getName)
         .containsExactly("NODE_NAME", "POD_NAMESPACE", "QUARRY_NODECACHE_CACHE_ROOTS", "QUARRY_NODECACHE_MOUNT_ROOTS",
-            "QUARRY_NODECACHE_SOURCE_ROOTS", "QUARRY_STORE_ENDPOINTS", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
+            "QUARRY_NODECACHE_SOURCE_ROOTS", "QUARRY_STORE_ENDPOINTS", "QUARRY_S3_AMBIENT_CREDENTIALS",
+            "AWS_EC2_METADATA_DISABLED", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
     assertThat(agent.getEnv().get(0).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
     assertThat(agent.getEnv().get(1).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.namespace");
-    assertThat(agent.getEnv().get(7).getValueFrom().getSecretKeyRef().getName()).isEqualTo("s3-credentials");
-    assertThat(agent.getEnv().get(7).getValueFrom().getSecretKeyRef().getKey()).isEqualTo("AWS_SECRET_ACCESS_KEY");
+    assertThat(agent.getEnv().get(9).getValueFrom().getSecretKeyRef().getName()).isEqualTo("s3-credentials");
+    assertThat(agent.getEnv().get(9).getValueFrom().getSecretKeyRef().getKey()).isEqualTo("AWS_SECRET_ACCESS_KEY");
     Map<String, String> env = new java.util.HashMap<>();
     agent.getEnv().stream().filter(v -> v.getValue() != null).forEach(v -> env.put(v.getName(), v.getValue()));
     assertThat(HostPathRoots.fromEnvironment(env)).as("the agent reads the roots the operator checks")
         .isEqualTo(settings.roots());
     assertThat(EndpointAllowlist.fromEnvironment(env)).isEqualTo(settings.endpoints());
+    assertThat(env).as("no ambient credentials unless the admin allows them")
+        .containsEntry("QUARRY_S3_AMBIENT_CREDENTIALS", "false").containsEntry("AWS_EC2_METADATA_DISABLED", "true");
   }
 
   @Test

@@ -111,6 +111,17 @@ class HelmChartIT {
         .noneMatch(o -> o instanceof ValidatingAdmissionPolicy || o instanceof ValidatingAdmissionPolicyBinding);
   }
 
+  /** Off by default: a resource without a Secret sends unsigned requests, not those of the node's role. */
+  @Test
+  void theAdminDecidesWhetherWorkersAndAgentsMayUseAmbientCredentials() throws Exception {
+    OperatorSettings byDefault = settings(only(render(), Deployment.class));
+    assertThat(byDefault.workers().ambientCredentials()).isFalse();
+    assertThat(byDefault.agents().ambientCredentials()).isFalse();
+    OperatorSettings allowed = settings(only(render("--set", "ambientCredentials=true"), Deployment.class));
+    assertThat(allowed.workers().ambientCredentials()).isTrue();
+    assertThat(allowed.agents().ambientCredentials()).isTrue();
+  }
+
   private static OperatorSettings settings(Deployment deployment) {
     Map<String, String> env = new HashMap<>();
     for (EnvVar variable : deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv()) {
