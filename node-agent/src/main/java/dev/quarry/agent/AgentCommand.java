@@ -4,6 +4,7 @@ import dev.quarry.agent.metrics.AgentServer;
 import dev.quarry.agent.run.NodeAgent;
 import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.nodecache.HostPathRoots;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.core.cache.agent.CacheAgent;
 import dev.quarry.core.cache.agent.OwnedPaths;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -55,7 +56,7 @@ public final class AgentCommand {
       try (KubernetesClient client = new KubernetesClientBuilder().build();
           NodeAgent agent = new NodeAgent(client, nodeCache, node, namespace,
               HostPathRoots.fromEnvironment(System.getenv()), EndpointAllowlist.fromEnvironment(System.getenv()),
-              Clock.systemUTC());
+              NodeCacheSecrets.fromEnvironment(System.getenv()), Clock.systemUTC());
           AgentServer server = new AgentServer(metricsPort, agent.metrics()::scrape, agent::live, agent::ready)) {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
           agent.close();

@@ -7,6 +7,7 @@ import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.api.nodecache.NodeCachePaths;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.core.cache.agent.AgentSettings;
 import dev.quarry.core.cache.agent.CacheAgent;
 import dev.quarry.core.cache.agent.NodeReport;
@@ -33,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * One node's agent for one NodeCache: watches the NodeCache, runs the cache engine's pass every interval (or at once
  * when the spec changes or a copy finishes), and publishes the result as this node's report and as metrics. When
  * the NodeCache is being deleted it removes every mount and copy it made, then its report, which lets the operator
- * finish the deletion. A spec with a host path outside the admin's roots or a store endpoint the admin does not allow
- * is not acted on at all (the operator says why in the NodeCache's status); the agent is the last line.
+ * finish the deletion. A spec with a host path outside the admin's roots, a store endpoint the admin does not allow,
+ * or a Secret the admin did not list for NodeCaches is not acted on at all (the operator says why in the NodeCache's
+ * status); the agent is the last line.
  */
 public final class NodeAgent implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NodeAgent.class);
@@ -45,6 +47,7 @@ public final class NodeAgent implements AutoCloseable {
   private final String node;
   private final HostPathRoots roots;
   private final EndpointAllowlist endpoints;
+  private final NodeCacheSecrets secrets;
   private final Clock clock;
   private final Map<S3Settings, ObjectStores> stores = new ConcurrentHashMap<>();
   private final CacheAgent engine;
@@ -59,12 +62,13 @@ public final class NodeAgent implements AutoCloseable {
   private volatile boolean cleanedUp;
 
   public NodeAgent(KubernetesClient client, String nodeCacheName, String node, String namespace, HostPathRoots roots,
-      EndpointAllowlist endpoints, Clock clock) {
+      EndpointAllowlist endpoints, NodeCacheSecrets secrets, Clock clock) {
     this.client = client;
     this.nodeCacheName = nodeCacheName;
     this.node = node;
     this.roots = roots;
     this.endpoints = endpoints;
+    this.secrets = secrets;
     this.clock = clock;
     NodeCache initial = client.resources(NodeCache.class).withName(nodeCacheName).get();
     latest.set(initial);
@@ -127,6 +131,7 @@ public final class NodeAgent implements AutoCloseable {
   private List<String> refusals(NodeCache nodeCache) {
     List<String> refusals = new ArrayList<>(roots.refusals(nodeCache.getSpec()));
     endpoints.refusal(nodeCache.getSpec().store()).ifPresent(refusals::add);
+    secrets.refusal(nodeCache.getSpec()).ifPresent(refusals::add);
     return refusals;
   }
 

@@ -5,6 +5,7 @@ import dev.quarry.api.nodecache.CacheImage;
 import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.api.nodecache.NodeCachePaths;
 import dev.quarry.api.nodecache.NodeCacheReport;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.api.nodecache.NodeCacheSpec;
 import dev.quarry.operator.jobs.ChildNames;
 import dev.quarry.operator.jobs.Ownership;
@@ -143,6 +144,7 @@ final class AgentDaemonSet {
         "metadata.namespace").endFieldRef().endValueFrom().build());
     new TreeMap<>(settings.roots().toEnvironment()).forEach((name, value) -> env.add(new EnvVar(name, value, null)));
     env.add(new EnvVar(EndpointAllowlist.ENVIRONMENT_VARIABLE, settings.endpoints().toEnvironment(), null));
+    env.add(new EnvVar(NodeCacheSecrets.ENVIRONMENT_VARIABLE, settings.secrets().toEnvironment(), null));
     env.addAll(WorkerPods.ambientCredentials(settings.ambientCredentials()));
     if (spec.store() != null) {
       env.addAll(WorkerPods.credentials(spec.store().credentialsSecret()));

@@ -12,15 +12,15 @@ import java.util.Set;
 
 /**
  * Why the operator does not run a NodeCache's agents: a host path outside the roots the admin allows, a store
- * endpoint the admin does not allow, or paths that another NodeCache, created before it, already holds. The chart's
- * admission policy refuses the first two at apply; this is the line that holds when the policy is off, and the only
- * one that sees other NodeCaches.
+ * endpoint the admin does not allow, a Secret the admin did not list for NodeCaches, or paths that another NodeCache,
+ * created before it, already holds. The chart's admission policy refuses the first three at apply; this is the line
+ * that holds when the policy is off, and the only one that sees other NodeCaches.
  *
  * @param reason the Ready condition's reason
  */
 record SpecRefusal(String reason, String message) {
   private static final Set<String> REASONS = Set.of("HostPathNotAllowed", "EndpointNotAllowed",
-      "SecretKeyNotAllowed", "PathsOwnedByAnother");
+      "SecretKeyNotAllowed", "SecretNotAllowed", "PathsOwnedByAnother");
 
   static Optional<SpecRefusal> of(NodeCache cache, Collection<NodeCache> all, AgentSettings settings) {
     List<String> paths = settings.roots().refusals(cache.getSpec());
@@ -30,6 +30,10 @@ record SpecRefusal(String reason, String message) {
     Optional<Refusal> store = Refusal.ofStore(cache.getSpec().store(), settings.endpoints());
     if (store.isPresent()) {
       return Optional.of(new SpecRefusal(store.get().reason(), store.get().message()));
+    }
+    Optional<String> secret = settings.secrets().refusal(cache.getSpec());
+    if (secret.isPresent()) {
+      return Optional.of(new SpecRefusal("SecretNotAllowed", secret.get()));
     }
     return all.stream().filter(other -> holdsPathsBefore(other, cache))
         .sorted(Comparator.comparing(SpecRefusal::seniority))

@@ -2,6 +2,7 @@ package dev.quarry.operator.runtime;
 
 import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.nodecache.HostPathRoots;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.operator.cache.AgentSettings;
 import dev.quarry.operator.jobs.WorkerSettings;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
@@ -35,6 +36,7 @@ public record OperatorSettings(String namespace, WorkerSettings workers, AgentSe
         blankToNull(env.get("QUARRY_AGENT_PRIORITY_CLASS")),
         HostPathRoots.fromEnvironment(env),
         endpoints,
+        NodeCacheSecrets.fromEnvironment(env),
         ambientCredentials);
     return new OperatorSettings(namespace, workers, agents, number(env, "QUARRY_HTTP_PORT", 8080),
         !"false".equalsIgnoreCase(env.getOrDefault("QUARRY_LEADER_ELECTION", "true")),

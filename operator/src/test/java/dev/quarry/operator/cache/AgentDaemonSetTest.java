@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.api.nodecache.NodeCache;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.testkit.RepositoryRoot;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -23,7 +24,8 @@ import org.junit.jupiter.api.Test;
 class AgentDaemonSetTest {
   private final AgentSettings settings = new AgentSettings("quarry-system", "quarry-agent:1", "IfNotPresent",
       "quarry-agent", null, null, HostPathRoots.DEFAULTS,
-      new EndpointAllowlist(List.of("http://minio.storage.svc:9000")), false);
+      new EndpointAllowlist(List.of("http://minio.storage.svc:9000")), new NodeCacheSecrets(List.of("s3-credentials")),
+      false);
 
   @Test
   void runsTheAgentJarWithItsNodeCacheAndNode() throws Exception {
@@ -32,17 +34,19 @@ class AgentDaemonSetTest {
     assertThat(agent.getArgs()).containsExactly("run", "--node-cache", "training-images", "--node", "$(NODE_NAME)");
     assertThat(agent.getEnv()).extracting(EnvVar::getName)
         .containsExactly("NODE_NAME", "POD_NAMESPACE", "QUARRY_NODECACHE_CACHE_ROOTS", "QUARRY_NODECACHE_MOUNT_ROOTS",
-            "QUARRY_NODECACHE_SOURCE_ROOTS", "QUARRY_STORE_ENDPOINTS", "QUARRY_S3_AMBIENT_CREDENTIALS",
-            "AWS_EC2_METADATA_DISABLED", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
+            "QUARRY_NODECACHE_SOURCE_ROOTS", "QUARRY_STORE_ENDPOINTS", "QUARRY_NODECACHE_CREDENTIALS_SECRETS",
+            "QUARRY_S3_AMBIENT_CREDENTIALS", "AWS_EC2_METADATA_DISABLED", "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY");
     assertThat(agent.getEnv().get(0).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
     assertThat(agent.getEnv().get(1).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.namespace");
-    assertThat(agent.getEnv().get(9).getValueFrom().getSecretKeyRef().getName()).isEqualTo("s3-credentials");
-    assertThat(agent.getEnv().get(9).getValueFrom().getSecretKeyRef().getKey()).isEqualTo("AWS_SECRET_ACCESS_KEY");
+    assertThat(agent.getEnv().get(10).getValueFrom().getSecretKeyRef().getName()).isEqualTo("s3-credentials");
+    assertThat(agent.getEnv().get(10).getValueFrom().getSecretKeyRef().getKey()).isEqualTo("AWS_SECRET_ACCESS_KEY");
     Map<String, String> env = new java.util.HashMap<>();
     agent.getEnv().stream().filter(v -> v.getValue() != null).forEach(v -> env.put(v.getName(), v.getValue()));
     assertThat(HostPathRoots.fromEnvironment(env)).as("the agent reads the roots the operator checks")
         .isEqualTo(settings.roots());
     assertThat(EndpointAllowlist.fromEnvironment(env)).isEqualTo(settings.endpoints());
+    assertThat(NodeCacheSecrets.fromEnvironment(env)).isEqualTo(settings.secrets());
     assertThat(env).as("no ambient credentials unless the admin allows them")
         .containsEntry("QUARRY_S3_AMBIENT_CREDENTIALS", "false").containsEntry("AWS_EC2_METADATA_DISABLED", "true");
   }
