@@ -7,6 +7,7 @@ import dev.quarry.operator.cache.AgentSettings;
 import dev.quarry.operator.jobs.WorkerSettings;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -87,7 +88,7 @@ public record OperatorSettings(String namespace, WorkerSettings workers, AgentSe
     if (value == null || value.isBlank()) {
       return fallback;
     }
-    return switch (value.strip().toLowerCase(java.util.Locale.ROOT)) {
+    return switch (value.strip().toLowerCase(Locale.ROOT)) {
       case "true" -> true;
       case "false" -> false;
       default -> throw new IllegalArgumentException("Invalid " + name + ": " + value + " (must be true or false)");
