@@ -19,8 +19,9 @@ import java.util.Set;
  * @param reason the Ready condition's reason
  */
 record SpecRefusal(String reason, String message) {
+  static final String SECRET_NOT_ALLOWED = "SecretNotAllowed";
   private static final Set<String> REASONS = Set.of("HostPathNotAllowed", "EndpointNotAllowed",
-      "SecretKeyNotAllowed", "SecretNotAllowed", "PathsOwnedByAnother");
+      "SecretKeyNotAllowed", SECRET_NOT_ALLOWED, "PathsOwnedByAnother");
 
   static Optional<SpecRefusal> of(NodeCache cache, Collection<NodeCache> all, AgentSettings settings) {
     List<String> paths = settings.roots().refusals(cache.getSpec());
@@ -33,7 +34,7 @@ record SpecRefusal(String reason, String message) {
     }
     Optional<String> secret = settings.secrets().refusal(cache.getSpec());
     if (secret.isPresent()) {
-      return Optional.of(new SpecRefusal("SecretNotAllowed", secret.get()));
+      return Optional.of(new SpecRefusal(SECRET_NOT_ALLOWED, secret.get()));
     }
     return all.stream().filter(other -> holdsPathsBefore(other, cache))
         .sorted(Comparator.comparing(SpecRefusal::seniority))
