@@ -132,6 +132,32 @@ class S3ConnectionIT {
     assertThat(keys("by-profile/")).contains("by-profile/x-00.tar");
   }
 
+  /**
+   * A worker pod's environment where the admin does not allow ambient credentials: with no Secret's keys, the
+   * profile and the session variables (which would work) are not used, and the refusal says which settings sign.
+   */
+  @Test
+  void withoutAmbientCredentialsAWorkerSendsUnsignedRequestsWhateverTheProfileGives() throws Exception {
+    Path credentials = Files.writeString(temp.resolve("credentials-ambient"), """
+        [default]
+        aws_access_key_id = %s
+        aws_secret_access_key = %s
+        """.formatted(minio.accessKey(), minio.secretKey()));
+    Map<String, String> environment = bare("QUARRY_S3_ENDPOINT", minio.endpoint().toString(),
+        "AWS_SHARED_CREDENTIALS_FILE", credentials.toString(), "QUARRY_S3_AMBIENT_CREDENTIALS", "false");
+    CommandResult refused = QuarryJar.runIn(temp, environment, sortRun("anonymous"));
+
+    assertOneLine(refused);
+    assertThat(refused.stderr()).contains("(HTTP 403)", "the request was unsigned",
+        "QUARRY_S3_AMBIENT_CREDENTIALS=false", "name a credentialsSecret in the resource's store",
+        "chart value ambientCredentials");
+    assertThat(keys("anonymous/")).isEmpty();
+
+    environment.remove("QUARRY_S3_AMBIENT_CREDENTIALS");
+    CommandResult person = QuarryJar.runIn(temp, environment, sortRun("by-default-profile"));
+    assertThat(person.exitCode()).as("a person's quarry keeps the profile: " + person.stderr()).isZero();
+  }
+
   @Test
   void theSpecsStoreIsUsedByRunAndEveryPhase() throws Exception {
     Path spec = Files.writeString(temp.resolve("job.yaml"), """

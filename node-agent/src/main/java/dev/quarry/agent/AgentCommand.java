@@ -4,6 +4,7 @@ import dev.quarry.agent.metrics.AgentServer;
 import dev.quarry.agent.run.NodeAgent;
 import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.nodecache.HostPathRoots;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.core.cache.agent.CacheAgent;
 import dev.quarry.core.cache.agent.NodeRoots;
 import dev.quarry.core.cache.agent.OwnedPaths;
@@ -65,7 +66,8 @@ public final class AgentCommand {
       // wait the hook's full timeout (every agent pod took 20 s to stop).
       CountDownLatch closed = new CountDownLatch(1);
       try (KubernetesClient client = new KubernetesClientBuilder().build();
-          NodeAgent agent = new NodeAgent(client, nodeCache, node, namespace, roots, endpoints, ObjectStores::new,
+          NodeAgent agent = new NodeAgent(client, nodeCache, node, namespace, roots, endpoints,
+              NodeCacheSecrets.fromEnvironment(System.getenv()), ObjectStores::new,
               Clock.systemUTC());
           AgentServer server = new AgentServer(metricsPort, agent.metrics()::scrape, agent::live, agent::ready)) {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

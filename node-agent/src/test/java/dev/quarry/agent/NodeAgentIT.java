@@ -15,7 +15,10 @@ import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.api.nodecache.NodeCacheReport;
 import dev.quarry.api.nodecache.NodeCacheSpec;
 import dev.quarry.api.common.EndpointAllowlist;
+import dev.quarry.api.common.ObjectStore;
+import dev.quarry.api.common.SecretKeys;
 import dev.quarry.api.nodecache.HostPathRoots;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.core.cache.agent.CacheAgent;
 import dev.quarry.core.cache.agent.OwnedPaths;
 import dev.quarry.core.cache.host.MountTable;
@@ -93,8 +96,8 @@ class NodeAgentIT {
         .withRenewTime(ZonedDateTime.now()).build());
     client.resource(held).create();
 
-    agent = new NodeAgent(client, "pets", "node-a", "default", roots(), EndpointAllowlist.ANY, ObjectStores::new,
-        Clock.systemUTC());
+    agent = new NodeAgent(client, "pets", "node-a", "default", roots(), EndpointAllowlist.ANY,
+        NodeCacheSecrets.NONE, ObjectStores::new, Clock.systemUTC());
     loop = Thread.ofPlatform().start(() -> {
       try {
         agent.run();
@@ -190,7 +193,7 @@ class NodeAgentIT {
 
   private void start(String name) {
     NodeAgent started = new NodeAgent(client, name, "node-a", "default", roots(), EndpointAllowlist.ANY,
-        ObjectStores::new, Clock.systemUTC());
+        new NodeCacheSecrets(List.of("cache-keys")), ObjectStores::new, Clock.systemUTC());
     others.add(started);
     otherLoops.add(Thread.ofPlatform().start(() -> {
       try {
@@ -298,5 +301,27 @@ class NodeAgentIT {
         assertThat(client.resources(NodeCacheReport.class).withName("kept.node-a").get()).isNull());
     assertThat(MountTable.read().mountPointsUnder(mnt)).isEmpty();
     release("kept");
+  }
+
+  /** The Secret's keys reach the agent from its pod; a spec naming a Secret the admin did not list is not acted on. */
+  @Test
+  void aNodeCacheNamingASecretTheAdminDidNotListIsNotActedOn() throws Exception {
+    Path mnt = temp.resolve("mnt");
+    NodeCache nodeCache = new NodeCache();
+    nodeCache.setMetadata(new ObjectMetaBuilder().withName("borrowed").withFinalizers("quarry.dev/test-holds").build());
+    nodeCache.setSpec(new NodeCacheSpec(null, null, mnt.toString(),
+        new CacheStorage(temp.resolve("cache").toString(), "1Gi"),
+        List.of(new CacheImage("pets", image("pets", "cat\n").toString(), null, false, 0)),
+        new CachePolicy("10m", "1s", 10, null, 1),
+        new ObjectStore(null, null, null, new SecretKeys("quarry-operator-token", null, null))));
+    client.resource(nodeCache).create();
+    OperatorStandIn.accept(client, "borrowed"); // as if the operator had missed it: the agent is the last line
+    start("borrowed");
+    Thread.sleep(3000); // several passes
+    assertThat(MountTable.read().mountPointsUnder(mnt)).isEmpty();
+    assertThat(OwnedPaths.owners(temp.resolve("cache"))).isEmpty();
+    assertThat(client.resources(NodeCacheReport.class).withName("borrowed.node-a").get()).isNull();
+    client.resources(NodeCache.class).withName("borrowed").delete();
+    release("borrowed");
   }
 }

@@ -11,6 +11,7 @@ import dev.quarry.api.nodecache.CacheImage;
 import dev.quarry.api.nodecache.CachePolicy;
 import dev.quarry.api.nodecache.CacheStorage;
 import dev.quarry.api.nodecache.HostPathRoots;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.api.nodecache.NodeCacheSpec;
 import dev.quarry.core.cache.agent.CacheAgent;
@@ -75,7 +76,7 @@ class NodeAgentPassIT {
     HostPathRoots roots = new HostPathRoots(List.of(temp.resolve("mnt").toString()),
         List.of(temp.resolve("cache").toString()), List.of(temp.resolve("images").toString()));
     NodeAgent agent = new NodeAgent(client, "models", "node-a", "default", roots,
-        new EndpointAllowlist(List.of(allowed)), settings -> {
+        new EndpointAllowlist(List.of(allowed)), NodeCacheSecrets.NONE, settings -> {
           opened.add(settings.endpoint());
           if (opened.size() == 1) {
             client.resources(NodeCache.class).withName("models").edit(nc -> {

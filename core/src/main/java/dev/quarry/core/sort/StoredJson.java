@@ -2,24 +2,49 @@ package dev.quarry.core.sort;
 
 import com.fasterxml.jackson.core.JacksonException;
 import dev.quarry.core.json.Json;
+import dev.quarry.core.store.LimitedInputStream;
 import dev.quarry.core.store.ObjectStore;
 import java.io.IOException;
+import java.io.InputStream;
 
 /**
- * Reads the JSON a phase wrote (markers, results, the plan) back from a store. What a store holds is not trusted:
- * a document that does not parse is reported by its URL and what it should have been, never by quoting it, so no
- * object content reaches a message or a job's status.
+ * The JSON a phase writes to scratch and a later phase reads back (markers, results, the list of inputs, the plan).
+ * What a store holds is not trusted: a document is read up to {@link #MAX_BYTES} and no further, and one that does
+ * not parse is reported by its URL and what it should have been, never by quoting it, so no object content reaches
+ * a message or a job's status. A phase refuses to write a document it could not read back.
  */
 public final class StoredJson {
+  /**
+   * The most bytes a scratch document may have: the plan, the largest, takes about 100 bytes per input and output
+   * shard, so this holds some 600,000 of them, far beyond a real run; one planted in scratch cannot take the heap.
+   */
+  static final long MAX_BYTES = 64L << 20;
+
   private StoredJson() {}
 
   public static <T> T read(ObjectStore store, String key, Class<T> type) throws IOException {
-    byte[] bytes = store.getBytes(key);
+    String tooLarge = "Cannot read " + store.url(key) + ": it is larger than " + (MAX_BYTES >> 20) + " MiB, more"
+        + " than a sort writes there (it was changed or is corrupt; rerun the phase that wrote it)";
+    byte[] bytes;
+    try (InputStream in = new LimitedInputStream(store.get(key), MAX_BYTES, tooLarge)) {
+      bytes = in.readAllBytes();
+    }
     try {
       return Json.read(bytes, type);
     } catch (JacksonException e) {
       throw new IOException("Cannot read " + store.url(key) + ": it is not a valid " + type.getSimpleName()
           + " document (it was changed or is corrupt; rerun the phase that wrote it)");
     }
+  }
+
+  /** Writes {@code value}, unless it is larger than {@link #read} accepts. */
+  public static void write(ObjectStore store, String key, Object value) throws IOException {
+    byte[] bytes = Json.bytes(value);
+    if (bytes.length > MAX_BYTES) {
+      throw new IOException("Cannot write " + store.url(key) + ": it would be " + (bytes.length >> 20) + " MiB, more"
+          + " than the " + (MAX_BYTES >> 20) + " MiB a worker reads back (split the job: fewer input or output"
+          + " shards)");
+    }
+    store.put(key, bytes);
   }
 }

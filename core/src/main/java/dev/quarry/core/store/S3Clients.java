@@ -3,6 +3,7 @@ package dev.quarry.core.store;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.ServiceLoader;
+import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -48,14 +49,17 @@ final class S3Clients {
   }
 
   /**
-   * Static credentials, or the SDK's default chain (environment, profile, web identity, instance role), whose
-   * failure is one line that says what to set.
+   * Static credentials; else the SDK's default chain (environment, profile, web identity, container and instance
+   * roles), whose failure is one line that says what to set, when ambient credentials are allowed; else none: the
+   * requests go unsigned, and the chain is never asked.
    */
   static AwsCredentialsProvider credentials(S3Settings settings) {
-    return settings.accessKeyId() != null
-        ? StaticCredentialsProvider.create(AwsBasicCredentials.create(settings.accessKeyId(),
-            settings.secretAccessKey()))
-        : new DefaultChainCredentials(S3Settings.environment());
+    if (settings.accessKeyId() != null) {
+      return StaticCredentialsProvider.create(AwsBasicCredentials.create(settings.accessKeyId(),
+          settings.secretAccessKey()));
+    }
+    return settings.ambientCredentials() ? new DefaultChainCredentials(S3Settings.environment())
+        : AnonymousCredentialsProvider.create();
   }
 
   static S3Client create(S3Settings settings, SdkHttpClient http, AwsCredentialsProvider credentials,

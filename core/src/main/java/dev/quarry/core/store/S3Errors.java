@@ -3,7 +3,6 @@ package dev.quarry.core.store;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
-import java.net.URI;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -11,14 +10,19 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /** Turns SDK exceptions into IOExceptions "Cannot &lt;action&gt; &lt;url&gt;: &lt;what S3 said&gt;". */
 final class S3Errors {
+  /** After a refusal of an unsigned request: why it was unsigned and the two ways to sign it. */
+  static final String UNSIGNED = "; the request was unsigned: no credentials were given and ambient ones are not"
+      + " allowed (" + S3Settings.AMBIENT_CREDENTIALS_VARIABLE + "=false); name a credentialsSecret in the resource's"
+      + " store, or have the cluster admin allow ambient credentials (chart value ambientCredentials)";
+
   private S3Errors() {}
 
   /**
-   * @param bucket the store's bucket and {@code endpoint} its server, named when the bucket does not exist there: a
-   *     typo in the bucket, or the wrong server (AWS rather than MinIO)
+   * @param bucket the store's bucket, named when it does not exist on the settings' endpoint: a typo in the bucket,
+   *     or the wrong server (AWS rather than MinIO)
    */
-  static IOException wrap(String action, String url, SdkException e, String bucket, URI endpoint) {
-    String message = "Cannot " + action + " " + url + ": " + reason(e, bucket, endpoint);
+  static IOException wrap(String action, String url, SdkException e, String bucket, S3Settings settings) {
+    String message = "Cannot " + action + " " + url + ": " + reason(e, bucket, settings);
     if (e instanceof AbortedException || Thread.currentThread().isInterrupted()) {
       InterruptedIOException interrupted = new InterruptedIOException(message);
       interrupted.initCause(e);
@@ -38,24 +42,34 @@ final class S3Errors {
   }
 
   /** For example "NoSuchBucket (HTTP 404): The specified bucket does not exist", or the client's own message. */
-  static String reason(SdkException e, String bucket, URI endpoint) {
+  static String reason(SdkException e, String bucket, S3Settings settings) {
     if (e instanceof S3Exception s3) {
       AwsErrorDetails details = s3.awsErrorDetails();
       return describe(details == null ? null : details.errorCode(), s3.statusCode(),
-          details == null ? null : details.errorMessage(), s3.requestId(), bucket, endpoint);
+          details == null ? null : details.errorMessage(), s3.requestId(), bucket, settings);
     }
     return e.getMessage();
   }
 
-  /** What S3 answered, in words: "CODE (HTTP STATUS): MESSAGE [request ID]", leaving out what is null. */
-  static String describe(String code, int status, String message, String requestId, String bucket, URI endpoint) {
+  /**
+   * What S3 answered, in words, with what the store's settings tell about it: the bucket and endpoint when the bucket
+   * does not exist, and what would sign the request when an unsigned one is refused.
+   */
+  static String describe(String code, int status, String message, String requestId, String bucket,
+      S3Settings settings) {
     if ("NoSuchBucket".equals(code)) {
-      return "bucket " + bucket + " does not exist on " + endpoint + " (check the bucket and the endpoint; "
-          + describe(code, status, null, requestId) + ")";
+      return "bucket " + bucket + " does not exist on " + settings.endpointOrDefault() + " (check the bucket and the"
+          + " endpoint; " + describe(code, status, null, requestId) + ")";
     }
-    return describe(code, status, message, requestId);
+    return describe(code, status, message, requestId) + (status == 403 && unsigned(settings) ? UNSIGNED : "");
   }
 
+  /** Whether the store's requests go unsigned: no static credentials, and ambient ones not allowed. */
+  private static boolean unsigned(S3Settings settings) {
+    return settings.accessKeyId() == null && !settings.ambientCredentials();
+  }
+
+  /** "CODE (HTTP STATUS): MESSAGE [request ID]", leaving out what is null. */
   static String describe(String code, int status, String message, String requestId) {
     return (code == null ? "" : code + " ") + "(HTTP " + status + ")" + (message == null ? "" : ": " + message)
         + (requestId == null ? "" : " [request " + requestId + "]");

@@ -45,9 +45,8 @@ final class S3ObjectRequests {
 
   private final Supplier<SdkHttpClient> http;
   private final AwsCredentialsProvider credentials;
-  /** For messages: the bucket and the server asked for it. */
+  /** For messages: the bucket. */
   private final String bucket;
-  private final URI endpoint;
   private final SigV4 signer;
   private final RequestCounts counts;
   private final int maxAttempts;
@@ -123,10 +122,8 @@ final class S3ObjectRequests {
     this.counts = counts;
     this.maxAttempts = settings.maxAttempts();
     this.settings = settings;
-    URI endpoint = settings.endpoint() != null ? settings.endpoint()
-        : URI.create("https://s3." + settings.region() + ".amazonaws.com");
+    URI endpoint = settings.endpointOrDefault();
     this.bucket = bucket;
-    this.endpoint = endpoint;
     this.scheme = endpoint.getScheme();
     this.host = settings.pathStyle() ? endpoint.getHost() : bucket + "." + endpoint.getHost();
     this.port = endpoint.getPort();
@@ -198,19 +195,21 @@ final class S3ObjectRequests {
       try {
         identity = credentials.resolveCredentials();
       } catch (SdkException e) {
-        throw S3Errors.wrap(action, url, e, bucket, endpoint);
+        throw S3Errors.wrap(action, url, e, bucket, settings);
       }
-      String token = identity instanceof AwsSessionCredentials session ? session.sessionToken() : null;
-      SigV4.Signed signed = signer.sign(method.name(), hostHeader, encodedPath, canonicalQuery, payloadSha256,
-          identity.accessKeyId(), identity.secretAccessKey(), token, Instant.now());
       SdkHttpFullRequest.Builder request = SdkHttpFullRequest.builder()
           .method(method).protocol(scheme).host(host).port(port == -1 ? null : port).encodedPath(encodedPath)
           .putHeader("Host", hostHeader)
-          .putHeader("x-amz-content-sha256", payloadSha256)
-          .putHeader("x-amz-date", signed.amzDate())
-          .putHeader("Authorization", signed.authorization());
-      if (token != null) {
-        request.putHeader("x-amz-security-token", token);
+          .putHeader("x-amz-content-sha256", payloadSha256);
+      // Anonymous credentials (no key id) mean an unsigned request, as the SDK sends them.
+      if (identity.accessKeyId() != null) {
+        String token = identity instanceof AwsSessionCredentials session ? session.sessionToken() : null;
+        SigV4.Signed signed = signer.sign(method.name(), hostHeader, encodedPath, canonicalQuery, payloadSha256,
+            identity.accessKeyId(), identity.secretAccessKey(), token, Instant.now());
+        request.putHeader("x-amz-date", signed.amzDate()).putHeader("Authorization", signed.authorization());
+        if (token != null) {
+          request.putHeader("x-amz-security-token", token);
+        }
       }
       if (body != null) {
         request.putHeader("Content-Length", Long.toString(body.length()));
@@ -263,7 +262,7 @@ final class S3ObjectRequests {
         String message = first(MESSAGE, error);
         String requestId = headersIn.firstMatchingHeader("x-amz-request-id").orElse(null);
         throw new StatusException("Cannot " + action + " " + url + ": "
-            + S3Errors.describe(code, status, message, requestId, bucket, endpoint)
+            + S3Errors.describe(code, status, message, requestId, bucket, settings)
             + (retryable ? " (" + attempt + " attempts)" : ""), status, code);
       }
       backOff(attempt, throttled, action, url);

@@ -16,8 +16,12 @@ import java.util.Map;
  * @param pathStyle whether the bucket goes in the path ({@code host/bucket/key}) rather than the host name; MinIO and
  *     Ceph need it unless set up for virtual hosts
  * @param accessKeyId static credentials; null (with {@code secretAccessKey} null) for the default credential chain
- *     (environment, profile, web identity, instance role)
+ *     (environment, profile, web identity, instance role) or for unsigned requests, as {@code ambientCredentials}
+ *     says
  * @param secretAccessKey the secret of {@code accessKeyId}; never printed
+ * @param ambientCredentials without static credentials: true to use whatever the default credential chain finds on
+ *     this machine (a person's profile, a pod's or node's cloud identity), false to send requests unsigned
+ *     (anonymous), so that a worker reaches only what its own resource's Secret or public access allows
  * @param requestsInFlight the size of the connection pool, so the most requests one store runs at once
  * @param partSizeBytes the size of each part of a multipart upload, at least 5 MiB (S3's minimum)
  * @param maxAttempts attempts per request, the first included
@@ -25,7 +29,7 @@ import java.util.Map;
  *     it fails, naming the endpoint. Each attempt waits at most a third of it for the next byte.
  */
 public record S3Settings(URI endpoint, String region, boolean pathStyle, String accessKeyId, String secretAccessKey,
-    int requestsInFlight, int partSizeBytes, int maxAttempts, Duration requestDeadline) {
+    boolean ambientCredentials, int requestsInFlight, int partSizeBytes, int maxAttempts, Duration requestDeadline) {
   public static final String DEFAULT_REGION = "us-east-1";
   public static final int DEFAULT_REQUESTS_IN_FLIGHT = 64;
   public static final int DEFAULT_PART_SIZE_BYTES = 8 << 20;
@@ -33,6 +37,11 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
   public static final int DEFAULT_MAX_ATTEMPTS = 8;
   public static final Duration DEFAULT_REQUEST_DEADLINE = Duration.ofSeconds(30);
   public static final Duration MIN_REQUEST_DEADLINE = Duration.ofSeconds(3);
+  /**
+   * The variable that decides {@link #ambientCredentials()}: true (the default, as a person runs {@code quarry}) or
+   * false (what the operator sets on workers and agents unless the cluster admin allows ambient credentials).
+   */
+  public static final String AMBIENT_CREDENTIALS_VARIABLE = "QUARRY_S3_AMBIENT_CREDENTIALS";
 
   public S3Settings {
     if (endpoint != null && (endpoint.getHost() == null
@@ -79,7 +88,7 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
 
   /** AWS in us-east-1 through the default credential chain, path-style, with the default limits. */
   public static S3Settings defaults() {
-    return new S3Settings(null, DEFAULT_REGION, true, null, null, DEFAULT_REQUESTS_IN_FLIGHT,
+    return new S3Settings(null, DEFAULT_REGION, true, null, null, true, DEFAULT_REQUESTS_IN_FLIGHT,
         DEFAULT_PART_SIZE_BYTES, DEFAULT_MAX_ATTEMPTS, DEFAULT_REQUEST_DEADLINE);
   }
 
@@ -95,7 +104,8 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
    *       duration such as 30s or 2m)</li>
    *   <li>AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY as static credentials; with AWS_SESSION_TOKEN too, or
    *       without them, the SDK's default chain finds the credentials (the same variables, the profile's keys,
-   *       web identity, container and instance roles)</li>
+   *       web identity, container and instance roles), unless QUARRY_S3_AMBIENT_CREDENTIALS is false: then
+   *       requests without static credentials go unsigned and the chain is never asked</li>
    * </ul>
    * The profile is AWS_PROFILE (else {@code default}) in AWS_CONFIG_FILE (else {@code ~/.aws/config}) and
    * AWS_SHARED_CREDENTIALS_FILE (else {@code ~/.aws/credentials}). Empty variables count as unset.
@@ -135,6 +145,10 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
         && variable(environment, "AWS_SESSION_TOKEN") != null;
     if ((accessKeyId != null || secretAccessKey != null) && !sessionCredentials) {
       settings = settings.withCredentials(accessKeyId, secretAccessKey);
+    }
+    String ambient = variable(environment, AMBIENT_CREDENTIALS_VARIABLE);
+    if (ambient != null) {
+      settings = settings.withAmbientCredentials(booleanFrom(AMBIENT_CREDENTIALS_VARIABLE, ambient));
     }
     String requestsInFlight = variable(environment, "QUARRY_S3_REQUESTS_IN_FLIGHT");
     if (requestsInFlight != null) {
@@ -230,51 +244,58 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
   }
 
   public S3Settings withEndpoint(URI endpoint) {
-    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts, requestDeadline);
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
   }
 
   public S3Settings withRegion(String region) {
-    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts, requestDeadline);
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
   }
 
   public S3Settings withPathStyle(boolean pathStyle) {
-    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts, requestDeadline);
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
   }
 
-  /** Static credentials; both null for the default credential chain. */
+  /** Static credentials; both null for the default credential chain or unsigned requests. */
   public S3Settings withCredentials(String accessKeyId, String secretAccessKey) {
-    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts, requestDeadline);
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
+  }
+
+  /** Without static credentials: the default chain (true) or unsigned requests (false). */
+  public S3Settings withAmbientCredentials(boolean ambientCredentials) {
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
   }
 
   public S3Settings withRequestsInFlight(int requestsInFlight) {
-    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts, requestDeadline);
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
   }
 
   public S3Settings withPartSizeBytes(int partSizeBytes) {
-    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts, requestDeadline);
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
   }
 
   public S3Settings withMaxAttempts(int maxAttempts) {
-    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts, requestDeadline);
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
   }
 
   public S3Settings withRequestDeadline(Duration requestDeadline) {
-    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, requestsInFlight,
-        partSizeBytes, maxAttempts, requestDeadline);
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
   }
 
   /** Everything but the secret, which logs and error messages must never show. */
   @Override
   public String toString() {
     return "S3Settings[endpoint=" + endpoint + ", region=" + region + ", pathStyle=" + pathStyle + ", accessKeyId="
-        + accessKeyId + ", secretAccessKey=" + (secretAccessKey == null ? null : "****") + ", requestsInFlight="
+        + accessKeyId + ", secretAccessKey=" + (secretAccessKey == null ? null : "****") + ", ambientCredentials="
+        + ambientCredentials + ", requestsInFlight="
         + requestsInFlight + ", partSizeBytes=" + partSizeBytes + ", maxAttempts=" + maxAttempts
         + ", requestDeadline=" + requestDeadline + "]";
   }

@@ -3,7 +3,6 @@ package dev.quarry.core.store;
 import dev.quarry.core.concurrent.Lazy;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -71,8 +70,7 @@ public final class S3Store implements ObjectStore {
 
   /** An SDK request's failure, with the action and URL before what S3 said. */
   private IOException failure(String action, String url, SdkException e) {
-    return S3Errors.wrap(action, url, e, bucket, settings.endpoint() != null ? settings.endpoint()
-        : URI.create("https://s3." + settings.region() + ".amazonaws.com"));
+    return S3Errors.wrap(action, url, e, bucket, settings);
   }
 
   @Override

@@ -99,7 +99,7 @@ class S3SettingsTest {
   @Test
   void defaultsAreAwsInUsEast1WithTheDefaultChain() {
     assertThat(S3Settings.fromEnvironment(Map.of())).isEqualTo(new S3Settings(null, "us-east-1", true, null, null,
-        64, 8 << 20, 8, java.time.Duration.ofSeconds(30)));
+        true, 64, 8 << 20, 8, java.time.Duration.ofSeconds(30)));
   }
 
   @Test
@@ -107,10 +107,10 @@ class S3SettingsTest {
     S3Settings settings = S3Settings.fromEnvironment(Map.of("QUARRY_S3_ENDPOINT", "http://minio:9000",
         "AWS_REGION", "eu-west-3", "QUARRY_S3_PATH_STYLE", "FALSE", "AWS_ACCESS_KEY_ID", "id",
         "AWS_SECRET_ACCESS_KEY", "secret", "QUARRY_S3_REQUESTS_IN_FLIGHT", "16",
-        "QUARRY_S3_REQUEST_DEADLINE", "2m"));
+        "QUARRY_S3_REQUEST_DEADLINE", "2m", "QUARRY_S3_AMBIENT_CREDENTIALS", "false"));
 
     assertThat(settings).isEqualTo(new S3Settings(URI.create("http://minio:9000"), "eu-west-3", false, "id",
-        "secret", 16, 8 << 20, 8, java.time.Duration.ofMinutes(2)));
+        "secret", false, 16, 8 << 20, 8, java.time.Duration.ofMinutes(2)));
   }
 
   @Test

@@ -7,6 +7,7 @@ import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.api.nodecache.NodeCachePaths;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.core.cache.agent.AgentSettings;
 import dev.quarry.core.cache.agent.CacheAgent;
 import dev.quarry.core.cache.agent.NodeReport;
@@ -37,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * finish the deletion. It acts only on a spec the operator accepted ({@link NodeCache#specAccepted}): while a newer
  * spec is pending or refused it keeps the last accepted one, and it does nothing for a NodeCache never accepted. A
  * spec with a host path outside the admin's roots or a store endpoint the admin does not allow is not acted on
- * either; the agent is the last line. Each pass uses one snapshot of the spec throughout, the one it checked.
+ * either, nor one naming a Secret the admin did not list for NodeCaches (the operator says why in the NodeCache's
+ * status); the agent is the last line. Each pass uses one snapshot of the spec throughout, the one it checked.
  */
 public final class NodeAgent implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NodeAgent.class);
@@ -48,6 +50,7 @@ public final class NodeAgent implements AutoCloseable {
   private final String node;
   private final HostPathRoots roots;
   private final EndpointAllowlist endpoints;
+  private final NodeCacheSecrets secrets;
   private final Clock clock;
   private final Function<S3Settings, ObjectStores> openStores;
   private final Map<S3Settings, ObjectStores> stores = new ConcurrentHashMap<>();
@@ -69,13 +72,15 @@ public final class NodeAgent implements AutoCloseable {
 
   /** {@code openStores} opens the object stores of a NodeCache's {@code spec.store} ({@code ObjectStores::new}). */
   public NodeAgent(KubernetesClient client, String nodeCacheName, String node, String namespace, HostPathRoots roots,
-      EndpointAllowlist endpoints, Function<S3Settings, ObjectStores> openStores, Clock clock) {
+      EndpointAllowlist endpoints, NodeCacheSecrets secrets,
+      Function<S3Settings, ObjectStores> openStores, Clock clock) {
     this.client = client;
     this.nodeCacheName = nodeCacheName;
     this.node = node;
     this.roots = roots;
     this.endpoints = endpoints;
     this.openStores = openStores;
+    this.secrets = secrets;
     this.clock = clock;
     NodeCache initial = client.resources(NodeCache.class).withName(nodeCacheName).get();
     if (initial != null) {
@@ -154,6 +159,7 @@ public final class NodeAgent implements AutoCloseable {
   private List<String> refusals(NodeCache nodeCache) {
     List<String> refusals = new ArrayList<>(roots.refusals(nodeCache.getSpec()));
     endpoints.refusal(nodeCache.getSpec().store()).ifPresent(refusals::add);
+    secrets.refusal(nodeCache.getSpec()).ifPresent(refusals::add);
     return refusals;
   }
 

@@ -4,6 +4,7 @@ import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.api.nodecache.NodeCacheReport;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.api.nodecache.NodeCacheSpec;
 import dev.quarry.operator.jobs.ChildNames;
 import dev.quarry.operator.jobs.Ownership;
@@ -120,7 +121,10 @@ final class AgentDaemonSet {
     return daemonSet;
   }
 
-  /** The node and namespace, what the admin allows (the agent checks each spec it reads), and the credentials. */
+  /**
+   * The node and namespace, what the admin allows (the agent checks each spec it reads), and the credentials: the
+   * NodeCache's Secret, and the node's own only where the admin allows.
+   */
   private static List<EnvVar> environment(NodeCacheSpec spec, AgentSettings settings) {
     List<EnvVar> env = new ArrayList<>();
     env.add(new EnvVarBuilder().withName("NODE_NAME").withNewValueFrom().withNewFieldRef().withFieldPath(
@@ -129,6 +133,8 @@ final class AgentDaemonSet {
         "metadata.namespace").endFieldRef().endValueFrom().build());
     new TreeMap<>(settings.roots().toEnvironment()).forEach((name, value) -> env.add(new EnvVar(name, value, null)));
     env.add(new EnvVar(EndpointAllowlist.ENVIRONMENT_VARIABLE, settings.endpoints().toEnvironment(), null));
+    env.add(new EnvVar(NodeCacheSecrets.ENVIRONMENT_VARIABLE, settings.secrets().toEnvironment(), null));
+    env.addAll(WorkerPods.ambientCredentials(settings.ambientCredentials()));
     if (spec.store() != null) {
       env.addAll(WorkerPods.credentials(spec.store().credentialsSecret()));
     }

@@ -2,20 +2,24 @@ package dev.quarry.operator.cache;
 
 import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.nodecache.HostPathRoots;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import java.util.Objects;
 
 /**
  * How agent pods run: in the operator's namespace (the NodeCache is cluster-scoped, its DaemonSet must live
  * somewhere), with the agent image, its ServiceAccount, and the resources the chart's values give; and what the
- * admin lets a NodeCache use: the host folders and the store endpoints.
+ * admin lets a NodeCache use: the host folders, the store endpoints, the Secrets of the release namespace, and
+ * whether an agent without the NodeCache's Secret may use the credentials of its pod or node.
  */
 public record AgentSettings(String namespace, String image, String pullPolicy, String serviceAccount,
-    ResourceRequirements resources, String priorityClassName, HostPathRoots roots, EndpointAllowlist endpoints) {
+    ResourceRequirements resources, String priorityClassName, HostPathRoots roots, EndpointAllowlist endpoints,
+    NodeCacheSecrets secrets, boolean ambientCredentials) {
   public AgentSettings {
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(image, "image");
     Objects.requireNonNull(roots, "roots");
     Objects.requireNonNull(endpoints, "endpoints");
+    Objects.requireNonNull(secrets, "secrets");
   }
 }

@@ -3,11 +3,13 @@ package dev.quarry.operator.cache;
 import dev.quarry.api.nodecache.CachePhase;
 import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.api.nodecache.NodeCacheReport;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.api.nodecache.NodeCacheStatus;
 import dev.quarry.operator.jobs.WorkerLabels;
 import dev.quarry.operator.status.EventRecorder;
 import dev.quarry.operator.status.ReadyCondition;
 import dev.quarry.operator.status.StatusWriter;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -108,10 +110,14 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
 
   /**
    * Leaves the agents as they are (a DaemonSet of an earlier, accepted spec keeps running: its agents refuse the new
-   * spec themselves and keep what they mounted) and says why in the status. Checked again later, since an owner of
+   * spec themselves and keep what they mounted), but for the keys of a Secret no longer allowed, and says why in the
+   * status. Checked again later, since an owner of
    * the paths may go away.
    */
   private UpdateControl<NodeCache> refuse(NodeCache cache, SpecRefusal refusal, Context<NodeCache> context) {
+    if (SpecRefusal.SECRET_NOT_ALLOWED.equals(refusal.reason())) {
+      context.getSecondaryResource(DaemonSet.class).ifPresent(this::revokeCredentials);
+    }
     NodeCacheStatus old = cache.getStatus();
     NodeCacheStatus status = summary.refused(cache, refusal.reason(), refusal.message());
     if (old == null || old.phase() != status.phase() || !Objects.equals(reason(old), refusal.reason())) {
@@ -120,6 +126,31 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
     }
     statusWriter.write(cache, status, context);
     return UpdateControl.<NodeCache>noUpdate().rescheduleAfter(REFUSED_RECHECK_MILLIS);
+  }
+
+  /**
+   * The one change made to the agents of a refused spec: when its Secret is no longer one the admin lists (the list
+   * was narrowed), they lose its keys and get the list as it is now, so that they refuse the spec themselves. The
+   * spec hash goes too, so that the DaemonSet is applied whole again once the NodeCache is accepted.
+   */
+  private void revokeCredentials(DaemonSet existing) {
+    List<EnvVar> env = existing.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+    List<EnvVar> revoked = env.stream()
+        .filter(v -> v.getValueFrom() == null || v.getValueFrom().getSecretKeyRef() == null)
+        .map(v -> NodeCacheSecrets.ENVIRONMENT_VARIABLE.equals(v.getName())
+            ? new EnvVar(v.getName(), settings.secrets().toEnvironment(), null) : v)
+        .toList();
+    if (revoked.equals(env)) {
+      return;
+    }
+    client.apps().daemonSets().inNamespace(existing.getMetadata().getNamespace())
+        .withName(existing.getMetadata().getName()).edit(daemonSet -> {
+          daemonSet.getSpec().getTemplate().getSpec().getContainers().get(0).setEnv(revoked);
+          daemonSet.getMetadata().getAnnotations().remove(AgentDaemonSet.SPEC_HASH_ANNOTATION);
+          return daemonSet;
+        });
+    LOG.info("credentials-revoked daemonset={}/{}", existing.getMetadata().getNamespace(),
+        existing.getMetadata().getName());
   }
 
   private static String reason(NodeCacheStatus status) {

@@ -10,14 +10,16 @@ import java.util.Optional;
 
 /**
  * Why the operator does not run a NodeCache's agents on its spec: a host path outside the roots the admin allows, a
- * store endpoint the admin does not allow, or paths that another NodeCache holds. The chart's admission policy
- * refuses the first two at apply; this is the line that holds when the policy is off, and the only one that sees
+ * store endpoint the admin does not allow, a Secret the admin did not list for NodeCaches, or paths that another
+ * NodeCache holds. The chart's admission policy refuses the first three at apply; this is the line that holds when the policy is off, and the only one that sees
  * other NodeCaches. A spec not refused is accepted ({@code status.acceptedGeneration}), and only then do the agents
  * act on it.
  *
  * @param reason the Ready condition's reason
  */
 record SpecRefusal(String reason, String message) {
+  static final String SECRET_NOT_ALLOWED = "SecretNotAllowed";
+
   static Optional<SpecRefusal> of(NodeCache cache, Collection<NodeCache> all, AgentSettings settings) {
     List<String> paths = settings.roots().refusals(cache.getSpec());
     if (!paths.isEmpty()) {
@@ -26,6 +28,10 @@ record SpecRefusal(String reason, String message) {
     Optional<Refusal> store = Refusal.ofStore(cache.getSpec().store(), settings.endpoints());
     if (store.isPresent()) {
       return Optional.of(new SpecRefusal(store.get().reason(), store.get().message()));
+    }
+    Optional<String> secret = settings.secrets().refusal(cache.getSpec());
+    if (secret.isPresent()) {
+      return Optional.of(new SpecRefusal(SECRET_NOT_ALLOWED, secret.get()));
     }
     return all.stream().filter(other -> holdsPathsBefore(other, cache))
         .sorted(Comparator.comparing(SpecRefusal::seniority))

@@ -18,7 +18,8 @@ import java.util.List;
 
 /**
  * The pod every worker Job runs: the worker image with the {@code quarry} command, the object store connection as
- * environment variables (credentials only from a Secret), no API access, non-root, a read-only root filesystem with a
+ * environment variables (credentials from the resource's Secret, those of the pod or node only where the admin
+ * allows), no API access, non-root, a read-only root filesystem with a
  * writable /tmp. The command writes its JSON result to the termination message file, which is how results reach the
  * operator; a failed container's last log lines take its place, so a failure carries the worker's own message.
  */
@@ -44,7 +45,7 @@ public final class WorkerPods {
         .withImage(settings.image())
         .withImagePullPolicy(settings.pullPolicy())
         .withArgs(args)
-        .withEnv(environment(store))
+        .withEnv(environment(store, settings.ambientCredentials()))
         .withResources(resources)
         .withVolumeMounts(allMounts)
         .withTerminationMessagePath(RESULT_FILE)
@@ -64,8 +65,8 @@ public final class WorkerPods {
   }
 
   /** The variables {@code quarry} reads its S3 connection from (core's S3Settings.fromEnvironment). */
-  public static List<EnvVar> environment(ObjectStore store) {
-    List<EnvVar> env = new ArrayList<>();
+  static List<EnvVar> environment(ObjectStore store, boolean ambientCredentials) {
+    List<EnvVar> env = new ArrayList<>(ambientCredentials(ambientCredentials));
     if (store == null) {
       return env;
     }
@@ -76,6 +77,16 @@ public final class WorkerPods {
     env.add(new EnvVar("QUARRY_S3_PATH_STYLE", String.valueOf(!Boolean.FALSE.equals(store.pathStyle())), null));
     env.addAll(credentials(store.credentialsSecret()));
     return env;
+  }
+
+  /**
+   * Whether {@code quarry} or the agent may use, without its resource's Secret, the credentials its pod or node
+   * gives (QUARRY_S3_AMBIENT_CREDENTIALS, core's S3Settings): when not, its requests go unsigned, and the SDK does not
+   * even ask the instance metadata endpoint (AWS_EC2_METADATA_DISABLED).
+   */
+  public static List<EnvVar> ambientCredentials(boolean allowed) {
+    EnvVar ambient = new EnvVar("QUARRY_S3_AMBIENT_CREDENTIALS", String.valueOf(allowed), null);
+    return allowed ? List.of(ambient) : List.of(ambient, new EnvVar("AWS_EC2_METADATA_DISABLED", "true", null));
   }
 
   /** AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY from the Secret, or nothing without one. */

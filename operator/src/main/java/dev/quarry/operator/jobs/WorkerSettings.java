@@ -5,11 +5,12 @@ import java.util.Objects;
 
 /**
  * How worker pods run: the worker image, its pull policy, the ServiceAccount (null: the namespace's default; either
- * way no token is mounted, so a worker cannot touch the API), how long finished Jobs are kept, and the store
- * endpoints a resource may send its workers (and their credentials) to.
+ * way no token is mounted, so a worker cannot touch the API), how long finished Jobs are kept, the store
+ * endpoints a resource may send its workers (and their credentials) to, and whether a worker without its resource's
+ * Secret may use the credentials of its pod or node (else its requests go unsigned).
  */
 public record WorkerSettings(String image, String pullPolicy, String serviceAccount, int finishedJobTtlSeconds,
-    EndpointAllowlist endpoints) {
+    EndpointAllowlist endpoints, boolean ambientCredentials) {
   public WorkerSettings {
     Objects.requireNonNull(image, "image");
     Objects.requireNonNull(endpoints, "endpoints");

@@ -2,10 +2,12 @@ package dev.quarry.operator.runtime;
 
 import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.nodecache.HostPathRoots;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.operator.cache.AgentSettings;
 import dev.quarry.operator.jobs.WorkerSettings;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -18,12 +20,14 @@ public record OperatorSettings(String namespace, WorkerSettings workers, AgentSe
   public static OperatorSettings fromEnvironment(Map<String, String> env) {
     String namespace = required(env, "QUARRY_NAMESPACE");
     EndpointAllowlist endpoints = EndpointAllowlist.fromEnvironment(env);
+    boolean ambientCredentials = bool(env, "QUARRY_ALLOW_AMBIENT_CREDENTIALS", false);
     WorkerSettings workers = new WorkerSettings(
         required(env, "QUARRY_WORKER_IMAGE"),
         env.getOrDefault("QUARRY_WORKER_PULL_POLICY", "IfNotPresent"),
         blankToNull(env.get("QUARRY_WORKER_SERVICE_ACCOUNT")),
         number(env, "QUARRY_JOB_TTL_SECONDS", 86400),
-        endpoints);
+        endpoints,
+        ambientCredentials);
     String resources = env.get("QUARRY_AGENT_RESOURCES");
     AgentSettings agents = new AgentSettings(namespace,
         required(env, "QUARRY_AGENT_IMAGE"),
@@ -32,7 +36,9 @@ public record OperatorSettings(String namespace, WorkerSettings workers, AgentSe
         resources == null || resources.isBlank() ? null : resources(resources),
         blankToNull(env.get("QUARRY_AGENT_PRIORITY_CLASS")),
         HostPathRoots.fromEnvironment(env),
-        endpoints);
+        endpoints,
+        NodeCacheSecrets.fromEnvironment(env),
+        ambientCredentials);
     return new OperatorSettings(namespace, workers, agents, number(env, "QUARRY_HTTP_PORT", 8080),
         !"false".equalsIgnoreCase(env.getOrDefault("QUARRY_LEADER_ELECTION", "true")),
         env.getOrDefault("QUARRY_LEASE_NAME", "quarry-operator"),
@@ -75,6 +81,18 @@ public record OperatorSettings(String namespace, WorkerSettings workers, AgentSe
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("Invalid " + name + ": " + value + " (must be a whole number)", e);
     }
+  }
+
+  private static boolean bool(Map<String, String> env, String name, boolean fallback) {
+    String value = env.get(name);
+    if (value == null || value.isBlank()) {
+      return fallback;
+    }
+    return switch (value.strip().toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new IllegalArgumentException("Invalid " + name + ": " + value + " (must be true or false)");
+    };
   }
 
   private static String blankToNull(String value) {

@@ -7,6 +7,7 @@ import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.nodecache.CacheImage;
 import dev.quarry.api.nodecache.HostPathRoots;
 import dev.quarry.api.nodecache.NodeCache;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.testkit.RepositoryRoot;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -24,7 +25,8 @@ import org.junit.jupiter.api.Test;
 class AgentDaemonSetTest {
   private final AgentSettings settings = new AgentSettings("quarry-system", "quarry-agent:1", "IfNotPresent",
       "quarry-agent", null, null, HostPathRoots.DEFAULTS,
-      new EndpointAllowlist(List.of("http://minio.storage.svc:9000")));
+      new EndpointAllowlist(List.of("http://minio.storage.svc:9000")), new NodeCacheSecrets(List.of("s3-credentials")),
+      false);
 
   @Test
   void runsTheAgentJarWithItsNodeCacheAndNode() throws Exception {
@@ -33,16 +35,21 @@ class AgentDaemonSetTest {
     assertThat(agent.getArgs()).containsExactly("run", "--node-cache", "training-images", "--node", "$(NODE_NAME)");
     assertThat(agent.getEnv()).extracting(EnvVar::getName)
         .containsExactly("NODE_NAME", "POD_NAMESPACE", "QUARRY_NODECACHE_CACHE_ROOTS", "QUARRY_NODECACHE_MOUNT_ROOTS",
-            "QUARRY_NODECACHE_SOURCE_ROOTS", "QUARRY_STORE_ENDPOINTS", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
+            "QUARRY_NODECACHE_SOURCE_ROOTS", "QUARRY_STORE_ENDPOINTS", "QUARRY_NODECACHE_CREDENTIALS_SECRETS",
+            "QUARRY_S3_AMBIENT_CREDENTIALS", "AWS_EC2_METADATA_DISABLED", "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY");
     assertThat(agent.getEnv().get(0).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
     assertThat(agent.getEnv().get(1).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.namespace");
-    assertThat(agent.getEnv().get(7).getValueFrom().getSecretKeyRef().getName()).isEqualTo("s3-credentials");
-    assertThat(agent.getEnv().get(7).getValueFrom().getSecretKeyRef().getKey()).isEqualTo("AWS_SECRET_ACCESS_KEY");
+    assertThat(agent.getEnv().get(10).getValueFrom().getSecretKeyRef().getName()).isEqualTo("s3-credentials");
+    assertThat(agent.getEnv().get(10).getValueFrom().getSecretKeyRef().getKey()).isEqualTo("AWS_SECRET_ACCESS_KEY");
     Map<String, String> env = new java.util.HashMap<>();
     agent.getEnv().stream().filter(v -> v.getValue() != null).forEach(v -> env.put(v.getName(), v.getValue()));
     assertThat(HostPathRoots.fromEnvironment(env)).as("the agent reads the roots the operator checks")
         .isEqualTo(settings.roots());
     assertThat(EndpointAllowlist.fromEnvironment(env)).isEqualTo(settings.endpoints());
+    assertThat(NodeCacheSecrets.fromEnvironment(env)).isEqualTo(settings.secrets());
+    assertThat(env).as("no ambient credentials unless the admin allows them")
+        .containsEntry("QUARRY_S3_AMBIENT_CREDENTIALS", "false").containsEntry("AWS_EC2_METADATA_DISABLED", "true");
   }
 
   @Test
@@ -91,7 +98,7 @@ class AgentDaemonSetTest {
   void everyRootOfEachKindIsMounted() throws Exception {
     AgentSettings several = new AgentSettings("quarry-system", "quarry-agent:1", "IfNotPresent", "quarry-agent",
         null, null, new HostPathRoots(List.of("/mnt/fast", "/mnt/slow"), List.of("/nvme"), List.of("/nfs/a",
-            "/nfs/b")), EndpointAllowlist.ANY);
+            "/nfs/b")), EndpointAllowlist.ANY, NodeCacheSecrets.NONE, false);
     List<Volume> volumes = new AgentDaemonSet(several).build(nodeCache()).getSpec().getTemplate().getSpec()
         .getVolumes();
     assertThat(volumes).extracting(Volume::getName, volume -> volume.getHostPath().getPath()).containsExactly(

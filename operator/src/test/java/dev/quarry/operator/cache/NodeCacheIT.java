@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.quarry.api.common.ObjectStore;
+import dev.quarry.api.common.SecretKeys;
 import dev.quarry.api.nodecache.CacheImage;
 import dev.quarry.api.nodecache.CachePhase;
 import dev.quarry.api.nodecache.ImageReport;
@@ -55,7 +56,8 @@ class NodeCacheIT {
     this.operatorNamespace = api.createNamespace("quarry-system");
     new FakeKubelet(client).prepareNamespace(operatorNamespace);
     this.operator = RunningOperator.start(api, operatorNamespace, "cache-test-operator",
-        Map.of("QUARRY_STORE_ENDPOINTS", "http://minio.storage.svc:9000"));
+        Map.of("QUARRY_STORE_ENDPOINTS", "http://minio.storage.svc:9000",
+            "QUARRY_NODECACHE_CREDENTIALS_SECRETS", "s3-credentials,cache-keys"));
   }
 
   @AfterAll
@@ -170,6 +172,38 @@ class NodeCacheIT {
         .as("no privileged agent runs a refused spec").isNull();
     assertThat(client.apps().daemonSets().inNamespace(operatorNamespace).withName("quarry-agent-internal").get())
         .isNull();
+  }
+
+  /**
+   * The Secret lives in the operator's namespace, beside the operator's own: a NodeCache may name only those the
+   * admin listed, so its agents never carry another Secret's keys to a store.
+   */
+  @Test
+  void aSecretTheAdminDidNotListRunsNoAgent() throws Exception {
+    NodeCache other = example("other-secret");
+    other.setSpec(new NodeCacheSpec(null, null, other.getSpec().mountRoot(), other.getSpec().cache(),
+        other.getSpec().images(), null, new ObjectStore("http://minio.storage.svc:9000", null, null,
+            new SecretKeys("quarry-operator-token", null, null))));
+    client.resource(other).create();
+    NodeCacheStatus refused = awaitStatus("other-secret", s -> s.phase() == CachePhase.Degraded);
+    assertThat(ready(refused).getReason()).isEqualTo("SecretNotAllowed");
+    assertThat(ready(refused).getMessage()).isEqualTo("Invalid spec.store.credentialsSecret.name:"
+        + " quarry-operator-token (must be one of the Secrets the cluster admin lets NodeCaches use, in the chart"
+        + " value nodeCache.credentialsSecrets: s3-credentials, cache-keys)");
+    assertThat(client.apps().daemonSets().inNamespace(operatorNamespace).withName("quarry-agent-other-secret").get())
+        .as("no agent gets that Secret's keys").isNull();
+
+    client.resources(NodeCache.class).withName("other-secret").edit(current -> {
+      current.setSpec(new NodeCacheSpec(null, null, current.getSpec().mountRoot(), current.getSpec().cache(),
+          current.getSpec().images(), null, new ObjectStore("http://minio.storage.svc:9000", null, null,
+              new SecretKeys("cache-keys", null, null))));
+      return current;
+    });
+    DaemonSet listed = awaitDaemonSet("quarry-agent-other-secret");
+    assertThat(listed.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+        .filteredOn(v -> v.getValueFrom() != null && v.getValueFrom().getSecretKeyRef() != null)
+        .extracting(v -> v.getValueFrom().getSecretKeyRef().getName()).containsOnly("cache-keys");
+    client.resources(NodeCache.class).withName("other-secret").delete();
   }
 
   @Test

@@ -43,7 +43,8 @@ class AdmissionPolicyIT {
     String policy = helm("template", "quarry", RepositoryRoot.find().resolve("charts/quarry").toString(),
         "--namespace", "quarry-system", "--show-only", "templates/admission-policy.yaml",
         "--set", "nodeCache.mountRoots={/mnt/quarry,/mnt/fast}", "--set", "nodeCache.sourceRoots={/mnt/nfs}",
-        "--set", "storeEndpoints={http://minio.storage:9000/}");
+        "--set", "storeEndpoints={http://minio.storage:9000/}", "--set",
+        "nodeCache.credentialsSecrets={s3-credentials,cache-keys}");
     CommandResult applied = api.kubectl("apply", "-f", write("policy.yaml", policy).toString());
     assertThat(applied.exitCode()).as(applied.stderr()).isZero();
     // The API server compiles a new policy in the background: wait until it refuses.
@@ -118,6 +119,32 @@ class AdmissionPolicyIT {
           operation: Status
         """);
     assertThat(below.exitCode()).as(below.stderr()).isZero();
+  }
+
+  /** A NodeCache's Secret is in the release namespace: only those the admin listed; a namespaced kind names its own. */
+  @Test
+  void aNodeCacheMayNameOnlyASecretTheAdminListed() throws Exception {
+    String cache = nodeCache("secret", "/mnt/quarry", "/var/lib/quarry/cache", "s3://images/a.sqfs",
+        "http://minio.storage:9000");
+    CommandResult listed = apply(cache.replace("store: {endpoint: \"http://minio.storage:9000\"}",
+        "store: {endpoint: \"http://minio.storage:9000\", credentialsSecret: {name: cache-keys}}"));
+    assertThat(listed.exitCode()).as(listed.stderr()).isZero();
+    assertRefused(cache.replace("store: {endpoint: \"http://minio.storage:9000\"}",
+        "store: {endpoint: \"http://minio.storage:9000\", credentialsSecret: {name: quarry-operator-token}}"),
+        "Invalid spec.store.credentialsSecret.name: quarry-operator-token (must be one of the Secrets the cluster"
+            + " admin lets NodeCaches use, in the chart value nodeCache.credentialsSecrets: s3-credentials,"
+            + " cache-keys)");
+    CommandResult namespaced = apply("""
+        apiVersion: quarry.dev/v1alpha1
+        kind: DatasetSync
+        metadata: {name: own-secret}
+        spec:
+          volume: {claimName: data}
+          remote: s3://datasets/cas
+          store: {endpoint: "http://minio.storage:9000", credentialsSecret: {name: team-keys}}
+          operation: Status
+        """);
+    assertThat(namespaced.exitCode()).as(namespaced.stderr()).isZero();
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.nodecache.HostPathRoots;
+import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.operator.runtime.OperatorSettings;
 import dev.quarry.testkit.CommandResult;
 import dev.quarry.testkit.RepositoryRoot;
@@ -86,6 +87,8 @@ class HelmChartIT {
     assertThat(byDefault.agents().roots()).isEqualTo(HostPathRoots.DEFAULTS);
     assertThat(byDefault.workers().endpoints()).as("empty: any endpoint, as documented")
         .isEqualTo(EndpointAllowlist.ANY);
+    assertThat(byDefault.agents().secrets()).as("empty: a NodeCache may name no Secret")
+        .isEqualTo(NodeCacheSecrets.NONE);
     assertThat(named(defaults, ValidatingAdmissionPolicy.class, "quarry-limits").getSpec().getFailurePolicy())
         .isEqualTo("Fail");
     assertThat(named(defaults, ValidatingAdmissionPolicyBinding.class, "quarry-limits").getSpec()
@@ -93,8 +96,11 @@ class HelmChartIT {
 
     List<HasMetadata> objects = render("--set", "nodeCache.mountRoots={/mnt/fast,/mnt/slow}",
         "--set", "nodeCache.cacheRoots={/nvme}", "--set", "nodeCache.sourceRoots={/mnt/nfs}",
-        "--set", "storeEndpoints={http://minio.storage:9000/,https://s3.example.com}");
+        "--set", "storeEndpoints={http://minio.storage:9000/,https://s3.example.com}",
+        "--set", "nodeCache.credentialsSecrets={s3-credentials,cache-keys}");
     OperatorSettings settings = settings(only(objects, Deployment.class));
+    assertThat(settings.agents().secrets()).isEqualTo(new NodeCacheSecrets(List.of("s3-credentials",
+        "cache-keys")));
     assertThat(settings.agents().roots()).isEqualTo(new HostPathRoots(List.of("/mnt/fast", "/mnt/slow"),
         List.of("/nvme"), List.of("/mnt/nfs")));
     assertThat(settings.workers().endpoints().endpoints()).containsExactly("http://minio.storage:9000",
@@ -103,6 +109,8 @@ class HelmChartIT {
     var variables = named(objects, ValidatingAdmissionPolicy.class, "quarry-limits").getSpec().getVariables();
     assertThat(variables).filteredOn(v -> v.getName().equals("mountRoots")).singleElement()
         .satisfies(v -> assertThat(v.getExpression()).isEqualTo("[\"/mnt/fast\",\"/mnt/slow\"]"));
+    assertThat(variables).filteredOn(v -> v.getName().equals("credentialsSecrets")).singleElement()
+        .satisfies(v -> assertThat(v.getExpression()).isEqualTo("[\"s3-credentials\",\"cache-keys\"]"));
     assertThat(variables).filteredOn(v -> v.getName().equals("endpoints")).singleElement()
         .satisfies(v -> assertThat(v.getExpression()).isEqualTo(
             "[\"http://minio.storage:9000\",\"https://s3.example.com\"]"));
@@ -124,6 +132,17 @@ class HelmChartIT {
           + " \\(must be apart: no mount, cache or source root inside another; set nodeCache.mountRoots, cacheRoots"
           + " and sourceRoots\\)");
     }
+  }
+
+  /** Off by default: a resource without a Secret sends unsigned requests, not those of the node's role. */
+  @Test
+  void theAdminDecidesWhetherWorkersAndAgentsMayUseAmbientCredentials() throws Exception {
+    OperatorSettings byDefault = settings(only(render(), Deployment.class));
+    assertThat(byDefault.workers().ambientCredentials()).isFalse();
+    assertThat(byDefault.agents().ambientCredentials()).isFalse();
+    OperatorSettings allowed = settings(only(render("--set", "ambientCredentials=true"), Deployment.class));
+    assertThat(allowed.workers().ambientCredentials()).isTrue();
+    assertThat(allowed.agents().ambientCredentials()).isTrue();
   }
 
   private static OperatorSettings settings(Deployment deployment) {

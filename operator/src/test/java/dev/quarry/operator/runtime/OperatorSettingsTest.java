@@ -33,5 +33,18 @@ class OperatorSettingsTest {
     assertThat(settings.workers().serviceAccount()).isNull();
     assertThat(settings.agents().serviceAccount()).isEqualTo("quarry-agent");
     assertThat(settings.agents().namespace()).isEqualTo("q");
+    assertThat(settings.workers().ambientCredentials()).isFalse();
+    assertThat(settings.agents().ambientCredentials()).isFalse();
+  }
+
+  @Test
+  void ambientCredentialsAreForWorkersAndAgentsAlike() {
+    OperatorSettings settings = OperatorSettings.fromEnvironment(Map.of("QUARRY_NAMESPACE", "q",
+        "QUARRY_WORKER_IMAGE", "w", "QUARRY_AGENT_IMAGE", "a", "QUARRY_ALLOW_AMBIENT_CREDENTIALS", "true"));
+    assertThat(settings.workers().ambientCredentials()).isTrue();
+    assertThat(settings.agents().ambientCredentials()).isTrue();
+    assertThatThrownBy(() -> OperatorSettings.fromEnvironment(Map.of("QUARRY_NAMESPACE", "q",
+        "QUARRY_WORKER_IMAGE", "w", "QUARRY_AGENT_IMAGE", "a", "QUARRY_ALLOW_AMBIENT_CREDENTIALS", "yes")))
+        .hasMessage("Invalid QUARRY_ALLOW_AMBIENT_CREDENTIALS: yes (must be true or false)");
   }
 }

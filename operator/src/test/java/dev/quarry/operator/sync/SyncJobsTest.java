@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class SyncJobsTest {
   private static final ObjectStore STORE = new ObjectStore(null, "us-east-1", true, null);
   private static final WorkerSettings SETTINGS = new WorkerSettings("quarry-worker:1", "IfNotPresent", null, 60,
-      new EndpointAllowlist(List.of("http://minio.storage:9000")));
+      new EndpointAllowlist(List.of("http://minio.storage:9000")), false);
 
   @Test
   void aPartialPullNamesTheVersionAndEachGlob() {

@@ -16,7 +16,9 @@ import picocli.CommandLine.Command;
           + " AWS_SESSION_TOKEN, and AWS_PROFILE in ~/.aws/config and ~/.aws/credentials (AWS_CONFIG_FILE,"
           + " AWS_SHARED_CREDENTIALS_FILE), first source first."
           + " QUARRY_S3_REQUEST_DEADLINE (default 30s): a request the endpoint answers nothing for that long,"
-          + " retries included, fails.",
+          + " retries included, fails. QUARRY_S3_AMBIENT_CREDENTIALS=false (what the operator sets on worker pods"
+          + " unless the cluster admin allows ambient credentials): without the two keys, requests go unsigned"
+          + " rather than to the profile, web identity, container or instance role.",
       ""
     },
     subcommands = {SyncStatusCommand.class, SyncPushCommand.class, SyncPullCommand.class, SyncLogCommand.class,

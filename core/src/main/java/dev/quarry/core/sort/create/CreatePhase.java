@@ -2,7 +2,6 @@ package dev.quarry.core.sort.create;
 
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.concurrent.Futures;
-import dev.quarry.core.json.Json;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.Progress;
 import dev.quarry.core.sort.Scratch;
@@ -225,7 +224,7 @@ public final class CreatePhase {
     }
     CreatedShard done = new CreatedShard(shard.index(), shard.url(), size, entries.size(),
         HexFormat.of().formatHex(sha256));
-    scratchStore.put(scratch.created(shard.index()), Json.bytes(done));
+    StoredJson.write(scratchStore, scratch.created(shard.index()), done);
     return done;
   }
 }

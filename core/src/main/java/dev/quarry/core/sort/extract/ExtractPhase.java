@@ -1,7 +1,6 @@
 package dev.quarry.core.sort.extract;
 
 import dev.quarry.core.concurrent.Futures;
-import dev.quarry.core.json.Json;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Progress;
@@ -72,7 +71,7 @@ public final class ExtractPhase {
     StoreRunStorage runs = new StoreRunStorage(scratchStore);
     List<InputShard> inputs = InputShards.resolve(spec.input(), stores);
     if (index == 0) {
-      scratchStore.put(scratch.inputs(), Json.bytes(inputs));
+      StoredJson.write(scratchStore, scratch.inputs(), inputs);
     }
     int from = (int) ((long) inputs.size() * index / count);
     int to = (int) ((long) inputs.size() * (index + 1) / count);
@@ -108,7 +107,7 @@ public final class ExtractPhase {
     progress.print(true);
     ExtractResult result = new ExtractResult(index, count, from, to, mine.size(), (int) totals[0], sorter.entries(),
         totals[2], totals[1], runNames, sorter.peakBufferedBytes(), sorter.bytesPerEntry());
-    scratchStore.put(scratch.extractDone(index), Json.bytes(result));
+    StoredJson.write(scratchStore, scratch.extractDone(index), result);
     return result;
   }
 

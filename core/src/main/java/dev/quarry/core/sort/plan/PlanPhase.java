@@ -2,7 +2,6 @@ package dev.quarry.core.sort.plan;
 
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.concurrent.Futures;
-import dev.quarry.core.json.Json;
 import dev.quarry.core.policy.Policy;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Scratch;
@@ -144,7 +143,7 @@ public final class PlanPhase {
     PlanSummary summary = new PlanSummary(inputs, cutting.shards, outputFormat.extension(),
         templates.stream().map(BraceTemplate::toString).toList(), cutting.records, cutting.bytes,
         problems.count(DUPLICATE_RECORD), counts.dropped);
-    scratchStore.put(scratch.planDone(), Json.bytes(summary));
+    StoredJson.write(scratchStore, scratch.planDone(), summary);
     log.printf("plan: %d records into %d %s shards%n", summary.records(), summary.shards().size(),
         outputFormat.extension());
     return summary;
