@@ -27,6 +27,8 @@ public final class KubectlWait {
     if (namespace != null) {
       args.addAll(List.of("-n", namespace));
     }
+    // A thread of its own: kubectl blocks it for up to the timeout, which in the common pool (one thread on two
+    // cores) would stall the client's own asynchronous work.
     return new KubectlWait(CompletableFuture.supplyAsync(() -> {
       try {
         return api.kubectl(args.toArray(String[]::new));
@@ -36,7 +38,7 @@ public final class KubectlWait {
         Thread.currentThread().interrupt();
         throw new CompletionException(e);
       }
-    }));
+    }, task -> Thread.ofPlatform().daemon().name("kubectl-wait").start(task)));
   }
 
   /** Whether kubectl has returned. */
