@@ -166,7 +166,8 @@ class ExampleManifestsIT {
         "output", manifest.replace("shardSize: 256Mi", "shardSize: 512Mi"),
         "order", manifest.replace("seed: 20261121", "seed: 7"),
         "workers", manifest.replace("memoryBudget: 2Gi", "memoryBudget: 1Gi"),
-        "policies removed", manifest.replace("  policies:\n    duplicatedRecords: warn\n    missingShards: abort\n", ""),
+        "policies removed",
+        manifest.replace("  policies:\n    duplicatedRecords: warn\n    missingShards: abort\n", ""),
         "scratch added", manifest.replace("  order:\n", "  scratch: s3://datasets/.quarry-scratch/other/\n  order:\n"),
         "dryRun", manifest.replace("  order:\n", "  dryRun: true\n  order:\n"));
     for (Map.Entry<String, String> change : changes.entrySet()) {
