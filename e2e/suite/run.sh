@@ -154,7 +154,7 @@ part_install() {
 }
 
 # ---- ShardSortJob ---------------------------------------------------------------------------------------------
-SSJ_COLUMNS="NAME PHASE PROGRESS RECORDS SHARDS AGE"
+SSJ_COLUMNS="NAME PHASE PROGRESS RECORDS SHARDS READY REASON AGE"
 
 # sort_spec OUTPUT-PREFIX: the spec (JSON) of both jobs, which differ only in where they write.
 sort_spec() {
@@ -292,8 +292,8 @@ part_sort() {
 }
 
 # ---- DatasetSync ----------------------------------------------------------------------------------------------
-DSS_COLUMNS="NAME OPERATION PHASE FILES BYTES AGE"
-DSS_WIDE_COLUMNS="NAME OPERATION PHASE FILES BYTES VERSION AGE"
+DSS_COLUMNS="NAME OPERATION PHASE FILES BYTES READY REASON AGE"
+DSS_WIDE_COLUMNS="NAME OPERATION PHASE FILES BYTES VERSION READY REASON MESSAGE AGE"
 
 # The files of the set, as "<sha256>  ./<path>" lines sorted by path (printed by a pod between markers).
 # .quarry/ is sync's own state database in the folder, not data.
@@ -421,8 +421,8 @@ EOF
 }
 
 # ---- NodeCache ------------------------------------------------------------------------------------------------
-NC_COLUMNS="NAME PHASE NODES COPIES HIT AGE"
-NCR_COLUMNS="NAME NODE PHASE MOUNTED CACHED USED HIT AGE"
+NC_COLUMNS="NAME PHASE NODES COPIES HIT READY REASON AGE"
+NCR_COLUMNS="NAME NODE PHASE MOUNTED CACHED USED HIT READY REASON AGE"
 
 image_state() { kubectl get ncr "e2e-cache.$NODE" -o 'jsonpath={.status.images[?(@.name=="e2e")].state}' 2>/dev/null; }
 

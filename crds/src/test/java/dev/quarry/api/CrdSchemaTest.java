@@ -17,8 +17,9 @@ import org.junit.jupiter.params.provider.FieldSource;
 
 /** What `kubectl` users rely on in the generated CRDs: names, columns, required fields, enums, rules. */
 class CrdSchemaTest {
-  /** Properties whose schema comes from Kubernetes' own types, which carry no descriptions. */
+  /** Properties whose schema follows Kubernetes' own types, whose numbers Kubernetes bounds its own way. */
   private static final Set<String> KUBERNETES_TYPED = Set.of("conditions", "tolerations", "resources");
+  private static final String READY = ".status.conditions[?(@.type==\"Ready\")]";
 
   @Test
   void shardSortJobNamesAndColumns() {
@@ -29,7 +30,8 @@ class CrdSchemaTest {
     assertThat(crd.getSpec().getNames().getShortNames()).containsExactly("ssj");
     assertThat(columns(crd)).containsExactly(
         "Phase=.status.phase", "Progress=.status.progress", "Records=.status.records", "Shards=.status.shards",
-        "Age=.metadata.creationTimestamp");
+        "Ready=" + READY + ".status", "Reason=" + READY + ".reason",
+        "Message=" + READY + ".message", "Age=.metadata.creationTimestamp");
   }
 
   @Test
@@ -40,7 +42,9 @@ class CrdSchemaTest {
     assertThat(crd.getSpec().getNames().getShortNames()).containsExactly("dss");
     assertThat(columns(crd)).containsExactly(
         "Operation=.spec.operation", "Phase=.status.phase", "Files=.status.files", "Bytes=.status.bytes",
-        "Version=.status.version", "Age=.metadata.creationTimestamp");
+        "Version=.status.version",
+        "Ready=" + READY + ".status", "Reason=" + READY + ".reason", "Message=" + READY + ".message",
+        "Age=.metadata.creationTimestamp");
   }
 
   @Test
@@ -51,7 +55,8 @@ class CrdSchemaTest {
     assertThat(crd.getSpec().getNames().getShortNames()).containsExactly("nc");
     assertThat(columns(crd)).containsExactly(
         "Phase=.status.phase", "Nodes=.status.nodes", "Copies=.status.cachedCopies", "Hit=.status.hitRatio",
-        "Age=.metadata.creationTimestamp");
+        "Ready=" + READY + ".status", "Reason=" + READY + ".reason",
+        "Message=" + READY + ".message", "Age=.metadata.creationTimestamp");
   }
 
   @ParameterizedTest
@@ -68,27 +73,64 @@ class CrdSchemaTest {
 
   @ParameterizedTest
   @FieldSource("dev.quarry.api.GeneratedCrds#FILES")
-  void everyOwnFieldHasADescription(String file) {
+  void theKindSpecStatusAndEveryPropertyHaveADescription(String file) {
     List<String> undocumented = new ArrayList<>();
     JSONSchemaProps root = schema(onlyVersion(GeneratedCrds.crd(file)));
-    walk("spec", root.getProperties().get("spec"), (path, props) -> {
+    if (root.getDescription() == null || root.getDescription().isBlank()) {
+      undocumented.add("(the kind)");
+    }
+    for (String part : List.of("spec", "status")) {
+      JSONSchemaProps props = root.getProperties().get(part);
       if (props.getDescription() == null || props.getDescription().isBlank()) {
-        undocumented.add(path);
+        undocumented.add(part);
       }
-    });
-    walk("status", root.getProperties().get("status"), (path, props) -> {
-      if (props.getDescription() == null || props.getDescription().isBlank()) {
-        undocumented.add(path);
-      }
-    });
-    assertThat(undocumented).as("fields without a description in " + file).isEmpty();
+      walk(part, props, true, (path, child) -> {
+        if (child.getDescription() == null || child.getDescription().isBlank()) {
+          undocumented.add(path);
+        }
+      });
+    }
+    assertThat(undocumented).as("properties without a description in " + file).isEmpty();
+  }
+
+  @ParameterizedTest
+  @FieldSource("dev.quarry.api.GeneratedCrds#FILES")
+  void conditionsAreAListMapKeyedByTypeWithTheStandardStatuses(String file) {
+    JSONSchemaProps conditions = schema(onlyVersion(GeneratedCrds.crd(file))).getProperties().get("status")
+        .getProperties().get("conditions");
+    assertThat(conditions.getXKubernetesListType()).isEqualTo("map");
+    assertThat(conditions.getXKubernetesListMapKeys()).containsExactly("type");
+    JSONSchemaProps condition = conditions.getItems().getSchema();
+    assertThat(condition.getRequired()).contains("type", "status");
+    assertThat(enumOf(condition.getProperties().get("status"))).containsExactlyInAnyOrder("True", "False", "Unknown");
+  }
+
+  @ParameterizedTest
+  @FieldSource("dev.quarry.api.GeneratedCrds#FILES")
+  void everyKindShowsReadyAndReasonAndTheMessageInWideOutput(String file) {
+    List<CustomResourceColumnDefinition> columns = onlyVersion(GeneratedCrds.crd(file)).getAdditionalPrinterColumns();
+    assertThat(columns).extracting(c -> c.getName() + "=" + c.getJsonPath() + " priority=" + c.getPriority())
+        .contains("Ready=" + READY + ".status priority=0", "Reason=" + READY + ".reason priority=0",
+            "Message=" + READY + ".message priority=1");
+    assertThat(columns.get(columns.size() - 1).getName()).as("AGE stays last").isEqualTo("Age");
+  }
+
+  @Test
+  void theUsersKindsAreInTheQuarryCategoryButNotTheAgentsReports() {
+    for (String file : List.of("shardsortjobs.quarry.dev-v1.yml", "datasetsyncs.quarry.dev-v1.yml",
+        "nodecaches.quarry.dev-v1.yml")) {
+      assertThat(GeneratedCrds.crd(file).getSpec().getNames().getCategories()).as(file).containsExactly("quarry");
+    }
+    // One report per node and NodeCache: a thousand of them would bury the user's own resources.
+    assertThat(GeneratedCrds.crd("nodecachereports.quarry.dev-v1.yml").getSpec().getNames().getCategories())
+        .isNullOrEmpty();
   }
 
   @ParameterizedTest
   @FieldSource("dev.quarry.api.GeneratedCrds#FILES")
   void everySpecNumberIsBounded(String file) {
     List<String> unbounded = new ArrayList<>();
-    walk("spec", schema(onlyVersion(GeneratedCrds.crd(file))).getProperties().get("spec"), (path, props) -> {
+    walk("spec", schema(onlyVersion(GeneratedCrds.crd(file))).getProperties().get("spec"), false, (path, props) -> {
       if ("integer".equals(props.getType()) && props.getMinimum() == null) {
         unbounded.add(path);
       }
@@ -167,22 +209,27 @@ class CrdSchemaTest {
     void visit(String path, JSONSchemaProps props);
   }
 
-  private static void walk(String path, JSONSchemaProps props, Visitor visitor) {
+  /** Visits every property below {@code props}; into Kubernetes' own types only if {@code intoKubernetesTypes}. */
+  private static void walk(String path, JSONSchemaProps props, boolean intoKubernetesTypes, Visitor visitor) {
     if (props.getItems() != null && props.getItems().getSchema() != null) {
-      walkProperties(path + "[]", props.getItems().getSchema().getProperties(), visitor);
+      walkProperties(path + "[]", props.getItems().getSchema().getProperties(), intoKubernetesTypes, visitor);
     }
-    walkProperties(path, props.getProperties(), visitor);
+    if (props.getAdditionalProperties() != null && props.getAdditionalProperties().getSchema() != null) {
+      walk(path + "{}", props.getAdditionalProperties().getSchema(), intoKubernetesTypes, visitor);
+    }
+    walkProperties(path, props.getProperties(), intoKubernetesTypes, visitor);
   }
 
-  private static void walkProperties(String path, Map<String, JSONSchemaProps> properties, Visitor visitor) {
+  private static void walkProperties(String path, Map<String, JSONSchemaProps> properties,
+      boolean intoKubernetesTypes, Visitor visitor) {
     if (properties == null) {
       return;
     }
     properties.forEach((name, child) -> {
       String childPath = path + "." + name;
       visitor.visit(childPath, child);
-      if (!KUBERNETES_TYPED.contains(name)) {
-        walk(childPath, child, visitor);
+      if (intoKubernetesTypes || !KUBERNETES_TYPED.contains(name)) {
+        walk(childPath, child, intoKubernetesTypes, visitor);
       }
     });
   }

@@ -1,9 +1,12 @@
 package dev.quarry.api.datasetsync;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.quarry.api.common.DocumentedSchema;
 import dev.quarry.api.common.ObjectStore;
 import dev.quarry.api.common.Patterns;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
@@ -13,6 +16,7 @@ import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 
 /** Version a directory on a volume into a content-addressed store in S3. */
+@JsonClassDescription("Which folder of which volume to version into which store, and the operation to run on it.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "!has(self.pull) || self.operation == 'Pull'", message = "pull is only allowed with operation Pull")
 @ValidationRule(value = "!has(self.gc) || self.operation == 'Gc'", message = "gc is only allowed with operation Gc")
@@ -36,4 +40,5 @@ public record DatasetSyncSpec(
         @Max(4096)
         Integer requestsInFlight,
     @JsonPropertyDescription("CPU and memory requests and limits of the worker pod.")
+        @SchemaFrom(type = DocumentedSchema.Resources.class)
         ResourceRequirements resources) {}

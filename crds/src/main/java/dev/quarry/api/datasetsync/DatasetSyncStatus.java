@@ -1,13 +1,17 @@
 package dev.quarry.api.datasetsync;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.quarry.api.common.DocumentedSchema;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import dev.quarry.api.common.Amount;
 import dev.quarry.api.common.RequestCounts;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 
 /** What the last run of a DatasetSync found and did. */
+@JsonClassDescription("What the last run found and did, and its conditions.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record DatasetSyncStatus(
     @JsonPropertyDescription("The generation of the spec this status describes.") Long observedGeneration,
@@ -28,4 +32,5 @@ public record DatasetSyncStatus(
     @JsonPropertyDescription("When the last run started (RFC 3339).") String startTime,
     @JsonPropertyDescription("When the last run ended (RFC 3339).") String completionTime,
     @JsonPropertyDescription("Ready is True when the last run succeeded for the current generation.")
+        @SchemaFrom(type = DocumentedSchema.Condition[].class)
         List<Condition> conditions) {}

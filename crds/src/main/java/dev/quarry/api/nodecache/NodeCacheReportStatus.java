@@ -1,11 +1,15 @@
 package dev.quarry.api.nodecache;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.quarry.api.common.DocumentedSchema;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 
 /** One agent's view of one NodeCache on its node. */
+@JsonClassDescription("What the agent mounts and caches on its node for the NodeCache, and why.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodeCacheReportStatus(
     @JsonPropertyDescription("The generation of the NodeCache spec the agent applied.") Long observedGeneration,
@@ -25,4 +29,6 @@ public record NodeCacheReportStatus(
         String hitRatio,
     @JsonPropertyDescription("Each image on this node.") List<ImageReport> images,
     @JsonPropertyDescription("The latest cache changes, newest last.") List<CacheDecision> decisions,
-    @JsonPropertyDescription("Ready is True when every image is mounted.") List<Condition> conditions) {}
+    @JsonPropertyDescription("Ready is True when every image is mounted.")
+        @SchemaFrom(type = DocumentedSchema.Condition[].class)
+        List<Condition> conditions) {}

@@ -1,9 +1,12 @@
 package dev.quarry.api.nodecache;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.quarry.api.common.DocumentedSchema;
 import dev.quarry.api.common.ObjectStore;
 import dev.quarry.api.common.Patterns;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
@@ -13,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Dataset images mounted on selected nodes, the hottest copied to node-local disk and switched over live. */
+@JsonClassDescription("Which images to mount on which nodes, and how the node-local cache behaves.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value = "self.images.all(i, self.images.exists_one(j, j.name == i.name))",
@@ -40,6 +44,7 @@ public record NodeCacheSpec(
     @JsonPropertyDescription("Labels a node must have to run the agent; every node when empty.")
         Map<String, String> nodeSelector,
     @JsonPropertyDescription("Tolerations of the agent pods, for example to reach tainted GPU nodes.")
+        @SchemaFrom(type = DocumentedSchema.Toleration[].class)
         List<Toleration> tolerations,
     @JsonPropertyDescription("Directory on each node under which every image is mounted at <mountRoot>/<name>. It"
             + " must lie under one of the mount roots the cluster admin allows (chart value"

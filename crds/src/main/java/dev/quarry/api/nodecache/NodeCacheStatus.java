@@ -1,11 +1,15 @@
 package dev.quarry.api.nodecache;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.quarry.api.common.DocumentedSchema;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 
 /** A summary of every node's agent report; per-node detail lives in the agents' own objects. */
+@JsonClassDescription("A summary of every selected node's report, and the conditions.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodeCacheStatus(
     @JsonPropertyDescription("The generation of the spec this status describes.") Long observedGeneration,
@@ -24,4 +28,5 @@ public record NodeCacheStatus(
         String hitRatio,
     @JsonPropertyDescription("Each image across all nodes.") List<ImageSummary> images,
     @JsonPropertyDescription("Ready is True when every selected node mounts every image.")
+        @SchemaFrom(type = DocumentedSchema.Condition[].class)
         List<Condition> conditions) {}

@@ -1,6 +1,7 @@
 package dev.quarry.api.shardsort;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.quarry.api.common.ObjectStore;
 import dev.quarry.api.common.Patterns;
@@ -11,6 +12,7 @@ import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
 /** Sort or shuffle a dataset of archive shards across all its shards, and reshard it. */
+@JsonClassDescription("What to sort and where to write it. Only abort can be changed once the job exists.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value = "has(self.output.template)",
@@ -41,6 +43,19 @@ import io.fabric8.generator.annotation.ValidationRule;
 @ValidationRule(value = "self.store == oldSelf.store", fieldPath = ".store",
     message = "store cannot be changed once the job exists: its workers and its cleanup use it; create a new"
         + " ShardSortJob")
+// The workers read the spec the job started with (an immutable ConfigMap): any other change would be ignored, or
+// would mix two specs' shards in one output.
+@ValidationRule(
+    value = "self.input == oldSelf.input && self.output == oldSelf.output && self.order == oldSelf.order"
+        + " && has(self.policies) == has(oldSelf.policies)"
+        + " && (!has(self.policies) || self.policies == oldSelf.policies)"
+        + " && has(self.workers) == has(oldSelf.workers) && (!has(self.workers) || self.workers == oldSelf.workers)"
+        + " && has(self.scratch) == has(oldSelf.scratch) && (!has(self.scratch) || self.scratch == oldSelf.scratch)"
+        + " && has(self.dryRun) == has(oldSelf.dryRun) && (!has(self.dryRun) || self.dryRun == oldSelf.dryRun)"
+        + " && has(self.overwrite) == has(oldSelf.overwrite)"
+        + " && (!has(self.overwrite) || self.overwrite == oldSelf.overwrite)",
+    message = "only spec.abort can be changed once the job exists: the job runs the spec it was created with; to run"
+        + " another, delete this ShardSortJob and create it again")
 public record ShardSortJobSpec(
     @JsonPropertyDescription("The object store holding the input, the output and the scratch data.")
         @Required

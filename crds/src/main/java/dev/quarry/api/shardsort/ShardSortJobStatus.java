@@ -1,11 +1,15 @@
 package dev.quarry.api.shardsort;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.quarry.api.common.DocumentedSchema;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 
 /** What the operator observed of a ShardSortJob. */
+@JsonClassDescription("What the operator observed of the job: its phase, progress, per-phase metrics and conditions.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ShardSortJobStatus(
     @JsonPropertyDescription("The generation of the spec this status describes.") Long observedGeneration,
@@ -24,4 +28,5 @@ public record ShardSortJobStatus(
     @JsonPropertyDescription("Metrics of each phase.") ShardSortPhases phases,
     @JsonPropertyDescription("Each worker index of the current or last phase.") List<WorkerStatus> workers,
     @JsonPropertyDescription("Ready is True when the output is committed; its reason and message say why not.")
+        @SchemaFrom(type = DocumentedSchema.Condition[].class)
         List<Condition> conditions) {}

@@ -2,7 +2,9 @@ package dev.quarry.api.shardsort;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.quarry.api.common.DocumentedSchema;
 import dev.quarry.api.common.Patterns;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
@@ -30,4 +32,5 @@ public record ShardSortWorkers(
         @Max(100)
         Integer retriesPerIndex,
     @JsonPropertyDescription("CPU and memory requests and limits of each worker pod.")
+        @SchemaFrom(type = DocumentedSchema.Resources.class)
         ResourceRequirements resources) {}

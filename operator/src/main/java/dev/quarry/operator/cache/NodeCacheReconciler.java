@@ -9,6 +9,7 @@ import dev.quarry.operator.jobs.WorkerLabels;
 import dev.quarry.operator.status.EventRecorder;
 import dev.quarry.operator.status.ReadyCondition;
 import dev.quarry.operator.status.StatusWriter;
+import dev.quarry.operator.status.WriteInterval;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
@@ -42,6 +43,8 @@ import org.slf4j.LoggerFactory;
 @ControllerConfiguration(name = "nodecache")
 public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner<NodeCache> {
   static final Duration AGENT_CLEANUP_DEADLINE = Duration.ofMinutes(5);
+  /** The shortest time between two status writes of one NodeCache (docs/operations.md, scale of the control plane). */
+  static final Duration STATUS_WRITE_INTERVAL = Duration.ofSeconds(10);
   private static final Logger LOG = LoggerFactory.getLogger(NodeCacheReconciler.class);
   private static final long RECHECK_MILLIS = 5_000;
   private static final long REFUSED_RECHECK_MILLIS = 30_000;
@@ -51,6 +54,7 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
   private final AgentDaemonSet daemonSets;
   private final CacheSummary summary;
   private final StatusWriter statusWriter;
+  private final WriteInterval writeInterval;
   private final EventRecorder events;
   private final Clock clock;
 
@@ -60,6 +64,7 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
     this.daemonSets = new AgentDaemonSet(settings);
     this.summary = new CacheSummary(new ReadyCondition(clock), settings.namespace());
     this.statusWriter = new StatusWriter();
+    this.writeInterval = new WriteInterval(STATUS_WRITE_INTERVAL, clock);
     this.events = new EventRecorder(client, clock);
     this.clock = clock;
   }
@@ -96,6 +101,14 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
         : existing.getStatus().getDesiredNumberScheduled();
     NodeCacheStatus old = cache.getStatus();
     NodeCacheStatus status = summary.summarize(cache, selected, reports(cache, context));
+    if (Objects.equals(old, status)) {
+      return UpdateControl.noUpdate();
+    }
+    // Every agent report wakes this reconciler; the status is written once per interval however many nodes report.
+    Duration wait = writeInterval.remaining(cache);
+    if (!wait.isZero()) {
+      return UpdateControl.<NodeCache>noUpdate().rescheduleAfter(wait.toMillis());
+    }
     if (old == null || old.phase() != status.phase()) {
       String message = status.conditions().get(0).getMessage();
       if (status.phase() == CachePhase.Degraded) {
@@ -105,6 +118,7 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
       }
     }
     statusWriter.write(cache, status, context);
+    writeInterval.wrote(cache);
     return UpdateControl.noUpdate();
   }
 
@@ -162,6 +176,7 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
   public DeleteControl cleanup(NodeCache cache, Context<NodeCache> context) {
     List<NodeCacheReport> reports = reports(cache, context);
     if (reports.isEmpty()) {
+      writeInterval.forget(cache);
       return DeleteControl.defaultDelete();
     }
     Set<String> agentNodes = agentNodes(cache);
@@ -182,6 +197,7 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
       client.resource(report).delete();
     }
     LOG.info("agents-released nodecache={} reportsDeleted={}", cache.getMetadata().getName(), reports.size());
+    writeInterval.forget(cache);
     return DeleteControl.defaultDelete();
   }
 

@@ -14,7 +14,6 @@ import dev.quarry.operator.status.EventRecorder;
 import dev.quarry.operator.status.ReadyCondition;
 import dev.quarry.operator.status.StatusWriter;
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -30,7 +29,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -74,10 +72,9 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
   @Override
   public UpdateControl<ShardSortJob> reconcile(ShardSortJob job, Context<ShardSortJob> context) {
     SortChildren children = SortChildren.of(context);
+    // The API server refuses any change of the spec but abort (a rule on ShardSortJobSpec): a started job keeps
+    // the spec its workers read.
     ShardSortJobStatus old = job.getStatus();
-    if (old != null && !Objects.equals(old.observedGeneration(), job.getMetadata().getGeneration())) {
-      warnIfSpecChanged(job);
-    }
     ShardSortJobStatus status = isTerminal(old) ? old
         : Boolean.TRUE.equals(job.getSpec().abort()) ? abort(job, old, children)
         : advance(job, old, children);
@@ -206,19 +203,6 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
       case REMOVING, WAITING_FOR_WORKERS -> SortStatus.withCondition(status, conditions, job, SCRATCH_REMOVED,
           false, "Removing", outcome.message());
     };
-  }
-
-  /**
-   * A started job keeps the spec its workers read (the spec ConfigMap is immutable): running shards of two specs into
-   * one output would be worse than either. Say so when the spec changes in any way but abort.
-   */
-  private void warnIfSpecChanged(ShardSortJob job) {
-    ConfigMap started = client.configMaps().inNamespace(job.getMetadata().getNamespace())
-        .withName(SortJobs.specName(job)).get();
-    if (started != null && !started.getData().equals(jobs.specConfigMap(job).getData())) {
-      events.warning(job, "SpecChangeIgnored", "The job runs the spec it started with; only spec.abort applies"
-          + " to a started job. To run the new spec, delete this ShardSortJob and create it again.");
-    }
   }
 
   private void start(ShardSortJob job, SortStep step) {

@@ -16,6 +16,7 @@ import dev.quarry.api.nodecache.NodeCacheReportStatus;
 import dev.quarry.api.nodecache.NodeCacheSpec;
 import dev.quarry.api.nodecache.NodeCacheStatus;
 import dev.quarry.operator.testing.FakeKubelet;
+import dev.quarry.operator.testing.KubectlWait;
 import dev.quarry.operator.testing.Manifests;
 import dev.quarry.operator.testing.RunningOperator;
 import dev.quarry.testkit.CommandResult;
@@ -68,6 +69,7 @@ class NodeCacheIT {
   @Test
   void runsTheAgentsAndSummarizesTheirReports() throws Exception {
     NodeCache cache = client.resource(example("images")).create();
+    KubectlWait waitForReady = KubectlWait.forReady(api, null, "nc/images", 120);
     DaemonSet daemonSet = awaitDaemonSet("quarry-agent-images");
     assertThat(daemonSet.getMetadata().getOwnerReferences()).singleElement()
         .satisfies(owner -> assertThat(owner.getUid()).isEqualTo(cache.getMetadata().getUid()));
@@ -89,11 +91,14 @@ class NodeCacheIT {
 
     report("images", "gpu-3", cache.getMetadata().getGeneration(), CachePhase.Degraded, ImageState.Failed, 0, 0);
     NodeCacheStatus degraded = awaitStatus("images", s -> s.phase() == CachePhase.Degraded);
+    assertThat(waitForReady.returned()).as("kubectl wait --for=condition=Ready while a node is degraded").isFalse();
     assertThat(ready(degraded).getMessage()).isEqualTo("2/3 nodes ready. gpu-3: image imagenet: Cannot open"
         + " /mnt/nfs/images/imagenet-2012.sqfs: no such file (is the NFS share mounted on this node?)");
 
     report("images", "gpu-3", cache.getMetadata().getGeneration(), CachePhase.Ready, ImageState.Cached, 500, 0);
     NodeCacheStatus ready = awaitStatus("images", s -> s.phase() == CachePhase.Ready);
+    assertThat(waitForReady.result().exitCode()).as(waitForReady.result().stderr()).isZero();
+    assertThat(waitForReady.result().stdout()).contains("nodecache.quarry.dev/images condition met");
     assertThat(ready.nodes()).isEqualTo("3/3");
     assertThat(ready.nodesSelected()).isEqualTo(3);
     assertThat(ready.cachedCopies()).isEqualTo(2);
@@ -121,6 +126,8 @@ class NodeCacheIT {
     NodeCacheStatus newGeneration = awaitStatus("images", s -> s.observedGeneration() == 2);
     assertThat(newGeneration.nodesReady()).isZero();
     assertThat(ready(newGeneration).getMessage()).contains("gpu-1: still applying generation 1 of 2");
+    assertThat(KubectlWait.forReady(api, null, "nc/images", 2).result().exitCode())
+        .as("the agents have not applied generation 2").isNotZero();
     assertThat(awaitDaemonSet("quarry-agent-images").getSpec().getTemplate().getSpec().getNodeSelector())
         .containsEntry("pool", "a100");
   }

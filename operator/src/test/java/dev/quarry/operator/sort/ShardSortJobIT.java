@@ -1,6 +1,7 @@
 package dev.quarry.operator.sort;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 import dev.quarry.api.shardsort.OrderKind;
@@ -10,6 +11,7 @@ import dev.quarry.api.shardsort.ShardSortJobSpec;
 import dev.quarry.api.shardsort.ShardSortJobStatus;
 import dev.quarry.api.shardsort.ShardSortPhase;
 import dev.quarry.operator.testing.FakeKubelet;
+import dev.quarry.operator.testing.KubectlWait;
 import dev.quarry.operator.testing.Manifests;
 import dev.quarry.operator.testing.RunningOperator;
 import dev.quarry.testkit.CommandResult;
@@ -20,6 +22,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -66,6 +69,7 @@ class ShardSortJobIT {
   @Test
   void runsEveryStepInTurnAndReportsProgressUntilCommitted() throws Exception {
     ShardSortJob created = client.resource(example("shuffle")).create();
+    KubectlWait waitForReady = KubectlWait.forReady(api, namespace, "ssj/shuffle", 120);
 
     Job extract = awaitJob("shuffle-extract");
     assertThat(extract.getSpec().getCompletionMode()).isEqualTo("Indexed");
@@ -95,6 +99,7 @@ class ShardSortJobIT {
     }
     kubelet.progress(extract, 4);
     ShardSortJobStatus halfway = awaitStatus("shuffle", s -> "20%".equals(s.progress()));
+    assertThat(waitForReady.returned()).as("kubectl wait --for=condition=Ready while the job runs").isFalse();
     assertThat(halfway.phase()).isEqualTo(ShardSortPhase.Extracting);
     assertThat(halfway.records()).isEqualTo(4000);
     assertThat(halfway.workers()).hasSize(8).filteredOn(w -> "Succeeded".equals(w.state())).hasSize(4);
@@ -126,6 +131,8 @@ class ShardSortJobIT {
     kubelet.complete(create);
 
     ShardSortJobStatus done = awaitStatus("shuffle", s -> s.phase() == ShardSortPhase.Succeeded);
+    assertThat(waitForReady.result().exitCode()).as(waitForReady.result().stderr()).isZero();
+    assertThat(waitForReady.result().stdout()).contains("shardsortjob.quarry.dev/shuffle condition met");
     assertThat(client.batch().v1().jobs().inNamespace(namespace).list().getItems())
         .extracting(job -> job.getMetadata().getName()).as("plan and commit ran in the last workers' pods")
         .doesNotContain("shuffle-plan", "shuffle-commit");
@@ -186,6 +193,13 @@ class ShardSortJobIT {
       assertThat(worker.message()).contains("Access Denied");
     });
     assertThat(failed.completionTime()).isNotNull();
+    // What docs/api.md gives pipelines to stop at a failure: wait for the end, then read Ready.
+    CommandResult ended = api.kubectl("wait", "-n", namespace, "--for=jsonpath={.status.completionTime}",
+        "--timeout=30s", "ssj/broken");
+    assertThat(ended.exitCode()).as(ended.stderr()).isZero();
+    CommandResult ready = api.kubectl("get", "-n", namespace, "ssj/broken",
+        "-o", "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}");
+    assertThat(ready.stdout()).isEqualTo("False");
     await().atMost(WAIT).untilAsserted(() -> assertThat(events("broken"))
         .anySatisfy(event -> {
           assertThat(event.getType()).isEqualTo("Warning");
@@ -264,19 +278,18 @@ class ShardSortJobIT {
     assertThat(client.batch().v1().jobs().inNamespace(namespace).withName("stopped-extract").get().getMetadata()
         .getResourceVersion()).isEqualTo(extract.getMetadata().getResourceVersion());
 
-    // Another seed: the running job keeps the spec it started with, and says so.
-    client.resources(ShardSortJob.class).inNamespace(namespace).withName("stopped").edit(current -> {
-      ShardSortJob copy = client.getKubernetesSerialization().clone(current);
-      copy.setSpec(new ShardSortJobSpec(current.getSpec().store(), current.getSpec().input(),
-          current.getSpec().output(), new ShardOrder(OrderKind.SHUFFLE, null, 1L, null, null),
-          current.getSpec().policies(), current.getSpec().workers(), current.getSpec().scratch(),
-          current.getSpec().dryRun(), current.getSpec().overwrite(), null));
-      return copy;
-    });
-    await().atMost(WAIT).untilAsserted(() -> assertThat(events("stopped")).anySatisfy(event -> {
-      assertThat(event.getReason()).isEqualTo("SpecChangeIgnored");
-      assertThat(event.getMessage()).contains("delete this ShardSortJob and create it again");
-    }));
+    // Another seed: refused by the API server, since the running job would not apply it.
+    KubernetesClientException refused = catchThrowableOfType(KubernetesClientException.class, () ->
+        client.resources(ShardSortJob.class).inNamespace(namespace).withName("stopped").edit(current -> {
+          ShardSortJob copy = client.getKubernetesSerialization().clone(current);
+          copy.setSpec(new ShardSortJobSpec(current.getSpec().store(), current.getSpec().input(),
+              current.getSpec().output(), new ShardOrder(OrderKind.SHUFFLE, null, 1L, null, null),
+              current.getSpec().policies(), current.getSpec().workers(), current.getSpec().scratch(),
+              current.getSpec().dryRun(), current.getSpec().overwrite(), null));
+          return copy;
+        }));
+    assertThat(refused.getCode()).isEqualTo(422);
+    assertThat(refused.getMessage()).contains("only spec.abort can be changed once the job exists");
     assertThat(client.batch().v1().jobs().inNamespace(namespace).withName("stopped-extract").get().getMetadata()
         .getUid()).isEqualTo(extract.getMetadata().getUid());
 
@@ -290,7 +303,7 @@ class ShardSortJobIT {
     });
     ShardSortJobStatus aborted = awaitStatus("stopped", s -> s.phase() == ShardSortPhase.Aborted);
     assertThat(ready(aborted).getReason()).isEqualTo("Aborted");
-    assertThat(aborted.observedGeneration()).isEqualTo(job.getMetadata().getGeneration() + 2);
+    assertThat(aborted.observedGeneration()).isEqualTo(job.getMetadata().getGeneration() + 1);
     await().atMost(WAIT).until(() -> client.batch().v1().jobs().inNamespace(namespace).withName("stopped-extract")
         .get() == null);
     assertThat(awaitJob("stopped-clean")).isNotNull();

@@ -9,6 +9,7 @@ import dev.quarry.api.datasetsync.DatasetSyncStatus;
 import dev.quarry.api.datasetsync.SyncPhase;
 import dev.quarry.api.datasetsync.VolumeSource;
 import dev.quarry.operator.testing.FakeKubelet;
+import dev.quarry.operator.testing.KubectlWait;
 import dev.quarry.operator.testing.Manifests;
 import dev.quarry.operator.testing.RunningOperator;
 import dev.quarry.testkit.CommandResult;
@@ -74,6 +75,7 @@ class DatasetSyncIT {
   @Test
   void aPushRunsOnceWithTheVolumeMountedAndItsResultBecomesTheStatus() throws Exception {
     DatasetSync created = client.resource(example("coco-push")).create();
+    KubectlWait waitForReady = KubectlWait.forReady(api, namespace, "dss/coco-push", 120);
     Job job = awaitJob("coco-push-push-g1");
     var pod = job.getSpec().getTemplate().getSpec();
     assertThat(pod.getContainers().get(0).getArgs()).containsExactly("sync", "push", "/data", "--ref",
@@ -87,10 +89,13 @@ class DatasetSyncIT {
     assertThat(job.getMetadata().getOwnerReferences()).singleElement()
         .satisfies(owner -> assertThat(owner.getUid()).isEqualTo(created.getMetadata().getUid()));
     assertThat(awaitStatus("coco-push", s -> s.phase() == SyncPhase.Running).startTime()).isNotNull();
+    assertThat(waitForReady.returned()).as("kubectl wait --for=condition=Ready while the push runs").isFalse();
 
     kubelet.finish(job, 0, 0, PUSH_RESULT);
     kubelet.complete(job);
     DatasetSyncStatus status = awaitStatus("coco-push", s -> s.phase() == SyncPhase.Succeeded);
+    assertThat(waitForReady.result().exitCode()).as(waitForReady.result().stderr()).isZero();
+    assertThat(waitForReady.result().stdout()).contains("datasetsync.quarry.dev/coco-push condition met");
     assertThat(status.version()).startsWith("sha256:1111");
     assertThat(status.files()).isEqualTo(118287);
     assertThat(status.bytes()).isEqualTo(19336861798L);
@@ -118,6 +123,12 @@ class DatasetSyncIT {
     DatasetSyncStatus rerun = awaitStatus("coco-push", s -> "2026-11-22T02:00".equals(s.observedTrigger()));
     assertThat(rerun.phase()).isEqualTo(SyncPhase.Running);
     assertThat(rerun.files()).as("the last run's results stay visible while the next runs").isEqualTo(118287);
+    // What docs/api.md gives pipelines after a trigger: wait for the operator to take it, then for Ready.
+    CommandResult taken = api.kubectl("wait", "-n", namespace,
+        "--for=jsonpath={.status.observedTrigger}=2026-11-22T02:00", "--timeout=30s", "dss/coco-push");
+    assertThat(taken.exitCode()).as(taken.stderr()).isZero();
+    assertThat(KubectlWait.forReady(api, namespace, "dss/coco-push", 2).result().exitCode())
+        .as("the last run's Ready does not count for the triggered run").isNotZero();
   }
 
   @Test
