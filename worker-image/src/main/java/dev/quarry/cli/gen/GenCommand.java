@@ -7,6 +7,7 @@ import dev.quarry.core.gen.DatasetSpec;
 import dev.quarry.core.gen.GeneratedShard;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.units.ByteSize;
+import dev.quarry.core.units.Counted;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,9 +15,9 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code quarry gen}: writes a synthetic dataset for tests, benchmarks and demos. */
 @Command(
@@ -91,8 +92,8 @@ public final class GenCommand implements Callable<Integer> {
     if (json) {
       stdout.println(Json.write(result));
     } else {
-      stdout.printf(Locale.ROOT, "Wrote %d shards, %d records, %s into %s in %.1f s (%s/s)%n",
-          result.shards(), result.records(), ByteSize.format(result.bytes()), out, seconds,
+      stdout.printf(Locale.ROOT, "Wrote %s, %s, %s into %s in %.1f s (%s/s)%n",
+          Counted.of(result.shards(), "shard"), Counted.of(result.records(), "record"), ByteSize.format(result.bytes()), out, seconds,
           ByteSize.format((long) (result.bytes() / Math.max(seconds, 1e-9))));
     }
     stdout.flush();

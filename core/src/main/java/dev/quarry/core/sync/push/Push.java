@@ -20,6 +20,7 @@ import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.local.LocalTree;
 import dev.quarry.core.sync.remote.MissingObjects;
 import dev.quarry.core.sync.remote.RenewedMarker;
+import dev.quarry.core.units.Counted;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -137,7 +138,8 @@ public final class Push {
     if (!failures.isEmpty()) {
       throw new PushFailedException(failures.size(), samples(), moved);
     }
-    session.log("push: ref %s -> %s (%d files, %d bytes)", refName, tree.root().text(), tree.files(), tree.bytes());
+    session.log("push: ref %s -> %s (%s, %s)", refName, tree.root().text(), Counted.of(tree.files(), "file"),
+        Counted.of(tree.bytes(), "byte"));
     return new SyncResult("push", session.remote().url(), refName, tree.root().text(), tree.files(), tree.bytes(),
         tree.hashedFiles(), null, missingRemote, moved, null, null, clock.requests(), missing.mainStrategy(),
         missing.lookups(), 0, List.of(),
