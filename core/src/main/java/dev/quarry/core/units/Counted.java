@@ -9,6 +9,11 @@ public final class Counted {
     return count + " " + noun(count, noun);
   }
 
+  /** {@code count} and {@code singular}, or {@code plural} unless the count is one: "1 entry", "2 entries". */
+  public static String of(long count, String singular, String plural) {
+    return count + " " + (count == 1 ? singular : plural);
+  }
+
   /** The noun for {@code count} of it: "file" for one, "files" for any other number. */
   public static String noun(long count, String noun) {
     return count == 1 ? noun : noun + "s";

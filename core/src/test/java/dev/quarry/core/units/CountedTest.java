@@ -11,5 +11,7 @@ class CountedTest {
     assertThat(Counted.of(0, "file")).isEqualTo("0 files");
     assertThat(Counted.of(2, "folder")).isEqualTo("2 folders");
     assertThat(Counted.noun(1, "shard")).isEqualTo("shard");
+    assertThat(Counted.of(2, "entry", "entries")).isEqualTo("2 entries");
+    assertThat(Counted.of(1, "entry", "entries")).isEqualTo("1 entry");
   }
 }

@@ -113,9 +113,9 @@ public final class Push {
       RemoteComparison comparison = RemoteComparison.of(session, tree, refName, true);
       missingRemote = comparison.missingRemote();
       missing = comparison.missing();
-      session.log("push: the remote lacks %d blobs and %d manifests (%d bytes); looked up by %s",
-          missing.missingBlobs().size(), missing.missingTrees().size(), missingRemote.bytes(),
-          missing.mainStrategy().name());
+      session.log("push: the remote lacks %s and %s (%s); looked up by %s",
+          Counted.of(missing.missingBlobs().size(), "blob"), Counted.of(missing.missingTrees().size(), "manifest"),
+          Counted.of(missingRemote.bytes(), "byte"), missing.mainStrategy().name());
       TransferProgress progress = new TransferProgress(session, "push", missingRemote.objects(),
           missingRemote.bytes());
       uploadBlobs(tree, missing.missingBlobs(), progress);
