@@ -177,7 +177,7 @@ class S3ConnectionIT {
         "--remote", "s3://no-such-bucket/cas");
 
     assertOneLine(push);
-    assertThat(push.stderr()).startsWith("quarry: Cannot use s3://no-such-bucket: bucket no-such-bucket does not"
+    assertThat(push.stderr()).contains("\nquarry: Cannot use s3://no-such-bucket: bucket no-such-bucket does not"
         + " exist on " + minio.endpoint()).doesNotContain("leases");
   }
 }
