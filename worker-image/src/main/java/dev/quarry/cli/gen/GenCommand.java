@@ -101,8 +101,9 @@ public final class GenCommand implements Callable<Integer> {
       stdout.println(Json.write(result));
     } else {
       stdout.printf(Locale.ROOT, "Wrote %s, %s, %s into %s in %.1f s (%s/s)%n",
-          Counted.of(result.shards(), "shard"), Counted.of(result.records(), "record"), ByteSize.format(result.bytes()), out, seconds,
-          ByteSize.format((long) (result.bytes() / Math.max(seconds, 1e-9))));
+          Counted.of(result.shards(), "shard"), Counted.of(result.records(), "record"),
+          ByteSize.format(result.bytes()), out, seconds, ByteSize.format((long) (result.bytes() / Math.max(seconds,
+              1e-9))));
     }
     stdout.flush();
     return 0;

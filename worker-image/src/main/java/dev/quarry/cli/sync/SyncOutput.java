@@ -29,7 +29,8 @@ final class SyncOutput {
       out.println(text);
     } else {
       out.printf(Locale.ROOT, "%s %s%s: %s, %s%n", result.operation(), result.remote(),
-          result.version() != null ? " " + result.version() : "", Counted.of(result.files(), "file"), ByteSize.format(result.bytes()));
+          result.version() != null ? " " + result.version() : "", Counted.of(result.files(), "file"),
+          ByteSize.format(result.bytes()));
       line(out, "missing on the remote", result.missingRemote());
       line(out, "missing locally", result.missingLocal());
       boolean gc = result.operation().equals("gc");

@@ -110,7 +110,8 @@ public final class GarbageCollector {
           trees.deletableBytes() + blobs.deletableBytes());
       Amount retained = new Amount(trees.young() + blobs.young(), trees.youngBytes() + blobs.youngBytes());
       session.log("gc: %s, %s younger than %s, %s and %s reachable; %s (%s) unreachable and older than %s; %d"
-              + " unreachable but younger", Counted.of(refs.size(), "ref"), Counted.of(history.size(), "ref log entry", "ref log entries"),
+              + " unreachable but younger", Counted.of(refs.size(), "ref"),
+          Counted.of(history.size(), "ref log entry", "ref log entries"),
           options.retention().toString().substring(2).toLowerCase(), Counted.of(markedTrees.size(), "manifest"),
           Counted.of(markedBlobs.size(), "blob"), Counted.of(unreachable.objects(), "object"),
           Counted.of(unreachable.bytes(), "byte"), options.gracePeriod().toString().substring(2).toLowerCase(),
