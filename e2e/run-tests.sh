@@ -11,7 +11,7 @@ cd "$root"
 source e2e/lib/java.sh
 
 start=$(date +%s)
-echo "== Java: $JAVA_HOME ($("$JAVA_HOME/bin/java" -version 2>&1 | head -1))"
+echo "== Java: $JAVA_HOME ($("$JAVA_HOME/bin/java" -version 2>&1 | sed -n 1p))"
 echo "== System packages"
 e2e/tools/install-packages.sh
 echo "== Test servers"

@@ -588,7 +588,7 @@ report_leftovers() {
     echo "still there: kubelet's cgroups (pod processes?):" >&2; ls -d /sys/fs/cgroup/*/"$CGROUP_ROOT" >&2; left=1
   fi
   if ip link show "$QC_BRIDGE" >/dev/null 2>&1; then echo "still there: bridge $QC_BRIDGE" >&2; left=1; fi
-  if iptables-save 2>/dev/null | grep -Eq "^:(KUBE-|$GUARD_CHAIN)"; then
+  if iptables-save 2>/dev/null | grep -E "^:(KUBE-|$GUARD_CHAIN)" >/dev/null; then
     echo "still there: iptables chains" >&2; iptables-save 2>/dev/null | grep -E "^:(KUBE-|$GUARD_CHAIN)" >&2; left=1
   fi
   [ "$left" -eq 0 ] || qc_die "some parts of the cluster are left (see above)"

@@ -108,7 +108,7 @@ debian_suite() { (. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}"); }
 debian_mirror() {
   local mirror=${QUARRY_DEBIAN_MIRROR:-}
   [ -n "$mirror" ] || mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' \
-    | awk -v suite="$1" '$2 == suite && $3 == "main" { print $1; exit }')
+    | awk -v suite="$1" '$2 == suite && $3 == "main" && !found { print $1; found = 1 }')
   [ -n "$mirror" ] || qc_die "Cannot find a Debian mirror for $1 in apt's sources (run apt-get update, or set QUARRY_DEBIAN_MIRROR)"
   echo "$mirror"
 }
@@ -176,7 +176,7 @@ ENV JAVA_HOME=/opt/java/openjdk \
 EOF
     podman build -q --network none --label "dev.quarry.inputs=$key" -t "$QC_BASE_IMAGE" -f "$ctx/Containerfile" "$ctx" >/dev/null
     rm -rf "$ctx"
-    echo "$QC_BASE_IMAGE: built ($("$jre/bin/java" -version 2>&1 | head -n 1))"
+    echo "$QC_BASE_IMAGE: built ($("$jre/bin/java" -version 2>&1 | sed -n 1p))"
   fi
   import "$QC_BASE_IMAGE"
 }

@@ -109,7 +109,7 @@ kubectl -n "$NS" create configmap cluster-check --from-file="$work/classes/Clust
 check_java() {
   pod java 'java -version 2>&1'
   if phase java 180 Succeeded && kubectl -n "$NS" logs java | grep 'version' >/dev/null; then
-    pass "a pod of $SMOKE_IMAGE runs java: $(kubectl -n "$NS" logs java | head -n 1)"
+    pass "a pod of $SMOKE_IMAGE runs java: $(kubectl -n "$NS" logs java | sed -n 1p)"
   else fail "java -version in a pod" "the pod did not succeed" java; fi
 }
 
@@ -117,7 +117,7 @@ check_job() {
   kubectl -n "$NS" create job job --image "$SMOKE_IMAGE" -- sh -c 'echo job ran' >/dev/null
   if kubectl -n "$NS" wait --for=condition=Complete job/job --timeout=120s >/dev/null; then
     pass "a Job completes"
-  else fail "a Job" "did not complete in 120 s" "$(kubectl -n "$NS" get pods -l job-name=job -o name | head -n 1 | cut -d/ -f2)"; fi
+  else fail "a Job" "did not complete in 120 s" "$(kubectl -n "$NS" get pods -l job-name=job -o name | sed -n 1p | cut -d/ -f2)"; fi
 }
 
 check_api() {

@@ -3,7 +3,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 need kind docker
-if ! kind get clusters | grep -qx "$KIND_CLUSTER"; then
+if ! kind get clusters | grep -x "$KIND_CLUSTER" >/dev/null; then
   kind create cluster --name "$KIND_CLUSTER" --config "$KIND_DIR/manifests/kind-config.yaml" --wait 120s
 fi
 for name in operator worker agent; do

@@ -14,7 +14,7 @@ quarry_java_major() {
     fi
   fi
   "$1/bin/java" -XshowSettings:properties -version 2>&1 \
-    | awk -F'= ' '/java.specification.version/ { split($2, v, "."); print (v[1] == "1" ? v[2] : v[1]); exit }'
+    | awk -F'= ' '/java.specification.version/ && !found { split($2, v, "."); print (v[1] == "1" ? v[2] : v[1]); found = 1 }'
 }
 
 quarry_find_jdk() {

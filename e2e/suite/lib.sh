@@ -71,7 +71,7 @@ columns() {
   shift 2
   table=$(kubectl get "$@") || return 1
   printf '%s\n' "$table" | sed 's/^/   | /'
-  header=$(printf '%s\n' "$table" | head -n 1 | tr -s ' ')
+  header=$(printf '%s\n' "${table%%$'\n'*}" | tr -s ' ')
   header=${header% }
   if [ "$header" != "$expected" ]; then
     echo "   $what: the columns are [$header], expected [$expected]" >&2

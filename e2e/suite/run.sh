@@ -501,7 +501,7 @@ EOF
   after=$(kubectl -n "$E2E_NS" logs cache-reader | grep -c ' ok$' || true)
   ((after > rounds)) || fail "switch" "the consumer stopped reading after the switch"
   if kubectl -n "$E2E_NS" logs cache-reader | grep READ-ERROR >/dev/null; then
-    kubectl -n "$E2E_NS" logs cache-reader | grep -A5 READ-ERROR | head -n 20 >&2
+    kubectl -n "$E2E_NS" logs cache-reader | grep -A5 READ-ERROR | sed -n 1,20p >&2
     fail "switch" "the consumer saw read errors"
   fi
   pass "image Cached: copied and switched under the reader; $rounds rounds before, $((after - rounds)) after, 0 errors" "$t"

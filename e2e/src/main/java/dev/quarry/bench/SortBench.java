@@ -26,8 +26,8 @@ import dev.quarry.core.store.S3Settings;
 /**
  * Shuffles a generated dataset into shards on a local MinIO: once as separate phase processes (as worker pods run
  * it) and once as {@code quarry sort run}, each against a plain client-side copy of the same objects through the
- * same store, in the same run. Quarry runs through the {@code ./quarry} launcher, as users run it, after an untimed
- * warm-up of each command on a small dataset so that its startup cache exists (as it does in the worker image); the
+ * same store, in the same run. Quarry runs through the {@code ./quarry} launcher, as users run it, from the jar's
+ * startup cache (the worker image has one too), after an untimed warm-up of each command on a small dataset; the
  * copy ({@link ClientCopy}) runs as a process of its own too, from a startup cache of its own.
  * Each round measures both pairs again; the medians of the ratios are the result, as runs on shared cores vary by
  * 20% or so. Usage: SortBench QUARRY_LAUNCHER WORKDIR GIB SHARD_SIZE WORKERS [CREATE_WORKERS [ROUNDS]]
@@ -150,7 +150,7 @@ public final class SortBench {
         seconds / copy, records / seconds, bytes / 1e6 / seconds, heap < 0 ? "-" : Long.toString(heap >> 20));
   }
 
-  /** Runs every command once on a small dataset of its own, untimed, so that each has its startup cache. */
+  /** Runs every command once on a small dataset of its own, untimed, so that the page cache and MinIO are warm. */
   private static void warmUp(Quarry quarry, Path work, String bucket) throws Exception {
     quarry.run("gen", "--out", work.resolve("warm-up").toString(), "--shards", "2", "--records", "20",
         "--image-size", "1Ki");

@@ -338,9 +338,8 @@ public final class SyncBench {
     }
 
     /**
-     * Runs push, status and pull once each on a one-file folder under another prefix, untimed. The launcher makes a
-     * command's startup cache on its first run with a new jar (a few seconds, once); the measured runs are the ones
-     * after, as on any machine that has run quarry before.
+     * Runs push, status and pull once each on a one-file folder under another prefix, untimed, so that the measured
+     * runs find the page cache and MinIO warm.
      */
     void warmUp() throws Exception {
       Path folder = work.resolve("warm-up/data");

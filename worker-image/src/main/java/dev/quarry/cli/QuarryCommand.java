@@ -2,6 +2,7 @@ package dev.quarry.cli;
 
 import dev.quarry.cli.cache.CacheCommand;
 import dev.quarry.cli.gen.GenCommand;
+import dev.quarry.cli.output.WholeUrlHelp;
 import dev.quarry.cli.sort.SortCommand;
 import dev.quarry.cli.sync.SyncCommand;
 import picocli.CommandLine;
@@ -28,6 +29,7 @@ public final class QuarryCommand {
     CommandLine commandLine = new CommandLine(new QuarryCommand());
     commandLine.setExecutionExceptionHandler(new UserErrorHandler());
     commandLine.setCaseInsensitiveEnumValuesAllowed(true);
+    commandLine.setHelpFactory(WholeUrlHelp::new);
     return commandLine;
   }
 }

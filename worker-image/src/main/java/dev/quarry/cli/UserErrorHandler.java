@@ -1,5 +1,6 @@
 package dev.quarry.cli;
 
+import dev.quarry.cli.output.ProgressLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
@@ -25,7 +26,7 @@ final class UserErrorHandler implements IExecutionExceptionHandler {
   public int handleExecutionException(Exception e, CommandLine command, ParseResult parsed) throws Exception {
     if (e instanceof IllegalArgumentException || e instanceof IllegalStateException || e instanceof IOException
         || e instanceof UncheckedIOException || e instanceof SdkException) {
-      command.getErr().println(command.getColorScheme().errorText("quarry: " + message(e)));
+      command.getErr().println(ProgressLog.lineStart() + command.getColorScheme().errorText("quarry: " + message(e)));
       return USER_ERROR;
     }
     throw e;

@@ -1,28 +1,25 @@
 package dev.quarry.core.sort;
 
-import dev.quarry.core.concurrent.Throttle;
-import dev.quarry.core.units.ByteSize;
+import dev.quarry.core.progress.ProgressLine;
+import dev.quarry.core.progress.ProgressPrinter;
+import dev.quarry.core.units.Counted;
 import java.io.PrintStream;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Prints a phase's progress for people: at most every two seconds, and once at the end. Thread-safe. */
+/** Prints a phase's progress for people (see {@link ProgressPrinter}), and once at the end. Thread-safe. */
 public final class Progress {
-  private static final long INTERVAL_NANOS = 2_000_000_000L;
-
   private final String phase;
   private final long totalShards;
-  private final PrintStream out;
+  private final ProgressPrinter printer;
   private final long start = System.nanoTime();
   private final AtomicLong shards = new AtomicLong();
   private final AtomicLong records = new AtomicLong();
   private final AtomicLong bytes = new AtomicLong();
-  private final Throttle throttle = new Throttle(INTERVAL_NANOS, true);
 
   public Progress(String phase, long totalShards, PrintStream out) {
     this.phase = phase;
     this.totalShards = totalShards;
-    this.out = out;
+    this.printer = new ProgressPrinter(out, true);
   }
 
   public void shardDone(long shardRecords, long shardBytes) {
@@ -33,13 +30,10 @@ public final class Progress {
   }
 
   public synchronized void print(boolean last) {
-    long now = System.nanoTime();
-    if (!last && !throttle.due()) {
+    if (!last && !printer.due()) {
       return;
     }
-    double seconds = Math.max((now - start) / 1e9, 1e-9);
-    out.printf(Locale.ROOT, "%s: %d/%d shards, %d records, %s, %s/s, %.1f s%n", phase, shards.get(), totalShards,
-        records.get(), ByteSize.format(bytes.get()), ByteSize.format((long) (bytes.get() / seconds)), seconds);
-    out.flush();
+    printer.print(new ProgressLine(phase, shards.get(), totalShards, "shard", Counted.of(records.get(), "record"),
+        bytes.get(), -1, (System.nanoTime() - start) / 1e9), last);
   }
 }

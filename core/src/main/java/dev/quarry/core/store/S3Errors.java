@@ -22,13 +22,24 @@ final class S3Errors {
    *     or the wrong server (AWS rather than MinIO)
    */
   static IOException wrap(String action, String url, SdkException e, String bucket, S3Settings settings) {
-    String message = "Cannot " + action + " " + url + ": " + reason(e, bucket, settings);
+    AwsErrorDetails details = e instanceof S3Exception s3 ? s3.awsErrorDetails() : null;
+    String message = cannot(action, url, details == null ? null : details.errorCode(), reason(e, bucket, settings),
+        bucket);
     if (e instanceof AbortedException || Thread.currentThread().isInterrupted()) {
       InterruptedIOException interrupted = new InterruptedIOException(message);
       interrupted.initCause(e);
       return interrupted;
     }
     return new IOException(message, e);
+  }
+
+  /**
+   * "Cannot &lt;action&gt; &lt;url&gt;: &lt;reason&gt;", but a missing bucket is named as the user gave it: the
+   * object a request was for (a push's lease, a marker) is none of theirs.
+   */
+  static String cannot(String action, String url, String code, String reason, String bucket) {
+    return "NoSuchBucket".equals(code) ? "Cannot use s3://" + bucket + ": " + reason
+        : "Cannot " + action + " " + url + ": " + reason;
   }
 
   /**

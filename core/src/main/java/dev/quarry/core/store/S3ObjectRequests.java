@@ -261,8 +261,8 @@ final class S3ObjectRequests {
       if (!retryable || attempt >= maxAttempts) {
         String message = first(MESSAGE, error);
         String requestId = headersIn.firstMatchingHeader("x-amz-request-id").orElse(null);
-        throw new StatusException("Cannot " + action + " " + url + ": "
-            + S3Errors.describe(code, status, message, requestId, bucket, settings)
+        throw new StatusException(S3Errors.cannot(action, url, code,
+            S3Errors.describe(code, status, message, requestId, bucket, settings), bucket)
             + (retryable ? " (" + attempt + " attempts)" : ""), status, code);
       }
       backOff(attempt, throttled, action, url);

@@ -2,6 +2,7 @@ package dev.quarry.core.sync;
 
 import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.sync.local.LocalTree;
+import dev.quarry.core.units.Counted;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -24,9 +25,10 @@ public final class StatusCheck {
     RemoteComparison comparison = RemoteComparison.of(session, tree, remote, false);
     Amount missingRemote = comparison.missingRemote();
     Amount missingLocal = comparison.missingLocal();
-    session.log("status: the remote lacks %d objects (%d bytes); ref %s %s", missingRemote.objects(),
-        missingRemote.bytes(), refName, comparison.ref().isEmpty() ? "does not exist"
-            : "has " + missingLocal.objects() + " files (" + missingLocal.bytes() + " bytes) not in the folder");
+    session.log("status: the remote lacks %s (%s); ref %s %s", Counted.of(missingRemote.objects(), "object"),
+        Counted.of(missingRemote.bytes(), "byte"), refName, comparison.ref().isEmpty() ? "does not exist"
+            : "has " + Counted.of(missingLocal.objects(), "file") + " (" + Counted.of(missingLocal.bytes(), "byte")
+                + ") not in the folder");
     return new SyncResult("status", session.remote().url(), refName, tree.root().text(), tree.files(), tree.bytes(),
         tree.hashedFiles(), missingLocal, missingRemote, null, null, null, clock.requests(),
         comparison.missing().mainStrategy(), comparison.missing().lookups(), 0, List.of(), tree.warnings(),

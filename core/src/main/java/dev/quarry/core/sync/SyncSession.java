@@ -6,13 +6,14 @@ import dev.quarry.core.sync.local.StateDatabase;
 import dev.quarry.core.sync.local.TreeScanner;
 import dev.quarry.core.sync.remote.CasRemote;
 import dev.quarry.core.sync.remote.RemoteIndex;
+import dev.quarry.core.units.Counted;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * One sync command's world: the local folder, the state folder (by default {@code <folder>/.quarry}, left out of
@@ -105,9 +106,14 @@ public final class SyncSession implements AutoCloseable {
         new HashSet<>(List.of(stateFolder, folder.resolve(stateInside != null ? stateInside : DEFAULT_STATE_FOLDER))),
         line -> log("%s", line));
     LocalTree tree = scanner.scan(folder);
-    log("scanned %s: %d files, %d folders, %d hashed, %.1f s", folder, tree.files(), tree.manifests().size(),
-        tree.hashedFiles(), (System.nanoTime() - start) / 1e9);
+    log("scanned %s: %s, %s, %d hashed, %.1f s", folder, Counted.of(tree.files(), "file"),
+        Counted.of(tree.manifests().size(), "folder"), tree.hashedFiles(), (System.nanoTime() - start) / 1e9);
     return tree;
+  }
+
+  /** Where progress for people goes. */
+  public PrintStream log() {
+    return log;
   }
 
   public void log(String format, Object... args) {

@@ -1,27 +1,24 @@
 package dev.quarry.core.sync;
 
-import dev.quarry.core.concurrent.Throttle;
-import dev.quarry.core.units.ByteSize;
+import dev.quarry.core.progress.ProgressLine;
+import dev.quarry.core.progress.ProgressPrinter;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Objects and bytes moved so far, printed for people at most every two seconds and once at the end. */
+/** Objects and bytes moved so far, printed for people (see {@link ProgressPrinter}) and once at the end. */
 public final class TransferProgress {
-  private static final long INTERVAL_NANOS = 2_000_000_000L;
-
-  private final SyncSession session;
   private final String what;
   private final long totalObjects;
   private final long totalBytes;
+  private final ProgressPrinter printer;
   private final long start = System.nanoTime();
   private final AtomicLong objects = new AtomicLong();
   private final AtomicLong bytes = new AtomicLong();
-  private final Throttle throttle = new Throttle(INTERVAL_NANOS, false);
 
   public TransferProgress(SyncSession session, String what, long totalObjects, long totalBytes) {
-    this.session = session;
     this.what = what;
     this.totalObjects = totalObjects;
     this.totalBytes = totalBytes;
+    this.printer = new ProgressPrinter(session.log(), false);
   }
 
   public void done(long objectBytes) {
@@ -35,13 +32,10 @@ public final class TransferProgress {
   }
 
   public synchronized void print(boolean last) {
-    long now = System.nanoTime();
-    if (!last && !throttle.due()) {
+    if (!last && !printer.due()) {
       return;
     }
-    double seconds = Math.max((now - start) / 1e9, 1e-9);
-    session.log("%s: %d/%d objects, %s/%s, %s/s, %.1f s", what, objects.get(), totalObjects,
-        ByteSize.format(bytes.get()), ByteSize.format(totalBytes), ByteSize.format((long) (bytes.get() / seconds)),
-        seconds);
+    printer.print(new ProgressLine(what, objects.get(), totalObjects, "object", null, bytes.get(), totalBytes,
+        (System.nanoTime() - start) / 1e9), last);
   }
 }

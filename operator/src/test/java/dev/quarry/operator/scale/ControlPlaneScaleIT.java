@@ -157,7 +157,7 @@ class ControlPlaneScaleIT {
 
   private static NodeCacheStatus status(KubernetesClient client) {
     NodeCache cache = client.resources(NodeCache.class).withName("scale").get();
-    return cache.getStatus() == null ? new NodeCacheStatus(null, CachePhase.Pending, null, null, null, null, null,
+    return cache.getStatus() == null ? new NodeCacheStatus(null, null, CachePhase.Pending, null, null, null, null, null,
         null, null, null, null) : cache.getStatus();
   }
 

@@ -1,22 +1,27 @@
 package dev.quarry.cli.gen;
 
 import dev.quarry.cli.options.ShardFormatConverter;
+import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.gen.DatasetGenerator;
 import dev.quarry.core.gen.DatasetSpec;
 import dev.quarry.core.gen.GeneratedShard;
 import dev.quarry.core.json.Json;
+import dev.quarry.core.progress.ProgressLine;
+import dev.quarry.core.progress.ProgressPrinter;
 import dev.quarry.core.units.ByteSize;
+import dev.quarry.core.units.Counted;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code quarry gen}: writes a synthetic dataset for tests, benchmarks and demos. */
 @Command(
@@ -75,14 +80,18 @@ public final class GenCommand implements Callable<Integer> {
       throw new IllegalArgumentException("Invalid image size: " + imageSize + " (must be under 2Gi)");
     }
     DatasetSpec spec = new DatasetSpec(prefix, shards, records, (int) imageBytes, sizeJitter, classes, format, seed);
-    PrintWriter err = command.commandLine().getErr();
+    ProgressPrinter progress = new ProgressPrinter(ProgressLog.to(command.commandLine().getErr()), true);
     AtomicInteger done = new AtomicInteger();
+    AtomicLong bytes = new AtomicLong();
     long start = System.nanoTime();
     List<GeneratedShard> written = new DatasetGenerator(spec).writeTo(out, threads(), shard -> {
-      int count = done.incrementAndGet();
-      if (count == shards || count % Math.max(1, shards / 10) == 0) {
-        err.printf(Locale.ROOT, "gen: %d/%d shards%n", count, shards);
-        err.flush();
+      synchronized (progress) { // counted and printed together, so the last shard's line is printed last
+        int count = done.incrementAndGet();
+        long total = bytes.addAndGet(shard.bytes());
+        if (count == shards || progress.due()) {
+          progress.print(new ProgressLine("gen", count, shards, "shard", null, total, -1,
+              (System.nanoTime() - start) / 1e9), count == shards);
+        }
       }
     });
     double seconds = (System.nanoTime() - start) / 1e9;
@@ -91,9 +100,10 @@ public final class GenCommand implements Callable<Integer> {
     if (json) {
       stdout.println(Json.write(result));
     } else {
-      stdout.printf(Locale.ROOT, "Wrote %d shards, %d records, %s into %s in %.1f s (%s/s)%n",
-          result.shards(), result.records(), ByteSize.format(result.bytes()), out, seconds,
-          ByteSize.format((long) (result.bytes() / Math.max(seconds, 1e-9))));
+      stdout.printf(Locale.ROOT, "Wrote %s, %s, %s into %s in %.1f s (%s/s)%n",
+          Counted.of(result.shards(), "shard"), Counted.of(result.records(), "record"),
+          ByteSize.format(result.bytes()), out, seconds, ByteSize.format((long) (result.bytes() / Math.max(seconds,
+              1e-9))));
     }
     stdout.flush();
     return 0;

@@ -1,13 +1,14 @@
 package dev.quarry.cli.sort;
 
 import dev.quarry.core.json.Json;
-import dev.quarry.core.store.Location;
 import dev.quarry.core.sort.ScratchCleaning;
 import dev.quarry.core.sort.ScratchMarker;
 import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.S3Settings;
 import dev.quarry.core.units.ByteSize;
+import dev.quarry.core.units.Counted;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -78,8 +79,9 @@ public final class SortCleanCommand implements Callable<Integer> {
         Files.writeString(resultFile, Json.writeCompact(result));
       }
       command.commandLine().getOut().println(json ? text
-          : "Deleted " + result.objects() + " objects (" + ByteSize.format(result.bytes()) + ") under " + prefix
-              + (result.kept() > 0 ? "; kept " + result.kept() + " objects the sort does not write" : ""));
+          : "Deleted " + Counted.of(result.objects(), "object") + " (" + ByteSize.format(result.bytes()) + ") under "
+              + prefix + (result.kept() > 0 ? "; kept " + Counted.of(result.kept(), "object")
+                  + " the sort does not write" : ""));
       command.commandLine().getOut().flush();
     }
     return 0;

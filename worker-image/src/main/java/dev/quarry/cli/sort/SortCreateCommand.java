@@ -9,6 +9,7 @@ import picocli.CommandLine.Option;
 
 /** {@code quarry sort create}: one create worker's share of the output shards. */
 @Command(name = "create", mixinStandardHelpOptions = true, sortOptions = false,
+    modelTransformer = PhaseSpecOptions.class,
     description = {"Phase 3: builds this worker's share of the planned output shards, each a multipart upload"
         + " committed only when whole. Idempotent: shards already created are skipped, the rest rewritten"
         + " identically.", ""})

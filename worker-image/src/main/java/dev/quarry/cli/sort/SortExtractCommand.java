@@ -9,6 +9,7 @@ import picocli.CommandLine.Option;
 
 /** {@code quarry sort extract}: one extract worker's share of the job. */
 @Command(name = "extract", mixinStandardHelpOptions = true, sortOptions = false,
+    modelTransformer = PhaseSpecOptions.class,
     description = {"Phase 1: reads this worker's share of the input shards and writes its records' entries as sorted"
         + " runs under --scratch. Idempotent: rerunning an index that finished does nothing; one that died starts"
         + " over.", ""})

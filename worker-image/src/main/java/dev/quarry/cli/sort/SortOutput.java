@@ -3,6 +3,7 @@ package dev.quarry.cli.sort;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.sort.PhaseResult;
 import dev.quarry.core.units.ByteSize;
+import dev.quarry.core.units.Counted;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -37,9 +38,10 @@ public final class SortOutput {
       out.println(text);
     } else {
       for (PhaseResult result : results) {
-        out.printf(Locale.ROOT, "%-7s %d shards, %d records, %s in %.1f s (%s/s); requests: %d GET, %d PUT, %d LIST,"
+        out.printf(Locale.ROOT, "%-7s %s, %s, %s in %.1f s (%s/s); requests: %d GET, %d PUT, %d LIST,"
                 + " %d HEAD, %d DELETE%s%n",
-            result.phase(), result.shards(), result.records(), ByteSize.format(result.bytes()),
+            result.phase(), Counted.of(result.shards(), "shard"), Counted.of(result.records(), "record"),
+            ByteSize.format(result.bytes()),
             result.elapsedSeconds(), ByteSize.format(result.bytesPerSecond()), result.requests().get(),
             result.requests().put(), result.requests().list(), result.requests().head(), result.requests().delete(),
             result.problems().isEmpty() ? "" : "; problems: " + result.problems());

@@ -8,6 +8,7 @@ import picocli.CommandLine.Option;
 
 /** {@code quarry sort plan}: merges the runs, orders the records and cuts them into output shards. */
 @Command(name = "plan", mixinStandardHelpOptions = true, sortOptions = false,
+    modelTransformer = PhaseSpecOptions.class,
     description = {"Phase 2: merges every extract worker's runs, drops duplicate keys per policy, orders the records"
         + " and cuts them into output shards; writes each shard's plan under --scratch. With --dry-run this is the"
         + " last phase: the plan is printed and no shard written.", ""})

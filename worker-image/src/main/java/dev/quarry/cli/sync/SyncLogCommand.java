@@ -6,6 +6,7 @@ import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.cas.RefLogEntry;
 import dev.quarry.core.sync.remote.CasRemote;
 import dev.quarry.core.sync.remote.RefLog;
+import dev.quarry.core.units.Counted;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
@@ -58,9 +59,9 @@ public final class SyncLogCommand implements Callable<Integer> {
       } else {
         for (RefLog.Record record : records) {
           RefLogEntry entry = record.entry();
-          out.printf(Locale.ROOT, "%s  %s  %s -> %s  %d files, %d bytes%n    by %s: %s%n", entry.at(), entry.ref(),
-              entry.previousDigest().map(d -> d.text()).orElse("(new)"), entry.rootDigest().text(), entry.files(),
-              entry.bytes(), entry.by(), entry.command());
+          out.printf(Locale.ROOT, "%s  %s  %s -> %s  %s, %s%n    by %s: %s%n", entry.at(), entry.ref(),
+              entry.previousDigest().map(d -> d.text()).orElse("(new)"), entry.rootDigest().text(),
+              Counted.of(entry.files(), "file"), Counted.of(entry.bytes(), "byte"), entry.by(), entry.command());
         }
       }
       out.flush();

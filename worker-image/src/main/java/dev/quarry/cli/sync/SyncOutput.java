@@ -4,6 +4,7 @@ import dev.quarry.core.json.Json;
 import dev.quarry.core.sync.Amount;
 import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.units.ByteSize;
+import dev.quarry.core.units.Counted;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -27,8 +28,9 @@ final class SyncOutput {
     if (json) {
       out.println(text);
     } else {
-      out.printf(Locale.ROOT, "%s %s%s: %d files, %s%n", result.operation(), result.remote(),
-          result.version() != null ? " " + result.version() : "", result.files(), ByteSize.format(result.bytes()));
+      out.printf(Locale.ROOT, "%s %s%s: %s, %s%n", result.operation(), result.remote(),
+          result.version() != null ? " " + result.version() : "", Counted.of(result.files(), "file"),
+          ByteSize.format(result.bytes()));
       line(out, "missing on the remote", result.missingRemote());
       line(out, "missing locally", result.missingLocal());
       boolean gc = result.operation().equals("gc");
@@ -48,7 +50,8 @@ final class SyncOutput {
 
   private static void line(PrintWriter out, String label, Amount amount) {
     if (amount != null) {
-      out.printf(Locale.ROOT, "  %s: %d objects, %s%n", label, amount.objects(), ByteSize.format(amount.bytes()));
+      out.printf(Locale.ROOT, "  %s: %s, %s%n", label, Counted.of(amount.objects(), "object"),
+          ByteSize.format(amount.bytes()));
     }
   }
 }

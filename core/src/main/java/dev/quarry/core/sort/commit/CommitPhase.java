@@ -1,8 +1,8 @@
 package dev.quarry.core.sort.commit;
 
 import dev.quarry.core.json.Json;
-import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.create.CreatePhase;
 import dev.quarry.core.sort.create.CreatedShard;
 import dev.quarry.core.sort.plan.PlanSummary;
@@ -13,6 +13,7 @@ import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.units.Counted;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -79,7 +80,7 @@ public final class CommitPhase {
       manifests.add(manifest);
       allRecords += records;
       allBytes += bytes;
-      log.printf("commit: %d shards, %d records in %s%n", shards.size(), records, manifest);
+      log.printf("commit: %s, %s in %s%n", Counted.of(shards.size(), "shard"), Counted.of(records, "record"), manifest);
     }
     return new Committed(manifests, plan.shards().size(), allRecords, allBytes);
   }

@@ -1,8 +1,8 @@
 package dev.quarry.core.sync.gc;
 
 import dev.quarry.core.concurrent.InFlight;
-import dev.quarry.core.store.LimitedInputStream;
 import dev.quarry.core.store.FileStore;
+import dev.quarry.core.store.LimitedInputStream;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
@@ -21,6 +21,7 @@ import dev.quarry.core.sync.remote.CasRemote;
 import dev.quarry.core.sync.remote.MissingObjectException;
 import dev.quarry.core.sync.remote.RefLog;
 import dev.quarry.core.sync.remote.RenewedMarker;
+import dev.quarry.core.units.Counted;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -108,10 +109,12 @@ public final class GarbageCollector {
       Amount unreachable = new Amount(trees.deletable().size() + blobs.deletable().size(),
           trees.deletableBytes() + blobs.deletableBytes());
       Amount retained = new Amount(trees.young() + blobs.young(), trees.youngBytes() + blobs.youngBytes());
-      session.log("gc: %d refs, %d ref log entries younger than %s, %d manifests and %d blobs reachable; %d objects"
-              + " (%d bytes) unreachable and older than %s; %d unreachable but younger", refs.size(), history.size(),
-          options.retention().toString().substring(2).toLowerCase(), markedTrees.size(), markedBlobs.size(),
-          unreachable.objects(), unreachable.bytes(), options.gracePeriod().toString().substring(2).toLowerCase(),
+      session.log("gc: %s, %s younger than %s, %s and %s reachable; %s (%s) unreachable and older than %s; %d"
+              + " unreachable but younger", Counted.of(refs.size(), "ref"),
+          Counted.of(history.size(), "ref log entry", "ref log entries"),
+          options.retention().toString().substring(2).toLowerCase(), Counted.of(markedTrees.size(), "manifest"),
+          Counted.of(markedBlobs.size(), "blob"), Counted.of(unreachable.objects(), "object"),
+          Counted.of(unreachable.bytes(), "byte"), options.gracePeriod().toString().substring(2).toLowerCase(),
           retained.objects());
       Amount deleted = Amount.NONE;
       if (running != null) {

@@ -5,6 +5,8 @@ import dev.quarry.core.concurrent.Throttle;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.units.ByteSize;
+import dev.quarry.core.units.Counted;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -231,8 +233,8 @@ public final class TreeScanner {
             file.digest = hashFile(file, buffer, sha256);
             hashedBytes.addAndGet(file.identity.size());
             if (throttle.due()) {
-              progress.accept(String.format(java.util.Locale.ROOT, "scan: hashed %d/%d files, %s", i + 1,
-                  files.size(), dev.quarry.core.units.ByteSize.format(hashedBytes.get())));
+              progress.accept(String.format(java.util.Locale.ROOT, "scan: hashed %d/%d %s, %s", i + 1,
+                  files.size(), Counted.noun(files.size(), "file"), ByteSize.format(hashedBytes.get())));
             }
             FileIdentity identity = file.identity;
             hashed.put(file.path.toString(), new StateDatabase.FileState(identity.inode(), identity.mtimeNanos(),

@@ -17,21 +17,22 @@ import dev.quarry.core.sync.local.FileIdentity;
 import dev.quarry.core.sync.local.PartFiles;
 import dev.quarry.core.sync.local.StateDatabase;
 import dev.quarry.core.sync.local.StateDatabase.FileState;
+import dev.quarry.core.units.Counted;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
-import java.nio.file.FileSystemException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -104,8 +105,9 @@ public final class Pull {
     RunClock clock = new RunClock(store);
     Manifest root = session.remote().resolveVersion(options.version());
     Selection selection = Selection.of(session.remote(), root, filter, options.version(), reservedPaths(stateInside));
-    session.log("pull: %s selects %d files (%d bytes) in %d folders; read %d manifests", options.version(),
-        selection.files().size(), selection.bytes(), selection.folders().size(), selection.manifestsRead());
+    session.log("pull: %s selects %s (%s) in %s; read %s", options.version(),
+        Counted.of(selection.files().size(), "file"), Counted.of(selection.bytes(), "byte"),
+        Counted.of(selection.folders().size(), "folder"), Counted.of(selection.manifestsRead(), "manifest"));
     Files.createDirectories(session.folder());
     StateDatabase state = session.state();
     Map<String, FileState> known = state.load(session.folder());
@@ -145,7 +147,8 @@ public final class Pull {
       throw new IOException("Cannot pull " + options.version() + ": " + failures.size() + " files failed (first: "
           + samples().get(0) + "); nothing corrupt was written, and pull again fetches only what is missing");
     }
-    session.log("pull: %d files written, %d already there", pulled.size() - alreadyThere.get(), alreadyThere.get());
+    session.log("pull: %s written, %d already there", Counted.of(pulled.size() - alreadyThere.get(), "file"),
+        alreadyThere.get());
     return new SyncResult("pull", session.remote().url(), options.version(), root.digest().text(),
         selection.files().size() + selection.links().size(), selection.bytes(), 0, null, null, progress.moved(), null,
         null, clock.requests(), null, null, 0, List.of(), List.of(), clock.startTime(), clock.now(),

@@ -20,6 +20,7 @@ import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.local.LocalTree;
 import dev.quarry.core.sync.remote.MissingObjects;
 import dev.quarry.core.sync.remote.RenewedMarker;
+import dev.quarry.core.units.Counted;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -112,9 +113,9 @@ public final class Push {
       RemoteComparison comparison = RemoteComparison.of(session, tree, refName, true);
       missingRemote = comparison.missingRemote();
       missing = comparison.missing();
-      session.log("push: the remote lacks %d blobs and %d manifests (%d bytes); looked up by %s",
-          missing.missingBlobs().size(), missing.missingTrees().size(), missingRemote.bytes(),
-          missing.mainStrategy().name());
+      session.log("push: the remote lacks %s and %s (%s); looked up by %s",
+          Counted.of(missing.missingBlobs().size(), "blob"), Counted.of(missing.missingTrees().size(), "manifest"),
+          Counted.of(missingRemote.bytes(), "byte"), missing.mainStrategy().name());
       TransferProgress progress = new TransferProgress(session, "push", missingRemote.objects(),
           missingRemote.bytes());
       uploadBlobs(tree, missing.missingBlobs(), progress);
@@ -137,7 +138,8 @@ public final class Push {
     if (!failures.isEmpty()) {
       throw new PushFailedException(failures.size(), samples(), moved);
     }
-    session.log("push: ref %s -> %s (%d files, %d bytes)", refName, tree.root().text(), tree.files(), tree.bytes());
+    session.log("push: ref %s -> %s (%s, %s)", refName, tree.root().text(), Counted.of(tree.files(), "file"),
+        Counted.of(tree.bytes(), "byte"));
     return new SyncResult("push", session.remote().url(), refName, tree.root().text(), tree.files(), tree.bytes(),
         tree.hashedFiles(), null, missingRemote, moved, null, null, clock.requests(), missing.mainStrategy(),
         missing.lookups(), 0, List.of(),
