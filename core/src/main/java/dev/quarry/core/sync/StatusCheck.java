@@ -8,7 +8,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * {@code quarry sync status}: what the remote lacks of the folder, and what the folder lacks of the ref's version,
- * in counts and bytes, with the requests it took. Reads only: never writes to the remote.
+ * in counts and bytes and by path ({@link StatusChanges}), with the requests it took. Reads only: never writes to the
+ * remote.
  */
 public final class StatusCheck {
   private StatusCheck() {}
@@ -24,12 +25,13 @@ public final class StatusCheck {
     RemoteComparison comparison = RemoteComparison.of(session, tree, remote, false);
     Amount missingRemote = comparison.missingRemote();
     Amount missingLocal = comparison.missingLocal();
+    StatusChanges changes = StatusChanges.of(tree, comparison);
     session.log("status: the remote lacks %d objects (%d bytes); ref %s %s", missingRemote.objects(),
         missingRemote.bytes(), refName, comparison.ref().isEmpty() ? "does not exist"
             : "has " + missingLocal.objects() + " files (" + missingLocal.bytes() + " bytes) not in the folder");
     return new SyncResult("status", session.remote().url(), refName, tree.root().text(), tree.files(), tree.bytes(),
         tree.hashedFiles(), missingLocal, missingRemote, null, null, null, clock.requests(),
         comparison.missing().mainStrategy(), comparison.missing().lookups(), 0, List.of(), tree.warnings(),
-        clock.startTime(), clock.now(), clock.elapsedSeconds());
+        clock.startTime(), clock.now(), clock.elapsedSeconds(), changes);
   }
 }
