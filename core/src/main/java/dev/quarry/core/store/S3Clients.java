@@ -48,14 +48,14 @@ final class S3Clients {
   }
 
   /**
-   * Static credentials, or the SDK's default chain (environment, profile, web identity, instance role), whose
-   * failure is one line that says what to set.
+   * Static credentials, or the SDK's default chain (environment, profile, web identity, instance role) or the
+   * settings' profile alone, whose failure is one line that says what to set.
    */
   static AwsCredentialsProvider credentials(S3Settings settings) {
     return settings.accessKeyId() != null
         ? StaticCredentialsProvider.create(AwsBasicCredentials.create(settings.accessKeyId(),
             settings.secretAccessKey()))
-        : new DefaultChainCredentials(S3Settings.environment());
+        : new DefaultChainCredentials(S3Settings.environment(), settings.profile());
   }
 
   static S3Client create(S3Settings settings, SdkHttpClient http, AwsCredentialsProvider credentials,
