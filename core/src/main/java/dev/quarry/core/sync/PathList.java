@@ -1,6 +1,7 @@
 package dev.quarry.core.sync;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import dev.quarry.core.text.Printable;
 import java.util.List;
 
 /**
@@ -31,6 +32,15 @@ public record PathList(long count, List<String> paths) {
   /** The same count, with at most {@code limit} paths. */
   public PathList first(int limit) {
     return paths.size() <= limit ? this : new PathList(count, paths.subList(0, limit));
+  }
+
+  /**
+   * The same count, with at most {@code limit} paths, each made printable ({@link Printable#of}) and cut to
+   * {@code maxChars} characters: for places of bounded size, such as a Kubernetes termination message.
+   */
+  public PathList sample(int limit, int maxChars) {
+    return new PathList(count, paths.stream().limit(limit).map(Printable::of)
+        .map(path -> path.length() <= maxChars ? path : path.substring(0, maxChars - 3) + "...").toList());
   }
 
   /** How many paths are counted but not listed. */

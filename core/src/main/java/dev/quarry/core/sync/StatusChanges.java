@@ -46,9 +46,9 @@ public record StatusChanges(PathList added, PathList modified, PathList deleted,
     return !added.isEmpty() || !modified.isEmpty() || !deleted.isEmpty() || !notOnRemote.isEmpty();
   }
 
-  /** The same counts, with at most {@code limit} paths in each list. */
-  public StatusChanges first(int limit) {
-    return new StatusChanges(added.first(limit), modified.first(limit), deleted.first(limit),
-        notOnRemote.first(limit));
+  /** The same counts, with a short sample of each list: {@link PathList#sample}. */
+  public StatusChanges sample(int limit, int maxChars) {
+    return new StatusChanges(added.sample(limit, maxChars), modified.sample(limit, maxChars),
+        deleted.sample(limit, maxChars), notOnRemote.sample(limit, maxChars));
   }
 }

@@ -44,10 +44,10 @@ public record SyncResult(String operation, String remote, String ref, String ver
         || (missingLocal != null && missingLocal.objects() > 0);
   }
 
-  /** This result with at most {@code limit} paths in each list of {@link #changes}, for where space is short. */
-  public SyncResult withPathsCappedAt(int limit) {
+  /** This result with a short sample of each list of {@link #changes} ({@link PathList#sample}). */
+  public SyncResult withPathsSampled(int limit, int maxChars) {
     return changes == null ? this : new SyncResult(operation, remote, ref, version, files, bytes, hashedFiles,
         missingLocal, missingRemote, transferred, unreachable, retained, requests, strategy, lookups, failures,
-        failureSamples, warnings, startTime, endTime, elapsedSeconds, changes.first(limit));
+        failureSamples, warnings, startTime, endTime, elapsedSeconds, changes.sample(limit, maxChars));
   }
 }
