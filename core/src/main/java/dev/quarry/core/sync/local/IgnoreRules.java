@@ -1,6 +1,7 @@
 package dev.quarry.core.sync.local;
 
 import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -41,7 +42,11 @@ public final class IgnoreRules {
     if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
       return NONE;
     }
-    return parse(Files.readAllLines(file, StandardCharsets.UTF_8));
+    try {
+      return parse(Files.readAllLines(file, StandardCharsets.UTF_8));
+    } catch (CharacterCodingException e) {
+      throw new IllegalArgumentException("Invalid " + FILE_NAME + ": " + file + " (must be UTF-8 text)", e);
+    }
   }
 
   /** The rules of these lines, in order. */

@@ -93,6 +93,13 @@ class IgnoreRulesTest {
   }
 
   @Test
+  void aFileThatIsNotUtf8IsRefusedInOneLine() throws IOException {
+    Path file = Files.write(temp.resolve(IgnoreRules.FILE_NAME), new byte[] {'*', '.', (byte) 0xff, '\n'});
+    assertThatThrownBy(() -> IgnoreRules.of(temp))
+        .hasMessage("Invalid .quarryignore: " + file + " (must be UTF-8 text)");
+  }
+
+  @Test
   void anUnknownCharacterClassIsRefusedInOneLine() {
     assertThatThrownBy(() -> IgnoreRules.parse(List.of("[[:nope:]]")))
         .hasMessage("Invalid character class in .quarryignore: [:nope:] (must be one of alnum, alpha, blank, cntrl,"
