@@ -72,7 +72,8 @@ class RemotesOnMinioIT {
     ok(QuarryJar.runIn(data, environment, "remote", "add", "origin", "s3://" + bucket + "/cas", "--profile", "lab",
         "--default"));
     CommandResult pushed = ok(QuarryJar.runIn(temp, environment, "sync", "push", data.toString(), "-j", "8"));
-    assertThat(pushed.stdout()).startsWith("push s3://" + bucket + "/cas/ sha256:").as("the .quarryignore and two images, not scratch.tmp").contains(": 3 files, 12 B");
+    assertThat(pushed.stdout()).startsWith("push s3://" + bucket + "/cas/ sha256:")
+        .as("the .quarryignore and two images, not scratch.tmp").contains(": 3 files, 12 B");
     assertThat(ok(QuarryJar.runIn(temp, environment, "sync", "status", data.toString(), "-q")).stdout()).isEmpty();
 
     Files.writeString(data.resolve("images/2.jpg"), "TWO");
