@@ -98,7 +98,9 @@ class RemotesOnMinioIT {
 
     ok(QuarryJar.runIn(temp, environment, "remote", "add", "--global", "minio", "s3://" + bucket + "/global",
         "--endpoint", minio.endpoint().toString(), "--region", MinioServer.REGION));
-    assertThat(temp.resolve("xdg/quarry/config")).content().contains("[remote \"minio\"]");
+    ok(QuarryJar.runIn(temp, environment, "remote", "add", "--global", "nas", "store"));
+    assertThat(temp.resolve("xdg/quarry/config")).content().contains("[remote \"minio\"]",
+        "    url = " + temp.resolve("store") + "\n");
     ok(QuarryJar.runIn(temp, environment, "sync", "push", data.toString(), "--remote", "minio"));
     Path copy = temp.resolve("copy");
     ok(QuarryJar.runIn(temp, environment, "sync", "pull", copy.toString(), "--remote", "minio"));

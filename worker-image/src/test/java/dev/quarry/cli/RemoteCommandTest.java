@@ -119,7 +119,11 @@ class RemoteCommandTest {
     assertThat(err.toString()).startsWith("quarry: Cannot keep a user and password in the endpoint of remote"
         + " origin in a Quarry config: credentials belong in ~/.aws/credentials").doesNotContain("hunter2");
     assertThat(config).doesNotExist();
-    assertThat(quarry("remote", "add", "--folder", data.toString(), "my/remote", "s3://b/cas")).isEqualTo(1);
+    Files.writeString(config, "; the team's store\n[core]\n    remote = origin  # the default\n[remote \"origin\"]\n"
+        + "    url = \"../store\" ; kept relative to the folder\n");
+    assertThat(quarry("remote", "list", "--folder", data.toString())).as(err.toString()).isZero();
+    assertThat(out.toString()).isEqualTo("* origin\t../store  (" + config + ")\n");
+    assertThat(quarry("remote", "add", "--folder", data.toString(), "my/remote", "s3://bucket/cas")).isEqualTo(1);
     assertThat(err.toString()).isEqualTo("quarry: Invalid remote name: my/remote (must be 1 to 64 letters, digits,"
         + " '.', '_' or '-', starting with a letter or digit)\n");
   }

@@ -16,7 +16,8 @@ import java.util.regex.Pattern;
 /**
  * One Quarry config file, in git's config syntax: a {@code [core]} section whose {@code remote} names the default
  * remote, and a {@code [remote "NAME"]} section per remote with {@code url}, {@code endpoint}, {@code profile} and
- * {@code region}. Blank lines and lines starting with '#' or ';' are comments. Credentials are refused: they belong in
+ * {@code region}. Blank lines and lines starting with '#' or ';' are comments, and so is the rest of a line from a '#'
+ * or ';' after a space (outside quotes). Credentials are refused: they belong in
  * the AWS shared files (a profile) or the environment, never in a file that may be committed.
  *
  * @param path where the file is (it may not exist: then it is empty)
@@ -75,7 +76,7 @@ public record ConfigFile(Path path, String defaultRemote, Map<String, RemoteEntr
             + " or a comment starting with #)");
       }
       String key = keyValue.group(1).toLowerCase(Locale.ROOT);
-      String value = unquoted(keyValue.group(2).strip());
+      String value = unquoted(withoutComment(keyValue.group(2)).strip());
       if (CREDENTIAL.matcher(key).matches()) {
         throw credentials(key, where);
       }
@@ -111,6 +112,20 @@ public record ConfigFile(Path path, String defaultRemote, Map<String, RemoteEntr
       }
     }
     return new ConfigFile(path, defaultRemote, remotes);
+  }
+
+  /** The value before a comment: '#' or ';' after a space, outside quotes, as git reads its config. */
+  private static String withoutComment(String value) {
+    boolean quoted = false;
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '"') {
+        quoted = !quoted;
+      } else if (!quoted && (c == '#' || c == ';') && (i == 0 || Character.isWhitespace(value.charAt(i - 1)))) {
+        return value.substring(0, i);
+      }
+    }
+    return value;
   }
 
   private static String unquoted(String value) {

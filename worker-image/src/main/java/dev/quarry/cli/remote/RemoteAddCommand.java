@@ -1,5 +1,6 @@
 package dev.quarry.cli.remote;
 
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,7 +25,7 @@ public final class RemoteAddCommand implements Callable<Integer> {
   String name;
 
   @Parameters(index = "1", paramLabel = "URL", description = "s3://bucket/prefix, file:///path or a local path"
-      + " (a relative one is kept relative to the folder).")
+      + " (a relative one is kept relative to the folder; with --global, made absolute).")
   String url;
 
   @Option(names = "--endpoint", paramLabel = "URL", description = "The S3 server, such as http://minio:9000"
@@ -53,7 +54,8 @@ public final class RemoteAddCommand implements Callable<Integer> {
       throw new IllegalArgumentException("Cannot add remote " + name + ": " + file.path() + " already has it"
           + " (remove it first, or add with --force to replace it)");
     }
-    ConfigFile changed = file.withRemote(new RemoteEntry(name, url, endpoint, profile, region));
+    ConfigFile changed = file.withRemote(new RemoteEntry(name, scope.chosen() == ConfigScope.USER
+        ? RemoteConfig.absoluteUrl(url, Path.of("").toAbsolutePath()) : url, endpoint, profile, region));
     (makeDefault ? changed.withDefault(name) : changed).write();
     command.commandLine().getOut().println("added remote " + name + " (" + url + ") to " + file.path()
         + (makeDefault ? ", as the default" : ""));

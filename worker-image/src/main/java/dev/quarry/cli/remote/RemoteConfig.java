@@ -96,7 +96,7 @@ public final class RemoteConfig {
   }
 
   /** A plain relative path is relative to the file's base; URLs and absolute paths stay as written. */
-  private static String absoluteUrl(String url, Path base) {
+  static String absoluteUrl(String url, Path base) {
     if (url.startsWith("s3://") || url.startsWith("file://") || Path.of(url).isAbsolute()) {
       return url;
     }
