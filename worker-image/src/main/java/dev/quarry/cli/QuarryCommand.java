@@ -3,6 +3,7 @@ package dev.quarry.cli;
 import dev.quarry.cli.cache.CacheCommand;
 import dev.quarry.cli.gen.GenCommand;
 import dev.quarry.cli.output.WholeUrlHelp;
+import dev.quarry.cli.remote.RemoteCommand;
 import dev.quarry.cli.sort.SortCommand;
 import dev.quarry.cli.sync.SyncCommand;
 import picocli.CommandLine;
@@ -17,7 +18,7 @@ import picocli.CommandLine.Command;
       "Moves and reshapes AI training datasets where they live: in S3-compatible object storage or a local folder.",
       ""
     },
-    subcommands = {SortCommand.class, SyncCommand.class, CacheCommand.class, GenCommand.class,
+    subcommands = {SortCommand.class, SyncCommand.class, RemoteCommand.class, CacheCommand.class, GenCommand.class,
         CommandLine.HelpCommand.class})
 public final class QuarryCommand {
   public static void main(String[] args) {

@@ -4,20 +4,25 @@ import java.util.Map;
 import software.amazon.awssdk.auth.credentials.AwsCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.utils.SdkAutoCloseable;
 
 /**
- * The SDK's default credential chain (environment, profile, web identity, container and instance roles), whose
- * failure says in one line where credentials were looked for and what to set, instead of the chain's report of
- * every provider. Still an SdkClientException, so that the store's messages put the action and URL before it.
+ * The SDK's default credential chain (environment, profile, web identity, container and instance roles), or a named
+ * profile's credentials alone, whose failure says in one line where credentials were looked for and what to set,
+ * instead of the chain's report of every provider. Still an SdkClientException, so that the store's messages put the
+ * action and URL before it.
  */
 final class DefaultChainCredentials implements AwsCredentialsProvider, SdkAutoCloseable {
-  private final DefaultCredentialsProvider chain = DefaultCredentialsProvider.builder().build();
+  private final AwsCredentialsProvider chain;
   private final Map<String, String> environment;
 
-  DefaultChainCredentials(Map<String, String> environment) {
-    this.environment = environment;
+  /** {@code profile}: the AWS profile to use alone, or null for the default chain. */
+  DefaultChainCredentials(Map<String, String> environment, String profile) {
+    this.chain = profile == null ? DefaultCredentialsProvider.builder().build()
+        : ProfileCredentialsProvider.builder().profileName(profile).build();
+    this.environment = profile == null ? environment : S3Settings.withProfile(environment, profile);
   }
 
   @Override
@@ -44,6 +49,8 @@ final class DefaultChainCredentials implements AwsCredentialsProvider, SdkAutoCl
 
   @Override
   public void close() {
-    chain.close();
+    if (chain instanceof SdkAutoCloseable closeable) {
+      closeable.close();
+    }
   }
 }

@@ -49,16 +49,16 @@ final class S3Clients {
   }
 
   /**
-   * Static credentials; else the SDK's default chain (environment, profile, web identity, container and instance
-   * roles), whose failure is one line that says what to set, when ambient credentials are allowed; else none: the
-   * requests go unsigned, and the chain is never asked.
+   * Static credentials; else, when ambient credentials are allowed, the SDK's default chain (environment, profile,
+   * web identity, container and instance roles) or the settings' profile alone, whose failure is one line that says
+   * what to set; else none: the requests go unsigned, and the chain is never asked.
    */
   static AwsCredentialsProvider credentials(S3Settings settings) {
     if (settings.accessKeyId() != null) {
       return StaticCredentialsProvider.create(AwsBasicCredentials.create(settings.accessKeyId(),
           settings.secretAccessKey()));
     }
-    return settings.ambientCredentials() ? new DefaultChainCredentials(S3Settings.environment())
+    return settings.ambientCredentials() ? new DefaultChainCredentials(S3Settings.environment(), settings.profile())
         : AnonymousCredentialsProvider.create();
   }
 

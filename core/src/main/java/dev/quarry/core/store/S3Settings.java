@@ -27,9 +27,12 @@ import java.util.Map;
  * @param maxAttempts attempts per request, the first included
  * @param requestDeadline the longest a request may go without an answer from the server, its retries included: then
  *     it fails, naming the endpoint. Each attempt waits at most a third of it for the next byte.
+ * @param profile the AWS profile whose credentials sign requests when there are no static ones, alone (the AWS CLI's
+ *     --profile); null for the default credential chain (which reads AWS_PROFILE)
  */
 public record S3Settings(URI endpoint, String region, boolean pathStyle, String accessKeyId, String secretAccessKey,
-    boolean ambientCredentials, int requestsInFlight, int partSizeBytes, int maxAttempts, Duration requestDeadline) {
+    boolean ambientCredentials, int requestsInFlight, int partSizeBytes, int maxAttempts, Duration requestDeadline,
+    String profile) {
   public static final String DEFAULT_REGION = "us-east-1";
   public static final int DEFAULT_REQUESTS_IN_FLIGHT = 64;
   public static final int DEFAULT_PART_SIZE_BYTES = 8 << 20;
@@ -42,6 +45,13 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
    * false (what the operator sets on workers and agents unless the cluster admin allows ambient credentials).
    */
   public static final String AMBIENT_CREDENTIALS_VARIABLE = "QUARRY_S3_AMBIENT_CREDENTIALS";
+
+  /** Settings without a profile of their own: the default credential chain, which reads AWS_PROFILE. */
+  public S3Settings(URI endpoint, String region, boolean pathStyle, String accessKeyId, String secretAccessKey,
+      boolean ambientCredentials, int requestsInFlight, int partSizeBytes, int maxAttempts, Duration requestDeadline) {
+    this(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials, requestsInFlight,
+        partSizeBytes, maxAttempts, requestDeadline, null);
+  }
 
   public S3Settings {
     if (endpoint != null && (endpoint.getHost() == null
@@ -72,6 +82,9 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
     if (requestDeadline == null || requestDeadline.compareTo(MIN_REQUEST_DEADLINE) < 0) {
       throw new IllegalArgumentException("Invalid S3 request deadline: " + requestDeadline + " (must be at least "
           + MIN_REQUEST_DEADLINE.toSeconds() + "s)");
+    }
+    if (profile != null && profile.isBlank()) {
+      throw new IllegalArgumentException("Invalid AWS profile: '" + profile + "' (must not be empty)");
     }
   }
 
@@ -112,6 +125,36 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
    */
   public static S3Settings fromEnvironment() {
     return fromEnvironment(environment());
+  }
+
+  /**
+   * {@link #fromEnvironment()} for a remote that names its AWS profile: the profile takes AWS_PROFILE's place, for the
+   * endpoint and region it sets and for the credentials, which then come from the profile alone and not from
+   * AWS_ACCESS_KEY_ID (as the AWS CLI's --profile does). QUARRY_S3_ENDPOINT and the AWS_ENDPOINT_URL variables still
+   * come first. Refuses a profile the shared files do not have.
+   */
+  public static S3Settings forProfile(String profile) {
+    return forProfile(environment(), profile);
+  }
+
+  static S3Settings forProfile(Map<String, String> environment, String profile) {
+    Map<String, String> withProfile = withProfile(environment, profile);
+    AwsProfile found = AwsProfile.from(withProfile);
+    if (!found.exists()) {
+      throw new IllegalArgumentException("Invalid AWS profile: " + profile + " (must be a profile in "
+          + found.describeFiles() + ")");
+    }
+    return fromEnvironment(withProfile).withProfile(profile);
+  }
+
+  /** {@code environment} as the AWS tools see it when told to use {@code profile}: no static keys, that profile. */
+  static Map<String, String> withProfile(Map<String, String> environment, String profile) {
+    Map<String, String> changed = new HashMap<>(environment);
+    changed.put("AWS_PROFILE", profile);
+    changed.remove("AWS_ACCESS_KEY_ID");
+    changed.remove("AWS_SECRET_ACCESS_KEY");
+    changed.remove("AWS_SESSION_TOKEN");
+    return changed;
   }
 
   /** This process's variables, with HOME from the JVM when unset, as the SDK finds the profile files. */
@@ -245,49 +288,55 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
 
   public S3Settings withEndpoint(URI endpoint) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
-        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline, profile);
   }
 
   public S3Settings withRegion(String region) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
-        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline, profile);
   }
 
   public S3Settings withPathStyle(boolean pathStyle) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
-        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline, profile);
   }
 
   /** Static credentials; both null for the default credential chain or unsigned requests. */
   public S3Settings withCredentials(String accessKeyId, String secretAccessKey) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
-        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline, profile);
   }
 
   /** Without static credentials: the default chain (true) or unsigned requests (false). */
   public S3Settings withAmbientCredentials(boolean ambientCredentials) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
-        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline, profile);
   }
 
   public S3Settings withRequestsInFlight(int requestsInFlight) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
-        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline, profile);
   }
 
   public S3Settings withPartSizeBytes(int partSizeBytes) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
-        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline, profile);
   }
 
   public S3Settings withMaxAttempts(int maxAttempts) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
-        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline, profile);
   }
 
   public S3Settings withRequestDeadline(Duration requestDeadline) {
     return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
-        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline);
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline, profile);
+  }
+
+  /** The credentials of this AWS profile alone; null for the default chain. */
+  public S3Settings withProfile(String profile) {
+    return new S3Settings(endpoint, region, pathStyle, accessKeyId, secretAccessKey, ambientCredentials,
+        requestsInFlight, partSizeBytes, maxAttempts, requestDeadline, profile);
   }
 
   /** Everything but the secret, which logs and error messages must never show. */
@@ -297,6 +346,6 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
         + accessKeyId + ", secretAccessKey=" + (secretAccessKey == null ? null : "****") + ", ambientCredentials="
         + ambientCredentials + ", requestsInFlight="
         + requestsInFlight + ", partSizeBytes=" + partSizeBytes + ", maxAttempts=" + maxAttempts
-        + ", requestDeadline=" + requestDeadline + "]";
+        + ", requestDeadline=" + requestDeadline + ", profile=" + profile + "]";
   }
 }

@@ -9,7 +9,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * {@code quarry sync status}: what the remote lacks of the folder, and what the folder lacks of the ref's version,
- * in counts and bytes, with the requests it took. Reads only: never writes to the remote.
+ * in counts and bytes and by path ({@link StatusChanges}), with the requests it took. Reads only: never writes to the
+ * remote.
  */
 public final class StatusCheck {
   private StatusCheck() {}
@@ -25,6 +26,7 @@ public final class StatusCheck {
     RemoteComparison comparison = RemoteComparison.of(session, tree, remote, false);
     Amount missingRemote = comparison.missingRemote();
     Amount missingLocal = comparison.missingLocal();
+    StatusChanges changes = StatusChanges.of(tree, comparison);
     session.log("status: the remote lacks %s (%s); ref %s %s", Counted.of(missingRemote.objects(), "object"),
         Counted.of(missingRemote.bytes(), "byte"), refName, comparison.ref().isEmpty() ? "does not exist"
             : "has " + Counted.of(missingLocal.objects(), "file") + " (" + Counted.of(missingLocal.bytes(), "byte")
@@ -32,6 +34,6 @@ public final class StatusCheck {
     return new SyncResult("status", session.remote().url(), refName, tree.root().text(), tree.files(), tree.bytes(),
         tree.hashedFiles(), missingLocal, missingRemote, null, null, null, clock.requests(),
         comparison.missing().mainStrategy(), comparison.missing().lookups(), 0, List.of(), tree.warnings(),
-        clock.startTime(), clock.now(), clock.elapsedSeconds());
+        clock.startTime(), clock.now(), clock.elapsedSeconds(), changes);
   }
 }

@@ -1,6 +1,7 @@
 package dev.quarry.core.sync;
 
 import dev.quarry.core.fs.RealPaths;
+import dev.quarry.core.sync.local.IgnoreRules;
 import dev.quarry.core.sync.local.LocalTree;
 import dev.quarry.core.sync.local.StateDatabase;
 import dev.quarry.core.sync.local.TreeScanner;
@@ -28,6 +29,7 @@ public final class SyncSession implements AutoCloseable {
   private final PrintStream log;
   private StateDatabase state;
   private RemoteIndex index;
+  private IgnoreRules ignoreRules;
 
   /** {@code stateFolder} null: {@code <folder>/.quarry}. */
   public SyncSession(Path folder, Path stateFolder, CasRemote remote, PrintStream log) {
@@ -91,7 +93,19 @@ public final class SyncSession implements AutoCloseable {
   }
 
   /**
-   * Scans the folder into a Merkle tree, hashing only what the state database does not know. A folder that does not
+   * The rules of the folder's {@code .quarryignore}, read once: what scan, status and push leave out, and what a pull's
+   * --delete-extra never deletes.
+   */
+  public synchronized IgnoreRules ignoreRules() throws IOException {
+    if (ignoreRules == null) {
+      ignoreRules = IgnoreRules.of(folder);
+    }
+    return ignoreRules;
+  }
+
+  /**
+   * Scans the folder into a Merkle tree, hashing only what the state database does not know and leaving out what
+   * {@link #ignoreRules()} ignores. A folder that does not
    * exist is refused before any state is opened, so that a mistyped path is never created. {@code action}: what the
    * caller does with the folder, for the message ("push").
    */
@@ -104,7 +118,7 @@ public final class SyncSession implements AutoCloseable {
     long start = System.nanoTime();
     TreeScanner scanner = new TreeScanner(state(), Runtime.getRuntime().availableProcessors(),
         new HashSet<>(List.of(stateFolder, folder.resolve(stateInside != null ? stateInside : DEFAULT_STATE_FOLDER))),
-        line -> log("%s", line));
+        ignoreRules(), line -> log("%s", line));
     LocalTree tree = scanner.scan(folder);
     log("scanned %s: %s, %s, %d hashed, %.1f s", folder, Counted.of(tree.files(), "file"),
         Counted.of(tree.manifests().size(), "folder"), tree.hashedFiles(), (System.nanoTime() - start) / 1e9);

@@ -55,6 +55,28 @@ class S3SettingsTest {
   }
 
   @Test
+  void aRemotesProfileTakesAwsProfilesPlaceAndItsCredentialsWinOverTheVariables() throws Exception {
+    Path config = Files.writeString(temp.resolve("config"), """
+        [profile lab]
+        region = eu-west-3
+        endpoint_url = http://lab:9000
+        """);
+    Map<String, String> environment = Map.of("AWS_CONFIG_FILE", config.toString(), "AWS_PROFILE", "other",
+        "AWS_ACCESS_KEY_ID", "id", "AWS_SECRET_ACCESS_KEY", "secret");
+
+    S3Settings settings = S3Settings.forProfile(environment, "lab");
+
+    assertThat(settings).extracting(S3Settings::endpoint, S3Settings::region, S3Settings::profile,
+        S3Settings::accessKeyId).containsExactly(URI.create("http://lab:9000"), "eu-west-3", "lab", null);
+    Map<String, String> endpointVariables = new HashMap<>(environment);
+    endpointVariables.put("AWS_ENDPOINT_URL_S3", "http://variable:9000");
+    assertThat(S3Settings.forProfile(endpointVariables, "lab").endpoint()).as("the variables still come first")
+        .isEqualTo(URI.create("http://variable:9000"));
+    assertThatThrownBy(() -> S3Settings.forProfile(environment, "lba"))
+        .hasMessage("Invalid AWS profile: lba (must be a profile in " + config + ")");
+  }
+
+  @Test
   void theProfilesServicesSectionGivesTheS3EndpointFirst() throws Exception {
     Files.createDirectories(temp.resolve(".aws"));
     Files.writeString(temp.resolve(".aws/config"), """

@@ -29,6 +29,8 @@ public record DatasetSyncStatus(
     @JsonPropertyDescription("Objects Gc found unreachable (deleted unless dry run).") Amount unreachable,
     @JsonPropertyDescription("Object store requests of the last run, by kind.") RequestCounts requests,
     @JsonPropertyDescription("How the remote's contents were found out.") SyncStrategy strategy,
+    @JsonPropertyDescription("The paths that differ (Status): counts, and the first few paths of each kind.")
+        SyncChanges changes,
     @JsonPropertyDescription("When the last run started (RFC 3339).") String startTime,
     @JsonPropertyDescription("When the last run ended (RFC 3339).") String completionTime,
     @JsonPropertyDescription("Ready is True when the last run succeeded for the current generation.")

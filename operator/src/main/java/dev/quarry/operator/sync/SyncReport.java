@@ -2,6 +2,7 @@ package dev.quarry.operator.sync;
 
 import dev.quarry.api.common.Amount;
 import dev.quarry.api.common.RequestCounts;
+import dev.quarry.api.datasetsync.SyncChanges;
 import dev.quarry.api.datasetsync.SyncStrategy;
 import java.util.List;
 
@@ -11,4 +12,4 @@ import java.util.List;
  */
 record SyncReport(String operation, String version, Long files, Long bytes, Amount missingLocal,
     Amount missingRemote, Amount transferred, Amount unreachable, RequestCounts requests, SyncStrategy strategy,
-    Long failures, List<String> warnings, String startTime, String endTime) {}
+    Long failures, List<String> warnings, String startTime, String endTime, SyncChanges changes) {}

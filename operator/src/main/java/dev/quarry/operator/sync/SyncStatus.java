@@ -2,6 +2,8 @@ package dev.quarry.operator.sync;
 
 import dev.quarry.api.datasetsync.DatasetSync;
 import dev.quarry.api.datasetsync.DatasetSyncStatus;
+import dev.quarry.api.datasetsync.PathSample;
+import dev.quarry.api.datasetsync.SyncChanges;
 import dev.quarry.api.datasetsync.SyncPhase;
 import dev.quarry.operator.jobs.Refusal;
 import dev.quarry.operator.jobs.WorkerJson;
@@ -12,6 +14,9 @@ import java.util.Locale;
 
 /** The status of a DatasetSync for one run: waiting, running, or what the worker's result says. */
 final class SyncStatus {
+  /** Paths of each kind a status keeps (the worker's --result file has as many). */
+  static final int PATHS_SHOWN = 5;
+
   private final DatasetSync sync;
   private final SyncRun run;
   private final DatasetSyncStatus old;
@@ -36,7 +41,7 @@ final class SyncStatus {
 
   DatasetSyncStatus failed(String startTime, String message) {
     return new DatasetSyncStatus(run.generation(), run.trigger(), SyncPhase.Failed, sync.getSpec().operation(),
-        null, null, null, null, null, null, null, null, null, startTime, conditions.now(),
+        null, null, null, null, null, null, null, null, null, null, startTime, conditions.now(),
         conditions.ready(previous(), false, operation() + "Failed", "Cannot " + operation().toLowerCase(Locale.ROOT)
             + " " + folder() + ": " + message, run.generation()));
   }
@@ -44,7 +49,7 @@ final class SyncStatus {
   /** A run that never starts: its spec is refused, and no worker runs it. */
   DatasetSyncStatus refused(Refusal refusal) {
     return new DatasetSyncStatus(run.generation(), run.trigger(), SyncPhase.Failed, sync.getSpec().operation(),
-        null, null, null, null, null, null, null, null, null, null, conditions.now(),
+        null, null, null, null, null, null, null, null, null, null, null, conditions.now(),
         conditions.ready(previous(), false, refusal.reason(), "Cannot " + operation().toLowerCase(Locale.ROOT)
             + " " + folder() + ": " + refusal.message(), run.generation()));
   }
@@ -58,7 +63,7 @@ final class SyncStatus {
         report == null ? null : report.bytes(), report == null ? null : report.missingLocal(),
         report == null ? null : report.missingRemote(), report == null ? null : report.transferred(),
         report == null ? null : report.unreachable(), report == null ? null : report.requests(),
-        report == null ? null : report.strategy(),
+        report == null ? null : report.strategy(), report == null ? null : bounded(report.changes()),
         report != null && report.startTime() != null ? report.startTime() : startTime,
         report != null && report.endTime() != null ? report.endTime() : completionTime,
         conditions.ready(previous(), true, "Succeeded", message, run.generation()));
@@ -90,11 +95,32 @@ final class SyncStatus {
   /** While a run waits or runs, the last run's results stay visible; only the phase and condition move. */
   private DatasetSyncStatus progress(SyncPhase phase, String startTime, String reason, String message) {
     DatasetSyncStatus last = old == null ? new DatasetSyncStatus(null, null, null, null, null, null, null, null,
-        null, null, null, null, null, null, null, null) : old;
+        null, null, null, null, null, null, null, null, null) : old;
     return new DatasetSyncStatus(run.generation(), run.trigger(), phase, sync.getSpec().operation(), last.version(),
         last.files(), last.bytes(), last.missingLocal(), last.missingRemote(), last.transferred(),
-        last.unreachable(), last.requests(), last.strategy(), startTime, null,
+        last.unreachable(), last.requests(), last.strategy(), last.changes(), startTime, null,
         conditions.ready(previous(), false, reason, message, run.generation()));
+  }
+
+  /**
+   * The worker's paths as the status may carry them: at most {@link #PATHS_SHOWN} of each kind, each made printable
+   * and cut ({@link WorkerJson#bounded}), whatever the worker sent.
+   */
+  private static SyncChanges bounded(SyncChanges changes) {
+    if (changes == null) {
+      return null;
+    }
+    return new SyncChanges(bounded(changes.added()), bounded(changes.modified()), bounded(changes.deleted()),
+        bounded(changes.notOnRemote()));
+  }
+
+  private static PathSample bounded(PathSample sample) {
+    if (sample == null) {
+      return null;
+    }
+    List<String> paths = sample.paths() == null ? List.of() : sample.paths().stream().limit(PATHS_SHOWN)
+        .map(WorkerJson::bounded).toList();
+    return new PathSample(Math.max(sample.count(), paths.size()), paths);
   }
 
   private List<Condition> previous() {

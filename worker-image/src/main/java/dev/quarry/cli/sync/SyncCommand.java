@@ -11,6 +11,9 @@ import picocli.CommandLine.Command;
           + " prefix: status, push, pull, log and gc. Each command costs what changed, not what exists.",
       "State (the hash cache and the index of trees known complete on each remote) is kept in <folder>/.quarry"
           + " unless --state-dir says otherwise.",
+      "--remote takes a URL or the name of a remote (see quarry remote --help); with a default remote it may be left"
+          + " out. A .quarryignore at the folder's top, in .gitignore's syntax, keeps paths out of status and push and"
+          + " from pull --delete-extra.",
       "The S3 connection comes from the environment: QUARRY_S3_ENDPOINT, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL,"
           + " AWS_REGION, AWS_DEFAULT_REGION, QUARRY_S3_PATH_STYLE, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,"
           + " AWS_SESSION_TOKEN, and AWS_PROFILE in ~/.aws/config and ~/.aws/credentials (AWS_CONFIG_FILE,"

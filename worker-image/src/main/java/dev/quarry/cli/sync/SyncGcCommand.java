@@ -46,7 +46,7 @@ public final class SyncGcCommand implements Callable<Integer> {
     Path state = remote.stateDir != null ? remote.stateDir
         : Path.of(System.getProperty("user.home"), ".cache", "quarry", "sync");
     remote.stateDir = state;
-    try (ObjectStores stores = remote.stores();
+    try (ObjectStores stores = remote.stores(Path.of(""));
         SyncSession session = remote.session(stores, state, ProgressLog.to(command.commandLine().getErr()))) {
       output.print(command.commandLine().getOut(),
           GarbageCollector.run(session, new GarbageCollector.Options(!delete, grace, keep)));

@@ -1,13 +1,12 @@
 package dev.quarry.cli.sync;
 
 import dev.quarry.core.json.Json;
-import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.cas.RefLogEntry;
-import dev.quarry.core.sync.remote.CasRemote;
 import dev.quarry.core.sync.remote.RefLog;
 import dev.quarry.core.units.Counted;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -47,10 +46,8 @@ public final class SyncLogCommand implements Callable<Integer> {
     if (limit < 1) {
       throw new IllegalArgumentException("Invalid --limit: " + limit + " (must be at least 1)");
     }
-    try (ObjectStores stores = remote.stores()) {
-      Location location = stores.locate(remote.remote);
-      List<RefLog.Record> records = new CasRemote(location.store(), location.key(), remote.requestsInFlight)
-          .refLog().read(ref, limit);
+    try (ObjectStores stores = remote.stores(Path.of(""))) {
+      List<RefLog.Record> records = remote.casRemote(stores).refLog().read(ref, limit);
       PrintWriter out = command.commandLine().getOut();
       if (json) {
         out.println(Json.write(records.stream().map(RefLog.Record::entry).toList()));

@@ -60,7 +60,7 @@ public final class SyncPullCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (ObjectStores stores = remote.stores();
+    try (ObjectStores stores = remote.stores(folder);
         SyncSession session = remote.session(stores, folder, ProgressLog.to(command.commandLine().getErr()))) {
       output.print(command.commandLine().getOut(),
           Pull.run(session, new Pull.Options(version, include, deleteExtra, cache, force)));

@@ -45,7 +45,7 @@ public final class SyncPushCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (ObjectStores stores = remote.stores();
+    try (ObjectStores stores = remote.stores(folder);
         SyncSession session = remote.session(stores, folder, ProgressLog.to(command.commandLine().getErr()))) {
       output.print(command.commandLine().getOut(), Push.run(session, ref,
           new Push.Options(allowEmpty, by != null ? by : Push.defaultAuthor())));

@@ -3,7 +3,11 @@ package dev.quarry.cli.sync;
 import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.StatusCheck;
+import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.sync.SyncSession;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -19,9 +23,18 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {"Shows what the remote lacks of the folder and what the folder lacks of the ref's version, in"
-        + " objects and bytes, with the requests it took. Writes nothing to the remote.", ""},
-    footer = {"", "Example:", "  quarry sync status /data/coco --remote s3://datasets/cas/coco --ref latest"})
+        + " objects and bytes, with the requests it took, and names the paths: added, modified and deleted in the"
+        + " folder since the ref's version (a folder deleted whole ends in /), and the files whose content the"
+        + " remote lacks. Lists are cut at " + SyncOutput.PATHS_SHOWN + " paths; --json lists every path. Paths the"
+        + " folder's .quarryignore ignores are left out. Writes nothing to the remote.", ""},
+    footer = {"", "Exit status: 0, or with --exit-code or -q 1 when the folder and the ref's version differ or the"
+        + " remote lacks something; an error also exits 1, with a message on stderr.", "",
+        "Examples:", "  quarry sync status /data/coco --remote s3://datasets/cas/coco --ref latest",
+        "  quarry sync status /data/coco -q || quarry sync push /data/coco"})
 public final class SyncStatusCommand implements Callable<Integer> {
+  /** The exit status of --exit-code and -q when there is a difference. */
+  static final int DIFFERS = 1;
+
   @Spec CommandSpec command;
   @Mixin RemoteOptions remote;
   @Mixin SyncOutput output;
@@ -33,12 +46,25 @@ public final class SyncStatusCommand implements Callable<Integer> {
       description = "The version to compare with (default: ${DEFAULT-VALUE}).")
   String ref;
 
+  @Option(names = "--exit-code", description = "Exit 1 when there is a difference, as git diff --exit-code does.")
+  boolean exitCode;
+
+  @Option(names = {"-q", "--quiet"}, description = "Print nothing, not even progress; exit 1 when there is a"
+      + " difference, as dvc status -q does.")
+  boolean quiet;
+
   @Override
   public Integer call() throws Exception {
-    try (ObjectStores stores = remote.stores();
-        SyncSession session = remote.session(stores, folder, ProgressLog.to(command.commandLine().getErr()))) {
-      output.print(command.commandLine().getOut(), StatusCheck.run(session, ref));
+    PrintStream log = quiet ? new PrintStream(OutputStream.nullOutputStream()) : ProgressLog.to(
+        command.commandLine().getErr());
+    SyncResult result;
+    try (ObjectStores stores = remote.stores(folder);
+        SyncSession session = remote.session(stores, folder, log)) {
+      result = StatusCheck.run(session, ref);
     }
-    return 0;
+    if (!quiet || output.resultFile != null) {
+      output.print(quiet ? new PrintWriter(OutputStream.nullOutputStream()) : command.commandLine().getOut(), result);
+    }
+    return (exitCode || quiet) && result.differs() ? DIFFERS : 0;
   }
 }

@@ -56,6 +56,7 @@ public final class TreeScanner {
   private static final long PROGRESS_NANOS = 2_000_000_000L;
 
   private final Set<Path> excluded;
+  private final IgnoreRules ignored;
   private final Consumer<String> progress;
 
   /**
@@ -63,9 +64,16 @@ public final class TreeScanner {
    * line for people every two seconds while files are hashed.
    */
   public TreeScanner(StateDatabase state, int hashThreads, Set<Path> excluded, Consumer<String> progress) {
+    this(state, hashThreads, excluded, IgnoreRules.none(), progress);
+  }
+
+  /** {@code ignored}: the folder's {@code .quarryignore}; what it ignores is left out, and ignored folders unread. */
+  public TreeScanner(StateDatabase state, int hashThreads, Set<Path> excluded, IgnoreRules ignored,
+      Consumer<String> progress) {
     this.state = state;
     this.hashThreads = Math.max(1, hashThreads);
     this.excluded = Set.copyOf(excluded);
+    this.ignored = ignored;
     this.progress = progress;
   }
 
@@ -105,7 +113,7 @@ public final class TreeScanner {
     List<String> warnings = Collections.synchronizedList(new ArrayList<>());
     Queue<FileNode> walked = new ConcurrentLinkedQueue<>();
     try (ForkJoinPool pool = new ForkJoinPool(hashThreads)) {
-      DirNode top = inPool(pool, new WalkTask("", root, rootIdentity.permissions(), walked, warnings));
+      DirNode top = inPool(pool, new WalkTask("", "", root, rootIdentity.permissions(), walked, warnings));
       Map<String, StateDatabase.FileState> known = Futures.join(loading);
       List<FileNode> files = new ArrayList<>(walked);
       LongAdder recordedFound = new LongAdder();
@@ -152,13 +160,16 @@ public final class TreeScanner {
 
   private final class WalkTask extends RecursiveTask<DirNode> {
     private final String name;
+    /** The folder's path relative to the top, with a trailing '/' unless it is the top. */
+    private final String prefix;
     private final Path dir;
     private final int mode;
     private final Queue<FileNode> files;
     private final List<String> warnings;
 
-    WalkTask(String name, Path dir, int mode, Queue<FileNode> files, List<String> warnings) {
+    WalkTask(String name, String prefix, Path dir, int mode, Queue<FileNode> files, List<String> warnings) {
       this.name = name;
+      this.prefix = prefix;
       this.dir = dir;
       this.mode = mode;
       this.files = files;
@@ -193,8 +204,12 @@ public final class TreeScanner {
         if (!identity.isDirectory() && PartFiles.isPartFile(childName)) {
           continue; // A killed pull's temporary: never part of a version.
         }
+        if (!ignored.isEmpty() && ignored.ignoresItself(task.prefix + childName, identity.isDirectory())) {
+          continue; // its folders were checked on the way down
+        }
         if (identity.isDirectory()) {
-          WalkTask subfolder = new WalkTask(childName, path, identity.permissions(), files, warnings);
+          WalkTask subfolder = new WalkTask(childName, task.prefix + childName + "/", path, identity.permissions(),
+              files, warnings);
           subfolder.fork();
           subfolders.add(subfolder);
         } else if (identity.isSymbolicLink()) {

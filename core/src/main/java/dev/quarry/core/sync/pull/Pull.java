@@ -14,6 +14,7 @@ import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.local.FileIdentity;
+import dev.quarry.core.sync.local.IgnoreRules;
 import dev.quarry.core.sync.local.PartFiles;
 import dev.quarry.core.sync.local.StateDatabase;
 import dev.quarry.core.sync.local.StateDatabase.FileState;
@@ -586,12 +587,14 @@ public final class Pull {
       }
     }
     Path root = session.folder();
+    Set<String> keptIgnored = ignoredAndTheirFolders(root);
     List<Path> extra;
     try (Stream<Path> walk = Files.walk(root)) {
       extra = walk.filter(path -> !path.equals(root))
           .filter(path -> {
             String relative = root.relativize(path).toString();
-            return !wanted.contains(relative) && filter.matches(relative) && !isStateOrHoldsIt(relative, stateInside);
+            return !wanted.contains(relative) && filter.matches(relative) && !isStateOrHoldsIt(relative, stateInside)
+                && !keptIgnored.contains(relative);
           })
           .sorted(Comparator.reverseOrder()).toList();
     }
@@ -610,6 +613,30 @@ public final class Pull {
       }
     }
     return extra;
+  }
+
+  /**
+   * The local paths the folder's {@code .quarryignore} ignores, with every folder that holds one: --delete-extra keeps
+   * them, as a push never saw them. Empty without rules.
+   */
+  private Set<String> ignoredAndTheirFolders(Path root) throws IOException {
+    IgnoreRules rules = session.ignoreRules();
+    Set<String> kept = new HashSet<>();
+    if (rules.isEmpty()) {
+      return kept;
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      walk.filter(path -> !path.equals(root)).forEach(path -> {
+        String relative = root.relativize(path).toString();
+        if (rules.ignores(relative, Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS))) {
+          kept.add(relative);
+          for (int slash = relative.lastIndexOf('/'); slash > 0; slash = relative.lastIndexOf('/', slash - 1)) {
+            kept.add(relative.substring(0, slash));
+          }
+        }
+      });
+    }
+    return kept;
   }
 
   private void deleteExtra(List<Path> extra) throws IOException {

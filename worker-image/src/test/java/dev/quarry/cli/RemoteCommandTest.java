@@ -1,0 +1,161 @@
+package dev.quarry.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * Remotes by name as people use them, on the filesystem store: the folder's config and its local one, the default,
+ * every sync command taking a name, one-line refusals; and status that names paths and gates a script.
+ */
+class RemoteCommandTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path temp;
+
+  private StringWriter out = new StringWriter();
+  private StringWriter err = new StringWriter();
+
+  private int quarry(String... args) {
+    out = new StringWriter();
+    err = new StringWriter();
+    CommandLine commandLine = QuarryCommand.commandLine();
+    commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(err, true));
+    return commandLine.execute(args);
+  }
+
+  private Path folder() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("data/images"));
+    Files.writeString(data.resolve("1.jpg"), "one");
+    Files.writeString(data.resolve("2.jpg"), "two");
+    return data.getParent();
+  }
+
+  @Test
+  void remotesAreAddedListedMadeDefaultAndRemovedInTheFolderConfigAndItsLocalOne() throws Exception {
+    Path data = folder();
+    String dir = data.toString();
+
+    assertThat(quarry("remote", "add", "--folder", dir, "origin", "../store", "--default")).as(err.toString())
+        .isZero();
+    assertThat(quarry("remote", "add", "--folder", dir, "--local", "lab", "s3://datasets/cas/coco", "--endpoint",
+        "http://minio:9000", "--profile", "minio", "--region", "eu-west-3")).as(err.toString()).isZero();
+    assertThat(Files.readString(data.resolve(".quarry/config"))).contains("[core]\n    remote = origin\n",
+        "[remote \"origin\"]\n    url = ../store\n");
+    assertThat(Files.readString(data.resolve(".quarry/config.local"))).contains("[remote \"lab\"]\n"
+        + "    url = s3://datasets/cas/coco\n    endpoint = http://minio:9000\n    profile = minio\n"
+        + "    region = eu-west-3\n");
+
+    assertThat(quarry("remote", "list", "--folder", dir)).isZero();
+    assertThat(out.toString()).contains("* origin\t../store  (" + data.resolve(".quarry/config") + ")",
+        "  lab\ts3://datasets/cas/coco  endpoint=http://minio:9000  profile=minio  region=eu-west-3  ("
+            + data.resolve(".quarry/config.local") + ")");
+
+    assertThat(quarry("remote", "default", "--folder", dir, "--local", "lab")).isZero();
+    assertThat(quarry("remote", "default", "--folder", dir)).isZero();
+    assertThat(out.toString()).as("the local config wins").isEqualTo("lab\n");
+    assertThat(quarry("remote", "add", "--folder", dir, "origin", "/elsewhere")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot add remote origin: " + data.resolve(".quarry/config")
+        + " already has it (remove it first, or add with --force to replace it)\n");
+
+    assertThat(quarry("remote", "remove", "--folder", dir, "--local", "lab")).isZero();
+    assertThat(quarry("remote", "default", "--folder", dir)).isZero();
+    assertThat(out.toString()).as("the local default went with its remote").isEqualTo("origin\n");
+    assertThat(quarry("remote", "remove", "--folder", dir, "lab")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Unknown remote: lab in " + data.resolve(".quarry/config")
+        + " (it has origin; see quarry remote list)\n");
+  }
+
+  @Test
+  void everySyncCommandTakesARemoteByNameOrTheDefault() throws Exception {
+    Path data = folder();
+    String dir = data.toString();
+    assertThat(quarry("remote", "add", "--folder", dir, "store", "../store", "--default")).isZero();
+
+    assertThat(quarry("sync", "push", dir, "-j", "4")).as(err.toString()).isZero();
+    assertThat(out.toString()).startsWith("push file://" + temp.resolve("store") + "/ sha256:");
+    assertThat(quarry("sync", "status", dir, "--remote", "store", "--exit-code")).as(err.toString()).isZero();
+    Path copy = temp.resolve("copy");
+    assertThat(quarry("sync", "pull", copy.toString(), "--remote", temp.resolve("store").toString())).isZero();
+    assertThat(copy.resolve("images/2.jpg")).hasContent("two");
+
+    assertThat(quarry("sync", "status", dir, "--remote", "stor")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Unknown remote: stor (known: store; add one with quarry remote"
+        + " add stor s3://bucket/prefix)\n");
+    assertThat(quarry("sync", "pull", copy.toString())).as("the copy has no config").isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot find the remote: no --remote given and no default"
+        + " remote set (set one with quarry remote default NAME, or give --remote NAME or --remote"
+        + " s3://bucket/prefix)\n");
+  }
+
+  @Test
+  void aConfigWithATypoOrCredentialsIsRefusedInOneLine() throws Exception {
+    Path data = folder();
+    Path config = Files.createDirectories(data.resolve(".quarry")).resolve("config");
+    Files.writeString(config, "[remote \"origin\"]\n    url = ../store\n    endpont = http://minio:9000\n");
+    assertThat(quarry("sync", "status", data.toString(), "--remote", "origin")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Invalid key: endpont in [remote \"origin\"] (line 3 of " + config
+        + ") (must be url, endpoint, profile or region)\n");
+
+    Files.writeString(config, "[remote \"origin\"]\n    url = s3://bucket/cas\n    secret_access_key = hunter2\n");
+    assertThat(quarry("remote", "list", "--folder", data.toString())).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot keep secret_access_key in a Quarry config (line 3 of "
+        + config + "): credentials belong in ~/.aws/credentials under a profile (then set profile = NAME) or in"
+        + " AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, never in a file that may be committed\n");
+    assertThat(err.toString()).doesNotContain("hunter2");
+
+    Files.delete(config);
+    assertThat(quarry("remote", "add", "--folder", data.toString(), "origin", "s3://bucket/cas", "--endpoint",
+        "http://me:hunter2@minio:9000")).isEqualTo(1);
+    assertThat(err.toString()).startsWith("quarry: Cannot keep a user and password in the endpoint of remote"
+        + " origin in a Quarry config: credentials belong in ~/.aws/credentials").doesNotContain("hunter2");
+    assertThat(config).doesNotExist();
+    Files.writeString(config, "; the team's store\n[core]\n    remote = origin  # the default\n[remote \"origin\"]\n"
+        + "    url = \"../store\" ; kept relative to the folder\n");
+    assertThat(quarry("remote", "list", "--folder", data.toString())).as(err.toString()).isZero();
+    assertThat(out.toString()).isEqualTo("* origin\t../store  (" + config + ")\n");
+    assertThat(quarry("remote", "add", "--folder", data.toString(), "my/remote", "s3://bucket/cas")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Invalid remote name: my/remote (must be 1 to 64 letters, digits,"
+        + " '.', '_' or '-', starting with a letter or digit)\n");
+  }
+
+  @Test
+  void statusNamesPathsAndWithExitCodeOrQuietExitsOneOnADifference() throws Exception {
+    Path data = folder();
+    String remote = temp.resolve("store").toString();
+    assertThat(quarry("sync", "push", data.toString(), "--remote", remote)).isZero();
+    assertThat(quarry("sync", "status", data.toString(), "--remote", remote, "-q")).isZero();
+    assertThat(out.toString() + err).isEmpty();
+
+    for (int i = 0; i < 30; i++) {
+      Files.writeString(data.resolve("images/new-" + (100 + i) + ".jpg"), "new " + i);
+    }
+    Files.writeString(data.resolve("images/1.jpg"), "ONE");
+    assertThat(quarry("sync", "status", data.toString(), "--remote", remote)).as("no gate asked").isZero();
+    assertThat(out.toString()).contains("  added: 30 paths\n    images/new-100.jpg\n",
+        "    images/new-119.jpg\n    and 10 more (--json lists every path)\n",
+        "  modified: 1 path\n    images/1.jpg\n", "  not on the remote: 31 paths\n");
+    assertThat(quarry("sync", "status", data.toString(), "--remote", remote, "--exit-code")).isEqualTo(1);
+    assertThat(out.toString()).contains("  modified: 1 path\n");
+    assertThat(err.toString()).doesNotContain("quarry:");
+    Path result = temp.resolve("result.json");
+    assertThat(quarry("sync", "status", data.toString(), "--remote", remote, "-q", "--result", result.toString()))
+        .isEqualTo(1);
+    assertThat(out.toString() + err).isEmpty();
+    JsonNode added = JSON.readTree(result.toFile()).get("changes").get("added");
+    assertThat(added.get("count").asLong()).isEqualTo(30);
+    assertThat(added.get("paths")).as("capped for the termination message").hasSize(5);
+
+    assertThat(quarry("sync", "status", data.toString(), "--remote", remote, "--json")).isZero();
+    assertThat(JSON.readTree(out.toString()).get("changes").get("added").get("paths")).hasSize(30);
+  }
+}
