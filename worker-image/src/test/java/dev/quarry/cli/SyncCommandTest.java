@@ -135,4 +135,42 @@ class SyncCommandTest {
       }
     }
   }
+
+  @Test
+  void diffLsAndGetInspectVersionsWithoutPulling() throws Exception {
+    String remote = temp.resolve("remote").toString();
+    Path data = Files.createDirectories(temp.resolve("data/images"));
+    Files.writeString(data.resolve("cat.jpg"), "meow");
+    Files.writeString(data.resolve("dog.jpg"), "woof");
+    assertThat(quarry("sync", "push", temp.resolve("data").toString(), "--remote", remote, "--ref", "v1")).isZero();
+    Files.writeString(data.resolve("dog.jpg"), "woof!");
+    Files.move(data.resolve("cat.jpg"), data.resolve("kitten.jpg"));
+    assertThat(quarry("sync", "push", temp.resolve("data").toString(), "--remote", remote, "--ref", "v2")).isZero();
+    out.getBuffer().setLength(0);
+
+    assertThat(quarry("sync", "diff", "v1", "v2", "--remote", remote)).isZero();
+    assertThat(out.toString()).isEqualTo("M  images/dog.jpg  (5 B)\nR  images/cat.jpg -> images/kitten.jpg  (4 B)\n"
+        + "v1 -> v2: 0 added, 0 deleted, 1 modified, 1 renamed (2 manifests read)\n");
+    out.getBuffer().setLength(0);
+
+    assertThat(quarry("sync", "ls", "v2", "images", "--remote", remote, "--json")).isZero();
+    JsonNode listing = new ObjectMapper().readTree(out.toString());
+    assertThat(listing).hasSize(2);
+    assertThat(listing.get(0).get("path").asText()).isEqualTo("images/dog.jpg");
+    assertThat(listing.get(0).get("size").asLong()).isEqualTo(5);
+
+    Path copy = temp.resolve("copy");
+    assertThat(quarry("sync", "get", "v1", "images", copy.toString(), "--remote", remote)).isZero();
+    assertThat(copy.resolve("cat.jpg")).hasContent("meow");
+    assertThat(copy.resolve(".quarry")).doesNotExist();
+    assertThat(quarry("sync", "get", "v2", "images/dog.jpg", copy.resolve("dog.jpg").toString(), "--remote", remote))
+        .isZero();
+    assertThat(copy.resolve("dog.jpg")).hasContent("woof!");
+
+    err.getBuffer().setLength(0);
+    assertThat(quarry("sync", "diff", "v1", "--remote", remote)).isEqualTo(1);
+    assertThat(quarry("sync", "get", "v2", "images/nope", "--remote", remote)).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Invalid diff: no B (must name a second version B or a folder with"
+        + " --folder, one of them)\nquarry: Cannot find images/nope in v2: images/nope does not exist there\n");
+  }
 }
