@@ -10,9 +10,8 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
+import org.apache.commons.io.file.PathUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -82,19 +81,11 @@ public final class SyncGetCommand implements Callable<Integer> {
         Get.folder(session, target, force);
       } finally {
         if (temporaryState) {
-          deleteTree(remote.stateDir);
+          PathUtils.deleteDirectory(remote.stateDir);
         }
       }
       log.println("get: wrote " + folder.toAbsolutePath().normalize());
     }
     return 0;
-  }
-
-  private static void deleteTree(Path path) throws java.io.IOException {
-    try (Stream<Path> walk = Files.walk(path)) {
-      for (Path each : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(each);
-      }
-    }
   }
 }
