@@ -173,4 +173,31 @@ class SyncCommandTest {
     assertThat(err.toString()).isEqualTo("quarry: Invalid diff: no B (must name a second version B or a folder with"
         + " --folder, one of them)\nquarry: Cannot find images/nope in v2: images/nope does not exist there\n");
   }
+
+  @Test
+  void importDvcMakesAVersionOfWhatDvcPushedAndRefusesADvc2FileInOneLine() throws Exception {
+    String remote = temp.resolve("remote").toString();
+    Path dvcRemote = temp.resolve("dvc-remote");
+    byte[] content = "hello\n".getBytes(StandardCharsets.UTF_8);
+    String md5 = "b1946ac92492d2347c6235b4d2611184"; // of "hello\n"
+    Files.createDirectories(dvcRemote.resolve("files/md5/b1"));
+    Files.write(dvcRemote.resolve("files/md5/b1/" + md5.substring(2)), content);
+    Path dvcFile = Files.writeString(temp.resolve("hello.txt.dvc"), "outs:\n- md5: " + md5 + "\n  size: 6\n"
+        + "  hash: md5\n  path: hello.txt\n");
+
+    assertThat(quarry("sync", "import-dvc", dvcFile.toString(), "--dvc-remote", dvcRemote.toString(), "--remote",
+        remote, "--ref", "v1")).isZero();
+    assertThat(out.toString()).startsWith("import-dvc " + md5 + " -> v1 sha256:").contains(": 1 files, 6 B; 1 blobs"
+        + " copied (6 B), 0 reused\n");
+    out.getBuffer().setLength(0);
+    assertThat(quarry("sync", "get", "v1", "hello.txt", temp.resolve("got").toString(), "--remote", remote)).isZero();
+    assertThat(temp.resolve("got")).hasContent("hello");
+
+    Path dvc2 = Files.writeString(temp.resolve("old.dvc"), "outs:\n- md5: " + md5 + "\n  path: hello.txt\n");
+    err.getBuffer().setLength(0);
+    assertThat(quarry("sync", "import-dvc", dvc2.toString(), "--dvc-remote", dvcRemote.toString(), "--remote",
+        remote)).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Invalid .dvc file " + dvc2 + ": hash is null (must be md5, as DVC 3"
+        + " writes; re-add the data with DVC 3)\n");
+  }
 }
