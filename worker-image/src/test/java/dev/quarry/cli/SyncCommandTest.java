@@ -197,7 +197,7 @@ class SyncCommandTest {
     err.getBuffer().setLength(0);
     assertThat(quarry("sync", "import-dvc", dvc2.toString(), "--dvc-remote", dvcRemote.toString(), "--remote",
         remote)).isEqualTo(1);
-    assertThat(err.toString()).isEqualTo("quarry: Invalid .dvc file " + dvc2 + ": hash is null (must be md5, as DVC 3"
-        + " writes; re-add the data with DVC 3)\n");
+    assertThat(err.toString()).isEqualTo("quarry: Invalid .dvc file " + dvc2 + ": no hash field (must be hash: md5, as"
+        + " DVC 3 writes; a DVC 2 file? re-add the data with DVC 3)\n");
   }
 }

@@ -38,9 +38,11 @@ public record DvcFile(DvcHash hash, long size, long files, String path) {
           ? "no outs list" : outs.size() + " outs") + " (must track exactly one file or folder)");
     }
     JsonNode out = outs.get(0);
-    if (!"md5".equals(text(out, "hash"))) {
-      throw new IllegalArgumentException("Invalid .dvc file " + file + ": hash is "
-          + Printable.of(text(out, "hash")) + " (must be md5, as DVC 3 writes; re-add the data with DVC 3)");
+    String hash = text(out, "hash");
+    if (!"md5".equals(hash)) {
+      throw new IllegalArgumentException("Invalid .dvc file " + file + ": " + (hash == null ? "no hash field"
+          : "hash " + Printable.of(hash)) + " (must be hash: md5, as DVC 3 writes; a DVC 2 file? re-add the data with"
+          + " DVC 3)");
     }
     return new DvcFile(DvcHash.parse(text(out, "md5")), number(file, out, "size"), number(file, out, "nfiles"),
         text(out, "path"));
