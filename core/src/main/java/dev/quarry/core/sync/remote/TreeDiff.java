@@ -22,12 +22,13 @@ import java.util.TreeMap;
  * What changed between two trees (two versions, or a version and a scanned folder), by walking both together and
  * reading a manifest only where the two differ: a folder whose digest is the same on both sides is never opened, so
  * one changed file costs one manifest per folder on its path and side. A file deleted at one path and added with the
- * same content at another is a rename. Paths are counted as they are found, and a diff with more changes than the
+ * same content at another is a rename. Every path walked is counted (folders too: a "bomb" of empty folders that
+ * name one child twice on each level has no changes but 2^depth paths), and a diff that walks more paths than the
  * JVM can hold is refused before it runs out of memory.
  */
 public final class TreeDiff {
-  /** What memory a change costs, about: its path, digests and records. */
-  private static final long BYTES_PER_CHANGE = 512;
+  /** What memory a path walked costs, about: its path, digests and records. */
+  private static final long BYTES_PER_PATH = 512;
 
   public enum Kind { ADDED, DELETED, MODIFIED, RENAMED }
 
@@ -71,24 +72,25 @@ public final class TreeDiff {
 
   private final Trees beforeTrees;
   private final Trees afterTrees;
-  private final long maxChanges;
+  private final long maxPaths;
   private final List<Change> changes = new ArrayList<>();
   private long manifestsRead;
+  private long walked;
 
-  private TreeDiff(Trees before, Trees after, long maxChanges) {
+  private TreeDiff(Trees before, Trees after, long maxPaths) {
     this.beforeTrees = before;
     this.afterTrees = after;
-    this.maxChanges = maxChanges;
+    this.maxPaths = maxPaths;
   }
 
   public static Result compare(Trees before, Manifest beforeRoot, Trees after, Manifest afterRoot)
       throws IOException {
-    return compare(before, beforeRoot, after, afterRoot, Runtime.getRuntime().maxMemory() / BYTES_PER_CHANGE);
+    return compare(before, beforeRoot, after, afterRoot, Runtime.getRuntime().maxMemory() / BYTES_PER_PATH);
   }
 
-  static Result compare(Trees before, Manifest beforeRoot, Trees after, Manifest afterRoot, long maxChanges)
+  static Result compare(Trees before, Manifest beforeRoot, Trees after, Manifest afterRoot, long maxPaths)
       throws IOException {
-    TreeDiff diff = new TreeDiff(before, after, maxChanges);
+    TreeDiff diff = new TreeDiff(before, after, maxPaths);
     List<Pair> level = beforeRoot.digest().equals(afterRoot.digest()) ? List.of()
         : List.of(new Pair("", beforeRoot, afterRoot));
     while (!level.isEmpty()) {
@@ -121,6 +123,10 @@ public final class TreeDiff {
   }
 
   private void compareEntry(String path, TreeEntry before, TreeEntry after, List<Pending> next) {
+    if (++walked > maxPaths) {
+      throw new IllegalArgumentException("Cannot diff: it walks more than " + maxPaths + " paths, more than this JVM"
+          + " can hold (diff a folder of it, or give the JVM more memory)");
+    }
     if (before != null && after != null && before.type() == after.type()) {
       if (Objects.equals(before.digest(), after.digest()) && Objects.equals(before.target(), after.target())
           && before.mode() == after.mode()) {
@@ -132,21 +138,21 @@ public final class TreeDiff {
         }
         return; // a folder's own mode is not a change of its content
       }
-      add(new Change(Kind.MODIFIED, path, null, type(after), before.digest(), after.digest(), after.bytes()));
+      changes.add(new Change(Kind.MODIFIED, path, null, type(after), before.digest(), after.digest(), after.bytes()));
       return;
     }
     if (before != null) {
       if (before.isDirectory()) {
         next.add(new Pending(path, before.digest(), null));
       } else {
-        add(new Change(Kind.DELETED, path, null, type(before), before.digest(), null, before.bytes()));
+        changes.add(new Change(Kind.DELETED, path, null, type(before), before.digest(), null, before.bytes()));
       }
     }
     if (after != null) {
       if (after.isDirectory()) {
         next.add(new Pending(path, null, after.digest()));
       } else {
-        add(new Change(Kind.ADDED, path, null, type(after), null, after.digest(), after.bytes()));
+        changes.add(new Change(Kind.ADDED, path, null, type(after), null, after.digest(), after.bytes()));
       }
     }
   }
@@ -167,14 +173,6 @@ public final class TreeDiff {
           p.after() != null ? after.get(p.after()) : null));
     }
     return level;
-  }
-
-  private void add(Change change) {
-    if (changes.size() >= maxChanges) {
-      throw new IllegalArgumentException("Cannot diff: more than " + maxChanges + " paths changed, more than this"
-          + " JVM can hold (diff a folder of it, or give the JVM more memory)");
-    }
-    changes.add(change);
   }
 
   /** Pairs each added file with a deleted file of the same content, one to one, as a rename. */
