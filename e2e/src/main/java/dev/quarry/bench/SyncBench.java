@@ -501,6 +501,9 @@ public final class SyncBench {
       untimed("init", "--no-scm", "-q");
       untimed("remote", "add", "-d", "bench", "s3://" + bucket + "/" + DVC.substring(0, DVC.length() - 1));
       untimed("remote", "modify", "bench", "endpointurl", proxy.toString());
+      // DVC keeps an index of what each remote URL holds in its site cache: one of its own per run, so that no run
+      // trusts what an earlier one pushed under the same URL.
+      untimed("config", "core.site_cache_dir", work.resolve("dvc-site-cache").toString());
       this.version = untimed("--version").trim();
     }
 
@@ -829,7 +832,8 @@ public final class SyncBench {
         keys.addAll(Files.readAllLines(journal(bucket)));
       }
       ObjectStore store = stores.locate("s3://" + bucket + "/").store();
-      for (String prefix : List.of(CAS + "trees/", CAS + "refs/", CAS + "leases/", CAS + "gc/", RCLONE, WARM_UP)) {
+      for (String prefix : List.of(CAS + "trees/", CAS + "refs/", CAS + "leases/", CAS + "gc/", RCLONE, DVC,
+          WARM_UP)) {
         store.listAll(prefix).map(ObjectInfo::key).forEach(keys::add);
       }
       // Anything else a later version writes beside blobs/ (keys after "cas/blobs/..." sort after "cas/blobs0").
