@@ -18,6 +18,8 @@ echo "== Test servers"
 e2e/tools/install-test-tools.sh
 echo "== Python (WebDataset)"
 e2e/tools/install-python-env.sh
+echo "== Python (DVC)"
+e2e/tools/install-dvc-env.sh
 # shellcheck disable=SC1091
 source "${QUARRY_TOOLS_DIR:-$HOME/.cache/quarry/tools}/versions.env"
 export QUARRY_TOOLS_BIN

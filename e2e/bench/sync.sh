@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark: DatasetSync (quarry sync) against rclone on a local MinIO behind toxiproxy's latency, in the same run:
-# full push of a generated dataset into a content-addressed prefix that already holds many unrelated blobs, status
+# Benchmark: DatasetSync (quarry sync) against rclone and DVC 3 on a local MinIO behind toxiproxy's latency, in the
+# same run: full push of a generated dataset into a content-addressed prefix that already holds many unrelated blobs, status
 # after one changed file, push of 1% new files, full pull into an empty folder; wall time and requests by kind.
 # Usage: e2e/bench/sync.sh [files, default 100000] [unrelated objects, default 1000000] [latency ms, default 10]
 # The MinIO data folder holding the unrelated objects is kept under $QUARRY_BENCH_CACHE (default
@@ -11,6 +11,7 @@ cd "$root"
 source e2e/lib/java.sh
 e2e/tools/install-packages.sh >/dev/null
 e2e/tools/install-test-tools.sh >/dev/null
+e2e/tools/install-dvc-env.sh >/dev/null
 work=$(mktemp -d /tmp/quarry-bench-sync.XXXXXX)
 # QUARRY_BENCH_KEEP=1 keeps the work folder: each command's JSON result, progress and logs.
 if [ -n "${QUARRY_BENCH_KEEP:-}" ]; then

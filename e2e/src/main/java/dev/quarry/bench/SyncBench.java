@@ -20,8 +20,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -44,7 +47,9 @@ import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
  * dataset of FILES files of about 10 KiB pushed into a content-addressed prefix that already holds UNRELATED other
  * blobs; status after one changed file; push of 1% new files; full pull into an empty folder. rclone does the same
  * with a plain copy under another prefix of the same bucket. Wall time of each process, and requests by kind: quarry's
- * own counts, checked against what MinIO counted (its v3 API metrics), which are also rclone's counts.
+ * own counts, checked against what MinIO counted (its v3 API metrics), which are also rclone's counts. DVC 3 does
+ * the same on its own copy of the dataset (a DVC project; its times include the {@code dvc add} it needs before a
+ * status or a push), on the same MinIO behind the same proxy, under another prefix.
  *
  * <p>MinIO runs on a data folder under CACHEDIR that keeps the unrelated objects between runs (filling a million
  * takes minutes); everything a run writes is deleted again when it ends, and at the start of the next run if it did
@@ -54,6 +59,7 @@ public final class SyncBench {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String CAS = "cas/";
   private static final String RCLONE = "rclone/";
+  private static final String DVC = "dvc/";
   private static final String WARM_UP = "warm-up/";
   private static final int FILES_PER_FOLDER = 1000;
   private static final Duration COMMAND_TIMEOUT = Duration.ofHours(2);
@@ -88,7 +94,8 @@ public final class SyncBench {
             dataset.folders, dataset.bytes / 1048576.0, "s3://" + bucket + "/" + CAS, unrelated, latencyMs,
             Runtime.getRuntime().availableProcessors());
         correct = new Run(new Quarry(launcher, work, minio, proxy.endpoint(), bucket),
-            new Rclone(work, minio, proxy.endpoint(), bucket), dataset, work, unrelated).all();
+            new Rclone(work, minio, proxy.endpoint(), bucket),
+            new Dvc(TestTools.dvc(), work, minio, proxy.endpoint(), bucket), dataset, work, unrelated).all();
       } finally {
         minio.clean(bucket);
       }
@@ -102,16 +109,19 @@ public final class SyncBench {
   private static final class Run {
     final Quarry quarry;
     final Rclone rclone;
+    final Dvc dvc;
     final Dataset dataset;
     final Path work;
     final int unrelated;
     final List<Measure> quarryRows = new ArrayList<>();
     final List<Measure> rcloneRows = new ArrayList<>();
+    final List<Measure> dvcRows = new ArrayList<>();
     final List<String> problems = new ArrayList<>();
 
-    Run(Quarry quarry, Rclone rclone, Dataset dataset, Path work, int unrelated) {
+    Run(Quarry quarry, Rclone rclone, Dvc dvc, Dataset dataset, Path work, int unrelated) {
       this.quarry = quarry;
       this.rclone = rclone;
+      this.dvc = dvc;
       this.dataset = dataset;
       this.work = work;
       this.unrelated = unrelated;
@@ -127,6 +137,8 @@ public final class SyncBench {
       quarryRows.add(quarry.sync("push", data, pushState));
       rcloneRows.add(rclone.run("copy", data.toString(), rclone.remote()));
       expectTransferred(rcloneRows.getLast(), dataset.files, "rclone full push");
+      dvc.mirror(data);
+      dvcRows.add(dvc.addThen("push"));
 
       String changed = dataset.changeOneFile();
       progress("status after changing " + changed);
@@ -144,12 +156,21 @@ public final class SyncBench {
         problems.add("rclone check after changing " + changed + " did not report 1 difference: " + lastLines(
             check.rcloneLog, 5));
       }
+      dvc.mirror(data);
+      Measure dvcStatus = dvc.addThen("status", "--cloud");
+      dvcRows.add(dvcStatus);
+      if (dvcStatus.rcloneLog.contains("in sync")) {
+        problems.add("dvc status --cloud after changing " + changed + " found nothing to push: "
+            + lastLines(dvcStatus.rcloneLog, 5));
+      }
 
       int added = dataset.addOnePercent();
       progress("push after adding " + added + " files");
       quarryRows.add(quarry.sync("push", data, pushState));
       rcloneRows.add(rclone.run("copy", data.toString(), rclone.remote()));
       expectTransferred(rcloneRows.getLast(), added + 1, "rclone copy after adding 1%");
+      dvc.mirror(data);
+      dvcRows.add(dvc.addThen("push"));
 
       progress("full pull");
       Path quarryPulled = work.resolve("pulled-quarry");
@@ -158,6 +179,8 @@ public final class SyncBench {
       Path rclonePulled = work.resolve("pulled-rclone");
       rcloneRows.add(rclone.run("copy", rclone.remote(), rclonePulled.toString()));
       verify(rclonePulled, "rclone pull", rcloneRows.getLast().command);
+      dvcRows.add(dvc.pullCold());
+      verify(dvc.data, "dvc pull", dvcRows.getLast().command);
 
       report();
       return problems.isEmpty();
@@ -184,14 +207,16 @@ public final class SyncBench {
 
     private void report() {
       System.out.println();
-      System.out.printf(Locale.ROOT, "%-26s %9s %-30s %9s %-30s %8s%n", "scenario", "quarry s",
-          "quarry HEAD/LIST/GET/PUT/DEL", "rclone s", "rclone HEAD/LIST/GET/PUT/DEL", "rclone/q");
+      System.out.printf(Locale.ROOT, "%-26s %9s %-30s %9s %-30s %8s %9s %-30s %8s%n", "scenario", "quarry s",
+          "quarry HEAD/LIST/GET/PUT/DEL", "rclone s", "rclone HEAD/LIST/GET/PUT/DEL", "rclone/q", "dvc s",
+          "dvc HEAD/LIST/GET/PUT/DEL", "dvc/q");
       for (int i = 0; i < SCENARIOS.size(); i++) {
         Measure q = quarryRows.get(i);
         Measure r = rcloneRows.get(i);
-        System.out.printf(Locale.ROOT, "%-26s %9.2f %-30s %9.2f %-30s %7.2fx%n", SCENARIOS.get(i), q.wallSeconds,
-            q.own.text(), r.wallSeconds, r.counted.text() + (r.counted.others() > 0 ? " +" + r.counted.others() : ""),
-            r.wallSeconds / q.wallSeconds);
+        Measure d = dvcRows.get(i);
+        System.out.printf(Locale.ROOT, "%-26s %9.2f %-30s %9.2f %-30s %7.2fx %9.2f %-30s %7.2fx%n", SCENARIOS.get(i),
+            q.wallSeconds, q.own.text(), r.wallSeconds, counted(r), r.wallSeconds / q.wallSeconds, d.wallSeconds,
+            counted(d), d.wallSeconds / q.wallSeconds);
       }
       System.out.println();
       System.out.println("quarry: wall time of the whole process (JVM start included); its own elapsed time, lookup"
@@ -225,6 +250,10 @@ public final class SyncBench {
           + " MD5 (--checksum: hashes every local file, no HEAD per object) and uploads.");
       System.out.println("  full pull: quarry reads ref and manifests and GETs every blob, cold (no state); rclone"
           + " lists and GETs every object. Both pulled folders were compared byte for byte with the source.");
+      System.out.printf(Locale.ROOT, "  dvc: DVC 3 (%s) on its own copy of the dataset in a DVC project, remote"
+              + " s3://.../%s, --jobs %d; status and push rows include the dvc add that must come first (it hashes"
+              + " what changed and fills DVC's cache); status is dvc status --cloud; the pull row is dvc pull into an"
+              + " empty cache and workspace, compared byte for byte with the source.%n", dvc.version, DVC, Dvc.JOBS);
       System.out.println("  requests: quarry's columns are its own counts (MinIO's agree unless a line above says"
           + " otherwise); rclone's are MinIO's (+N: other requests such as HeadBucket).");
       System.out.println();
@@ -246,6 +275,10 @@ public final class SyncBench {
         System.out.println("PROBLEMS:");
         problems.forEach(problem -> System.out.println("  " + problem));
       }
+    }
+
+    private static String counted(Measure measure) {
+      return measure.counted.text() + (measure.counted.others() > 0 ? " +" + measure.counted.others() : "");
     }
 
     private static void goal(String text, boolean met) {
@@ -295,6 +328,13 @@ public final class SyncBench {
       others.values().removeIf(count -> count == 0);
       return new Requests(head - before.head, list - before.list, get - before.get, put - before.put,
           delete - before.delete, others);
+    }
+
+    Requests plus(Requests more) {
+      Map<String, Long> others = new TreeMap<>(other);
+      more.other.forEach((name, count) -> others.merge(name, count, Long::sum));
+      return new Requests(head + more.head, list + more.list, get + more.get, put + more.put, delete + more.delete,
+          others);
     }
 
     String text() {
@@ -430,6 +470,108 @@ public final class SyncBench {
             + lastLines(output, 30));
       }
       return new Measure(shown, wall, JSON.createObjectNode(), counted, counted, output, "");
+    }
+  }
+
+  /**
+   * Runs DVC 3 (the venv e2e/tools/install-dvc-env.sh makes) through the proxy, in a DVC project of its own whose
+   * data folder mirrors the dataset; configured by its project config and environment variables.
+   */
+  private static final class Dvc {
+    static final int JOBS = 64;
+    final Path command;
+    final Path project;
+    final Path data;
+    final CachedMinio minio;
+    final Map<String, String> environment;
+    final String version;
+    final Map<String, String> mirrored = new HashMap<>();
+    int runs;
+
+    Dvc(Path command, Path work, CachedMinio minio, URI proxy, String bucket) throws Exception {
+      this.command = command;
+      this.project = Files.createDirectories(work.resolve("dvc-project"));
+      this.data = project.resolve("data");
+      this.minio = minio;
+      this.environment = Map.of("AWS_ACCESS_KEY_ID", CachedMinio.ACCESS_KEY, "AWS_SECRET_ACCESS_KEY",
+          CachedMinio.SECRET_KEY, "AWS_DEFAULT_REGION", CachedMinio.REGION, "DVC_NO_ANALYTICS", "1",
+          "AWS_CONFIG_FILE", work.resolve("no-aws-config").toString(), "AWS_SHARED_CREDENTIALS_FILE",
+          work.resolve("no-aws-credentials").toString());
+      untimed("init", "--no-scm", "-q");
+      untimed("remote", "add", "-d", "bench", "s3://" + bucket + "/" + DVC.substring(0, DVC.length() - 1));
+      untimed("remote", "modify", "bench", "endpointurl", proxy.toString());
+      // DVC keeps an index of what each remote URL holds in its site cache: one of its own per run, so that no run
+      // trusts what an earlier one pushed under the same URL.
+      untimed("config", "core.site_cache_dir", work.resolve("dvc-site-cache").toString());
+      this.version = untimed("--version").trim();
+    }
+
+    /**
+     * Brings DVC's copy up to date with the source, untimed: the source files new or changed (size, mtime) since the
+     * last mirror. DVC's own copies are never compared: dvc add rewrites them (its checkout), which is DVC's work.
+     */
+    void mirror(Path source) throws IOException {
+      try (Stream<Path> walk = Files.walk(source)) {
+        for (Path file : walk.filter(Files::isRegularFile).toList()) {
+          String relative = source.relativize(file).toString();
+          String seen = Files.size(file) + "@" + Files.getLastModifiedTime(file).toMillis();
+          if (!seen.equals(mirrored.put(relative, seen))) {
+            Path copy = data.resolve(relative);
+            Files.createDirectories(copy.getParent());
+            Files.copy(file, copy, StandardCopyOption.REPLACE_EXISTING);
+          }
+        }
+      }
+    }
+
+    /** {@code dvc add data}, then the command: one row, their times and requests added up. */
+    Measure addThen(String... args) throws Exception {
+      Measure add = run(List.of("add", "-q", "data"));
+      List<String> then = new ArrayList<>(List.of(args));
+      if (args[0].equals("push") || args[0].equals("status")) {
+        then.addAll(List.of("--jobs", String.valueOf(JOBS)));
+      }
+      Measure next = run(then);
+      return new Measure(add.command + " && " + next.command, add.wallSeconds + next.wallSeconds,
+          JSON.createObjectNode(), add.counted.plus(next.counted), add.counted.plus(next.counted),
+          add.rcloneLog + next.rcloneLog, "");
+    }
+
+    /** {@code dvc pull} into an empty cache and an empty data folder (both removed untimed first). */
+    Measure pullCold() throws Exception {
+      for (Path folder : List.of(project.resolve(".dvc/cache"), data)) {
+        if (Files.exists(folder)) {
+          try (Stream<Path> walk = Files.walk(folder)) {
+            for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
+              Files.delete(path);
+            }
+          }
+        }
+      }
+      return run(List.of("pull", "--jobs", String.valueOf(JOBS)));
+    }
+
+    private String untimed(String... args) throws Exception {
+      return run(List.of(args)).rcloneLog;
+    }
+
+    private Measure run(List<String> dvcArgs) throws Exception {
+      List<String> args = new ArrayList<>(List.of(command.toString()));
+      args.addAll(dvcArgs);
+      Path log = project.getParent().resolve("dvc-" + runs++ + ".log");
+      ProcessBuilder builder = new ProcessBuilder(args).directory(project.toFile()).redirectErrorStream(true)
+          .redirectOutput(log.toFile());
+      builder.environment().remove("AWS_CA_BUNDLE");
+      builder.environment().putAll(environment);
+      String shown = reproducible(environment, args);
+      Timed timed = timed(minio, builder, shown);
+      String output = Files.readString(log);
+      if (timed.exit() != 0) {
+        throw new IllegalStateException("dvc failed with exit code " + timed.exit() + ": " + shown + "\n"
+            + lastLines(output, 30));
+      }
+      return new Measure(shown, timed.wall(), JSON.createObjectNode(), timed.counted(), timed.counted(), output,
+          "");
     }
   }
 
@@ -689,7 +831,8 @@ public final class SyncBench {
         keys.addAll(Files.readAllLines(journal(bucket)));
       }
       ObjectStore store = stores.locate("s3://" + bucket + "/").store();
-      for (String prefix : List.of(CAS + "trees/", CAS + "refs/", CAS + "leases/", CAS + "gc/", RCLONE, WARM_UP)) {
+      for (String prefix : List.of(CAS + "trees/", CAS + "refs/", CAS + "leases/", CAS + "gc/", RCLONE, DVC,
+          WARM_UP)) {
         store.listAll(prefix).map(ObjectInfo::key).forEach(keys::add);
       }
       // Anything else a later version writes beside blobs/ (keys after "cas/blobs/..." sort after "cas/blobs0").

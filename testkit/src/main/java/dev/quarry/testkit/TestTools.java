@@ -48,7 +48,21 @@ public final class TestTools {
     return python;
   }
 
-  /** A port that was free on 127.0.0.1 a moment ago. Servers still retry, because another process may take it. */
+    /** The {@code dvc} command of the venv that {@code e2e/tools/install-dvc-env.sh} makes (DVC 3 with dvc-s3). */
+  public static Path dvc() {
+    String configured = System.getenv("QUARRY_DVC_DIR");
+    Path venv = configured != null && !configured.isBlank()
+        ? Path.of(configured)
+        : Path.of(System.getProperty("user.home"), ".cache", "quarry", "dvc");
+    Path dvc = venv.resolve("bin/dvc");
+    if (!Files.isExecutable(dvc)) {
+      throw new IllegalStateException("Cannot find DVC in " + venv
+          + ": run e2e/tools/install-dvc-env.sh (or e2e/run-tests.sh) first");
+    }
+    return dvc;
+  }
+
+/** A port that was free on 127.0.0.1 a moment ago. Servers still retry, because another process may take it. */
   public static int freeLoopbackPort() {
     try (ServerSocket socket = new ServerSocket()) {
       socket.setReuseAddress(true);

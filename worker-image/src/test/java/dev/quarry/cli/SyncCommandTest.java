@@ -135,4 +135,69 @@ class SyncCommandTest {
       }
     }
   }
+
+  @Test
+  void diffLsAndGetInspectVersionsWithoutPulling() throws Exception {
+    String remote = temp.resolve("remote").toString();
+    Path data = Files.createDirectories(temp.resolve("data/images"));
+    Files.writeString(data.resolve("cat.jpg"), "meow");
+    Files.writeString(data.resolve("dog.jpg"), "woof");
+    assertThat(quarry("sync", "push", temp.resolve("data").toString(), "--remote", remote, "--ref", "v1")).isZero();
+    Files.writeString(data.resolve("dog.jpg"), "woof!");
+    Files.move(data.resolve("cat.jpg"), data.resolve("kitten.jpg"));
+    assertThat(quarry("sync", "push", temp.resolve("data").toString(), "--remote", remote, "--ref", "v2")).isZero();
+    out.getBuffer().setLength(0);
+
+    assertThat(quarry("sync", "diff", "v1", "v2", "--remote", remote)).isZero();
+    assertThat(out.toString()).isEqualTo("M  images/dog.jpg  (5 B)\nR  images/cat.jpg -> images/kitten.jpg  (4 B)\n"
+        + "v1 -> v2: 0 added, 0 deleted, 1 modified, 1 renamed (2 manifests read)\n");
+    out.getBuffer().setLength(0);
+
+    assertThat(quarry("sync", "ls", "v2", "images", "--remote", remote, "--json")).isZero();
+    JsonNode listing = new ObjectMapper().readTree(out.toString());
+    assertThat(listing).hasSize(2);
+    assertThat(listing.get(0).get("path").asText()).isEqualTo("images/dog.jpg");
+    assertThat(listing.get(0).get("size").asLong()).isEqualTo(5);
+
+    Path copy = temp.resolve("copy");
+    assertThat(quarry("sync", "get", "v1", "images", copy.toString(), "--remote", remote)).isZero();
+    assertThat(copy.resolve("cat.jpg")).hasContent("meow");
+    assertThat(copy.resolve(".quarry")).doesNotExist();
+    assertThat(quarry("sync", "get", "v2", "images/dog.jpg", copy.resolve("dog.jpg").toString(), "--remote", remote))
+        .isZero();
+    assertThat(copy.resolve("dog.jpg")).hasContent("woof!");
+
+    err.getBuffer().setLength(0);
+    assertThat(quarry("sync", "diff", "v1", "--remote", remote)).isEqualTo(1);
+    assertThat(quarry("sync", "get", "v2", "images/nope", "--remote", remote)).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Invalid diff: no B (must name a second version B or a folder with"
+        + " --folder, one of them)\nquarry: Cannot find images/nope in v2: images/nope does not exist there\n");
+  }
+
+  @Test
+  void importDvcMakesAVersionOfWhatDvcPushedAndRefusesADvc2FileInOneLine() throws Exception {
+    String remote = temp.resolve("remote").toString();
+    Path dvcRemote = temp.resolve("dvc-remote");
+    byte[] content = "hello\n".getBytes(StandardCharsets.UTF_8);
+    String md5 = "b1946ac92492d2347c6235b4d2611184"; // of "hello\n"
+    Files.createDirectories(dvcRemote.resolve("files/md5/b1"));
+    Files.write(dvcRemote.resolve("files/md5/b1/" + md5.substring(2)), content);
+    Path dvcFile = Files.writeString(temp.resolve("hello.txt.dvc"), "outs:\n- md5: " + md5 + "\n  size: 6\n"
+        + "  hash: md5\n  path: hello.txt\n");
+
+    assertThat(quarry("sync", "import-dvc", dvcFile.toString(), "--dvc-remote", dvcRemote.toString(), "--remote",
+        remote, "--ref", "v1")).isZero();
+    assertThat(out.toString()).startsWith("import-dvc " + md5 + " -> v1 sha256:").contains(": 1 files, 6 B; 1 blobs"
+        + " copied (6 B), 0 reused\n");
+    out.getBuffer().setLength(0);
+    assertThat(quarry("sync", "get", "v1", "hello.txt", temp.resolve("got").toString(), "--remote", remote)).isZero();
+    assertThat(temp.resolve("got")).hasContent("hello");
+
+    Path dvc2 = Files.writeString(temp.resolve("old.dvc"), "outs:\n- md5: " + md5 + "\n  path: hello.txt\n");
+    err.getBuffer().setLength(0);
+    assertThat(quarry("sync", "import-dvc", dvc2.toString(), "--dvc-remote", dvcRemote.toString(), "--remote",
+        remote)).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Invalid .dvc file " + dvc2 + ": no hash field (must be hash: md5, as"
+        + " DVC 3 writes; a DVC 2 file? re-add the data with DVC 3)\n");
+  }
 }

@@ -9,12 +9,16 @@ import dev.quarry.core.store.S3Settings;
 import dev.quarry.core.store.S3Store;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.gc.GarbageCollector;
+import dev.quarry.core.sync.pull.Get;
 import dev.quarry.core.sync.pull.Pull;
 import dev.quarry.core.sync.push.Push;
 import dev.quarry.core.sync.push.PushFailedException;
 import dev.quarry.core.sync.remote.CasRemote;
+import dev.quarry.core.sync.remote.TreeDiff;
+import dev.quarry.core.sync.remote.VersionListing;
 import dev.quarry.testkit.MinioExtension;
 import dev.quarry.testkit.MinioServer;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.RandomAccessFile;
@@ -114,6 +118,35 @@ class SyncIT {
       sparse.write("end of the hole".getBytes(StandardCharsets.UTF_8));
     }
     return data;
+  }
+
+  @Test
+  void diffLsAndGetReadOnlyThePathsTheyTouchOnMinio() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("data/a/b"));
+    Files.writeString(data.resolve("deep.txt"), "deep");
+    for (int i = 0; i < 20; i++) {
+      Files.createDirectories(temp.resolve("data/wide-" + i));
+      Files.writeString(temp.resolve("data/wide-" + i + "/f"), "f" + i);
+    }
+    push(temp.resolve("data"), "v1");
+    Files.writeString(data.resolve("deep.txt"), "deeper");
+    push(temp.resolve("data"), "v2");
+
+    var before = store.requests().snapshot();
+    var listing = VersionListing.list(remote, remote.resolveVersion("v2"), "v2", "a/b", false);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Get.toStream(remote, Get.find(remote, "v1", "a/b/deep.txt"), out);
+    var diff = TreeDiff.compare(TreeDiff.Trees.of(remote), remote.resolveVersion("v1"), TreeDiff.Trees.of(remote),
+        remote.resolveVersion("v2"));
+    var requests = store.requests().snapshot().minus(before);
+
+    assertThat(listing.items()).extracting(item -> item.path() + " " + item.size()).containsExactly("a/b/deep.txt 6");
+    assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("deep");
+    assertThat(diff.changes()).extracting(change -> change.kind() + " " + change.path())
+        .containsExactly("MODIFIED a/b/deep.txt");
+    // ls: ref, root, a, a/b; get: ref, root, a, a/b, blob; diff: 2 refs, 2 roots, a and a/b on each side
+    assertThat(requests.get()).isEqualTo(4 + 5 + 8);
+    assertThat(requests.total()).isEqualTo(requests.get());
   }
 
   @Test

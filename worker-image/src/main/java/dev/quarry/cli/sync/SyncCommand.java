@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     description = {
       "Versions a folder into a content-addressed store (a Merkle tree of SHA-256 digests) under an S3 or local"
-          + " prefix: status, push, pull, log and gc. Each command costs what changed, not what exists.",
+          + " prefix: status, push, pull, log, diff, ls, get, import-dvc and gc. Each command costs what changed, not what exists.",
       "State (the hash cache and the index of trees known complete on each remote) is kept in <folder>/.quarry"
           + " unless --state-dir says otherwise.",
       "--remote takes a URL or the name of a remote (see quarry remote --help); with a default remote it may be left"
@@ -25,5 +25,6 @@ import picocli.CommandLine.Command;
       ""
     },
     subcommands = {SyncStatusCommand.class, SyncPushCommand.class, SyncPullCommand.class, SyncLogCommand.class,
+        SyncDiffCommand.class, SyncLsCommand.class, SyncGetCommand.class, SyncImportDvcCommand.class,
         SyncGcCommand.class})
 public final class SyncCommand {}

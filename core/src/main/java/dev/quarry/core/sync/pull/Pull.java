@@ -3,7 +3,6 @@ package dev.quarry.core.sync.pull;
 import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.fs.ConfinedFolder;
 import dev.quarry.core.fs.Umask;
-import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.sync.Amount;
 import dev.quarry.core.sync.RunClock;
@@ -19,11 +18,10 @@ import dev.quarry.core.sync.local.PartFiles;
 import dev.quarry.core.sync.local.StateDatabase;
 import dev.quarry.core.sync.local.StateDatabase.FileState;
 import dev.quarry.core.units.Counted;
+import dev.quarry.core.sync.remote.VerifiedBlob;
+import dev.quarry.core.sync.remote.VersionPath;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InterruptedIOException;
-import java.io.OutputStream;
-import java.nio.channels.Channels;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -31,10 +29,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -61,10 +57,18 @@ import java.util.stream.Stream;
 public final class Pull {
   private static final int SAMPLES = 10;
 
-  /** What to pull and how. {@code cache} null: no local cache. */
-  public record Options(String version, List<String> include, boolean deleteExtra, Path cache, boolean force) {
+  /**
+   * What to pull and how. {@code cache} null: no local cache. {@code path}: the folder of the version to write into
+   * the folder ("" for the whole version; {@code sync get} pulls a subtree this way).
+   */
+  public record Options(String version, List<String> include, boolean deleteExtra, Path cache, boolean force,
+      String path) {
     public Options {
       include = List.copyOf(include);
+    }
+
+    public Options(String version, List<String> include, boolean deleteExtra, Path cache, boolean force) {
+      this(version, include, deleteExtra, cache, force, "");
     }
 
     /** Without force: local edits are never replaced. */
@@ -104,7 +108,7 @@ public final class Pull {
     }
     IncludeFilter filter = new IncludeFilter(options.include());
     RunClock clock = new RunClock(store);
-    Manifest root = session.remote().resolveVersion(options.version());
+    Manifest root = subtree(session.remote().resolveVersion(options.version()));
     Selection selection = Selection.of(session.remote(), root, filter, options.version(), reservedPaths(stateInside));
     session.log("pull: %s selects %s (%s) in %s; read %s", options.version(),
         Counted.of(selection.files().size(), "file"), Counted.of(selection.bytes(), "byte"),
@@ -154,6 +158,19 @@ public final class Pull {
         selection.files().size() + selection.links().size(), selection.bytes(), 0, null, null, progress.moved(), null,
         null, clock.requests(), null, null, 0, List.of(), List.of(), clock.startTime(), clock.now(),
         clock.elapsedSeconds());
+  }
+
+  /** The folder of the version that {@link Options#path()} names; the root itself when that is empty. */
+  private Manifest subtree(Manifest root) throws IOException {
+    if (options.path().isEmpty()) {
+      return root;
+    }
+    VersionPath found = VersionPath.find(session.remote(), root, options.version(), options.path());
+    if (!found.isFolder()) {
+      throw new IllegalArgumentException("Cannot pull " + TreeEntry.printable(options.path()) + " of "
+          + options.version() + " as a folder: it is a " + found.entry().type().token());
+    }
+    return found.manifest();
   }
 
   /** Relative paths no version may write: the default state folder, and the state folder if it is inside. */
@@ -463,35 +480,10 @@ public final class Pull {
     writable.clear();
   }
 
-  /** Downloads a blob into a new file, hashing every byte; deletes the file unless it matches its digest. */
+  /** Downloads a blob into a new file, verified ({@link VerifiedBlob}); counts it as moved. */
   private void downloadTo(Path file, Digest digest, Set<PosixFilePermission> permissions, TransferProgress progress)
       throws IOException {
-    String key = session.remote().layout().blobKey(digest);
-    MessageDigest sha256 = Digest.sha256();
-    long length = 0;
-    try (InputStream in = session.remote().openBlob(digest); OutputStream out = Channels.newOutputStream(
-        Files.newByteChannel(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-            PosixFilePermissions.asFileAttribute(permissions)))) {
-      byte[] buffer = new byte[(int) Math.min(256 << 10, Math.max(8 << 10, digest.size()))];
-      for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
-        sha256.update(buffer, 0, read);
-        out.write(buffer, 0, read);
-        length += read;
-      }
-    } catch (NoSuchObjectException e) {
-      Files.deleteIfExists(file);
-      throw new IOException(store.url(key) + " is missing from the remote (push the version again)", e);
-    } catch (IOException e) {
-      Files.deleteIfExists(file);
-      throw e;
-    }
-    Digest actual = Digest.of(sha256, length);
-    if (!actual.equals(digest)) {
-      Files.deleteIfExists(file);
-      throw new IOException(store.url(key) + " is corrupt: its bytes hash to " + actual + ", not " + digest
-          + " (push the version again to repair it)");
-    }
-    progress.done(length);
+    progress.done(VerifiedBlob.toFile(session.remote(), digest, file, permissions));
   }
 
   /**

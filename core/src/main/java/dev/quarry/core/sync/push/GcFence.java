@@ -19,12 +19,12 @@ import java.util.Set;
  * lease existed may not have seen it, and is waited out; a gc that starts later sees the lease and spares what it
  * lists. Together they close the race between a push finding an old object present and a gc deleting it.
  */
-final class GcFence {
+public final class GcFence {
   private static final Duration POLL = Duration.ofSeconds(2);
 
   private GcFence() {}
 
-  static void awaitNoRunningGc(SyncSession session) throws IOException {
+  public static void awaitNoRunningGc(SyncSession session) throws IOException {
     ObjectStore store = session.remote().store();
     String prefix = session.remote().layout().gcRunningPrefix();
     boolean logged = false;

@@ -1,0 +1,157 @@
+package dev.quarry.core.sync.dvc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quarry.core.store.FileStore;
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.sync.SyncSession;
+import dev.quarry.core.sync.remote.CasRemote;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import org.apache.commons.io.output.NullOutputStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * DVC remotes written by hand, as a hostile or broken one could be: every refusal is one line, and nothing is
+ * imported (no ref); and what an import reuses when the content is already there.
+ */
+class DvcImportTest {
+  private static final PrintStream QUIET = new PrintStream(NullOutputStream.INSTANCE);
+
+  @TempDir Path temp;
+  private ObjectStore dvc;
+  private CasRemote cas;
+
+  @BeforeEach
+  void open() {
+    dvc = new FileStore(temp.resolve("dvc"));
+    cas = new CasRemote(new FileStore(temp.resolve("quarry")), "cas", 4);
+  }
+
+  @AfterEach
+  void close() throws IOException {
+    dvc.close();
+    cas.store().close();
+  }
+
+  private static String md5(byte[] data) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(data));
+  }
+
+  /** Stores a file as DVC does; returns its md5. */
+  private String file(String content) throws Exception {
+    byte[] data = content.getBytes(StandardCharsets.UTF_8);
+    String md5 = md5(data);
+    dvc.put(new DvcHash(md5, false).key(""), data);
+    return md5;
+  }
+
+  /** Stores a .dir listing of these JSON entries; returns its hash. */
+  private DvcHash listing(String json) throws Exception {
+    byte[] data = json.getBytes(StandardCharsets.UTF_8);
+    DvcHash hash = new DvcHash(md5(data), true);
+    dvc.put(hash.key(""), data);
+    return hash;
+  }
+
+  private static String entry(String md5, String relpath) {
+    return "{\"md5\": \"" + md5 + "\", \"relpath\": \"" + relpath + "\"}";
+  }
+
+  private DvcImport.Result importAs(DvcFile source, String ref) throws IOException {
+    Path work = Files.createDirectories(temp.resolve("work"));
+    try (SyncSession session = new SyncSession(work, temp.resolve("state"), cas, QUIET)) {
+      return DvcImport.run(dvc, "", session, source, ref, "tester");
+    }
+  }
+
+  private void assertRefused(DvcFile source, String message) throws IOException {
+    assertThatThrownBy(() -> importAs(source, "latest"))
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n").matches("(Cannot|Invalid) .*"))
+        .hasMessageContaining(message);
+    assertThat(cas.readRef("latest")).isEmpty();
+  }
+
+  @Test
+  void pathsThatCouldEscapeAreRefused() throws Exception {
+    String a = file("a");
+    assertRefused(new DvcFile(listing("[" + entry(a, "../etc/passwd") + "]"), 1, 1, "data"),
+        "path ../etc/passwd could escape its folder (must not have empty, . or .. components)");
+    assertRefused(new DvcFile(listing("[" + entry(a, "/etc/passwd") + "]"), 1, 1, "data"),
+        "path /etc/passwd is not relative");
+    assertRefused(new DvcFile(listing("[" + entry(a, "x/./y") + "]"), 1, 1, "data"), "could escape its folder");
+    assertRefused(new DvcFile(listing("[" + entry(a, "x\\\\..\\\\y") + "]"), 1, 1, "data"), "is not relative");
+    assertRefused(new DvcFile(listing("[" + entry(a, "sub/.quarry/state.db") + "]"), 1, 1, "data"),
+        "names a sync state folder");
+    assertRefused(new DvcFile(listing("[" + entry(a, "x") + ", " + entry(a, "x/y") + "]"), 2, 2, "data"),
+        "path x is both a file and a folder");
+    assertRefused(new DvcFile(listing("[" + entry(a, "x") + ", " + entry(a, "x") + "]"), 2, 2, "data"),
+        "path x is listed twice");
+  }
+
+  @Test
+  void aListingLargerThanItsDvcFileDeclaresIsRefusedWhileItIsRead() throws Exception {
+    String a = file("a");
+    StringBuilder huge = new StringBuilder("[");
+    for (int i = 0; i < 5000; i++) {
+      huge.append(i == 0 ? "" : ", ").append(entry(a, "f" + i));
+    }
+    DvcHash hash = listing(huge.append("]").toString());
+
+    assertRefused(new DvcFile(hash, 5000, 1, "data"), "is larger than 8402 bytes (more than 1 files may take");
+    assertRefused(new DvcFile(hash, 5000, 4000, "data"), "it holds more than 4000 files");
+    assertRefused(new DvcFile(hash, 5000, 5001, "data"), "its .dvc file declares 5001 files, but its listing holds"
+        + " 5000");
+  }
+
+  @Test
+  void contentThatDoesNotHashToItsMd5IsRefused() throws Exception {
+    String a = file("a");
+    String b = file("b");
+    dvc.put(new DvcHash(b, false).key(""), "c".getBytes(StandardCharsets.UTF_8));
+    DvcHash hash = listing("[" + entry(a, "a") + ", " + entry(b, "b") + "]");
+    assertRefused(new DvcFile(hash, 2, 2, "data"), "files/md5/" + b.substring(0, 2) + "/" + b.substring(2)
+        + " is corrupt: its bytes hash to md5 " + md5("c".getBytes(StandardCharsets.UTF_8)) + ", not " + b);
+
+    DvcHash forged = new DvcHash("0123456789abcdef0123456789abcdef", true);
+    dvc.put(forged.key(""), ("[" + entry(a, "a") + "]").getBytes(StandardCharsets.UTF_8));
+    assertRefused(new DvcFile(forged, 1, 1, "data"), ".dir is corrupt: its bytes hash to md5 ");
+  }
+
+  @Test
+  void aFileLargerThanTheWholeFolderIsDeclaredIsCutOff() throws Exception {
+    String big = file("x".repeat(10_000));
+    assertRefused(new DvcFile(listing("[" + entry(big, "big") + "]"), 100, 1, "data"),
+        "is larger than 100 bytes, the size of the whole folder its .dvc file declares");
+  }
+
+  @Test
+  void aSecondImportOfTheSameContentReusesEveryBlob() throws Exception {
+    String a = file("alpha");
+    String b = file("beta");
+    String empty = file("");
+    DvcHash hash = listing("[" + entry(a, "x/a") + ", " + entry(b, "b") + ", " + entry(a, "y/a-again") + ", "
+        + entry(empty, "empty") + "]");
+
+    DvcImport.Result first = importAs(new DvcFile(hash, 14, 4, "data"), "v1");
+    DvcImport.Result second = importAs(new DvcFile(hash, -1, -1, null), "v2");
+
+    assertThat(first.files()).isEqualTo(4);
+    assertThat(first.bytes()).isEqualTo(14);
+    assertThat(first.copiedBlobs()).isEqualTo(2);
+    assertThat(second.copiedBlobs()).isZero();
+    assertThat(second.reusedBlobs()).isEqualTo(2);
+    assertThat(second.version()).isEqualTo(first.version());
+    assertThat(cas.refLog().read("v2", 10)).hasSize(1);
+    assertRefused(new DvcFile(hash, 15, 4, "data"), "its .dvc file declares 15 bytes, but the files it lists hold 14");
+  }
+}
