@@ -695,9 +695,11 @@ abstract class SortContract {
     phases.extract(0, 1);
     phases.plan(1);
     PhaseResult create = phases.create(0, 1); // 240 shards: several batches of gathered reads
-    phases.commit();
+    PhaseResult commit = phases.commit();
 
     assertThat(create.shards()).isEqualTo(all.size());
+    assertThat(commit.requests().head() + commit.requests().get()).as("commit: one request per shard, and the plan's")
+        .isLessThanOrEqualTo(all.size() + 4L);
     Map<String, byte[]> local = objects(root + "local/");
     Map<String, byte[]> dist = objects(root + "dist/");
     assertThat(dist.keySet()).isEqualTo(local.keySet()).hasSize(all.size() + 2);

@@ -114,7 +114,7 @@ public final class PlanPhase {
             scratch.planSortPrefix(UUID.randomUUID()), spec.workers().memoryBudgetBytes() / 2);
         forEachDistinct(storage, runs, keymap, problems, counts, entry -> {
           counts.add(keymap == null ? 0 : ((Long) entry.contentKey()).intValue());
-          sorter.add(entry);
+          sorter.add(RecordOrders.ranked(spec.order(), entry));
         });
         try (RunMerger sorted = sorter.sorted()) {
           for (RecordEntry entry = sorted.next(); entry != null; entry = sorted.next()) {
@@ -223,8 +223,7 @@ public final class PlanPhase {
             counts.dropped++;
             continue;
           }
-          entry = new RecordEntry(entry.key(), entry.shard(), entry.position(), entry.packed(), entry.ranges(),
-              entry.size(), (long) template);
+          entry = entry.withContentKey((long) template);
         }
         consumer.accept(entry);
       }
