@@ -32,6 +32,35 @@ class LauncherIT {
         Stream.concat(Stream.of(LAUNCHER.toString()), Stream.of(args)).toList());
   }
 
+  private CommandResult quarryWith(String javaOptions, String... args) throws IOException, InterruptedException {
+    return quarry(Map.of("QUARRY_JAVA_OPTIONS", javaOptions), args);
+  }
+
+  /** The JVM's largest heap for a command, as the JVM reports it. */
+  private long maxHeap(String javaOptions, String... args) throws IOException, InterruptedException {
+    CommandResult run = quarryWith(javaOptions + " -XX:+PrintFlagsFinal", args);
+    assertThat(run.exitCode()).as(run.stderr()).isZero();
+    return run.stdout().lines().filter(line -> line.matches("\\s*size_t MaxHeapSize\\s+=.*")).findFirst()
+        .map(line -> Long.parseLong(line.replaceAll(".*=\\s*(\\d+).*", "$1"))).orElseThrow();
+  }
+
+  /**
+   * A sort's heap is its memory budget, from the option, the spec file or the default: with the JVM's default heap
+   * (a quarter of the machine) a sort ran at several times its budget.
+   */
+  @Test
+  void aSortsHeapIsItsMemoryBudget() throws Exception {
+    Path spec = cacheHome.resolve("job.yaml");
+    Files.writeString(spec, "spec:\n  workers:\n    memoryBudget: \"80Mi\"\n");
+
+    assertThat(maxHeap("", "sort", "run", "--memory-budget", "96Mi", "--help")).isEqualTo(96L << 20);
+    assertThat(maxHeap("", "sort", "run", "--memory-budget=112Mi", "--help")).isEqualTo(112L << 20);
+    assertThat(maxHeap("", "sort", "extract", "--spec", spec.toString(), "--help")).isEqualTo(80L << 20);
+    assertThat(maxHeap("", "sort", "plan", "--help")).as("the default budget").isEqualTo(1L << 30);
+    assertThat(maxHeap("-Xmx200m", "sort", "run", "--memory-budget", "96Mi", "--help")).as("the user's heap wins")
+        .isEqualTo(200L << 20);
+  }
+
   @Test
   void everyCommandStartsFromTheJarsStartupCacheFromItsFirstRunAndRecordsNothing() throws Exception {
     // The JVM refuses to start when told the cache must be used and it cannot be: proof that the launcher passes it

@@ -1,15 +1,29 @@
 package dev.quarry.core.sort;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.sort.extract.ScratchPacks;
+import dev.quarry.core.sort.spec.OrderKind;
+import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.S3Settings;
 import dev.quarry.testkit.MinioExtension;
 import dev.quarry.testkit.MinioServer;
+import java.time.Duration;
 import java.util.UUID;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The sort contract on a real S3 server: every order, several formats, local and phased runs. */
 @ExtendWith(MinioExtension.class)
 class MinioSortIT extends SortContract {
+  /** The connection pool of {@link #openStores()}: a plan with more runs than this must not wait for one. */
+  private static final int POOLED_CONNECTIONS = 16;
+
   private final MinioServer minio;
   private final String bucket;
 
@@ -21,11 +35,43 @@ class MinioSortIT extends SortContract {
   @Override
   ObjectStores openStores() {
     return new ObjectStores(S3Settings.defaults().withEndpoint(minio.endpoint())
-        .withCredentials(minio.accessKey(), minio.secretKey()).withRequestsInFlight(16));
+        .withCredentials(minio.accessKey(), minio.secretKey()).withRequestsInFlight(POOLED_CONNECTIONS));
   }
 
   @Override
   String newRoot() {
     return "s3://" + bucket + "/" + UUID.randomUUID() + "/";
+  }
+
+  /**
+   * 200 extract indexes leave 200 runs, far more than the pool's connections: the plan merges them without holding
+   * a connection per run (it used to open every run at once and wait for a 17th connection, for ten minutes).
+   */
+  @ParameterizedTest
+  @EnumSource(value = OrderKind.class, names = {"ALPHANUMERIC", "SHUFFLE"})
+  void aPlanAfterMoreExtractIndexesThanPooledConnectionsCompletesAsALocalRun(OrderKind kind) throws Exception {
+    int indexes = 200;
+    dataset = SortFixture.dataset(indexes, 2, 21);
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    SortSpec.Order order = new SortSpec.Order(kind, null, kind == OrderKind.SHUFFLE ? 9L : null, null, null);
+    SortSpec local = spec(root + "in/in-{000..199}.tar", order, records(root + "local/x-{000..}.tar", 37));
+    LocalSort.run(local, stores, temp.resolve("work"), QUIET);
+
+    SortSpec distributed = spec(root + "in/in-{000..199}.tar", order, records(root + "dist/x-{000..}.tar", 37));
+    Location scratch = stores.locate(root + "scratch/");
+    SortPhases phases = new SortPhases(distributed, stores, scratch,
+        new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+    for (int index = 0; index < indexes; index++) {
+      phases.extract(index, indexes);
+    }
+    PhaseResult plan = assertTimeoutPreemptively(Duration.ofMinutes(2), () -> phases.plan(indexes));
+    assertThat(plan.records()).isEqualTo(2L * indexes);
+    phases.create(0, 1);
+    phases.commit();
+
+    var localObjects = objects(root + "local/");
+    var distObjects = objects(root + "dist/");
+    assertThat(distObjects.keySet()).isEqualTo(localObjects.keySet()).contains("x.manifest.json");
+    localObjects.forEach((name, bytes) -> assertThat(distObjects.get(name)).as(name).isEqualTo(bytes));
   }
 }

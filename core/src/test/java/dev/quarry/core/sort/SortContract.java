@@ -85,12 +85,12 @@ abstract class SortContract {
     return root + "in/in-{000..005}." + format.extension();
   }
 
-  private SortSpec spec(String input, SortSpec.Order order, SortSpec.Output output) {
+  SortSpec spec(String input, SortSpec.Order order, SortSpec.Output output) {
     return new SortSpec(new SortSpec.Input(input, null, null, null), output, order, null,
         new SortSpec.Workers("32Mi", 8), null, false);
   }
 
-  private static SortSpec.Output records(String template, long perShard) {
+  static SortSpec.Output records(String template, long perShard) {
     return new SortSpec.Output(template, null, null, perShard, null);
   }
 
@@ -695,16 +695,18 @@ abstract class SortContract {
     phases.extract(0, 1);
     phases.plan(1);
     PhaseResult create = phases.create(0, 1); // 240 shards: several batches of gathered reads
-    phases.commit();
+    PhaseResult commit = phases.commit();
 
     assertThat(create.shards()).isEqualTo(all.size());
+    assertThat(commit.requests().head() + commit.requests().get()).as("commit: one request per shard, and the plan's")
+        .isLessThanOrEqualTo(all.size() + 4L);
     Map<String, byte[]> local = objects(root + "local/");
     Map<String, byte[]> dist = objects(root + "dist/");
     assertThat(dist.keySet()).isEqualTo(local.keySet()).hasSize(all.size() + 2);
     local.forEach((name, bytes) -> assertThat(dist.get(name)).as(name).isEqualTo(bytes));
   }
 
-  private Map<String, byte[]> objects(String prefix) throws Exception {
+  Map<String, byte[]> objects(String prefix) throws Exception {
     var location = stores.locate(prefix);
     Map<String, byte[]> objects = new java.util.TreeMap<>();
     for (var object : location.store().listAll(location.key()).toList()) {

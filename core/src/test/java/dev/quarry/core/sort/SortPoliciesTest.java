@@ -68,6 +68,17 @@ class SortPoliciesTest {
   }
 
   @Test
+  void aMissingShardIsFoundBeforeAnyShardIsRead() throws Exception {
+    SortFixture.write(stores, temp + "/in/", ShardFormat.TAR, List.of(List.of(record("a", "1")),
+        List.of(record("b", "2"))));
+    assertThatThrownBy(() -> run(new SortSpec.Input(temp + "/in/in-{000..002}.tar", null, null, null), alphanumeric(),
+        null))
+        .hasMessage("Cannot read input shard " + temp + "/in/in-002.tar: it does not exist (policy missingShards is"
+            + " abort; set it to warn or ignore to sort without it)");
+    assertThat(stores.requests().get()).as("GETs: no input shard was read").isZero();
+  }
+
+  @Test
   void aMissingShardUnderWarnIsSkippedAndReported() throws Exception {
     SortFixture.write(stores, temp + "/in/", ShardFormat.TAR, List.of(List.of(record("a", "1"), record("b", "2"))));
     List<PhaseResult> results = run(new SortSpec.Input(temp + "/in/in-{000..001}.tar", null, null, null),

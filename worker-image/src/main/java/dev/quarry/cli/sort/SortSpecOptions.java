@@ -124,7 +124,7 @@ public final class SortSpecOptions {
   String contentKeyMissing;
 
   @Option(names = "--memory-budget", paramLabel = "BYTES", description = "Memory for record data and metadata"
-      + " before spilling (default: 1Gi).")
+      + " before spilling (default: 1Gi); the ./quarry launcher makes it the JVM's heap size.")
   String memoryBudget;
 
   @Option(names = "--requests-in-flight", paramLabel = "N", description = "Object store requests at once (default:"

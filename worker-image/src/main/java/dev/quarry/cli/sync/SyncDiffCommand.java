@@ -2,7 +2,6 @@ package dev.quarry.cli.sync;
 
 import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.core.json.Json;
-import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.cas.Manifest;
@@ -60,9 +59,8 @@ public final class SyncDiffCommand implements Callable<Integer> {
       throw new IllegalArgumentException("Invalid diff: " + (after == null ? "no B" : "both B and --folder")
           + " (must name a second version B or a folder with --folder, one of them)");
     }
-    try (ObjectStores stores = remote.stores()) {
-      Location location = stores.locate(remote.remote);
-      CasRemote cas = new CasRemote(location.store(), location.key(), remote.requestsInFlight);
+    try (ObjectStores stores = remote.stores(folder == null ? Path.of("") : folder)) {
+      CasRemote cas = remote.casRemote(stores);
       Manifest a = cas.resolveVersion(before);
       TreeDiff.Result result;
       String afterName;

@@ -1,7 +1,6 @@
 package dev.quarry.cli.sync;
 
 import dev.quarry.cli.output.ProgressLog;
-import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.pull.Get;
@@ -53,9 +52,8 @@ public final class SyncGetCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (ObjectStores stores = remote.stores()) {
-      Location location = stores.locate(remote.remote);
-      CasRemote cas = new CasRemote(location.store(), location.key(), remote.requestsInFlight);
+    try (ObjectStores stores = remote.stores(Path.of(""))) {
+      CasRemote cas = remote.casRemote(stores);
       Get.Target target = Get.find(cas, version, path);
       PrintStream log = ProgressLog.to(command.commandLine().getErr());
       if (!target.isFolder()) {

@@ -80,7 +80,7 @@ public final class SyncImportDvcCommand implements Callable<Integer> {
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     boolean temporaryState = remote.stateDir == null;
     remote.stateDir = temporaryState ? temp.resolve("state") : remote.stateDir;
-    try (ObjectStores stores = remote.stores();
+    try (ObjectStores stores = remote.stores(Path.of(""));
         SyncSession session = remote.session(stores, temp, ProgressLog.to(command.commandLine().getErr()))) {
       Location dvcLocation = stores.locate(dvcRemote);
       DvcImport.Result result = DvcImport.run(dvcLocation.store(), dvcLocation.key(), session, dvc, ref,

@@ -1,13 +1,13 @@
 package dev.quarry.cli.sync;
 
 import dev.quarry.core.json.Json;
-import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.remote.CasRemote;
 import dev.quarry.core.sync.remote.VersionListing;
 import dev.quarry.core.units.ByteSize;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -46,9 +46,8 @@ public final class SyncLsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (ObjectStores stores = remote.stores()) {
-      Location location = stores.locate(remote.remote);
-      CasRemote cas = new CasRemote(location.store(), location.key(), remote.requestsInFlight);
+    try (ObjectStores stores = remote.stores(Path.of(""))) {
+      CasRemote cas = remote.casRemote(stores);
       VersionListing.Result listing = VersionListing.list(cas, cas.resolveVersion(version), version, path, recursive);
       PrintWriter out = command.commandLine().getOut();
       if (json) {

@@ -1,5 +1,6 @@
 package dev.quarry.core.sort.commit;
 
+import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
@@ -11,6 +12,7 @@ import dev.quarry.core.sort.spec.BraceTemplate;
 import dev.quarry.core.sort.spec.OutputLocation;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
+import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.units.Counted;
@@ -18,6 +20,9 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The last step: once every output shard has its done marker, writes per output template a WebDataset wids index
@@ -32,11 +37,13 @@ public final class CommitPhase {
   private final OutputLocation location;
   private final OutputClaim claim;
   private final PrintStream log;
+  private final int requestsInFlight;
 
   public CommitPhase(SortSpec spec, ObjectStores stores, Location scratchRoot, PrintStream log) {
     this.stores = stores;
     this.location = spec.outputLocation();
     this.claim = new OutputClaim(stores, spec);
+    this.requestsInFlight = spec.workers().requestsInFlight();
     this.scratchStore = scratchRoot.store();
     this.scratch = new Scratch(scratchRoot.key());
     this.log = log;
@@ -48,6 +55,7 @@ public final class CommitPhase {
   /** Writes the indexes and manifests. */
   public Committed run() throws IOException {
     PlanSummary plan = CreatePhase.readPlan(scratchStore, scratch);
+    Map<Long, CreatedShard> created = readCreated(plan.shards());
     List<String> manifests = new ArrayList<>();
     long allRecords = 0;
     long allBytes = 0;
@@ -55,7 +63,7 @@ public final class CommitPhase {
       List<CreatedShard> shards = new ArrayList<>();
       for (PlannedShard planned : plan.shards()) {
         if (planned.template() == template) {
-          shards.add(created(planned));
+          shards.add(created.get(planned.index()));
         }
       }
       BraceTemplate parsed = BraceTemplate.parse(plan.templates().get(template), true);
@@ -85,13 +93,28 @@ public final class CommitPhase {
     return new Committed(manifests, plan.shards().size(), allRecords, allBytes);
   }
 
-  private CreatedShard created(PlannedShard shard) throws IOException {
-    String marker = scratch.created(shard.index());
-    if (scratchStore.head(marker).isEmpty()) {
-      throw new IllegalStateException("Cannot commit: output shard " + shard.url() + " has not been created (run"
-          + " every quarry sort create index first)");
+  /**
+   * Every shard's done marker, one GET each, {@code requestsInFlight} at once (a job of 100,000 shards read them one
+   * after the other, two requests each, for minutes); a shard without one fails the commit, naming the first in plan
+   * order.
+   */
+  private Map<Long, CreatedShard> readCreated(List<PlannedShard> shards) throws IOException {
+    Map<Long, CreatedShard> created = new ConcurrentHashMap<>();
+    Set<PlannedShard> missing = ConcurrentHashMap.newKeySet();
+    InFlight.all(shards, requestsInFlight, shard -> {
+      try {
+        created.put(shard.index(), StoredJson.read(scratchStore, scratch.created(shard.index()), CreatedShard.class));
+      } catch (NoSuchObjectException e) {
+        missing.add(shard);
+      }
+    });
+    for (PlannedShard shard : shards) {
+      if (missing.contains(shard)) {
+        throw new IllegalStateException("Cannot commit: output shard " + shard.url() + " has not been created (run"
+            + " every quarry sort create index first)");
+      }
     }
-    return StoredJson.read(scratchStore, marker, CreatedShard.class);
+    return created;
   }
 
   private void put(String url, byte[] bytes) throws IOException {

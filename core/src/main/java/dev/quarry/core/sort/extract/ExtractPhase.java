@@ -1,6 +1,8 @@
 package dev.quarry.core.sort.extract;
 
 import dev.quarry.core.concurrent.Futures;
+import dev.quarry.core.concurrent.InFlight;
+import dev.quarry.core.json.Json;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Progress;
@@ -20,7 +22,9 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -76,6 +80,7 @@ public final class ExtractPhase {
     int from = (int) ((long) inputs.size() * index / count);
     int to = (int) ((long) inputs.size() * (index + 1) / count);
     List<InputShard> mine = inputs.subList(from, to);
+    Set<InputShard> missing = missingShards(mine, problems);
 
     // The budget is shared between record metadata (the sorter) and the shards in flight.
     ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs, scratch.runPrefix(index, UUID.randomUUID()),
@@ -87,6 +92,13 @@ public final class ExtractPhase {
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       List<Future<?>> tasks = new ArrayList<>();
       for (InputShard shard : mine) {
+        if (missing.contains(shard)) {
+          synchronized (totals) {
+            totals[0]++;
+          }
+          progress.shardDone(0, 0);
+          continue;
+        }
         slots.acquire();
         tasks.add(pool.submit(() -> {
           try {
@@ -111,6 +123,37 @@ public final class ExtractPhase {
     return result;
   }
 
+  /**
+   * This worker's input shards that do not exist, found by a HEAD of each (many at once) before any is read, and
+   * handled by the missing-shards policy in input order: an abort fails at once, naming the shard, rather than
+   * after reading the others. A listed prefix found its shards by listing, so they are not asked again. A shard
+   * deleted after this check is still handled when it is read.
+   */
+  private Set<InputShard> missingShards(List<InputShard> mine, Problems problems) throws IOException {
+    if (spec.input().prefix() != null) {
+      return Set.of();
+    }
+    Set<InputShard> missing = ConcurrentHashMap.newKeySet();
+    InFlight.all(mine, spec.workers().requestsInFlight(), shard -> {
+      Location location = stores.locate(shard.url());
+      if (location.store().head(location.key()).isEmpty()) {
+        missing.add(shard);
+      }
+    });
+    for (InputShard shard : mine) {
+      if (missing.contains(shard)) {
+        reportMissing(shard, problems);
+      }
+    }
+    return missing;
+  }
+
+  private void reportMissing(InputShard shard, Problems problems) throws IOException {
+    problems.report(spec.policies().missingShards(), MISSING_SHARD, "input shard " + shard.url() + " is missing",
+        () -> new IOException("Cannot read input shard " + shard.url() + ": it does not exist (policy"
+            + " missingShards is abort; set it to warn or ignore to sort without it)"));
+  }
+
   private void extractShard(InputShard shard, ShardExtractor extractor, ExternalSorter sorter, Progress progress,
       Problems problems, long[] totals) throws IOException {
     Location location = stores.locate(shard.url());
@@ -118,9 +161,7 @@ public final class ExtractPhase {
     try {
       in = location.store().get(location.key());
     } catch (NoSuchObjectException e) {
-      problems.report(spec.policies().missingShards(), MISSING_SHARD, "input shard " + shard.url() + " is missing",
-          () -> new IOException("Cannot read input shard " + shard.url() + ": it does not exist (policy"
-              + " missingShards is abort; set it to warn or ignore to sort without it)"));
+      reportMissing(shard, problems);
       synchronized (totals) {
         totals[0]++;
       }

@@ -11,9 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The job's input list. A template or an explicit list is known without asking the store (a shard that turns out to
- * be missing is handled by the missing-shards policy when it is read); a prefix is listed once, and the list is kept
- * in scratch so every phase sees the same one.
+ * The job's input list. A template or an explicit list is known without asking the store (each extract worker asks
+ * for its own shards before reading any, and a missing one is handled by the missing-shards policy); a prefix is
+ * listed once, and the list is kept in scratch so every phase sees the same one.
  */
 public final class InputShards {
   private InputShards() {}

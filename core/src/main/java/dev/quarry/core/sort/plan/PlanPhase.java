@@ -14,7 +14,6 @@ import dev.quarry.core.sort.order.RecordOrders;
 import dev.quarry.core.sort.records.ExternalSorter;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.sort.records.RunMerger;
-import dev.quarry.core.sort.records.RunReader;
 import dev.quarry.core.sort.records.RunWriter;
 import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.BraceTemplate;
@@ -38,12 +37,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Phase 2: merges every extract worker's runs in key order, so that copies of a key arrive side by side and the first
  * in input order is kept; maps keys through the key map; sorts into the job's order (an external sort, unless the
  * order is the key order itself); cuts the sequence into output shards; and writes each shard's plan. Memory does
- * not grow with the number of records: one entry per run, the sort's budget, and one shard's entries.
+ * not grow with the number of records nor with the number of runs: at most {@link RunMerger#FAN_IN} runs are read at
+ * once, the sort's budget, and one shard's entries.
  */
 public final class PlanPhase {
   /** The problem kind counted for a record key seen in more than one place. */
@@ -112,7 +113,7 @@ public final class PlanPhase {
             scratch.planSortPrefix(UUID.randomUUID()), spec.workers().memoryBudgetBytes() / 2);
         forEachDistinct(storage, runs, keymap, problems, counts, entry -> {
           counts.add(keymap == null ? 0 : ((Long) entry.contentKey()).intValue());
-          sorter.add(entry);
+          sorter.add(RecordOrders.ranked(spec.order(), entry));
         });
         try (RunMerger sorted = sorter.sorted()) {
           for (RecordEntry entry = sorted.next(); entry != null; entry = sorted.next()) {
@@ -191,12 +192,11 @@ public final class PlanPhase {
    */
   private void forEachDistinct(StoreRunStorage storage, List<String> runs, Keymap keymap, Problems problems,
       Counts counts, EntryConsumer consumer) throws IOException {
-    List<RunReader> readers = new ArrayList<>();
-    for (String run : runs) {
-      readers.add(new RunReader(storage.open(run), run));
-    }
     Policy duplicates = spec.policies().duplicatedRecords();
-    try (RunMerger merger = new RunMerger(readers, KeyOrder.ENTRIES)) {
+    String passPrefix = scratch.planSortPrefix(UUID.randomUUID());
+    AtomicInteger passRuns = new AtomicInteger();
+    try (RunMerger merger = RunMerger.open(storage, runs, KeyOrder.ENTRIES,
+        () -> String.format("%s%06d.run", passPrefix, passRuns.getAndIncrement()))) {
       RecordEntry previous = null;
       for (RecordEntry entry = merger.next(); entry != null; entry = merger.next()) {
         if (previous != null && previous.key().equals(entry.key())) {
@@ -222,8 +222,7 @@ public final class PlanPhase {
             counts.dropped++;
             continue;
           }
-          entry = new RecordEntry(entry.key(), entry.shard(), entry.position(), entry.packed(), entry.ranges(),
-              entry.size(), (long) template);
+          entry = entry.withContentKey((long) template);
         }
         consumer.accept(entry);
       }

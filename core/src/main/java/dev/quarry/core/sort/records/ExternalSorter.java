@@ -17,6 +17,7 @@ public final class ExternalSorter {
   private final List<RecordEntry> buffer = new ArrayList<>();
   private final List<String> runs = new ArrayList<>();
   private long bufferedBytes;
+  private int runNames;
   private long entries;
   private long peakBufferedBytes;
   private long totalEstimatedBytes;
@@ -46,7 +47,7 @@ public final class ExternalSorter {
       return;
     }
     buffer.sort(order);
-    String name = String.format("%s%06d.run", prefix, runs.size());
+    String name = nextRunName();
     try (RunWriter writer = new RunWriter(storage.create(name))) {
       for (RecordEntry entry : buffer) {
         writer.write(entry);
@@ -63,13 +64,16 @@ public final class ExternalSorter {
     return List.copyOf(runs);
   }
 
-  /** All entries in order: spills the rest, then merges every run. */
+  /**
+   * All entries in order: spills the rest, then merges every run, in passes when there are many (their runs are
+   * named after the spilled ones, and deleted by the merger).
+   */
   public RunMerger sorted() throws IOException {
-    List<RunReader> readers = new ArrayList<>();
-    for (String run : finish()) {
-      readers.add(new RunReader(storage.open(run), run));
-    }
-    return new RunMerger(readers, order);
+    return RunMerger.open(storage, finish(), order, this::nextRunName);
+  }
+
+  private String nextRunName() {
+    return String.format("%s%06d.run", prefix, runNames++);
   }
 
   public long entries() {

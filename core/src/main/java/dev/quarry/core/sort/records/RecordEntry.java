@@ -13,7 +13,7 @@ import java.util.List;
  * @param packed whether the ranges point into the shard's pack rather than the input object
  * @param size the record's raw tar bytes: headers, data and padding of its members
  * @param contentKey the parsed content key (Long, Double or String), or null when the order does not use one or the
- *     member was missing
+ *     member was missing; in the plan, the record's template for a key map and its rank for shuffle and md5
  */
 public record RecordEntry(String key, int shard, int position, boolean packed, List<RawRange> ranges, long size,
     Object contentKey) {
@@ -26,6 +26,11 @@ public record RecordEntry(String key, int shard, int position, boolean packed, L
 
   public RecordEntry {
     ranges = List.copyOf(ranges);
+  }
+
+  /** This entry with another content key. */
+  public RecordEntry withContentKey(Object key) {
+    return new RecordEntry(this.key, shard, position, packed, ranges, size, key);
   }
 
   /** Rough heap bytes this entry takes, for memory budgets. */

@@ -1,17 +1,37 @@
 package dev.quarry.core.sort.records;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.function.Supplier;
 
-/** Merges sorted runs into one sorted stream; memory holds one entry per run, whatever the record count. */
+/**
+ * Merges sorted runs into one sorted stream; memory holds one entry and one reader per run, whatever the record
+ * count. {@link #open} bounds the readers too: past {@value #FAN_IN} runs it merges them in passes first.
+ */
 public final class RunMerger implements AutoCloseable {
+  /**
+   * The most runs read at once. Each reader holds about 1.6 MiB (its read window and LZ4 block buffers), so a merge
+   * holds about 50 MiB however many runs there are (a thousand extract workers leave a thousand runs or more).
+   */
+  public static final int FAN_IN = 32;
+
   private final PriorityQueue<Head> heads;
   private final List<RunReader> readers;
+  private final RunStorage storage;
+  private final List<String> passRuns;
 
   public RunMerger(List<RunReader> readers, Comparator<RecordEntry> order) throws IOException {
+    this(readers, order, null, List.of());
+  }
+
+  private RunMerger(List<RunReader> readers, Comparator<RecordEntry> order, RunStorage storage,
+      List<String> passRuns) throws IOException {
     this.readers = readers;
+    this.storage = storage;
+    this.passRuns = passRuns;
     this.heads = new PriorityQueue<>(Math.max(1, readers.size()), (a, b) -> order.compare(a.entry, b.entry));
     for (RunReader reader : readers) {
       RecordEntry first = reader.next();
@@ -19,6 +39,57 @@ public final class RunMerger implements AutoCloseable {
         heads.add(new Head(first, reader));
       }
     }
+  }
+
+  /**
+   * Every entry of {@code runs} in {@code order}, reading at most {@link #FAN_IN} runs at once: while there are more,
+   * groups of them are merged into runs named by {@code passRunNames}, which are deleted once read. The order is
+   * total, so the result is the same however the runs are grouped.
+   */
+  public static RunMerger open(RunStorage storage, List<String> runs, Comparator<RecordEntry> order,
+      Supplier<String> passRunNames) throws IOException {
+    List<String> current = List.copyOf(runs);
+    List<String> written = new ArrayList<>();
+    while (current.size() > FAN_IN) {
+      List<String> next = new ArrayList<>();
+      for (int start = 0; start < current.size(); start += FAN_IN) {
+        List<String> group = current.subList(start, Math.min(current.size(), start + FAN_IN));
+        if (group.size() == 1) {
+          next.add(group.getFirst());
+          continue;
+        }
+        String merged = passRunNames.get();
+        try (RunMerger merger = new RunMerger(readers(storage, group), order, storage, passRunsOf(group, written));
+            RunWriter writer = new RunWriter(storage.create(merged))) {
+          for (RecordEntry entry = merger.next(); entry != null; entry = merger.next()) {
+            writer.write(entry);
+          }
+        }
+        written.add(merged);
+        next.add(merged);
+      }
+      current = next;
+    }
+    return new RunMerger(readers(storage, current), order, storage, passRunsOf(current, written));
+  }
+
+  private static List<String> passRunsOf(List<String> runs, List<String> written) {
+    return runs.stream().filter(written::contains).toList();
+  }
+
+  private static List<RunReader> readers(RunStorage storage, List<String> runs) throws IOException {
+    List<RunReader> readers = new ArrayList<>(runs.size());
+    try {
+      for (String run : runs) {
+        readers.add(new RunReader(storage.open(run), run));
+      }
+    } catch (IOException e) {
+      for (RunReader reader : readers) {
+        reader.close();
+      }
+      throw e;
+    }
+    return readers;
   }
 
   /** The next entry in order, or null when every run is exhausted. */
@@ -35,12 +106,20 @@ public final class RunMerger implements AutoCloseable {
     return entry;
   }
 
+  /** Closes the readers and deletes the runs an earlier pass wrote for this merge. */
   @Override
   public void close() throws IOException {
     IOException failure = null;
     for (RunReader reader : readers) {
       try {
         reader.close();
+      } catch (IOException e) {
+        failure = e;
+      }
+    }
+    for (String run : passRuns) {
+      try {
+        storage.delete(run);
       } catch (IOException e) {
         failure = e;
       }

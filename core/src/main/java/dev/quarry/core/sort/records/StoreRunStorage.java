@@ -1,5 +1,6 @@
 package dev.quarry.core.sort.records;
 
+import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectUpload;
@@ -10,7 +11,10 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
 
-/** Runs as objects in a store: each is uploaded while written and becomes visible when its stream closes. */
+/**
+ * Runs as objects in a store: each is uploaded while written and becomes visible when its stream closes, and read a
+ * window at a time.
+ */
 public final class StoreRunStorage implements RunStorage {
   private final ObjectStore store;
 
@@ -39,9 +43,11 @@ public final class StoreRunStorage implements RunStorage {
     };
   }
 
+  /** Read in windows ({@link WindowedRead}), so that an open run holds no connection of the store's pool. */
   @Override
   public InputStream open(String name) throws IOException {
-    return store.get(name);
+    long size = store.head(name).orElseThrow(() -> new NoSuchObjectException(store.url(name))).size();
+    return new WindowedRead(store, name, size);
   }
 
   @Override

@@ -21,7 +21,7 @@ class RecordOrdersTest {
   }
 
   private static List<String> sorted(List<RecordEntry> entries, SortSpec.Order order) {
-    List<RecordEntry> copy = new ArrayList<>(entries);
+    List<RecordEntry> copy = new ArrayList<>(entries.stream().map(e -> RecordOrders.ranked(order, e)).toList());
     copy.sort(RecordOrders.of(order));
     return copy.stream().map(RecordEntry::key).toList();
   }
@@ -50,6 +50,23 @@ class RecordOrdersTest {
     byHex.sort((a, b) -> java.util.HexFormat.of().formatHex(RecordOrders.md5(a))
         .compareTo(java.util.HexFormat.of().formatHex(RecordOrders.md5(b))));
     assertThat(keys).isEqualTo(byHex);
+  }
+
+  /** Shuffle and md5 compare a hash of the key, computed once per record: a comparison allocates nothing. */
+  @Test
+  void hashedOrdersHashEachKeyOnceNotOnEveryComparison() {
+    List<RecordEntry> entries = entries(100_000);
+    Collections.shuffle(entries, new Random(3));
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    for (OrderKind kind : List.of(OrderKind.SHUFFLE, OrderKind.MD5)) {
+      SortSpec.Order order = new SortSpec.Order(kind, null, kind == OrderKind.SHUFFLE ? 5L : null, null, null);
+      List<RecordEntry> ranked = new ArrayList<>(entries.stream().map(e -> RecordOrders.ranked(order, e)).toList());
+      long before = threads.getCurrentThreadAllocatedBytes();
+      ranked.sort(RecordOrders.of(order)); // about 1.6 million comparisons
+      long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+      assertThat(allocated).as("%s: bytes allocated by the sort", kind).isLessThan(4L << 20);
+    }
   }
 
   @Test

@@ -85,6 +85,32 @@ class ExternalSorterTest {
   }
 
   @Test
+  void moreRunsThanTheFanInAreMergedInPassesWhoseRunsAreDeletedOnceRead() throws Exception {
+    Random random = new Random(5);
+    List<RecordEntry> entries = new ArrayList<>();
+    for (int i = 0; i < 20_000; i++) {
+      entries.add(entry("k" + random.nextInt(1_000_000), random.nextInt(50), i, null));
+    }
+    LocalRunStorage storage = new LocalRunStorage(temp);
+    ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, storage, "sort-", 4_000); // three levels of merges
+    for (RecordEntry e : entries) {
+      sorter.add(e);
+    }
+    List<RecordEntry> sorted = new ArrayList<>();
+    try (RunMerger merger = sorter.sorted()) {
+      for (RecordEntry e = merger.next(); e != null; e = merger.next()) {
+        sorted.add(e);
+      }
+    }
+    List<String> spilled = sorter.finish();
+    assertThat(spilled.size()).as("runs spilled").isGreaterThan(RunMerger.FAN_IN * RunMerger.FAN_IN);
+    List<RecordEntry> expected = new ArrayList<>(entries);
+    expected.sort(KeyOrder.ENTRIES);
+    assertThat(sorted).isEqualTo(expected);
+    assertThat(storage.list("sort-")).as("only the spilled runs are left").isEqualTo(spilled);
+  }
+
+  @Test
   void keysCompareByCodePointLikeUtf8Bytes() {
     // U+FF5E (UTF-16 0xFF5E) sorts after U+1F600 in UTF-16 units but before it in UTF-8 bytes and code points.
     assertThat(KeyOrder.compareKeys("\uFF5E", "\uD83D\uDE00")).isNegative();
