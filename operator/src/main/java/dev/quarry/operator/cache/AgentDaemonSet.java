@@ -42,6 +42,9 @@ final class AgentDaemonSet {
   static final String CONTAINER = "agent";
   static final String JAR = "/opt/quarry/quarry-agent.jar";
   static final int METRICS_PORT = 9400;
+  /** For Prometheus' kubernetes-pods discovery; the chart's PodMonitor finds the pods by their labels instead. */
+  static final Map<String, String> SCRAPE_ANNOTATIONS = Map.of("prometheus.io/scrape", "true",
+      "prometheus.io/port", String.valueOf(METRICS_PORT), "prometheus.io/path", "/metrics");
   /** A hash of the desired pod template, so an unchanged DaemonSet is never written again. */
   static final String SPEC_HASH_ANNOTATION = "quarry.dev/spec-hash";
   private static final long GRACE_SECONDS = 30;
@@ -86,9 +89,10 @@ final class AgentDaemonSet {
         .withNewSelector().withMatchLabels(selector(cache)).endSelector()
         .withNewUpdateStrategy().withType("RollingUpdate").endUpdateStrategy()
         .withNewTemplate()
-        .withNewMetadata().withLabels(labels).endMetadata()
+        .withNewMetadata().withLabels(labels).withAnnotations(new TreeMap<>(SCRAPE_ANNOTATIONS)).endMetadata()
         .withNewSpec()
         .withServiceAccountName(settings.serviceAccount())
+        .withImagePullSecrets(settings.imagePullSecrets().isEmpty() ? null : settings.imagePullSecrets())
         .withPriorityClassName(settings.priorityClassName())
         .withNodeSelector(spec.nodeSelector())
         .withTolerations(spec.tolerations())

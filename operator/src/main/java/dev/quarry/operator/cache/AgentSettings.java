@@ -2,20 +2,24 @@ package dev.quarry.operator.cache;
 
 import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.nodecache.HostPathRoots;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * How agent pods run: in the operator's namespace (the NodeCache is cluster-scoped, its DaemonSet must live
  * somewhere), with the agent image, its ServiceAccount, and the resources the chart's values give; and what the
- * admin lets a NodeCache use: the host folders and the store endpoints.
+ * admin lets a NodeCache use: the host folders and the store endpoints; the Secrets the image is pulled with.
  */
 public record AgentSettings(String namespace, String image, String pullPolicy, String serviceAccount,
-    ResourceRequirements resources, String priorityClassName, HostPathRoots roots, EndpointAllowlist endpoints) {
+    ResourceRequirements resources, String priorityClassName, HostPathRoots roots, EndpointAllowlist endpoints,
+    List<LocalObjectReference> imagePullSecrets) {
   public AgentSettings {
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(image, "image");
     Objects.requireNonNull(roots, "roots");
     Objects.requireNonNull(endpoints, "endpoints");
+    imagePullSecrets = imagePullSecrets == null ? List.of() : List.copyOf(imagePullSecrets);
   }
 }

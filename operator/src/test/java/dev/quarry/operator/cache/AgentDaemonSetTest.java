@@ -9,6 +9,7 @@ import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.testkit.RepositoryRoot;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class AgentDaemonSetTest {
   private final AgentSettings settings = new AgentSettings("quarry-system", "quarry-agent:1", "IfNotPresent",
       "quarry-agent", null, null, HostPathRoots.DEFAULTS,
-      new EndpointAllowlist(List.of("http://minio.storage.svc:9000")));
+      new EndpointAllowlist(List.of("http://minio.storage.svc:9000")), List.of());
 
   @Test
   void runsTheAgentJarWithItsNodeCacheAndNode() throws Exception {
@@ -53,6 +54,26 @@ class AgentDaemonSetTest {
     });
     assertThat(agent.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
     assertThat(agent.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+  }
+
+  @Test
+  void prometheusFindsTheAgentPodsByAnnotationOrByTheChartsPodMonitorLabels() throws Exception {
+    var template = build().getSpec().getTemplate().getMetadata();
+    assertThat(template.getAnnotations()).containsEntry("prometheus.io/scrape", "true")
+        .containsEntry("prometheus.io/port", "9400").containsEntry("prometheus.io/path", "/metrics");
+    String podMonitor = Files.readString(RepositoryRoot.find().resolve("charts/quarry/templates/monitors.yaml"));
+    template.getLabels().entrySet().stream().filter(label -> !label.getKey().startsWith("quarry.dev/"))
+        .forEach(label -> assertThat(podMonitor).contains(label.getKey() + ": " + label.getValue()));
+  }
+
+  @Test
+  void pullsTheAgentImageWithTheChartsPullSecrets() throws Exception {
+    AgentSettings pulling = new AgentSettings(settings.namespace(), settings.image(), settings.pullPolicy(),
+        settings.serviceAccount(), null, null, settings.roots(), settings.endpoints(),
+        List.of(new LocalObjectReference("registry")));
+    assertThat(new AgentDaemonSet(pulling).build(nodeCache()).getSpec().getTemplate().getSpec()
+        .getImagePullSecrets()).extracting(LocalObjectReference::getName).containsExactly("registry");
+    assertThat(build().getSpec().getTemplate().getSpec().getImagePullSecrets()).isNull();
   }
 
   @Test
