@@ -82,11 +82,11 @@ public final class QuarryOperator implements AutoCloseable {
       }
     });
     // The namespaced kinds (and their Jobs and pods) in the watched namespaces only; NodeCaches are cluster-scoped.
-    operator.register(new ShardSortJobReconciler(client, settings.workers(), clock),
+    operator.register(new ShardSortJobReconciler(client, settings.workers(), clock, registry),
         overrider -> watched(overrider, settings));
-    operator.register(new DatasetSyncReconciler(client, settings.workers(), clock),
+    operator.register(new DatasetSyncReconciler(client, settings.workers(), clock, registry),
         overrider -> watched(overrider, settings));
-    operator.register(new NodeCacheReconciler(client, settings.agents(), clock));
+    operator.register(new NodeCacheReconciler(client, settings.agents(), clock, registry));
     ProbeServer probes = new ProbeServer(settings.httpPort(), registry, operator::getRuntimeInfo);
     operator.start();
     LOG.info("started namespace={} leaderElection={} identity={} httpPort={} watchNamespaces={}",
