@@ -3,6 +3,7 @@ package dev.quarry.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.quarry.testkit.KubeApi;
 import dev.quarry.testkit.KubeApiExtension;
 import dev.quarry.testkit.RepositoryRoot;
@@ -10,6 +11,7 @@ import dev.quarry.testkit.TestTools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -37,6 +39,31 @@ class AgentJarIT {
       process.destroy();
       assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("exits on SIGTERM").isTrue();
       assertThat(Duration.ofNanos(System.nanoTime() - start)).as("time to exit").isLessThan(Duration.ofSeconds(10));
+    } finally {
+      process.destroyForcibly();
+      Files.deleteIfExists(log);
+    }
+  }
+
+  @Test
+  void logsOneJsonObjectPerLineWhenAsked(KubeApi api) throws Exception {
+    String namespace = api.createNamespace("quarry-system");
+    Path log = Files.createTempFile("quarry-agent-", ".log");
+    ProcessBuilder builder = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-jar",
+        jar.toString(), "run", "--node-cache", "absent", "--node", "node-a", "--namespace", namespace,
+        "--metrics-port", String.valueOf(TestTools.freeLoopbackPort()))
+        .redirectErrorStream(true).redirectOutput(log.toFile());
+    builder.environment().put("KUBECONFIG", api.kubeconfig().toString());
+    builder.environment().put("QUARRY_LOG_FORMAT", "json");
+    Process process = builder.start();
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(log).contains("not found; waiting"));
+      ObjectMapper json = new ObjectMapper();
+      List<String> lines = Files.readAllLines(log);
+      assertThat(lines).isNotEmpty().allSatisfy(line -> assertThat(json.readTree(line).has("level"))
+          .as(line).isTrue());
+      assertThat(lines).anySatisfy(line -> assertThat(json.readTree(line).get("formattedMessage").asText())
+          .contains("not found; waiting"));
     } finally {
       process.destroyForcibly();
       Files.deleteIfExists(log);

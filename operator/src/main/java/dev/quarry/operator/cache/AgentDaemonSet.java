@@ -42,6 +42,8 @@ final class AgentDaemonSet {
   static final String CONTAINER = "agent";
   static final String JAR = "/opt/quarry/quarry-agent.jar";
   static final int METRICS_PORT = 9400;
+  /** Read by the agent's logback.xml, as by the operator's. */
+  static final String LOG_FORMAT_VARIABLE = "QUARRY_LOG_FORMAT";
   /** For Prometheus' kubernetes-pods discovery; the chart's PodMonitor finds the pods by their labels instead. */
   static final Map<String, String> SCRAPE_ANNOTATIONS = Map.of("prometheus.io/scrape", "true",
       "prometheus.io/port", String.valueOf(METRICS_PORT), "prometheus.io/path", "/metrics");
@@ -144,6 +146,9 @@ final class AgentDaemonSet {
         "metadata.namespace").endFieldRef().endValueFrom().build());
     new TreeMap<>(settings.roots().toEnvironment()).forEach((name, value) -> env.add(new EnvVar(name, value, null)));
     env.add(new EnvVar(EndpointAllowlist.ENVIRONMENT_VARIABLE, settings.endpoints().toEnvironment(), null));
+    if (settings.logFormat() != null) {
+      env.add(new EnvVar(LOG_FORMAT_VARIABLE, settings.logFormat(), null));
+    }
     if (spec.store() != null) {
       env.addAll(WorkerPods.credentials(spec.store().credentialsSecret()));
     }

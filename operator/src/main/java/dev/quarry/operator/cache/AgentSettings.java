@@ -10,11 +10,12 @@ import java.util.Objects;
 /**
  * How agent pods run: in the operator's namespace (the NodeCache is cluster-scoped, its DaemonSet must live
  * somewhere), with the agent image, its ServiceAccount, and the resources the chart's values give; and what the
- * admin lets a NodeCache use: the host folders and the store endpoints; the Secrets the image is pulled with.
+ * admin lets a NodeCache use: the host folders and the store endpoints; the Secrets the image is pulled with, and
+ * the agents' log format (null: the agent's default, text).
  */
 public record AgentSettings(String namespace, String image, String pullPolicy, String serviceAccount,
     ResourceRequirements resources, String priorityClassName, HostPathRoots roots, EndpointAllowlist endpoints,
-    List<LocalObjectReference> imagePullSecrets) {
+    List<LocalObjectReference> imagePullSecrets, String logFormat) {
   public AgentSettings {
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(image, "image");

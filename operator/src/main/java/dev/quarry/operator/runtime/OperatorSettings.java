@@ -53,7 +53,8 @@ public record OperatorSettings(String namespace, WorkerSettings workers, AgentSe
         blankToNull(env.get("QUARRY_AGENT_PRIORITY_CLASS")),
         HostPathRoots.fromEnvironment(env),
         endpoints,
-        pullSecrets);
+        pullSecrets,
+        blankToNull(env.get("QUARRY_LOG_FORMAT")));
     return new OperatorSettings(namespace, workers, agents, number(env, "QUARRY_HTTP_PORT", 8080),
         !"false".equalsIgnoreCase(env.getOrDefault("QUARRY_LEADER_ELECTION", "true")),
         env.getOrDefault("QUARRY_LEASE_NAME", "quarry-operator"),

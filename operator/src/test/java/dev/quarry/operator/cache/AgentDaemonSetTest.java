@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class AgentDaemonSetTest {
   private final AgentSettings settings = new AgentSettings("quarry-system", "quarry-agent:1", "IfNotPresent",
       "quarry-agent", null, null, HostPathRoots.DEFAULTS,
-      new EndpointAllowlist(List.of("http://minio.storage.svc:9000")), List.of());
+      new EndpointAllowlist(List.of("http://minio.storage.svc:9000")), List.of(), null);
 
   @Test
   void runsTheAgentJarWithItsNodeCacheAndNode() throws Exception {
@@ -67,10 +67,19 @@ class AgentDaemonSetTest {
   }
 
   @Test
+  void theAgentLogsInTheFormatTheChartSets() throws Exception {
+    AgentSettings json = new AgentSettings(settings.namespace(), settings.image(), settings.pullPolicy(),
+        settings.serviceAccount(), null, null, settings.roots(), settings.endpoints(), List.of(), "json");
+    assertThat(container(new AgentDaemonSet(json).build(nodeCache())).getEnv())
+        .filteredOn(v -> v.getName().equals("QUARRY_LOG_FORMAT")).singleElement()
+        .satisfies(v -> assertThat(v.getValue()).isEqualTo("json"));
+  }
+
+  @Test
   void pullsTheAgentImageWithTheChartsPullSecrets() throws Exception {
     AgentSettings pulling = new AgentSettings(settings.namespace(), settings.image(), settings.pullPolicy(),
         settings.serviceAccount(), null, null, settings.roots(), settings.endpoints(),
-        List.of(new LocalObjectReference("registry")));
+        List.of(new LocalObjectReference("registry")), null);
     assertThat(new AgentDaemonSet(pulling).build(nodeCache()).getSpec().getTemplate().getSpec()
         .getImagePullSecrets()).extracting(LocalObjectReference::getName).containsExactly("registry");
     assertThat(build().getSpec().getTemplate().getSpec().getImagePullSecrets()).isNull();

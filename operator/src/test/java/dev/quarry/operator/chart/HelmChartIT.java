@@ -8,7 +8,10 @@ import dev.quarry.operator.runtime.OperatorSettings;
 import dev.quarry.testkit.CommandResult;
 import dev.quarry.testkit.RepositoryRoot;
 import dev.quarry.testkit.TestTools;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.quarry.operator.jobs.WorkerPodDefaults;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
@@ -33,6 +36,10 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -81,6 +88,8 @@ class HelmChartIT {
     assertThat(settings.workers().serviceAccount()).as("the namespace's default, with no token").isNull();
     assertThat(settings.leaderElection()).isTrue();
     assertThat(settings.httpPort()).isEqualTo(8080);
+    assertThat(env).containsEntry("QUARRY_LOG_FORMAT", "text").containsEntry("QUARRY_LOG_LEVEL", "info");
+    assertThat(settings.agents().logFormat()).isEqualTo("text");
     assertThat(container.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
     assertThat(container.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
     assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
@@ -266,6 +275,64 @@ class HelmChartIT {
         .as("NodeCache events go to the release namespace").contains("/events: create,patch");
     assertThat(settings(only(objects, Deployment.class)).watchNamespaces()).containsExactlyInAnyOrder("ml",
         "vision");
+  }
+
+  @Test
+  void theAlertsAreValidPrometheusRulesOnDocumentedMetrics() throws Exception {
+    assertThat(render()).noneMatch(o -> o.getKind().equals("PrometheusRule"));
+    GenericKubernetesResource rule = kind(render("--set", "monitoring.prometheusRule.enabled=true",
+        "--set", "monitoring.serviceMonitor.enabled=true",
+        "--set-json", "monitoring.prometheusRule.cacheFullRatio=0.8"),
+        "PrometheusRule");
+    String groups = serialization.asYaml(Map.of("groups", rule.get("spec", "groups")));
+    assertThat(groups).contains("QuarryRunFailed", "QuarryCacheCopyFailures", "QuarryCacheNearlyFull",
+        "QuarryNodeCacheDegraded", "QuarryOperatorDown", "> 0.8");
+    Path rules = Files.createTempFile("quarry-rules-", ".yaml");
+    Files.writeString(rules, groups);
+    CommandResult checked = CommandResult.run(null, List.of(TestTools.binary("promtool").toString(), "check",
+        "rules", rules.toString()));
+    assertThat(checked.exitCode()).as(checked.stdout() + checked.stderr()).isZero();
+    assertThat(checked.stdout()).contains("SUCCESS: 6 rules found");
+    assertThat(quarryMetrics(groups)).isSubsetOf(documentedMetrics());
+  }
+
+  @Test
+  void theDashboardIsValidJsonInAnOptionalConfigMapOnDocumentedMetrics() throws Exception {
+    assertThat(render()).noneMatch(o -> o.getKind().equals("ConfigMap"));
+    ConfigMap dashboard = only(render("--set", "monitoring.grafanaDashboard.enabled=true"), ConfigMap.class);
+    assertThat(dashboard.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
+    String json = dashboard.getData().get("quarry.json");
+    assertThat(json).isEqualTo(Files.readString(chart.resolve("dashboards/quarry.json")).strip());
+    JsonNode parsed = new ObjectMapper().readTree(json);
+    List<String> expressions = parsed.findValues("expr").stream().map(JsonNode::asText).toList();
+    assertThat(expressions).hasSizeGreaterThan(10);
+    Set<String> used = quarryMetrics(String.join("\n", expressions));
+    assertThat(used).contains("quarry_resources", "quarry_runs_finished_total", "quarry_cache_hit_ratio",
+        "quarry_cache_decision_seconds");
+    assertThat(used).isSubsetOf(documentedMetrics());
+  }
+
+  /** The quarry_* series an expression reads, with a histogram's _bucket suffix dropped. */
+  private static Set<String> quarryMetrics(String text) {
+    Set<String> names = new TreeSet<>();
+    Matcher matcher = Pattern.compile("\\bquarry_[a-z_]+").matcher(text);
+    while (matcher.find()) {
+      names.add(matcher.group().replaceFirst("_bucket$", ""));
+    }
+    return names;
+  }
+
+  /** The metrics docs/operations.md lists, in its tables' first column. */
+  private static Set<String> documentedMetrics() throws IOException {
+    String docs = Files.readString(RepositoryRoot.find().resolve("docs/operations.md"));
+    Set<String> names = new TreeSet<>();
+    docs.lines().filter(line -> line.startsWith("| `quarry_")).forEach(line -> {
+      Matcher matcher = Pattern.compile("`(quarry_[a-z_]+)").matcher(line.substring(0, line.indexOf(" |", 2)));
+      while (matcher.find()) {
+        names.add(matcher.group(1));
+      }
+    });
+    return names;
   }
 
   private static OperatorSettings settings(Deployment deployment) {
