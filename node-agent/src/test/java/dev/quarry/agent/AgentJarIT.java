@@ -52,7 +52,8 @@ class AgentJarIT {
     ProcessBuilder builder = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-jar",
         jar.toString(), "run", "--node-cache", "absent", "--node", "node-a", "--namespace", namespace,
         "--metrics-port", String.valueOf(TestTools.freeLoopbackPort()))
-        .redirectErrorStream(true).redirectOutput(log.toFile());
+        // The log goes to standard output; the JVM's own warnings (a newer JVM's about sun.misc.Unsafe) to stderr.
+        .redirectOutput(log.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD);
     builder.environment().put("KUBECONFIG", api.kubeconfig().toString());
     builder.environment().put("QUARRY_LOG_FORMAT", "json");
     Process process = builder.start();
