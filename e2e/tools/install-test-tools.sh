@@ -12,6 +12,7 @@
 #     etcd-<v>/etcd
 #     helm-<v>/helm
 #     toxiproxy-<v>/{toxiproxy-server,toxiproxy-cli}
+#     prometheus-<v>/promtool        (checks the chart's alert rules)
 #     bin/<every binary above>      symlinks
 #     versions.env                  MINIO_VERSION, KUBERNETES_VERSION, ... (shell assignments)
 #     logs/<tool>-<v>.log           build logs
@@ -34,6 +35,8 @@ KUBERNETES_VERSION=1.34.4
 ETCD_VERSION=3.6.16
 HELM_VERSION=3.22.0
 TOXIPROXY_VERSION=2.12.0
+# Prometheus 3.x publishes its Go module as v0.<major*100+minor>.<patch>: v0.316.0 is Prometheus 3.16.0.
+PROMETHEUS_MODULE_VERSION=v0.316.0
 
 MINIO_VERSION=${MINIO_MODULE_VERSION#v}
 
@@ -44,7 +47,7 @@ PRINT_ENV=0
 for arg in "$@"; do
   case "$arg" in
     --print-env) PRINT_ENV=1 ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-test-tools.sh: unknown argument: $arg (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -262,6 +265,13 @@ build_toxiproxy() {
   "$out/toxiproxy-server" -version
 }
 
+build_promtool() {
+  local out=$1
+  GOBIN=$out go install -p "$GO_PARALLEL" -ldflags "-s -w" \
+    "github.com/prometheus/prometheus/cmd/promtool@$PROMETHEUS_MODULE_VERSION"
+  "$out/promtool" --version
+}
+
 # ---- kube-api-test binary folder ---------------------------------------------------------
 
 # Mirrors io.fabric8.kubeapitest.binary.OSInfo (7.5.2): os = lower-cased os.name
@@ -295,6 +305,7 @@ ensure kube-proxy "$KUBERNETES_VERSION" build_kube_proxy kube-proxy
 ensure etcd "$ETCD_VERSION" build_etcd etcd
 ensure helm "$HELM_VERSION" build_helm helm
 ensure toxiproxy "$TOXIPROXY_VERSION" build_toxiproxy toxiproxy-server toxiproxy-cli
+ensure prometheus "${PROMETHEUS_MODULE_VERSION#v}" build_promtool promtool
 link_kube_api_test
 
 tmp_env=$(mktemp "$QUARRY_TOOLS_DIR/.versions.env.XXXXXX")
@@ -305,6 +316,7 @@ KUBERNETES_VERSION=$KUBERNETES_VERSION
 ETCD_VERSION=$ETCD_VERSION
 HELM_VERSION=$HELM_VERSION
 TOXIPROXY_VERSION=$TOXIPROXY_VERSION
+PROMETHEUS_MODULE_VERSION=${PROMETHEUS_MODULE_VERSION#v}
 QUARRY_TOOLS_BIN=$BIN_DIR
 KUBE_API_TEST_DIR=$KUBE_API_TEST_DIR
 KUBE_API_TEST_API_SERVER_VERSION=$KUBERNETES_VERSION

@@ -1,17 +1,41 @@
+{{/* The chart's name, or nameOverride: the app.kubernetes.io/name label. */}}
+{{- define "quarry.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end }}
+
+{{/*
+The prefix of every object's name: fullnameOverride, or the release name (so that names stay the same on upgrade:
+the operator's Lease is named after it, and two names would let two leaders act).
+*/}}
+{{- define "quarry.fullname" -}}
+{{- default .Release.Name .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- end }}
+
 {{/* Labels every object of the release carries. */}}
 {{- define "quarry.labels" -}}
-app.kubernetes.io/name: quarry
+app.kubernetes.io/name: {{ include "quarry.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/part-of: quarry
+app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end }}
 
 {{/* The operator pods' selector. */}}
 {{- define "quarry.operatorSelector" -}}
-app.kubernetes.io/name: quarry
+app.kubernetes.io/name: {{ include "quarry.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: operator
+{{- end }}
+
+{{/* The operator's ServiceAccount: the one the chart creates, or one the admin made. */}}
+{{- define "quarry.operatorServiceAccount" -}}
+{{- default (printf "%s-operator" (include "quarry.fullname" .)) .Values.serviceAccounts.operator.name -}}
+{{- end }}
+
+{{/* The agents' ServiceAccount: the one the chart creates, or one the admin made. */}}
+{{- define "quarry.agentServiceAccount" -}}
+{{- default (printf "%s-agent" (include "quarry.fullname" .)) .Values.serviceAccounts.agent.name -}}
 {{- end }}
 
 {{/* <registry>/<repository>:<tag>, the tag defaulting to the chart's appVersion. */}}

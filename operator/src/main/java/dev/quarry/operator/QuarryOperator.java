@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -80,14 +81,24 @@ public final class QuarryOperator implements AutoCloseable {
             new LeaderCallbacks(() -> { }, () -> lostLeadership(settings, stopping), leader -> { }), false));
       }
     });
-    operator.register(new ShardSortJobReconciler(client, settings.workers(), clock));
-    operator.register(new DatasetSyncReconciler(client, settings.workers(), clock));
-    operator.register(new NodeCacheReconciler(client, settings.agents(), clock));
+    // The namespaced kinds (and their Jobs and pods) in the watched namespaces only; NodeCaches are cluster-scoped.
+    operator.register(new ShardSortJobReconciler(client, settings.workers(), clock, registry),
+        overrider -> watched(overrider, settings));
+    operator.register(new DatasetSyncReconciler(client, settings.workers(), clock, registry),
+        overrider -> watched(overrider, settings));
+    operator.register(new NodeCacheReconciler(client, settings.agents(), clock, registry));
     ProbeServer probes = new ProbeServer(settings.httpPort(), registry, operator::getRuntimeInfo);
     operator.start();
-    LOG.info("started namespace={} leaderElection={} identity={} httpPort={}", settings.namespace(),
-        settings.leaderElection(), settings.identity(), probes.port());
+    LOG.info("started namespace={} leaderElection={} identity={} httpPort={} watchNamespaces={}",
+        settings.namespace(), settings.leaderElection(), settings.identity(), probes.port(),
+        settings.watchNamespaces().isEmpty() ? "all" : String.join(",", settings.watchNamespaces()));
     return new QuarryOperator(operator, probes, registry, stopping);
+  }
+
+  private static void watched(ControllerConfigurationOverrider<?> overrider, OperatorSettings settings) {
+    if (!settings.watchNamespaces().isEmpty()) {
+      overrider.settingNamespaces(settings.watchNamespaces());
+    }
   }
 
   /**

@@ -42,6 +42,11 @@ final class AgentDaemonSet {
   static final String CONTAINER = "agent";
   static final String JAR = "/opt/quarry/quarry-agent.jar";
   static final int METRICS_PORT = 9400;
+  /** Read by the agent's logback.xml, as by the operator's. */
+  static final String LOG_FORMAT_VARIABLE = "QUARRY_LOG_FORMAT";
+  /** For Prometheus' kubernetes-pods discovery; the chart's PodMonitor finds the pods by their labels instead. */
+  static final Map<String, String> SCRAPE_ANNOTATIONS = Map.of("prometheus.io/scrape", "true",
+      "prometheus.io/port", String.valueOf(METRICS_PORT), "prometheus.io/path", "/metrics");
   /** A hash of the desired pod template, so an unchanged DaemonSet is never written again. */
   static final String SPEC_HASH_ANNOTATION = "quarry.dev/spec-hash";
   private static final long GRACE_SECONDS = 30;
@@ -90,9 +95,10 @@ final class AgentDaemonSet {
         .withNewSelector().withMatchLabels(selector(cache)).endSelector()
         .withNewUpdateStrategy().withType("RollingUpdate").endUpdateStrategy()
         .withNewTemplate()
-        .withNewMetadata().withLabels(labels).endMetadata()
+        .withNewMetadata().withLabels(labels).withAnnotations(new TreeMap<>(SCRAPE_ANNOTATIONS)).endMetadata()
         .withNewSpec()
         .withServiceAccountName(settings.serviceAccount())
+        .withImagePullSecrets(settings.imagePullSecrets().isEmpty() ? null : settings.imagePullSecrets())
         .withPriorityClassName(settings.priorityClassName())
         .withNodeSelector(spec.nodeSelector())
         .withTolerations(spec.tolerations())
@@ -135,6 +141,9 @@ final class AgentDaemonSet {
     env.add(new EnvVar(EndpointAllowlist.ENVIRONMENT_VARIABLE, settings.endpoints().toEnvironment(), null));
     env.add(new EnvVar(NodeCacheSecrets.ENVIRONMENT_VARIABLE, settings.secrets().toEnvironment(), null));
     env.addAll(WorkerPods.ambientCredentials(settings.ambientCredentials()));
+    if (settings.logFormat() != null) {
+      env.add(new EnvVar(LOG_FORMAT_VARIABLE, settings.logFormat(), null));
+    }
     if (spec.store() != null) {
       env.addAll(WorkerPods.credentials(spec.store().credentialsSecret()));
     }

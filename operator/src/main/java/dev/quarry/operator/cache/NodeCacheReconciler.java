@@ -7,6 +7,7 @@ import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.api.nodecache.NodeCacheStatus;
 import dev.quarry.operator.jobs.WorkerLabels;
 import dev.quarry.operator.status.EventRecorder;
+import dev.quarry.operator.status.KindMetrics;
 import dev.quarry.operator.status.ReadyCondition;
 import dev.quarry.operator.status.StatusWriter;
 import dev.quarry.operator.status.WriteInterval;
@@ -24,6 +25,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -57,8 +59,9 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
   private final WriteInterval writeInterval;
   private final EventRecorder events;
   private final Clock clock;
+  private final KindMetrics<NodeCache, NodeCacheStatus, CachePhase> metrics;
 
-  public NodeCacheReconciler(KubernetesClient client, AgentSettings settings, Clock clock) {
+  public NodeCacheReconciler(KubernetesClient client, AgentSettings settings, Clock clock, MeterRegistry registry) {
     this.client = client;
     this.settings = settings;
     this.daemonSets = new AgentDaemonSet(settings);
@@ -67,10 +70,14 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
     this.writeInterval = new WriteInterval(STATUS_WRITE_INTERVAL, clock);
     this.events = new EventRecorder(client, clock);
     this.clock = clock;
+    // NodeCaches do not end: only how many are in each phase.
+    this.metrics = new KindMetrics<>(registry, "NodeCache", CachePhase.class, NodeCacheStatus::phase,
+        status -> null, status -> null, Set.of());
   }
 
   @Override
   public List<EventSource<?, NodeCache>> prepareEventSources(EventSourceContext<NodeCache> context) {
+    metrics.countIn(context.getPrimaryCache());
     return List.of(
         new InformerEventSource<>(InformerEventSourceConfiguration.from(DaemonSet.class, NodeCache.class)
             .withName("nodecache-daemonsets").withNamespaces(settings.namespace())

@@ -6,10 +6,8 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
-import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
-import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
@@ -26,18 +24,19 @@ import java.util.List;
 public final class WorkerPods {
   public static final String CONTAINER = "worker";
   public static final String RESULT_FILE = "/dev/termination-log";
-  /** The uid the worker image runs as (see worker-image/Dockerfile). */
-  static final long WORKER_UID = 1000;
-
   private final WorkerSettings settings;
 
   public WorkerPods(WorkerSettings settings) {
     this.settings = settings;
   }
 
-  /** A pod spec (restartPolicy Never) running {@code args} with {@code store}'s connection. */
+  /**
+   * A pod spec (restartPolicy Never) running {@code args} with {@code store}'s connection, placed and secured as the
+   * admin's defaults say; {@code resources} (the resource's own, or null) replace the default resources.
+   */
   public PodSpecBuilder spec(ObjectStore store, List<String> args, ResourceRequirements resources,
       List<VolumeMount> mounts) {
+    WorkerPodDefaults pod = settings.pod();
     List<VolumeMount> allMounts = new ArrayList<>(mounts);
     allMounts.add(new VolumeMountBuilder().withName("tmp").withMountPath("/tmp").build());
     Container container = new ContainerBuilder()
@@ -46,20 +45,22 @@ public final class WorkerPods {
         .withImagePullPolicy(settings.pullPolicy())
         .withArgs(args)
         .withEnv(environment(store, settings.ambientCredentials()))
-        .withResources(resources)
+        .withResources(pod.resourcesOr(resources))
         .withVolumeMounts(allMounts)
         .withTerminationMessagePath(RESULT_FILE)
         .withTerminationMessagePolicy("FallbackToLogsOnError")
-        .withSecurityContext(new SecurityContextBuilder().withAllowPrivilegeEscalation(false)
-            .withReadOnlyRootFilesystem(true).withNewCapabilities().withDrop("ALL").endCapabilities().build())
+        .withSecurityContext(pod.securityContext())
         .build();
     return new PodSpecBuilder()
         .withRestartPolicy("Never")
         .withServiceAccountName(settings.serviceAccount())
         .withAutomountServiceAccountToken(false)
-        .withSecurityContext(new PodSecurityContextBuilder().withRunAsNonRoot(true).withRunAsUser(WORKER_UID)
-            .withRunAsGroup(WORKER_UID).withFsGroup(WORKER_UID).withFsGroupChangePolicy("OnRootMismatch")
-            .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().build())
+        .withSecurityContext(pod.podSecurityContext())
+        .withNodeSelector(pod.nodeSelector().isEmpty() ? null : pod.nodeSelector())
+        .withTolerations(pod.tolerations().isEmpty() ? null : pod.tolerations())
+        .withAffinity(pod.affinity())
+        .withPriorityClassName(pod.priorityClassName())
+        .withImagePullSecrets(pod.imagePullSecrets().isEmpty() ? null : pod.imagePullSecrets())
         .withContainers(container)
         .addToVolumes(new VolumeBuilder().withName("tmp").withNewEmptyDir().endEmptyDir().build());
   }

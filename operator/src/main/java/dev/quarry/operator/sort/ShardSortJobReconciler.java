@@ -25,6 +25,7 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Comparator;
@@ -53,8 +54,10 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
   private final StatusWriter statusWriter;
   private final EventRecorder events;
   private final ReadyCondition conditions;
+  private final SortMetrics metrics;
 
-  public ShardSortJobReconciler(KubernetesClient client, WorkerSettings settings, Clock clock) {
+  public ShardSortJobReconciler(KubernetesClient client, WorkerSettings settings, Clock clock,
+      MeterRegistry registry) {
     this.client = client;
     this.settings = settings;
     this.jobs = new SortJobs(settings);
@@ -62,10 +65,12 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
     this.statusWriter = new StatusWriter();
     this.events = new EventRecorder(client, clock);
     this.conditions = new ReadyCondition(clock);
+    this.metrics = new SortMetrics(registry);
   }
 
   @Override
   public List<EventSource<?, ShardSortJob>> prepareEventSources(EventSourceContext<ShardSortJob> context) {
+    metrics.kind().countIn(context.getPrimaryCache());
     return WorkerInformers.jobsAndPods(context, ShardSortJob.class, SortJobs.OWNER_LABEL);
   }
 
@@ -84,7 +89,9 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
       recheck = CLEANUP_RECHECK_MILLIS;
     }
     announce(job, old, status);
-    statusWriter.write(job, status, context);
+    if (statusWriter.write(job, status, context)) {
+      metrics.changed(old, status);
+    }
     return settled(status) ? UpdateControl.noUpdate()
         : UpdateControl.<ShardSortJob>noUpdate().rescheduleAfter(recheck);
   }

@@ -24,6 +24,7 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
@@ -51,8 +52,10 @@ public final class DatasetSyncReconciler implements Reconciler<DatasetSync> {
   private final StatusWriter statusWriter;
   private final EventRecorder events;
   private final ReadyCondition conditions;
+  private final SyncMetrics metrics;
 
-  public DatasetSyncReconciler(KubernetesClient client, WorkerSettings settings, Clock clock) {
+  public DatasetSyncReconciler(KubernetesClient client, WorkerSettings settings, Clock clock,
+      MeterRegistry registry) {
     this.client = client;
     this.settings = settings;
     this.jobs = new SyncJobs(settings);
@@ -60,10 +63,12 @@ public final class DatasetSyncReconciler implements Reconciler<DatasetSync> {
     this.statusWriter = new StatusWriter();
     this.events = new EventRecorder(client, clock);
     this.conditions = new ReadyCondition(clock);
+    this.metrics = new SyncMetrics(registry);
   }
 
   @Override
   public List<EventSource<?, DatasetSync>> prepareEventSources(EventSourceContext<DatasetSync> context) {
+    metrics.kind().countIn(context.getPrimaryCache());
     return WorkerInformers.jobsAndPods(context, DatasetSync.class, SyncJobs.OWNER_LABEL);
   }
 
@@ -99,7 +104,10 @@ public final class DatasetSyncReconciler implements Reconciler<DatasetSync> {
       status = observe(sync, job, context, next);
     }
     announce(sync, status);
-    statusWriter.write(sync, status, context);
+    DatasetSyncStatus before = sync.getStatus();
+    if (statusWriter.write(sync, status, context)) {
+      metrics.changed(before, status);
+    }
     return run.finishedIn(status) ? UpdateControl.noUpdate()
         : UpdateControl.<DatasetSync>noUpdate().rescheduleAfter(recheck);
   }

@@ -11,6 +11,7 @@ import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.testkit.RepositoryRoot;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -26,7 +27,7 @@ class AgentDaemonSetTest {
   private final AgentSettings settings = new AgentSettings("quarry-system", "quarry-agent:1", "IfNotPresent",
       "quarry-agent", null, null, HostPathRoots.DEFAULTS,
       new EndpointAllowlist(List.of("http://minio.storage.svc:9000")), new NodeCacheSecrets(List.of("s3-credentials")),
-      false);
+      false, List.of(), null);
 
   @Test
   void runsTheAgentJarWithItsNodeCacheAndNode() throws Exception {
@@ -64,6 +65,36 @@ class AgentDaemonSetTest {
   }
 
   @Test
+  void prometheusFindsTheAgentPodsByAnnotationOrByTheChartsPodMonitorLabels() throws Exception {
+    var template = build().getSpec().getTemplate().getMetadata();
+    assertThat(template.getAnnotations()).containsEntry("prometheus.io/scrape", "true")
+        .containsEntry("prometheus.io/port", "9400").containsEntry("prometheus.io/path", "/metrics");
+    String podMonitor = Files.readString(RepositoryRoot.find().resolve("charts/quarry/templates/monitors.yaml"));
+    template.getLabels().entrySet().stream().filter(label -> !label.getKey().startsWith("quarry.dev/"))
+        .forEach(label -> assertThat(podMonitor).contains(label.getKey() + ": " + label.getValue()));
+  }
+
+  @Test
+  void theAgentLogsInTheFormatTheChartSets() throws Exception {
+    AgentSettings json = new AgentSettings(settings.namespace(), settings.image(), settings.pullPolicy(),
+        settings.serviceAccount(), null, null, settings.roots(), settings.endpoints(), settings.secrets(), false,
+        List.of(), "json");
+    assertThat(container(new AgentDaemonSet(json).build(nodeCache())).getEnv())
+        .filteredOn(v -> v.getName().equals("QUARRY_LOG_FORMAT")).singleElement()
+        .satisfies(v -> assertThat(v.getValue()).isEqualTo("json"));
+  }
+
+  @Test
+  void pullsTheAgentImageWithTheChartsPullSecrets() throws Exception {
+    AgentSettings pulling = new AgentSettings(settings.namespace(), settings.image(), settings.pullPolicy(),
+        settings.serviceAccount(), null, null, settings.roots(), settings.endpoints(), settings.secrets(), false,
+        List.of(new LocalObjectReference("registry")), null);
+    assertThat(new AgentDaemonSet(pulling).build(nodeCache()).getSpec().getTemplate().getSpec()
+        .getImagePullSecrets()).extracting(LocalObjectReference::getName).containsExactly("registry");
+    assertThat(build().getSpec().getTemplate().getSpec().getImagePullSecrets()).isNull();
+  }
+
+  @Test
   void isPrivilegedAndMountsTheAdminsRootsOnlyTheMountRootsBidirectionalTheSourceRootsReadOnly() throws Exception {
     NodeCache cache = nodeCache();
     cache.getSpec().images().add(new CacheImage("coco", "/mnt/nfs/coco/train.sqfs", null, false, 0));
@@ -98,7 +129,7 @@ class AgentDaemonSetTest {
   void everyRootOfEachKindIsMounted() throws Exception {
     AgentSettings several = new AgentSettings("quarry-system", "quarry-agent:1", "IfNotPresent", "quarry-agent",
         null, null, new HostPathRoots(List.of("/mnt/fast", "/mnt/slow"), List.of("/nvme"), List.of("/nfs/a",
-            "/nfs/b")), EndpointAllowlist.ANY, NodeCacheSecrets.NONE, false);
+            "/nfs/b")), EndpointAllowlist.ANY, NodeCacheSecrets.NONE, false, List.of(), null);
     List<Volume> volumes = new AgentDaemonSet(several).build(nodeCache()).getSpec().getTemplate().getSpec()
         .getVolumes();
     assertThat(volumes).extracting(Volume::getName, volume -> volume.getHostPath().getPath()).containsExactly(

@@ -3,6 +3,8 @@ package dev.quarry.operator.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.quarry.testkit.KubeApi;
 import dev.quarry.testkit.KubeApiExtension;
 import dev.quarry.testkit.RepositoryRoot;
@@ -51,6 +53,22 @@ class OperatorJarIT {
       process.destroyForcibly();
       Files.deleteIfExists(log);
     }
+  }
+
+  @Test
+  void logsOneJsonObjectPerLineWhenAsked() throws Exception {
+    ProcessBuilder builder = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-jar",
+        jar.toString()).redirectErrorStream(true);
+    builder.environment().put("QUARRY_LOG_FORMAT", "json");
+    Process process = builder.start();
+    String output = new String(process.getInputStream().readAllBytes());
+    assertThat(process.waitFor()).isEqualTo(2);
+    JsonNode line = new ObjectMapper().readTree(output.strip());
+    assertThat(line.get("level").asText()).isEqualTo("ERROR");
+    assertThat(line.get("loggerName").asText()).isEqualTo("dev.quarry.operator.QuarryOperator");
+    assertThat(line.get("formattedMessage").asText()).startsWith(
+        "Cannot start the operator: QUARRY_NAMESPACE is not set");
+    assertThat(line.get("timestamp").asLong()).isPositive();
   }
 
   @Test

@@ -24,6 +24,24 @@ class OperatorSettingsTest {
   }
 
   @Test
+  void aBadJsonValueSaysWhatItMustBe() {
+    assertThatThrownBy(() -> OperatorSettings.fromEnvironment(Map.of("QUARRY_NAMESPACE", "q",
+        "QUARRY_WORKER_IMAGE", "w", "QUARRY_AGENT_IMAGE", "a", "QUARRY_WORKER_TOLERATIONS", "{\"key\": 1")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid QUARRY_WORKER_TOLERATIONS: {\"key\": 1 (must be a JSON array of tolerations, as in a"
+            + " pod spec)");
+  }
+
+  @Test
+  void watchNamespacesAreAListAndEmptyMeansEvery() {
+    Map<String, String> env = Map.of("QUARRY_NAMESPACE", "q", "QUARRY_WORKER_IMAGE", "w", "QUARRY_AGENT_IMAGE", "a");
+    assertThat(OperatorSettings.fromEnvironment(env).watchNamespaces()).isEmpty();
+    Map<String, String> some = new java.util.HashMap<>(env);
+    some.put("QUARRY_WATCH_NAMESPACES", " ml, vision ,");
+    assertThat(OperatorSettings.fromEnvironment(some).watchNamespaces()).containsExactlyInAnyOrder("ml", "vision");
+  }
+
+  @Test
   void defaultsAreWhatTheChartDocuments() {
     OperatorSettings settings = OperatorSettings.fromEnvironment(Map.of("QUARRY_NAMESPACE", "q",
         "QUARRY_WORKER_IMAGE", "w", "QUARRY_AGENT_IMAGE", "a"));
@@ -35,6 +53,9 @@ class OperatorSettingsTest {
     assertThat(settings.agents().namespace()).isEqualTo("q");
     assertThat(settings.workers().ambientCredentials()).isFalse();
     assertThat(settings.agents().ambientCredentials()).isFalse();
+    assertThat(settings.workers().pod()).as("hardened when the chart sets nothing")
+        .isEqualTo(dev.quarry.operator.jobs.WorkerPodDefaults.BUILT_IN);
+    assertThat(settings.agents().imagePullSecrets()).isEmpty();
   }
 
   @Test

@@ -196,6 +196,17 @@ class DatasetSyncIT {
         .isGreaterThan(200);
     assertThat(value(metrics, "operator_sdk_reconciliations_failed_total", "DatasetSync")).as(reconciliations)
         .isZero();
+    // Quarry's own: each run's end once (other tests' resources may end too while this operator runs), what the
+    // pushes moved, and the resources by phase.
+    int others = client.resources(DatasetSync.class).inAnyNamespace().list().getItems().size() - 100;
+    assertThat(value(metrics, "quarry_runs_finished_total", "kind=\"DatasetSync\",result=\"Succeeded\""))
+        .isBetween(100.0, 100.0 + others);
+    assertThat(value(metrics, "quarry_run_duration_seconds_count", "kind=\"DatasetSync\""))
+        .isBetween(100.0, 100.0 + others);
+    assertThat(value(metrics, "quarry_sync_bytes_total", "operation=\"Push\"")).isGreaterThanOrEqualTo(
+        100 * 2049000.0);
+    assertThat(value(metrics, "quarry_resources", "kind=\"DatasetSync\",phase=\"Succeeded\""))
+        .isGreaterThanOrEqualTo(100);
   }
 
   private static double value(String metrics, String name, String controller) {

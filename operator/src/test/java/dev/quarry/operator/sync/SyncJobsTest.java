@@ -12,6 +12,7 @@ import dev.quarry.api.datasetsync.PullOptions;
 import dev.quarry.api.datasetsync.SyncOperation;
 import dev.quarry.api.datasetsync.VolumeSource;
 import dev.quarry.operator.jobs.Refusal;
+import dev.quarry.operator.jobs.WorkerPodDefaults;
 import dev.quarry.operator.jobs.WorkerSettings;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class SyncJobsTest {
   private static final ObjectStore STORE = new ObjectStore(null, "us-east-1", true, null);
   private static final WorkerSettings SETTINGS = new WorkerSettings("quarry-worker:1", "IfNotPresent", null, 60,
-      new EndpointAllowlist(List.of("http://minio.storage:9000")), false);
+      new EndpointAllowlist(List.of("http://minio.storage:9000")), false, WorkerPodDefaults.BUILT_IN);
 
   @Test
   void aPartialPullNamesTheVersionAndEachGlob() {

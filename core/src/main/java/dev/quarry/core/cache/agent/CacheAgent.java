@@ -65,6 +65,7 @@ public final class CacheAgent implements AutoCloseable {
   private final Semaphore wakeUp = new Semaphore(0);
   private final Map<String, Failure> copyFailures = new HashMap<>();
   private final AtomicLong copiesCompleted = new AtomicLong();
+  private final AtomicLong copiesFailed = new AtomicLong();
   private final AtomicLong evictions = new AtomicLong();
   private volatile TrafficMeter meter; // read by metrics scrapes outside the pass
   private Duration meterWindow;
@@ -96,6 +97,11 @@ public final class CacheAgent implements AutoCloseable {
 
   public long copiesCompleted() {
     return copiesCompleted.get();
+  }
+
+  /** Copies that failed (a read error, a checksum that did not match), each attempt once. */
+  public long copiesFailed() {
+    return copiesFailed.get();
   }
 
   public long evictions() {
@@ -386,6 +392,7 @@ public final class CacheAgent implements AutoCloseable {
               (System.nanoTime() - done.startNanos()) / 1e9)
           + (resumedFrom > 0 ? ", resumed at " + ByteSize.format(resumedFrom) : ""));
     } catch (IOException | RuntimeException e) {
+      copiesFailed.incrementAndGet();
       copyFailures.put(done.image(), new Failure(done.source(), e.getMessage(), clock.instant().plus(copyRetryDelay)));
       decisions.add(done.image(), "CopyFailed", e.getMessage());
     }

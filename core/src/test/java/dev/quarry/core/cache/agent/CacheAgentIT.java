@@ -282,6 +282,7 @@ class CacheAgentIT {
     NodeReport failed = passUntil(second, settings("1Gi", 0, image),
         r -> r.decisions().stream().anyMatch(d -> d.action().equals("CopyFailed")));
     ImageReport report = image(failed, "audio");
+    assertThat(second.copiesFailed()).as("the agent's quarry_cache_copy_failures_total").isEqualTo(1);
     assertThat(report.state()).isEqualTo(ImageState.SOURCE);
     assertThat(report.message()).startsWith("Cannot cache image audio: the copy of " + data.image())
         .contains("expected " + data.sizeBytes() + " bytes with SHA-256 " + data.sha256())
