@@ -60,7 +60,8 @@ class ControlPlaneScaleIT {
     new FakeKubelet(client).prepareNamespace(operatorNamespace);
     new FakeKubelet(client).prepareNamespace(namespace);
     try (OperatorProcess operator = OperatorProcess.start(api, operatorNamespace,
-        Map.of("QUARRY_STORE_ENDPOINTS", "http://minio.storage.svc:9000"))) {
+        Map.of("QUARRY_STORE_ENDPOINTS", "http://minio.storage.svc:9000",
+            "QUARRY_NODECACHE_CREDENTIALS_SECRETS", "s3-credentials"))) {
       await().atMost(Duration.ofSeconds(120)).until(() -> operator.metrics() != null);
       NodeCache cache = client.resource(Manifests.example(client, "nodecache.yaml", NodeCache.class, null, "scale"))
           .create();
