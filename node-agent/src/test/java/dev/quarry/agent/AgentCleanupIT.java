@@ -6,6 +6,7 @@ import dev.quarry.core.cache.agent.OwnedPaths;
 import dev.quarry.core.cache.host.MountTable;
 import dev.quarry.core.cache.host.Mounts;
 import dev.quarry.core.cache.image.ImageBuilder;
+import dev.quarry.core.fs.FileIdentity;
 import dev.quarry.core.fs.RootedPaths;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,9 +28,9 @@ class AgentCleanupIT {
     Path mounted = temp.resolve("mnt/pets");
     OwnedPaths owned = OwnedPaths.open(new RootedPaths(List.of(cache)), cache, "pets");
     owned.recordMount(mounted);
-    Mounts.mountImage(image, Files.createDirectories(mounted));
+    Mounts.mountImage(image, FileIdentity.of(image), Files.createDirectories(mounted));
     Path byHand = temp.resolve("mnt/by-hand");
-    Mounts.mountImage(image, Files.createDirectories(byHand));
+    Mounts.mountImage(image, FileIdentity.of(image), Files.createDirectories(byHand));
     Path notes = Files.writeString(cache.resolve("notes.json"), "{}");
     try {
       assertThat(new CommandLine(new AgentCommand()).execute("cleanup", "--cache-dir", cache.toString(),

@@ -19,7 +19,10 @@ import dev.quarry.core.cache.traffic.ImageTraffic;
 import dev.quarry.core.cache.traffic.Layer;
 import dev.quarry.core.cache.traffic.TrafficMeter;
 import dev.quarry.core.concurrent.Futures;
+import dev.quarry.core.fs.FileIdentity;
 import dev.quarry.core.fs.RootedPaths;
+import dev.quarry.core.store.FileRangeStream;
+import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.units.ByteSize;
@@ -195,19 +198,19 @@ public final class CacheAgent implements AutoCloseable {
           + " another spec.mountRoot";
       return o;
     }
+    RootedPaths.CheckedFile sourceFile = null;
     if (!image.inObjectStore()) {
-      Optional<String> outside = SourceRoots.refusal(image, settings.roots().sources(),
+      SourceRoots.Checked checked = SourceRoots.check(image, settings.roots().sources(),
           new RootedPaths.KnownMounts(mounts.mountPoints(), path -> false));
-      if (outside.isPresent()) {
+      if (checked.refusal() != null) {
         o.state = ImageState.FAILED;
-        o.message = outside.get();
+        o.message = checked.refusal();
         return o;
       }
+      sourceFile = checked.file();
     }
-    Location source;
     try {
-      source = sources.locate(image.source());
-      Optional<ObjectInfo> info = source.store().head(source.key());
+      Optional<ObjectInfo> info = image.inObjectStore() ? headOfObject(image) : headOfFile(settings, sourceFile);
       if (info.isEmpty()) {
         o.state = ImageState.FAILED;
         o.message = "Cannot mount image " + image.name() + ": its source " + image.source()
@@ -246,7 +249,7 @@ public final class CacheAgent implements AutoCloseable {
       if (o.copy != null) {
         if (!good) {
           try {
-            mount(settings, owned, local, point);
+            mount(settings, owned, local, FileIdentity.of(local), point);
           } catch (IOException e) {
             o.state = ImageState.FAILED;
             o.message = e.getMessage();
@@ -264,7 +267,7 @@ public final class CacheAgent implements AutoCloseable {
         decisions.add(image.name(), "Remount", "the mounted source was replaced or is not " + file);
       }
       try {
-        mount(settings, owned, file, point);
+        mount(settings, owned, file, sourceFile.identity(), point);
       } catch (IOException e) {
         o.state = ImageState.FAILED;
         o.message = e.getMessage();
@@ -314,7 +317,7 @@ public final class CacheAgent implements AutoCloseable {
     Path point = settings.mountRoot().resolve(image.name());
     if (o.copy != null) {
       if (o.state != ImageState.CACHED) {
-        mount(settings, owned, cache.image(image.name()), point);
+        mount(settings, owned, cache.image(image.name()), FileIdentity.of(cache.image(image.name())), point);
         o.state = ImageState.CACHED;
         o.message = null;
         decisions.add(image.name(), "Cache", reason);
@@ -348,7 +351,8 @@ public final class CacheAgent implements AutoCloseable {
 
   private void startCopy(ImageSpec image, AgentSettings settings, CacheDirectory cache, SourceIdentity identity,
       CopySlots.Slot slot) {
-    Location source = sources.locate(image.source());
+    ImageCopier.Source source = image.inObjectStore() ? ImageCopier.Source.of(sources.locate(image.source()))
+        : checkedFileSource(image, settings, identity);
     AtomicLong copied = new AtomicLong();
     ImageCopier copier = new ImageCopier(cache);
     Bandwidth bandwidth = Bandwidth.perSecond(settings.copyBytesPerSecond());
@@ -413,10 +417,50 @@ public final class CacheAgent implements AutoCloseable {
    * Mounts {@code image} at {@code point}, recorded first as this owner's so that it is never lost. The point is made
    * a real folder under the mount root first: a link or someone else's mount there is refused, never mounted over.
    */
-  private static void mount(AgentSettings settings, OwnedPaths owned, Path image, Path point) throws IOException {
+  private static void mount(AgentSettings settings, OwnedPaths owned, Path image, FileIdentity identity, Path point)
+      throws IOException {
     settings.roots().mounts().folder(point, mounted(owned));
     owned.recordMount(point);
-    Mounts.mountImage(image, point);
+    Mounts.mountImage(image, identity, point);
+  }
+
+  /** The size and version of an image in an object store. */
+  private Optional<ObjectInfo> headOfObject(ImageSpec image) throws IOException {
+    Location source = sources.locate(image.source());
+    return source.store().head(source.key());
+  }
+
+  /** The size and version of a checked source file (empty when missing), read from the very file that was checked. */
+  private static Optional<ObjectInfo> headOfFile(AgentSettings settings, RootedPaths.CheckedFile file)
+      throws IOException {
+    if (file == null) {
+      return Optional.empty();
+    }
+    try (RootedPaths.OpenFile open = settings.roots().sources().open(file)) {
+      return Optional.of(FileStore.info(file.path().getFileName().toString(), open.attributes()));
+    }
+  }
+
+  /**
+   * The copy's reader of a path source: the path is checked again and opened as the file that was checked; its size
+   * and version must still be {@code identity}, the source the pass decided to copy.
+   */
+  private static ImageCopier.Source checkedFileSource(ImageSpec image, AgentSettings settings,
+      SourceIdentity identity) {
+    return (offset, length) -> {
+      RootedPaths sources = settings.roots().sources();
+      RootedPaths.CheckedFile file = sources.file(Path.of(image.source()),
+          new RootedPaths.KnownMounts(MountTable.read().mountPoints(), path -> false));
+      RootedPaths.OpenFile open = sources.open(file);
+      SourceIdentity now = SourceIdentity.of(image.source(),
+          FileStore.info(file.path().getFileName().toString(), open.attributes()));
+      if (!now.equals(identity)) {
+        open.close();
+        throw new IOException("Cannot copy image " + image.name() + ": its source " + image.source()
+            + " changed since it was checked");
+      }
+      return new FileRangeStream(open.channel(), image.source(), offset, offset + length);
+    };
   }
 
   /** The mounts of the node now, and which of them this owner's agent made. */
