@@ -134,17 +134,23 @@ public final class RootedPaths {
    * @throws IOException "Cannot use PATH: it was replaced ..." when the path names another file now
    */
   public OpenFile open(CheckedFile file) throws IOException {
+    // Looked at before it is opened too: a FIFO put in its place would block the open itself.
+    requireSame(file, FileIdentity.of(file.path(), new LinkOption[0]));
     FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
     try {
       OpenDescriptors.Opened opened = OpenDescriptors.describe(channel);
-      if (!opened.identity().equals(file.identity())) {
-        throw new IOException(refusal(file.path(), "it was replaced after it was checked (it named "
-            + file.identity() + ", now " + opened.identity() + "): a folder on the way was swapped, perhaps for a link"));
-      }
+      requireSame(file, opened.identity());
       return new OpenFile(channel, opened.attributes());
     } catch (IOException | RuntimeException e) {
       channel.close();
       throw e;
+    }
+  }
+
+  private static void requireSame(CheckedFile file, FileIdentity now) throws IOException {
+    if (!now.equals(file.identity())) {
+      throw new IOException(refusal(file.path(), "it was replaced after it was checked (it named " + file.identity()
+          + ", now " + now + "): a folder on the way was swapped, perhaps for a link"));
     }
   }
 
