@@ -29,7 +29,7 @@ class AgentCleanupIT {
     Path image = ImageBuilder.build(content, temp.resolve("pets.sqfs"), ImageBuilder.Compression.GZIP, 2).image();
     Path cache = temp.resolve("cache");
     Path mounted = temp.resolve("mnt/pets");
-    OwnedPaths owned = OwnedPaths.open(new RootedPaths(List.of(cache)), cache, "pets");
+    OwnedPaths owned = OwnedPaths.open(new RootedPaths(List.of(cache)), cache, "pets", "pets-uid");
     owned.recordMount(mounted);
     Mounts.mountImage(image, FileIdentity.of(image), Files.createDirectories(mounted));
     Path byHand = temp.resolve("mnt/by-hand");
@@ -61,7 +61,7 @@ class AgentCleanupIT {
     for (String owner : List.of("team-a", "team-b")) {
       Path folder = cacheRoot.resolve("folders").resolve(owner); // each NodeCache's own spec.cache.directory
       Files.createDirectories(folder);
-      OwnedPaths owned = OwnedPaths.open(new RootedPaths(List.of(cacheRoot)), folder, owner);
+      OwnedPaths owned = OwnedPaths.open(new RootedPaths(List.of(cacheRoot)), folder, owner, owner + "-uid");
       Path point = mountRoot.resolve(owner).resolve("pets");
       owned.recordMount(point);
       Mounts.mountImage(image, FileIdentity.of(image), Files.createDirectories(point));

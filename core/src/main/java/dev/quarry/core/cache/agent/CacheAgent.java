@@ -117,7 +117,9 @@ public final class CacheAgent implements AutoCloseable {
       meter = new TrafficMeter(settings.window());
       meterWindow = settings.window();
     }
-    OwnedPaths owned = OwnedPaths.open(settings.roots().caches(), settings.cacheDirectory(), settings.owner());
+    removeEarlierOwner(settings);
+    OwnedPaths owned = OwnedPaths.open(settings.roots().caches(), settings.cacheDirectory(), settings.owner(),
+        settings.ownerUid());
     CacheDirectory cache = owned.copies();
     settings.roots().mounts().folder(settings.mountRoot(), mounted(owned));
     Map<String, ImageSpec> wanted = new LinkedHashMap<>();
@@ -176,6 +178,22 @@ public final class CacheAgent implements AutoCloseable {
     }
     return new NodeReport(clock.instant(), reports, capacity, used, draining,
         decisions.latest(), plan.nanos());
+  }
+
+  /**
+   * A cache folder of this name marked by another NodeCache (deleted, then created again under the same name before
+   * its agents cleaned up) is not adopted: its mounts and copies are removed as its own agent would, and this
+   * NodeCache starts afresh.
+   */
+  private void removeEarlierOwner(AgentSettings settings) throws IOException {
+    Optional<String> earlier = OwnedPaths.markedUid(settings.cacheDirectory(), settings.owner())
+        .filter(uid -> !uid.equals(settings.ownerUid()));
+    if (earlier.isPresent()) {
+      removeOwned(settings.roots(), settings.cacheDirectory(), settings.owner());
+      decisions.add(settings.owner(), "RemoveEarlier", "removed the mounts and copies of an earlier NodeCache "
+          + settings.owner() + " (UID " + (earlier.get().isEmpty() ? "not recorded" : earlier.get())
+          + "): NodeCache UID " + settings.ownerUid() + " does not adopt them");
+    }
   }
 
   /** What one image looks like after repair. */
@@ -544,10 +562,11 @@ public final class CacheAgent implements AutoCloseable {
    * Nothing else under the same roots is touched. Open files keep working until closed.
    */
   public static void removeOwned(NodeRoots roots, Path cacheDirectory, String owner) throws IOException {
-    if (!OwnedPaths.exists(cacheDirectory, owner)) {
+    if (OwnedPaths.markedUid(cacheDirectory, owner).isEmpty()) {
+      OwnedPaths.removeUnmarked(cacheDirectory, owner);
       return;
     }
-    OwnedPaths owned = OwnedPaths.open(roots.caches(), cacheDirectory, owner);
+    OwnedPaths owned = OwnedPaths.existing(roots.caches(), cacheDirectory, owner);
     MountTable mounts = MountTable.read();
     for (Path point : owned.mountPoints()) {
       if (detachOwned(roots, owned, point, mounts)) {

@@ -14,13 +14,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /**
  * What one owner (a NodeCache) has on a node, and nothing more: its folder {@code <cacheDirectory>/<owner>}, marked
- * as its own when the agent created it, with its copies in {@code copies/}, and the record of every mount point its
+ * with its name and UID when the agent created it (a NodeCache recreated under the same name is another owner), with its copies in {@code copies/}, and the record of every mount point its
  * agent mounted on ({@code mounts.json}, written before each mount). Its folders are resolved inside the admin's
  * cache roots without following a link. An agent unmounts and deletes only what this
  * names, so two NodeCaches sharing the roots, or files and mounts of anyone else there, are never touched.
@@ -41,30 +42,69 @@ public final class OwnedPaths {
   }
 
   /**
-   * The folder of {@code owner} under {@code cacheDirectory}, created and marked if it is not there. A folder of that
-   * name that holds something but not this owner's mark is someone else's: it is refused, never used; so is a cache
-   * directory reached through a link or a foreign mount under {@code cacheRoots}.
+   * The folder of {@code owner}, the NodeCache with UID {@code uid}, under {@code cacheDirectory}, created and marked
+   * (name and UID) if it is not there. A folder of that name that holds something but not this owner's mark is
+   * someone else's: it is refused, never used, and so is the folder of an earlier NodeCache of the same name (a
+   * different UID, or none recorded), whose mounts and copies {@link CacheAgent#removeOwned} removes first; so is a
+   * cache directory reached through a link or a foreign mount under {@code cacheRoots}.
    */
-  public static OwnedPaths open(RootedPaths cacheRoots, Path cacheDirectory, String owner) throws IOException {
+  public static OwnedPaths open(RootedPaths cacheRoots, Path cacheDirectory, String owner, String uid)
+      throws IOException {
+    if (uid == null || uid.isBlank() || uid.contains("\n")) {
+      throw new IllegalArgumentException("Invalid UID of NodeCache " + owner + ": " + uid
+          + " (must be one line, not empty)");
+    }
+    return open(cacheRoots, cacheDirectory, owner, Optional.of(uid));
+  }
+
+  /**
+   * The marked folder of {@code owner} under {@code cacheDirectory}, whichever NodeCache of that name marked it: what
+   * removing its mounts and copies reads. Nothing is created.
+   */
+  static OwnedPaths existing(RootedPaths cacheRoots, Path cacheDirectory, String owner) throws IOException {
+    return open(cacheRoots, cacheDirectory, owner, Optional.empty());
+  }
+
+  /**
+   * The UID in the mark of {@code owner}'s folder: empty when there is no marked folder of that name; {@code ""} for
+   * a mark that names no UID (written before marks held one).
+   */
+  static Optional<String> markedUid(Path cacheDirectory, String owner) throws IOException {
+    Path marker = folderOf(cacheDirectory, owner).resolve(MARKER);
+    if (!Files.isRegularFile(marker, LinkOption.NOFOLLOW_LINKS)) {
+      return Optional.empty();
+    }
+    Mark mark = Mark.read(marker);
+    return mark.name().equals(owner) ? Optional.of(mark.uid()) : Optional.empty();
+  }
+
+  private static OwnedPaths open(RootedPaths cacheRoots, Path cacheDirectory, String owner, Optional<String> uid)
+      throws IOException {
     Path folder = folderOf(cacheDirectory, owner);
     RootedPaths.KnownMounts noneOwn = new RootedPaths.KnownMounts(MountTable.read().mountPoints(), path -> false);
     cacheRoots.folder(cacheDirectory, noneOwn);
-    try {
-      Files.createDirectory(folder);
-    } catch (FileAlreadyExistsException e) {
-      // Ours if marked by us, or empty (an agent that stopped between creating and marking it).
+    if (uid.isPresent()) {
+      try {
+        Files.createDirectory(folder);
+      } catch (FileAlreadyExistsException e) {
+        // Ours if marked by us, or empty (an agent that stopped between creating and marking it).
+      }
     }
     Path marker = folder.resolve(MARKER);
     if (!Files.isDirectory(folder) || Files.isSymbolicLink(folder)) {
       throw new IOException(refusal(folder, owner, "it is not a folder"));
     }
     if (Files.exists(marker)) {
-      if (!owner.equals(Files.readString(marker, StandardCharsets.UTF_8).strip())) {
-        throw new IOException(refusal(folder, owner, "it belongs to NodeCache "
-            + Files.readString(marker, StandardCharsets.UTF_8).strip()));
+      Mark mark = Mark.read(marker);
+      if (!owner.equals(mark.name())) {
+        throw new IOException(refusal(folder, owner, "it belongs to NodeCache " + mark.name()));
       }
-    } else if (isEmpty(folder)) {
-      Files.writeString(marker, owner + "\n", StandardCharsets.UTF_8);
+      if (uid.isPresent() && !uid.get().equals(mark.uid())) {
+        throw new IOException(refusal(folder, owner, "it belongs to an earlier NodeCache of that name (UID "
+            + (mark.uid().isEmpty() ? "not recorded" : mark.uid()) + ")"));
+      }
+    } else if (uid.isPresent() && isEmpty(folder)) {
+      Files.writeString(marker, owner + "\n" + uid.get() + "\n", StandardCharsets.UTF_8);
     } else {
       throw new IOException(refusal(folder, owner, "it exists and Quarry's agent did not create it"));
     }
@@ -78,6 +118,14 @@ public final class OwnedPaths {
     return new OwnedPaths(folder, new CacheDirectory(cacheRoots.folder(folder.resolve(COPIES), noneOwn)), points);
   }
 
+  /** A folder's mark: the NodeCache's name on its first line, its UID on the second. */
+  private record Mark(String name, String uid) {
+    static Mark read(Path marker) throws IOException {
+      List<String> lines = Files.readAllLines(marker, StandardCharsets.UTF_8);
+      return new Mark(lines.isEmpty() ? "" : lines.get(0).strip(), lines.size() < 2 ? "" : lines.get(1).strip());
+    }
+  }
+
   /** The owners with a marked folder under {@code cacheDirectory}: what a node reset removes. */
   public static List<String> owners(Path cacheDirectory) throws IOException {
     List<String> owners = new ArrayList<>();
@@ -88,7 +136,7 @@ public final class OwnedPaths {
       for (Path folder : (Iterable<Path>) folders.sorted()::iterator) {
         Path marker = folder.resolve(MARKER);
         if (Files.isDirectory(folder) && !Files.isSymbolicLink(folder) && Files.isRegularFile(marker)
-            && Files.readString(marker, StandardCharsets.UTF_8).strip().equals(folder.getFileName().toString())) {
+            && Mark.read(marker).name().equals(folder.getFileName().toString())) {
           owners.add(folder.getFileName().toString());
         }
       }
@@ -96,9 +144,15 @@ public final class OwnedPaths {
     return owners;
   }
 
-  /** Whether the owner's folder exists (a node where its agent never ran has none). */
-  static boolean exists(Path cacheDirectory, String owner) {
-    return Files.isDirectory(folderOf(cacheDirectory, owner), LinkOption.NOFOLLOW_LINKS);
+  /**
+   * Removes the owner's folder when it is there unmarked and empty (an agent that stopped between creating and marking
+   * it); an unmarked folder that holds anything is not the agent's and stays.
+   */
+  static void removeUnmarked(Path cacheDirectory, String owner) throws IOException {
+    Path folder = folderOf(cacheDirectory, owner);
+    if (Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS) && !Files.exists(folder.resolve(MARKER))) {
+      deleteEmpty(folder);
+    }
   }
 
   private static Path folderOf(Path cacheDirectory, String owner) {

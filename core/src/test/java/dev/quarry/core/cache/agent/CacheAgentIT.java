@@ -74,7 +74,7 @@ class CacheAgentIT {
   }
 
   private AgentSettings settings(String owner, String capacity, long bandwidth, ImageSpec... images) {
-    return new AgentSettings(owner, List.of(images), mountRoot, cacheDir, roots(), CacheCapacity.parse(capacity),
+    return new AgentSettings(owner, owner + "-uid", List.of(images), mountRoot, cacheDir, roots(), CacheCapacity.parse(capacity),
         Duration.ofMinutes(10), 10, bandwidth);
   }
 
@@ -346,6 +346,30 @@ class CacheAgentIT {
   }
 
   @Test
+  void aNodeCacheCreatedAgainUnderTheSameNameRemovesTheEarlierOnesMountsAndCopiesInsteadOfAdoptingThem()
+      throws Exception {
+    TestImage data = TestImage.build(temp, "tiny", 2, (int) MIB, 11);
+    CacheAgent earlier = agent();
+    passUntil(earlier, settings("1Gi", 0, new ImageSpec("tiny", data.image().toString(), data.sha256(), true, 0)),
+        r -> image(r, "tiny").state() == ImageState.CACHED);
+    earlier.close(); // deleted, and its agent gone before it cleaned up
+
+    AgentSettings again = new AgentSettings(OWNER, "uid-2", List.of(new ImageSpec("tiny", data.image().toString(),
+        null, false, 0)), mountRoot, cacheDir, roots(), CacheCapacity.parse("1Gi"), Duration.ofMinutes(10), 10, 0);
+    NodeReport report = agent().pass(again);
+    assertThat(report.decisions()).anySatisfy(d -> assertThat(d.action() + ": " + d.reason()).isEqualTo(
+        "RemoveEarlier: removed the mounts and copies of an earlier NodeCache datasets (UID datasets-uid): NodeCache"
+            + " UID uid-2 does not adopt them"));
+    assertThat(image(report, "tiny").state()).isEqualTo(ImageState.SOURCE);
+    assertThat(stack("tiny")).singleElement().extracting(LoopDevice::backingFile).isEqualTo(data.image());
+    try (var files = Files.list(copies)) {
+      assertThat(files.toList()).as("the earlier NodeCache's copy").isEmpty();
+    }
+    assertThat(cacheDir.resolve(OWNER).resolve(OwnedPaths.MARKER)).hasContent("datasets\nuid-2");
+    readAll(mountRoot.resolve("tiny"), data.fileDigests());
+  }
+
+  @Test
   void twoNodeCachesOnOneNodeLeaveEachOthersMountsAndCopiesAndForeignFilesAlone() throws Exception {
     TestImage first = TestImage.build(temp, "first", 2, (int) MIB, 8);
     TestImage second = TestImage.build(temp, "second", 2, (int) MIB, 9);
@@ -403,7 +427,7 @@ class CacheAgentIT {
     TestImage data = TestImage.build(temp, "outside", 2, (int) MIB, 10);
     Path shared = Files.createDirectories(temp.resolve("shared"));
     Path link = Files.createSymbolicLink(shared.resolve("link.sqfs"), Path.of("/etc/hostname"));
-    AgentSettings settings = new AgentSettings(OWNER, List.of(
+    AgentSettings settings = new AgentSettings(OWNER, OWNER + "-uid", List.of(
         new ImageSpec("shadow", "/etc/shadow", null, true, 0),
         new ImageSpec("linked", link.toString(), null, true, 0),
         new ImageSpec("folder", shared.toString(), null, true, 0),
@@ -443,7 +467,7 @@ class CacheAgentIT {
     TestImage data = TestImage.build(temp, "pets", 2, (int) MIB, 7);
     ImageSpec image = new ImageSpec("pets", data.image().toString(), null, true, 0);
     try {
-      AgentSettings through = new AgentSettings(OWNER, List.of(image), orphan.resolve("out"), cacheDir, roots(),
+      AgentSettings through = new AgentSettings(OWNER, OWNER + "-uid", List.of(image), orphan.resolve("out"), cacheDir, roots(),
           CacheCapacity.parse("1Gi"), Duration.ofMinutes(10), 10, 0);
       assertThatThrownBy(() -> agent().pass(through)).hasMessage("Cannot use " + orphan.resolve("out") + ": "
           + orphan + " is a mount this agent did not make (an image left mounted by an agent that is gone, or a"
@@ -489,7 +513,7 @@ class CacheAgentIT {
       });
       NodeRoots roots = new NodeRoots(new RootedPaths(List.of(mountRoot)), new RootedPaths(List.of(cacheDir)),
           sources);
-      AgentSettings settings = new AgentSettings(OWNER, List.of(new ImageSpec("img", data.image().toString(), null,
+      AgentSettings settings = new AgentSettings(OWNER, OWNER + "-uid", List.of(new ImageSpec("img", data.image().toString(), null,
           pinned, 0)), mountRoot, cacheDir, roots, CacheCapacity.parse("1Gi"), Duration.ofMinutes(10), 10, 0);
       return new Swap(shared, data.image(), secret.image(), settings);
     }
