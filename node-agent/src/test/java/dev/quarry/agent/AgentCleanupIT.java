@@ -30,7 +30,7 @@ class AgentCleanupIT {
     Path cache = temp.resolve("cache");
     Path mounted = temp.resolve("mnt/pets");
     OwnedPaths owned = OwnedPaths.open(new RootedPaths(List.of(cache)), cache, "pets", "pets-uid");
-    owned.recordMount(mounted);
+    owned.recordMount(mounted, FileIdentity.of(image));
     Mounts.mountImage(image, FileIdentity.of(image), Files.createDirectories(mounted));
     Path byHand = temp.resolve("mnt/by-hand");
     Mounts.mountImage(image, FileIdentity.of(image), Files.createDirectories(byHand));
@@ -63,7 +63,7 @@ class AgentCleanupIT {
       Files.createDirectories(folder);
       OwnedPaths owned = OwnedPaths.open(new RootedPaths(List.of(cacheRoot)), folder, owner, owner + "-uid");
       Path point = mountRoot.resolve(owner).resolve("pets");
-      owned.recordMount(point);
+      owned.recordMount(point, FileIdentity.of(image));
       Mounts.mountImage(image, FileIdentity.of(image), Files.createDirectories(point));
       points.add(point);
     }

@@ -67,6 +67,8 @@ public final class CacheAgent implements AutoCloseable {
   private final ExecutorService copier = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("cache-copy").factory());
   private final Semaphore wakeUp = new Semaphore(0);
   private final Map<String, Failure> copyFailures = new HashMap<>();
+  /** Foreign layers already reported in a decision, so that a pass blocked by one does not repeat it. */
+  private final Set<String> reportedForeign = new HashSet<>();
   private final AtomicLong copiesCompleted = new AtomicLong();
   private final AtomicLong evictions = new AtomicLong();
   private volatile TrafficMeter meter; // read by metrics scrapes outside the pass
@@ -130,7 +132,14 @@ public final class CacheAgent implements AutoCloseable {
 
     Map<String, Observed> observed = new LinkedHashMap<>();
     for (ImageSpec image : wanted.values()) {
-      observed.put(image.name(), repair(image, settings, owned, mounts));
+      try {
+        observed.put(image.name(), repair(image, settings, owned, mounts));
+      } catch (ForeignLayer e) {
+        Observed o = new Observed();
+        o.state = ImageState.FAILED;
+        o.message = e.getMessage();
+        observed.put(image.name(), o);
+      }
     }
     sampleTraffic(settings, cache, observed);
     Map<String, ImageTraffic> traffic = meter.window();
@@ -151,7 +160,7 @@ public final class CacheAgent implements AutoCloseable {
     for (ImageSpec image : wanted.values()) {
       ImageChoice choice = choices.get(image.name());
       if (choice != null && !choice.local()) {
-        evict(image, settings, cache, observed.get(image.name()), choice.reason());
+        evict(image, settings, owned, observed.get(image.name()), choice.reason());
       }
     }
     long draining = drainingBytes(cache);
@@ -246,7 +255,7 @@ public final class CacheAgent implements AutoCloseable {
     Optional<CopyRecord> finished = copy != null && copy.image().equals(image.name()) ? Optional.empty()
         : cache.finished(image.name());
     if (finished.isPresent() && !finished.get().source().equals(o.identity)) {
-      detach(point, stack.size());
+      detach(owned, point, stack, stack.size());
       stack = List.of();
       cache.delete(image.name());
       evictions.incrementAndGet();
@@ -262,7 +271,7 @@ public final class CacheAgent implements AutoCloseable {
     if (image.inObjectStore()) {
       boolean good = stack.size() == 1 && o.copy != null && stack.get(0).serves(local);
       if (!good) {
-        detach(point, stack.size());
+        detach(owned, point, stack, stack.size());
       }
       if (o.copy != null) {
         if (!good) {
@@ -281,7 +290,7 @@ public final class CacheAgent implements AutoCloseable {
     Path file = Path.of(image.source());
     if (stack.isEmpty() || !stack.get(0).serves(file)) {
       if (!stack.isEmpty()) {
-        detach(point, stack.size());
+        detach(owned, point, stack, stack.size());
         decisions.add(image.name(), "Remount", "the mounted source was replaced or is not " + file);
       }
       try {
@@ -297,14 +306,15 @@ public final class CacheAgent implements AutoCloseable {
     boolean cachedOnTop = above.size() == 1 && o.copy != null && above.get(0).serves(local);
     if (!above.isEmpty() && !cachedOnTop) {
       // Stacked duplicates or a stale copy: peel back to the source; a valid copy is switched in again below.
-      detach(point, above.size());
+      detach(owned, point, stack, above.size());
     }
     o.state = cachedOnTop ? ImageState.CACHED : ImageState.SOURCE;
     return o;
   }
 
-  private void evict(ImageSpec image, AgentSettings settings, CacheDirectory cache, Observed o, String reason)
+  private void evict(ImageSpec image, AgentSettings settings, OwnedPaths owned, Observed o, String reason)
       throws IOException {
+    CacheDirectory cache = owned.copies();
     if (copy != null && copy.image().equals(image.name())) {
       cancelCopy();
       cache.delete(image.name());
@@ -314,7 +324,8 @@ public final class CacheAgent implements AutoCloseable {
     }
     Path point = settings.mountRoot().resolve(image.name());
     if (o.state == ImageState.CACHED) {
-      Mounts.detachTop(point); // the copy: the only layer of an S3 image, the top one of any other
+      List<MountedLayer> stack = layers(MountTable.read(), point);
+      detach(owned, point, stack, 1); // the copy: the only layer of an S3 image, the top one of any other
       if (image.inObjectStore()) {
         o.state = ImageState.FAILED;
         o.message = "Cannot mount image " + image.name() + ": it is stored in S3 and " + reason
@@ -438,7 +449,7 @@ public final class CacheAgent implements AutoCloseable {
   private static void mount(AgentSettings settings, OwnedPaths owned, Path image, FileIdentity identity, Path point)
       throws IOException {
     settings.roots().mounts().folder(point, mounted(owned));
-    owned.recordMount(point);
+    owned.recordMount(point, identity);
     Mounts.mountImage(image, identity, point);
   }
 
@@ -496,7 +507,14 @@ public final class CacheAgent implements AutoCloseable {
     for (Path point : owned.mountPoints()) {
       String name = point.getFileName().toString();
       if (!settings.mountRoot().equals(point.getParent()) || !wanted.contains(name)) {
-        detachOwned(settings.roots(), owned, point, mounts);
+        try {
+          detachOwned(settings.roots(), owned, point, mounts);
+        } catch (ForeignLayer e) {
+          if (reportedForeign.add(e.getMessage())) {
+            decisions.add(name, "UnmountBlocked", e.getMessage());
+          }
+          continue; // still recorded: the next pass tries again
+        }
         owned.forgetMount(point);
         decisions.add(name, "Unmount", "no longer in the NodeCache");
       }
@@ -549,10 +567,31 @@ public final class CacheAgent implements AutoCloseable {
     return layers;
   }
 
-  /** Lazily unmounts the top {@code layers} mounts stacked at {@code point}. */
-  private static void detach(Path point, int layers) throws IOException {
-    for (int i = 0; i < layers; i++) {
+  /**
+   * Lazily unmounts the top {@code layers} of {@code stack}, the mounts at {@code point}, top first, each only when
+   * the owner's record says it mounted that layer's file (the loop device's backing file, by device and inode). A
+   * layer it did not mount (another NodeCache's, recorded at the same point, or one made by hand) stops it: that layer
+   * and everything under it stay, and the exception names it.
+   */
+  private static void detach(OwnedPaths owned, Path point, List<MountedLayer> stack, int layers) throws IOException {
+    for (int i = stack.size() - 1; i >= stack.size() - layers; i--) {
+      MountedLayer layer = stack.get(i);
+      FileIdentity file = layer.loop() == null ? null : Mounts.backingFile(layer.loop());
+      if (file == null || !owned.mounted(point, file)) {
+        throw new ForeignLayer("Cannot unmount " + point + ": its layer "
+            + (file == null ? "of " + layer.mount().device() + " (" + layer.mount().fsType() + ")"
+                : "reading " + layer.loop().backingFile() + " (" + file + ")")
+            + " was not mounted by NodeCache " + owned.owner() + "; it is left alone with the layers under it (remove"
+            + " it by hand, or delete the NodeCache that mounted it)");
+      }
       Mounts.detachTop(point);
+    }
+  }
+
+  /** A layer at one of the owner's mount points that the owner did not mount. */
+  private static final class ForeignLayer extends IOException {
+    ForeignLayer(String message) {
+      super(message);
     }
   }
 
@@ -568,8 +607,16 @@ public final class CacheAgent implements AutoCloseable {
     }
     OwnedPaths owned = OwnedPaths.existing(roots.caches(), cacheDirectory, owner);
     MountTable mounts = MountTable.read();
+    List<String> foreign = new ArrayList<>();
     for (Path point : owned.mountPoints()) {
-      if (detachOwned(roots, owned, point, mounts)) {
+      boolean detached;
+      try {
+        detached = detachOwned(roots, owned, point, mounts);
+      } catch (ForeignLayer e) {
+        foreign.add(e.getMessage());
+        continue; // still recorded, for the next try
+      }
+      if (detached && MountTable.read().stackAt(point).isEmpty()) { // someone else's layers under ours stay
         try {
           Files.deleteIfExists(point);
         } catch (DirectoryNotEmptyException e) {
@@ -578,12 +625,16 @@ public final class CacheAgent implements AutoCloseable {
       }
       owned.forgetMount(point);
     }
+    if (!foreign.isEmpty()) {
+      throw new IOException(String.join("; ", foreign));
+    }
     owned.removeFolder();
   }
 
   /**
-   * Unmounts every layer at {@code point}, one of the owner's recorded mount points, when it is still reached from
-   * the mount roots without a link or a foreign mount (umount follows links); returns whether it was.
+   * Unmounts the owner's layers at {@code point}, one of its recorded mount points, when it is still reached from the
+   * mount roots without a link or a foreign mount (umount follows links); returns whether it was. Layers under the
+   * owner's lowest one stay; a layer of someone else above one of the owner's stops it ({@link ForeignLayer}).
    */
   private static boolean detachOwned(NodeRoots roots, OwnedPaths owned, Path point, MountTable mounts)
       throws IOException {
@@ -593,7 +644,14 @@ public final class CacheAgent implements AutoCloseable {
       // Gone, or reached only through a link or a mount not ours: nothing of ours can be unmounted there.
       return false;
     }
-    detach(point, mounts.stackAt(point).size());
+    List<MountedLayer> stack = layers(mounts, point);
+    int lowestOwn = stack.size();
+    for (int i = stack.size() - 1; i >= 0; i--) {
+      if (stack.get(i).loop() != null && owned.mounted(point, Mounts.backingFile(stack.get(i).loop()))) {
+        lowestOwn = i;
+      }
+    }
+    detach(owned, point, stack, stack.size() - lowestOwn); // layers under the owner's lowest are someone else's
     return true;
   }
 

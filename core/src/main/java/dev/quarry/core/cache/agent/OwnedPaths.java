@@ -1,7 +1,9 @@
 package dev.quarry.core.cache.agent;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.quarry.core.cache.copy.CacheDirectory;
 import dev.quarry.core.cache.host.MountTable;
+import dev.quarry.core.fs.FileIdentity;
 import dev.quarry.core.fs.RootedPaths;
 import dev.quarry.core.json.Json;
 import java.io.IOException;
@@ -13,10 +15,12 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
@@ -33,9 +37,10 @@ public final class OwnedPaths {
 
   private final Path folder;
   private final CacheDirectory copies;
-  private final TreeSet<Path> mountPoints;
+  /** Each recorded mount point with the files (device and inode) mounted there; null for a record that names none. */
+  private final TreeMap<Path, Set<FileIdentity>> mountPoints;
 
-  private OwnedPaths(Path folder, CacheDirectory copies, TreeSet<Path> mountPoints) {
+  private OwnedPaths(Path folder, CacheDirectory copies, TreeMap<Path, Set<FileIdentity>> mountPoints) {
     this.folder = folder;
     this.copies = copies;
     this.mountPoints = mountPoints;
@@ -109,10 +114,15 @@ public final class OwnedPaths {
       throw new IOException(refusal(folder, owner, "it exists and Quarry's agent did not create it"));
     }
     Path mounts = folder.resolve(MOUNTS);
-    TreeSet<Path> points = new TreeSet<>();
+    TreeMap<Path, Set<FileIdentity>> points = new TreeMap<>();
     if (Files.exists(mounts)) {
-      for (String point : Json.read(Files.readAllBytes(mounts), String[].class)) {
-        points.add(Path.of(point));
+      for (JsonNode point : Json.read(Files.readAllBytes(mounts), JsonNode.class)) {
+        if (point.isTextual()) { // a record written before layers were recorded
+          points.put(Path.of(point.asText()), null);
+        } else {
+          RecordedMount recorded = Json.read(point.toString(), RecordedMount.class);
+          points.put(Path.of(recorded.path()), new HashSet<>(recorded.layers()));
+        }
       }
     }
     return new OwnedPaths(folder, new CacheDirectory(cacheRoots.folder(folder.resolve(COPIES), noneOwn)), points);
@@ -173,6 +183,11 @@ public final class OwnedPaths {
     }
   }
 
+  /** The name of the NodeCache that owns these paths. */
+  public String owner() {
+    return folder.getFileName().toString();
+  }
+
   /** The owner's copies. */
   public CacheDirectory copies() {
     return copies;
@@ -180,26 +195,46 @@ public final class OwnedPaths {
 
   /** Mount points the owner's agent mounted on, and has not unmounted yet. */
   public Set<Path> mountPoints() {
-    return Set.copyOf(mountPoints);
+    return Set.copyOf(mountPoints.keySet());
   }
 
   public boolean owns(Path mountPoint) {
-    return mountPoints.contains(mountPoint);
+    return mountPoints.containsKey(mountPoint);
   }
 
-  /** Records {@code mountPoint} as the owner's; called before mounting on it, so a crash never loses a mount. */
-  public void recordMount(Path mountPoint) throws IOException {
-    if (mountPoints.add(mountPoint)) {
+  /**
+   * Whether the owner's agent mounted {@code file} (a loop device's backing file) at {@code mountPoint}: a layer it
+   * may detach. A record written before layers were recorded names none, and every layer there counts as the owner's.
+   */
+  public boolean mounted(Path mountPoint, FileIdentity file) {
+    if (!mountPoints.containsKey(mountPoint)) {
+      return false;
+    }
+    Set<FileIdentity> layers = mountPoints.get(mountPoint);
+    return layers == null || layers.contains(file);
+  }
+
+  /**
+   * Records {@code file} as mounted by the owner at {@code mountPoint}; called before mounting it, so a crash never
+   * loses a mount.
+   */
+  public void recordMount(Path mountPoint, FileIdentity file) throws IOException {
+    Set<FileIdentity> layers = mountPoints.computeIfAbsent(mountPoint, point -> new HashSet<>());
+    if (layers != null && layers.add(file)) {
       save();
     }
   }
 
   /** Forgets {@code mountPoint}, once nothing of the owner is mounted on it any more. */
   public void forgetMount(Path mountPoint) throws IOException {
-    if (mountPoints.remove(mountPoint)) {
+    if (mountPoints.containsKey(mountPoint)) {
+      mountPoints.remove(mountPoint);
       save();
     }
   }
+
+  /** One entry of {@code mounts.json}: a mount point and the files the owner mounted there. */
+  private record RecordedMount(String path, List<FileIdentity> layers) {}
 
   /**
    * Removes the owner's folder once its copies and mounts are gone: only the files this class writes, and folders
@@ -226,7 +261,11 @@ public final class OwnedPaths {
   private void save() throws IOException {
     Path mounts = folder.resolve(MOUNTS);
     Path temp = folder.resolve(MOUNTS + ".tmp");
-    Files.write(temp, Json.bytes(mountPoints.stream().map(Path::toString).toList()));
+    List<Object> records = new ArrayList<>();
+    mountPoints.forEach((point, layers) -> records.add(layers == null ? point.toString()
+        : new RecordedMount(point.toString(), layers.stream()
+            .sorted(Comparator.comparingLong(FileIdentity::device).thenComparingLong(FileIdentity::inode)).toList())));
+    Files.write(temp, Json.bytes(records));
     Files.move(temp, mounts, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
 }

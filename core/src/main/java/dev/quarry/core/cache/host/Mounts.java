@@ -47,6 +47,11 @@ public final class Mounts {
     }
   }
 
+  /** The device and inode of the file {@code loop} reads, as the kernel reports them. */
+  public static FileIdentity backingFile(LoopDevice loop) throws IOException {
+    return backingFile("/dev/" + loop.name());
+  }
+
   /** The device and inode of the file a loop device reads, as the kernel reports them (LOOP_GET_STATUS64). */
   private static FileIdentity backingFile(String device) throws IOException {
     String line = HostCommand.run("read loop device " + device, List.of("losetup", "--list", "--noheadings",

@@ -255,9 +255,10 @@ class CacheAgentIT {
             .replace(".", "\\."));
     assertThat(Digest.ofFile(copies.resolve("laion.sqfs")).hex()).isEqualTo(data.sha256());
 
-    // A foreign layer on top (an older agent that crashed mid-repair): the stack is repaired to source + copy.
-    Path foreign = Files.copy(data.image(), temp.resolve("foreign.sqfs"));
-    Mounts.mountImage(foreign, FileIdentity.of(foreign), Files.createDirectories(mountRoot.resolve("laion")));
+    // A duplicate of the copy on top (an older agent that crashed mid-repair, which recorded it before mounting it):
+    // the stack is repaired to source + copy. Layers the NodeCache did not mount are left alone (test below).
+    Path copy = copies.resolve("laion.sqfs");
+    Mounts.mountImage(copy, FileIdentity.of(copy), mountRoot.resolve("laion"));
     assertThat(stack("laion")).hasSize(3);
     NodeReport repaired = agent().pass(settings("1Gi", 0, image));
     assertThat(image(repaired, "laion").state()).isEqualTo(ImageState.CACHED);
@@ -367,6 +368,39 @@ class CacheAgentIT {
     }
     assertThat(cacheDir.resolve(OWNER).resolve(OwnedPaths.MARKER)).hasContent("datasets\nuid-2");
     readAll(mountRoot.resolve("tiny"), data.fileDigests());
+  }
+
+  @Test
+  void aLayerAnotherNodeCacheRecordedAtTheSameMountPointIsNeverDetachedButReported() throws Exception {
+    TestImage ours = TestImage.build(temp, "ours", 2, (int) MIB, 12);
+    TestImage theirs = TestImage.build(temp, "theirs", 2, (int) MIB, 13);
+    Path point = mountRoot.resolve("shared");
+    CacheAgent a = agent();
+    AgentSettings forA = settings("team-a", "1Gi", 0, new ImageSpec("shared", ours.image().toString(), null, false,
+        0));
+    assertThat(image(a.pass(forA), "shared").state()).isEqualTo(ImageState.SOURCE);
+    // Another NodeCache's record names the same mount point, and its image is mounted on top of A's.
+    OwnedPaths b = OwnedPaths.open(roots().caches(), cacheDir, "team-b", "team-b-uid");
+    b.recordMount(point, FileIdentity.of(theirs.image()));
+    Mounts.mountImage(theirs.image(), FileIdentity.of(theirs.image()), point);
+    String left = "Cannot unmount " + point + ": its layer reading " + theirs.image() + " ("
+        + FileIdentity.of(theirs.image()) + ") was not mounted by NodeCache team-a; it is left alone with the layers"
+        + " under it (remove it by hand, or delete the NodeCache that mounted it)";
+
+    ImageReport blocked = image(a.pass(forA), "shared");
+    assertThat(blocked.state()).isEqualTo(ImageState.FAILED);
+    assertThat(blocked.message()).isEqualTo(left);
+    assertThatThrownBy(() -> CacheAgent.removeOwned(roots(), cacheDir, "team-a")).hasMessage(left);
+    assertThat(stack("shared")).extracting(LoopDevice::backingFile).containsExactly(ours.image(), theirs.image());
+    readAll(point, theirs.fileDigests());
+
+    // B removes its own layer only; then A's pass and A's removal work again.
+    CacheAgent.removeOwned(roots(), cacheDir, "team-b");
+    assertThat(stack("shared")).extracting(LoopDevice::backingFile).containsExactly(ours.image());
+    assertThat(image(a.pass(forA), "shared").state()).isEqualTo(ImageState.SOURCE);
+    readAll(point, ours.fileDigests());
+    CacheAgent.removeOwned(roots(), cacheDir, "team-a");
+    assertThat(MountTable.read().stackAt(point)).isEmpty();
   }
 
   @Test

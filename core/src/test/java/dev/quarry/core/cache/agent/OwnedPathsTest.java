@@ -3,6 +3,7 @@ package dev.quarry.core.cache.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quarry.core.fs.FileIdentity;
 import dev.quarry.core.fs.RootedPaths;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +43,7 @@ class OwnedPathsTest {
 
   @Test
   void theFolderOfAnEarlierNodeCacheOfTheSameNameIsRefused() throws Exception {
-    OwnedPaths.open(roots, cache, "coco", "uid-1").recordMount(Path.of("/mnt/quarry/coco"));
+    OwnedPaths.open(roots, cache, "coco", "uid-1").recordMount(Path.of("/mnt/quarry/coco"), new FileIdentity(2049, 12));
     assertThatThrownBy(() -> OwnedPaths.open(roots, cache, "coco", "uid-2")).hasMessage("Cannot use "
         + cache.resolve("coco") + " as the cache folder of NodeCache coco: it belongs to an earlier NodeCache of that"
         + " name (UID uid-1); move it away or set another spec.cache.directory");
@@ -53,15 +54,28 @@ class OwnedPathsTest {
   @Test
   void mountRecordsSurviveARestartAndTheFolderGoesWhenEmptied() throws Exception {
     OwnedPaths first = OwnedPaths.open(roots, cache, "coco", "uid-1");
-    first.recordMount(Path.of("/mnt/quarry/coco"));
-    first.recordMount(Path.of("/mnt/quarry/val"));
+    first.recordMount(Path.of("/mnt/quarry/coco"), new FileIdentity(2049, 12));
+    first.recordMount(Path.of("/mnt/quarry/val"), new FileIdentity(2049, 13));
     first.forgetMount(Path.of("/mnt/quarry/val"));
     OwnedPaths second = OwnedPaths.open(roots, cache, "coco", "uid-1");
     assertThat(second.mountPoints()).containsExactly(Path.of("/mnt/quarry/coco"));
+    assertThat(second.mounted(Path.of("/mnt/quarry/coco"), new FileIdentity(2049, 12))).isTrue();
+    assertThat(second.mounted(Path.of("/mnt/quarry/coco"), new FileIdentity(2049, 13))).as("another file").isFalse();
     assertThat(OwnedPaths.owners(cache)).containsExactly("coco");
     Files.writeString(second.copies().image("coco"), "copy");
     second.removeFolder();
     assertThat(cache.resolve("coco")).doesNotExist();
+  }
+
+  @Test
+  void aRecordWrittenBeforeLayersWereRecordedCountsEveryLayerAtItsPointsAsTheOwners() throws Exception {
+    OwnedPaths.open(roots, cache, "coco", "uid-1");
+    Files.writeString(cache.resolve("coco/mounts.json"), "[\"/mnt/quarry/coco\"]");
+    OwnedPaths owned = OwnedPaths.open(roots, cache, "coco", "uid-1");
+    assertThat(owned.mounted(Path.of("/mnt/quarry/coco"), new FileIdentity(2049, 12))).isTrue();
+    assertThat(owned.mounted(Path.of("/mnt/quarry/val"), new FileIdentity(2049, 12))).isFalse();
+    owned.forgetMount(Path.of("/mnt/quarry/coco"));
+    assertThat(OwnedPaths.open(roots, cache, "coco", "uid-1").mountPoints()).isEmpty();
   }
 
   @Test
