@@ -114,7 +114,7 @@ public final class CacheBench {
   }
 
   private static AgentSettings settings(Path mountRoot, Path cacheDir, Path image, boolean pinned, String capacity) {
-    return new AgentSettings("bench", List.of(new ImageSpec("bench", image.toString(), null, pinned, 0)), mountRoot,
+    return new AgentSettings("bench", "bench-uid", List.of(new ImageSpec("bench", image.toString(), null, pinned, 0)), mountRoot,
         cacheDir, roots(mountRoot, cacheDir, image), CacheCapacity.parse(capacity), Duration.ofMinutes(10), 10, 0);
   }
 

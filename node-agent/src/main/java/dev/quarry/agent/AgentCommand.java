@@ -8,18 +8,26 @@ import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.core.cache.agent.CacheAgent;
 import dev.quarry.core.cache.agent.NodeRoots;
 import dev.quarry.core.cache.agent.OwnedPaths;
+import dev.quarry.core.fs.RootedPaths;
 import dev.quarry.core.store.ObjectStores;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** The node agent's command line: {@code run} is what the DaemonSet starts; {@code cleanup} resets a node. */
 @Command(name = "quarry-agent", mixinStandardHelpOptions = true,
@@ -88,14 +96,22 @@ public final class AgentCommand {
 
   /**
    * Removes what the agents of NodeCaches made on this node (their mounts, copies and folders, as their records in the
-   * cache directory name them): for uninstalling or resetting a node. Nothing else is touched.
+   * cache folders name them): for uninstalling or resetting a node. Nothing else is touched.
    */
   @Command(name = "cleanup", mixinStandardHelpOptions = true,
       description = "Unmounts every image the agents of NodeCaches mounted and deletes their copies, as their records"
-          + " in the cache directory name them; nothing else is touched. Files still open keep reading until closed.")
+          + " in the cache folders under the cache roots name them; nothing else is touched. Files still open keep"
+          + " reading until closed.")
   static final class Cleanup implements Callable<Integer> {
-    @Option(names = "--cache-dir", defaultValue = "/var/lib/quarry/cache",
-        description = "The NodeCaches' spec.cache.directory. Default: ${DEFAULT-VALUE}.")
+    @Spec CommandSpec spec;
+
+    @Option(names = "--cache-roots", split = ",", defaultValue = "${env:QUARRY_NODECACHE_CACHE_ROOTS:-/var/lib/quarry}",
+        description = "The chart's nodeCache.cacheRoots, separated by commas: every folder under them that holds"
+            + " records of NodeCaches (their spec.cache.directory) is cleaned. Default: ${DEFAULT-VALUE}.")
+    List<String> cacheRoots;
+
+    @Option(names = "--cache-dir", description = "Only the records in this folder (a NodeCache's"
+        + " spec.cache.directory, under a cache root). Default: every such folder under the cache roots.")
     Path cacheDirectory;
 
     @Option(names = "--node-cache", description = "Only this NodeCache's mounts and copies. Default: every"
@@ -105,22 +121,64 @@ public final class AgentCommand {
     @Option(names = "--mount-roots", split = ",", defaultValue = "${env:QUARRY_NODECACHE_MOUNT_ROOTS:-/mnt/quarry}",
         description = "The chart's nodeCache.mountRoots, separated by commas: recorded mount points are unmounted"
             + " only when reached from one of them without a link. Default: ${DEFAULT-VALUE}.")
-    List<Path> mountRoots;
+    List<String> mountRoots;
 
     @Override
     public Integer call() throws Exception {
-      List<String> owners = nodeCache == null ? OwnedPaths.owners(cacheDirectory) : List.of(nodeCache);
-      // The cache directory given is the root of the walk: the person resetting the node chose it.
-      NodeRoots roots = NodeRoots.of(mountRoots, List.of(cacheDirectory.toAbsolutePath().normalize()), List.of());
-      for (String owner : owners) {
-        CacheAgent.removeOwned(roots, cacheDirectory.toAbsolutePath().normalize(), owner);
-        System.out.println("Removed the mounts and copies of NodeCache " + owner + " (records in " + cacheDirectory
-            + ")");
+      List<Path> folders;
+      NodeRoots roots;
+      try {
+        HostPathRoots.checked("--mount-roots", mountRoots);
+        HostPathRoots.checked("--cache-roots", cacheRoots);
+        new HostPathRoots(mountRoots, cacheRoots, List.of()); // none inside another
+        if (cacheDirectory != null && (!cacheDirectory.isAbsolute()
+            || !HostPathRoots.isUnder(cacheDirectory.toString(), cacheRoots))) {
+          throw new IllegalArgumentException("Invalid --cache-dir: " + cacheDirectory + " (must be an absolute path"
+              + " under " + String.join(" or ", cacheRoots) + ", the --cache-roots)");
+        }
+        roots = NodeRoots.of(paths(mountRoots), paths(cacheRoots), List.of());
+        folders = cacheDirectory != null ? List.of(cacheDirectory.normalize()) : recordFolders(roots.caches());
+      } catch (IllegalArgumentException e) {
+        spec.commandLine().getErr().println("quarry-agent: " + e.getMessage());
+        return 2;
       }
-      if (owners.isEmpty()) {
-        System.out.println("No NodeCache has mounts or copies recorded in " + cacheDirectory);
+      boolean any = false;
+      for (Path folder : folders) {
+        for (String owner : nodeCache == null ? OwnedPaths.owners(folder) : List.of(nodeCache)) {
+          CacheAgent.removeOwned(roots, folder, owner);
+          spec.commandLine().getOut().println("Removed the mounts and copies of NodeCache " + owner + " (records in "
+              + folder + ")");
+          any = true;
+        }
+      }
+      if (!any) {
+        spec.commandLine().getOut().println("No NodeCache has mounts or copies recorded under "
+            + (cacheDirectory != null ? cacheDirectory : String.join(" or ", cacheRoots)));
       }
       return 0;
+    }
+
+    private static List<Path> paths(List<String> roots) {
+      return roots.stream().map(Path::of).toList();
+    }
+
+    /** The folders under the cache roots that hold records of NodeCaches, found without following links. */
+    private static List<Path> recordFolders(RootedPaths cacheRoots) throws IOException {
+      List<Path> folders = new ArrayList<>();
+      for (Path root : cacheRoots.roots()) {
+        if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+          continue;
+        }
+        try (Stream<Path> walk = Files.walk(root)) {
+          for (Path folder : (Iterable<Path>) walk.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS))
+              .sorted()::iterator) {
+            if (!OwnedPaths.owners(folder).isEmpty()) {
+              folders.add(folder);
+            }
+          }
+        }
+      }
+      return folders;
     }
   }
 }

@@ -6,9 +6,13 @@ import dev.quarry.core.cache.agent.OwnedPaths;
 import dev.quarry.core.cache.host.MountTable;
 import dev.quarry.core.cache.host.Mounts;
 import dev.quarry.core.cache.image.ImageBuilder;
+import dev.quarry.core.fs.FileIdentity;
 import dev.quarry.core.fs.RootedPaths;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,15 +29,15 @@ class AgentCleanupIT {
     Path image = ImageBuilder.build(content, temp.resolve("pets.sqfs"), ImageBuilder.Compression.GZIP, 2).image();
     Path cache = temp.resolve("cache");
     Path mounted = temp.resolve("mnt/pets");
-    OwnedPaths owned = OwnedPaths.open(new RootedPaths(List.of(cache)), cache, "pets");
-    owned.recordMount(mounted);
-    Mounts.mountImage(image, Files.createDirectories(mounted));
+    OwnedPaths owned = OwnedPaths.open(new RootedPaths(List.of(cache)), cache, "pets", "pets-uid");
+    owned.recordMount(mounted, FileIdentity.of(image));
+    Mounts.mountImage(image, FileIdentity.of(image), Files.createDirectories(mounted));
     Path byHand = temp.resolve("mnt/by-hand");
-    Mounts.mountImage(image, Files.createDirectories(byHand));
+    Mounts.mountImage(image, FileIdentity.of(image), Files.createDirectories(byHand));
     Path notes = Files.writeString(cache.resolve("notes.json"), "{}");
     try {
       assertThat(new CommandLine(new AgentCommand()).execute("cleanup", "--cache-dir", cache.toString(),
-          "--mount-roots", temp.resolve("mnt").toString())).isZero();
+          "--cache-roots", cache.toString(), "--mount-roots", temp.resolve("mnt").toString())).isZero();
       assertThat(MountTable.read().stackAt(mounted)).isEmpty();
       assertThat(mounted).doesNotExist();
       assertThat(cache.resolve("pets")).doesNotExist();
@@ -43,6 +47,51 @@ class AgentCleanupIT {
       if (!MountTable.read().stackAt(byHand).isEmpty()) {
         Mounts.detachTop(byHand);
       }
+    }
+  }
+
+  @Test
+  void cleansTheRecordsOfEveryCacheFolderUnderTheCacheRoots() throws Exception {
+    Path content = Files.createDirectories(temp.resolve("content"));
+    Files.writeString(content.resolve("labels.txt"), "dog\n");
+    Path image = ImageBuilder.build(content, temp.resolve("pets.sqfs"), ImageBuilder.Compression.GZIP, 2).image();
+    Path cacheRoot = temp.resolve("cache");
+    Path mountRoot = temp.resolve("mnt");
+    List<Path> points = new ArrayList<>();
+    for (String owner : List.of("team-a", "team-b")) {
+      Path folder = cacheRoot.resolve("folders").resolve(owner); // each NodeCache's own spec.cache.directory
+      Files.createDirectories(folder);
+      OwnedPaths owned = OwnedPaths.open(new RootedPaths(List.of(cacheRoot)), folder, owner, owner + "-uid");
+      Path point = mountRoot.resolve(owner).resolve("pets");
+      owned.recordMount(point, FileIdentity.of(image));
+      Mounts.mountImage(image, FileIdentity.of(image), Files.createDirectories(point));
+      points.add(point);
+    }
+    StringWriter out = new StringWriter();
+    CommandLine command = new CommandLine(new AgentCommand());
+    command.setOut(new PrintWriter(out, true));
+    assertThat(command.execute("cleanup", "--cache-roots", cacheRoot.toString(), "--mount-roots",
+        mountRoot.toString())).isZero();
+    for (Path point : points) {
+      assertThat(MountTable.read().stackAt(point)).isEmpty();
+    }
+    assertThat(out.toString().lines()).containsExactly(
+        "Removed the mounts and copies of NodeCache team-a (records in " + cacheRoot.resolve("folders/team-a") + ")",
+        "Removed the mounts and copies of NodeCache team-b (records in " + cacheRoot.resolve("folders/team-b") + ")");
+  }
+
+  @Test
+  void rootsThatAreNotNormalizedAbsoluteFoldersOtherThanSlashAreOneLineMistakes() {
+    for (List<String> args : List.of(List.of("--mount-roots", "mnt/quarry"), List.of("--mount-roots", "/"),
+        List.of("--cache-roots", "/var/lib/quarry/../x"), List.of("--cache-dir", "/etc"))) {
+      StringWriter err = new StringWriter();
+      CommandLine command = new CommandLine(new AgentCommand());
+      command.setErr(new PrintWriter(err, true));
+      List<String> line = new ArrayList<>(List.of("cleanup"));
+      line.addAll(args);
+      assertThat(command.execute(line.toArray(String[]::new))).as("%s", args).isEqualTo(2);
+      assertThat(err.toString().lines()).as("%s", args).singleElement().asString().startsWith("quarry-agent: Invalid "
+          + args.get(0) + ": " + args.get(1) + " (must be ");
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.quarry.agent;
 
+import dev.quarry.api.nodecache.AcceptedPaths;
 import dev.quarry.api.nodecache.CachePhase;
 import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.api.nodecache.NodeCacheStatus;
@@ -13,7 +14,8 @@ final class OperatorStandIn {
   static NodeCache accept(KubernetesClient client, String name) {
     NodeCache current = client.resources(NodeCache.class).withName(name).get();
     Long generation = current.getMetadata().getGeneration();
-    current.setStatus(new NodeCacheStatus(generation, generation, CachePhase.Pending, null, null, null, null, null,
+    current.setStatus(new NodeCacheStatus(generation, generation, AcceptedPaths.of(current.getSpec()),
+        CachePhase.Pending, null, null, null, null, null,
         null, null, null, null));
     return client.resource(current).updateStatus();
   }

@@ -1,15 +1,18 @@
 package dev.quarry.core.fs;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
@@ -21,11 +24,14 @@ import java.util.stream.Collectors;
  * an image left mounted under a root, or a link on shared storage, could lead the path anywhere on the node. Missing
  * folders are created by the walk itself, mode 0755, never through a link.
  *
- * <p>The roots themselves are the admin's and trusted. Like {@link ConfinedFolder}, the walk guards against paths
- * that others can shape, not against a process of the node racing to swap a checked folder for a link.
+ * <p>The roots themselves are the admin's and trusted. A folder checked by the walk may be swapped for a link
+ * afterwards by whoever writes to the storage (from another machine, say), so a file is looked up once: {@link #file}
+ * records the identity of the file it checked, and every later use verifies that it acts on that very file
+ * ({@link #open} here; a loop device's backing file in {@code Mounts}).
  */
 public final class RootedPaths {
   private final List<Path> roots;
+  private final Consumer<Path> afterCheck;
 
   /** The paths under {@code roots} (normalized absolute folders). */
   public RootedPaths(List<Path> roots) {
@@ -35,6 +41,34 @@ public final class RootedPaths {
       }
     }
     this.roots = List.copyOf(roots);
+    this.afterCheck = path -> {};
+  }
+
+  private RootedPaths(List<Path> roots, Consumer<Path> afterCheck) {
+    this.roots = roots;
+    this.afterCheck = afterCheck;
+  }
+
+  /**
+   * These roots, calling {@code hook} with each file {@link #file} checked, before it returns: for tests that change
+   * the tree between a check and a use.
+   */
+  public RootedPaths afterEachCheck(Consumer<Path> hook) {
+    return new RootedPaths(roots, hook);
+  }
+
+  /** A regular file as {@link #file} checked it: its path, and which file that was. */
+  public record CheckedFile(Path path, FileIdentity identity) {}
+
+  /**
+   * A channel open on a {@link CheckedFile} and what the open file is ({@code fstat}): its size and modification time
+   * are those of the checked file, never of one put at its path since.
+   */
+  public record OpenFile(FileChannel channel, BasicFileAttributes attributes) implements AutoCloseable {
+    @Override
+    public void close() throws IOException {
+      channel.close();
+    }
   }
 
   /**
@@ -74,6 +108,50 @@ public final class RootedPaths {
    */
   public Path existing(Path path, KnownMounts mounts) throws IOException {
     return walk(path, mounts, false);
+  }
+
+  /**
+   * {@code path}, checked like {@link #existing} and a regular file, with its identity from the same look-up.
+   *
+   * @throws NoSuchFileException when a component does not exist
+   * @throws IOException "Cannot use PATH: ..." naming the component refused
+   */
+  public CheckedFile file(Path path, KnownMounts mounts) throws IOException {
+    Path file = walk(path, mounts, false);
+    BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    if (!attributes.isRegularFile()) {
+      throw new IOException(refusal(path, "it is not a regular file"));
+    }
+    CheckedFile checked = new CheckedFile(file, FileIdentity.of(file));
+    afterCheck.accept(file);
+    return checked;
+  }
+
+  /**
+   * Opens {@code file} for reading, verified to be the file that was checked: the path is opened again by name (Java
+   * has no openat), so whatever it names now is compared by identity with what the check saw.
+   *
+   * @throws IOException "Cannot use PATH: it was replaced ..." when the path names another file now
+   */
+  public OpenFile open(CheckedFile file) throws IOException {
+    // Looked at before it is opened too: a FIFO put in its place would block the open itself.
+    requireSame(file, FileIdentity.of(file.path(), new LinkOption[0]));
+    FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+    try {
+      OpenDescriptors.Opened opened = OpenDescriptors.describe(channel);
+      requireSame(file, opened.identity());
+      return new OpenFile(channel, opened.attributes());
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
+  }
+
+  private static void requireSame(CheckedFile file, FileIdentity now) throws IOException {
+    if (!now.equals(file.identity())) {
+      throw new IOException(refusal(file.path(), "it was replaced after it was checked (it named " + file.identity()
+          + ", now " + now + "): a folder on the way was swapped, perhaps for a link"));
+    }
   }
 
   private Path walk(Path path, KnownMounts mounts, boolean create) throws IOException {

@@ -8,13 +8,14 @@ import java.nio.channels.FileChannel;
 import java.util.Objects;
 
 /** Bytes [position, end) of an open file, read with positional reads; closing it closes the file. */
-final class FileRangeStream extends InputStream {
+public final class FileRangeStream extends InputStream {
   private final FileChannel channel;
   private final String url;
   private final long end;
   private long position;
 
-  FileRangeStream(FileChannel channel, String url, long offset, long end) {
+  /** Bytes [offset, end) of {@code channel}, named {@code url} in errors. */
+  public FileRangeStream(FileChannel channel, String url, long offset, long end) {
     this.channel = channel;
     this.url = url;
     this.position = offset;

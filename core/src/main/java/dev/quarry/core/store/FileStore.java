@@ -270,7 +270,8 @@ public final class FileStore implements ObjectStore {
   @Override
   public void close() {}
 
-  ObjectInfo info(String key, BasicFileAttributes attributes) {
+  /** What a head of {@code key} reports for a file with {@code attributes}: its size, and size and time as etag. */
+  public static ObjectInfo info(String key, BasicFileAttributes attributes) {
     long modifiedNanos = attributes.lastModifiedTime().to(TimeUnit.NANOSECONDS);
     String etag = Long.toHexString(attributes.size()) + "-" + Long.toHexString(modifiedNanos);
     return new ObjectInfo(key, attributes.size(), etag, attributes.lastModifiedTime().toInstant());

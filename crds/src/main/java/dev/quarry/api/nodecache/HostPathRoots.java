@@ -91,7 +91,13 @@ public record HostPathRoots(List<String> mountRoots, List<String> cacheRoots, Li
     }
   }
 
-  private static List<String> checked(String name, List<String> roots) {
+  /**
+   * {@code roots} when each is a normalized absolute path other than /.
+   *
+   * @param name what sets them (a variable or a flag), named in the message
+   * @throws IllegalArgumentException "Invalid NAME: ROOT (must be ...)"
+   */
+  public static List<String> checked(String name, List<String> roots) {
     for (String root : roots) {
       if (!root.startsWith("/") || !Path.of(root).normalize().toString().equals(root) || root.equals("/")) {
         throw new IllegalArgumentException("Invalid " + name + ": " + root + " (must be normalized absolute paths"

@@ -25,47 +25,57 @@ public final class NodeCachePaths {
   }
 
   /**
-   * Why {@code cache} may not use its paths because {@code owner} (created before it) holds them, or null when
-   * they do not overlap.
+   * Why {@code cache} may not use its paths because {@code owner} (accepted or created before it) holds them, or null
+   * when they do not overlap. The owner holds the paths of its current spec and of the spec it was last accepted with
+   * ({@code status.acceptedPaths}), which its agents keep using while a newer spec is pending or refused.
    */
   public static String conflict(NodeCache cache, NodeCache owner) {
     String ownerName = owner.getMetadata().getName();
-    Path root = Path.of(mountRoot(cache.getSpec()));
-    Path ownerRoot = Path.of(mountRoot(owner.getSpec()));
-    if (!root.equals(ownerRoot) && (root.startsWith(ownerRoot) || ownerRoot.startsWith(root))) {
-      return "Cannot use spec.mountRoot " + root + ": NodeCache " + ownerName + " mounts its images under " + ownerRoot
-          + ", and mount roots must be the same or apart; set another spec.mountRoot";
+    Held mine = Held.of(cache.getMetadata().getName(), AcceptedPaths.of(cache.getSpec()));
+    String conflict = mine.conflict(Held.of(ownerName, AcceptedPaths.of(owner.getSpec())), ownerName);
+    AcceptedPaths accepted = owner.getStatus() == null ? null : owner.getStatus().acceptedPaths();
+    if (conflict == null && accepted != null) {
+      conflict = mine.conflict(Held.of(ownerName, accepted), ownerName);
     }
-    List<Path> mine = ownPaths(cache);
-    List<Path> theirs = ownPaths(owner);
-    for (Path other : theirs) {
-      if (root.startsWith(other) && !root.equals(other)) {
-        return "Cannot use spec.mountRoot " + root + ": it lies in " + other + ", which NodeCache " + ownerName
-            + " owns";
-      }
-    }
-    for (Path path : mine) {
-      for (Path other : theirs) {
-        if (path.startsWith(other) || other.startsWith(path)) {
-          return "Cannot use " + path + ": NodeCache " + ownerName + " owns " + other + "; rename the image or set"
-              + " another spec.mountRoot or spec.cache.directory";
-        }
-      }
-      if (ownerRoot.startsWith(path)) {
-        return "Cannot use " + path + ": NodeCache " + ownerName + " mounts its images under " + ownerRoot;
-      }
-    }
-    return null;
+    return conflict;
   }
 
-  /** The mount point of each image, and the NodeCache's folder in its cache directory. */
-  static List<Path> ownPaths(NodeCache cache) {
-    List<Path> paths = new ArrayList<>();
-    Path root = Path.of(mountRoot(cache.getSpec()));
-    for (CacheImage image : cache.getSpec().images()) {
-      paths.add(root.resolve(image.name()));
+  /** A mount root, and the paths a NodeCache alone may hold: each image's mount point and its cache folder. */
+  private record Held(Path root, List<Path> own) {
+    static Held of(String name, AcceptedPaths paths) {
+      Path root = Path.of(paths.mountRoot());
+      List<Path> own = new ArrayList<>();
+      for (String image : paths.images()) {
+        own.add(root.resolve(image));
+      }
+      own.add(Path.of(paths.cacheDirectory()).resolve(name));
+      return new Held(root, own);
     }
-    paths.add(Path.of(cacheDirectory(cache.getSpec())).resolve(cache.getMetadata().getName()));
-    return paths;
+
+    String conflict(Held owner, String ownerName) {
+      Path ownerRoot = owner.root;
+      if (!root.equals(ownerRoot) && (root.startsWith(ownerRoot) || ownerRoot.startsWith(root))) {
+        return "Cannot use spec.mountRoot " + root + ": NodeCache " + ownerName + " mounts its images under "
+            + ownerRoot + ", and mount roots must be the same or apart; set another spec.mountRoot";
+      }
+      for (Path other : owner.own) {
+        if (root.startsWith(other) && !root.equals(other)) {
+          return "Cannot use spec.mountRoot " + root + ": it lies in " + other + ", which NodeCache " + ownerName
+              + " owns";
+        }
+      }
+      for (Path path : own) {
+        for (Path other : owner.own) {
+          if (path.startsWith(other) || other.startsWith(path)) {
+            return "Cannot use " + path + ": NodeCache " + ownerName + " owns " + other + "; rename the image or set"
+                + " another spec.mountRoot or spec.cache.directory";
+          }
+        }
+        if (ownerRoot.startsWith(path)) {
+          return "Cannot use " + path + ": NodeCache " + ownerName + " mounts its images under " + ownerRoot;
+        }
+      }
+      return null;
+    }
   }
 }

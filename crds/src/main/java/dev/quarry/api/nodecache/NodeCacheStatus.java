@@ -17,6 +17,8 @@ public record NodeCacheStatus(
         + " admin's roots, the endpoint allowed, no path another NodeCache holds). The agents act only on a spec of"
         + " this generation: while a newer one is pending or refused they keep the last accepted one.")
         Long acceptedGeneration,
+    @JsonPropertyDescription("The host paths of the spec of acceptedGeneration, which its agents use: the NodeCache"
+        + " holds them against other NodeCaches beside those of its current spec.") AcceptedPaths acceptedPaths,
     @JsonPropertyDescription("Pending, Ready or Degraded.") CachePhase phase,
     @JsonPropertyDescription("Nodes whose agent mounts every image, as ready/selected.") String nodes,
     @JsonPropertyDescription("Nodes selected for the agent.") Integer nodesSelected,

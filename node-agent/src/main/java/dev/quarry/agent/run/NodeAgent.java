@@ -26,7 +26,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,10 +58,7 @@ public final class NodeAgent implements AutoCloseable {
   private final ReportWriter reports;
   private final AgentMetrics metrics;
   private final SharedIndexInformer<NodeCache> informer;
-  /** The NodeCache as the API server has it now: its deletion is acted on, its spec only once accepted. */
-  private final AtomicReference<NodeCache> live = new AtomicReference<>();
-  /** The newest NodeCache whose spec the operator accepted. */
-  private final AtomicReference<NodeCache> accepted = new AtomicReference<>();
+  private final WatchedNodeCache watched = new WatchedNodeCache();
   /** The spec the running pass checked and uses throughout, image sources included. */
   private volatile NodeCache passing;
   private volatile Instant lastPass;
@@ -84,10 +80,10 @@ public final class NodeAgent implements AutoCloseable {
     this.clock = clock;
     NodeCache initial = client.resources(NodeCache.class).withName(nodeCacheName).get();
     if (initial != null) {
-      remember(initial);
+      watched.seen(initial);
     }
     this.slots = new LeaseCopySlots(client, namespace, nodeCacheName, node,
-        () -> accepted.get() == null ? 1 : NodeCacheSettings.maxConcurrentCopies(accepted.get()), clock);
+        () -> watched.accepted() == null ? 1 : NodeCacheSettings.maxConcurrentCopies(watched.accepted()), clock);
     this.engine = new CacheAgent(this::locate, slots, clock, Duration.ofMinutes(5));
     this.reports = new ReportWriter(client, node);
     this.metrics = new AgentMetrics(engine, nodeCacheName);
@@ -105,23 +101,15 @@ public final class NodeAgent implements AutoCloseable {
 
       @Override
       public void onDelete(NodeCache nodeCache, boolean unknownFinalState) {
-        live.set(null);
-        accepted.set(null);
+        watched.deleted();
         engine.wake();
       }
     });
   }
 
   private void changed(NodeCache nodeCache) {
-    remember(nodeCache);
+    watched.seen(nodeCache);
     engine.wake();
-  }
-
-  private void remember(NodeCache nodeCache) {
-    live.set(nodeCache);
-    if (nodeCache.specAccepted()) {
-      accepted.set(nodeCache);
-    }
   }
 
   /**
@@ -136,8 +124,8 @@ public final class NodeAgent implements AutoCloseable {
   /** Runs passes until {@link #close} (SIGTERM). Mounts stay when the agent stops: they outlive it by design. */
   public void run() throws InterruptedException {
     while (!stopped) {
-      NodeCache now = live.get();
-      NodeCache spec = accepted.get();
+      NodeCache now = watched.live();
+      NodeCache spec = watched.accepted();
       Duration wait = WAIT_FOR_NODE_CACHE;
       if (now == null) {
         log.info("NodeCache {} not found; waiting", nodeCacheName);
@@ -206,7 +194,7 @@ public final class NodeAgent implements AutoCloseable {
 
   /** Alive while passes keep finishing: three intervals without one means the loop is stuck. */
   public boolean live() {
-    NodeCache nodeCache = accepted.get();
+    NodeCache nodeCache = watched.accepted();
     Duration interval = nodeCache == null ? WAIT_FOR_NODE_CACHE : NodeCacheSettings.interval(nodeCache);
     return Duration.between(lastPass, clock.instant()).compareTo(interval.multipliedBy(3).plusMinutes(1)) < 0;
   }

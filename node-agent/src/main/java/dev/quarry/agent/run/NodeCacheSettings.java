@@ -28,7 +28,7 @@ public final class NodeCacheSettings {
     NodeCacheSpec spec = nodeCache.getSpec();
     CachePolicy policy = spec.policy();
     List<ImageSpec> images = spec.images().stream().map(NodeCacheSettings::image).toList();
-    return new AgentSettings(nodeCache.getMetadata().getName(), images,
+    return new AgentSettings(nodeCache.getMetadata().getName(), nodeCache.getMetadata().getUid(), images,
         Path.of(NodeCachePaths.mountRoot(spec)),
         Path.of(NodeCachePaths.cacheDirectory(spec)),
         nodeRoots(roots),

@@ -1,5 +1,6 @@
 package dev.quarry.operator.cache;
 
+import dev.quarry.api.nodecache.AcceptedPaths;
 import dev.quarry.api.nodecache.CacheImage;
 import dev.quarry.api.nodecache.CachePhase;
 import dev.quarry.api.nodecache.ImageReport;
@@ -53,7 +54,7 @@ final class CacheSummary {
       case Degraded -> "NodesDegraded";
       case Pending -> nodesSelected == 0 ? "NoNodesSelected" : "NodesNotReady";
     };
-    return new NodeCacheStatus(generation, generation, phase, ready.size() + "/" + nodesSelected, nodesSelected, ready.size(),
+    return new NodeCacheStatus(generation, generation, AcceptedPaths.of(cache.getSpec()), phase, ready.size() + "/" + nodesSelected, nodesSelected, ready.size(),
         cachedCopies, local, source, hitRatio, images(cache, sorted), conditions.ready(
             cache.getStatus() == null ? null : cache.getStatus().conditions(), phase == CachePhase.Ready, reason,
             message, generation));
@@ -66,7 +67,8 @@ final class CacheSummary {
   NodeCacheStatus refused(NodeCache cache, String reason, String message) {
     long generation = cache.getMetadata().getGeneration() == null ? 1 : cache.getMetadata().getGeneration();
     NodeCacheStatus old = cache.getStatus();
-    return new NodeCacheStatus(generation, old == null ? null : old.acceptedGeneration(), CachePhase.Degraded,
+    return new NodeCacheStatus(generation, old == null ? null : old.acceptedGeneration(),
+        old == null ? null : old.acceptedPaths(), CachePhase.Degraded,
         old == null ? null : old.nodes(),
         old == null ? null : old.nodesSelected(), old == null ? null : old.nodesReady(), null, null, null, null, null,
         conditions.ready(old == null ? null : old.conditions(), false, reason, message, generation));

@@ -265,6 +265,43 @@ class NodeCacheIT {
     client.resources(NodeCache.class).withName("holder").delete();
   }
 
+  @Test
+  void aNodeCacheHoldsThePathsOfTheSpecItsAgentsUseWhileANewerOneIsRefused() throws Exception {
+    NodeCache keeper = example("keeper", "/mnt/quarry/kept");
+    keeper.getSpec().images().subList(1, keeper.getSpec().images().size()).clear();
+    String kept = keeper.getSpec().images().get(0).name();
+    client.resource(keeper).create();
+    awaitStatus("keeper", s -> Long.valueOf(1).equals(s.acceptedGeneration()));
+    NodeCache other = example("other", "/mnt/quarry/kept");
+    other.getSpec().images().remove(0);
+    client.resource(other).create();
+    awaitStatus("other", s -> Long.valueOf(1).equals(s.acceptedGeneration()));
+
+    // The keeper's edit drops its image for the other's: refused, so its agents keep mounting its image.
+    client.resources(NodeCache.class).withName("keeper").edit(current -> {
+      current.getSpec().images().clear();
+      current.getSpec().images().add(other.getSpec().images().get(0));
+      return current;
+    });
+    NodeCacheStatus refused = awaitStatus("keeper", s -> s.observedGeneration() == 2);
+    assertThat(ready(refused).getReason()).isEqualTo("PathsOwnedByAnother");
+    assertThat(refused.acceptedPaths().images()).containsExactly(kept);
+
+    // A newcomer wanting the image the keeper's agents still mount is refused, naming the keeper.
+    NodeCache newcomer = example("newcomer", "/mnt/quarry/kept");
+    newcomer.getSpec().images().subList(1, newcomer.getSpec().images().size()).clear();
+    client.resource(newcomer).create();
+    NodeCacheStatus status = awaitStatus("newcomer", s -> s.observedGeneration() != null);
+    assertThat(status.acceptedGeneration()).isNull();
+    assertThat(ready(status).getReason()).isEqualTo("PathsOwnedByAnother");
+    assertThat(ready(status).getMessage()).isEqualTo("Cannot use /mnt/quarry/kept/" + kept + ": NodeCache keeper"
+        + " owns /mnt/quarry/kept/" + kept + "; rename the image or set another spec.mountRoot or"
+        + " spec.cache.directory");
+    for (String name : List.of("newcomer", "other", "keeper")) {
+      client.resources(NodeCache.class).withName(name).delete();
+    }
+  }
+
   /** The example NodeCache, with a mount root of its own: the tests share one API server. */
   private NodeCache example(String name) {
     return example(name, "/mnt/quarry/" + name);

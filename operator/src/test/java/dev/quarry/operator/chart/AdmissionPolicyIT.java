@@ -161,6 +161,26 @@ class AdmissionPolicyIT {
         .replace("capacity: 10Gi", "capacity: 20Gi"), "Invalid spec.mountRoot: /opt/legacy");
   }
 
+  @Test
+  void onlyTheOperatorRemovesItsFinalizerFromANodeCache() throws Exception {
+    CommandResult created = api.kubectl("apply", "-f", write("held.yaml", nodeCache("held", "/mnt/quarry",
+        "/var/lib/quarry/cache", "/mnt/nfs/a.sqfs", null).replace("metadata: {name: held}",
+            "metadata: {name: held, finalizers: [nodecaches.quarry.dev/finalizer]}")).toString());
+    assertThat(created.exitCode()).as(created.stderr()).isZero();
+    String removal = "{\"metadata\":{\"finalizers\":null}}";
+    // The API server compiles a new policy in the background: wait until it refuses.
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> api.kubectl("patch",
+        "nodecaches.quarry.dev", "held", "--type=merge", "--dry-run=server", "-p", removal).exitCode() != 0);
+    CommandResult byAuthor = api.kubectl("patch", "nodecaches.quarry.dev", "held", "--type=merge", "-p", removal);
+    assertThat(byAuthor.exitCode()).as(byAuthor.stdout()).isNotZero();
+    assertThat(byAuthor.stderr()).contains("denied request: Cannot remove the finalizer"
+        + " nodecaches.quarry.dev/finalizer of NodeCache held: only the operator removes it, once the agents have"
+        + " removed its mounts and copies on the nodes");
+    CommandResult byOperator = api.kubectl("patch", "nodecaches.quarry.dev", "held", "--type=merge", "-p", removal,
+        "--as=system:serviceaccount:quarry-system:quarry-operator", "--as-group=system:masters");
+    assertThat(byOperator.exitCode()).as(byOperator.stderr()).isZero();
+  }
+
   private void assertRefused(String manifest, String message) throws Exception {
     CommandResult result = apply(manifest);
     assertThat(result.exitCode()).as(result.stdout()).isNotZero();

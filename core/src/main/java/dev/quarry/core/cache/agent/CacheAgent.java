@@ -19,7 +19,10 @@ import dev.quarry.core.cache.traffic.ImageTraffic;
 import dev.quarry.core.cache.traffic.Layer;
 import dev.quarry.core.cache.traffic.TrafficMeter;
 import dev.quarry.core.concurrent.Futures;
+import dev.quarry.core.fs.FileIdentity;
 import dev.quarry.core.fs.RootedPaths;
+import dev.quarry.core.store.FileRangeStream;
+import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.units.ByteSize;
@@ -64,6 +67,8 @@ public final class CacheAgent implements AutoCloseable {
   private final ExecutorService copier = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("cache-copy").factory());
   private final Semaphore wakeUp = new Semaphore(0);
   private final Map<String, Failure> copyFailures = new HashMap<>();
+  /** Foreign layers already reported in a decision, so that a pass blocked by one does not repeat it. */
+  private final Set<String> reportedForeign = new HashSet<>();
   private final AtomicLong copiesCompleted = new AtomicLong();
   private final AtomicLong copiesFailed = new AtomicLong();
   private final AtomicLong evictions = new AtomicLong();
@@ -120,7 +125,9 @@ public final class CacheAgent implements AutoCloseable {
       meter = new TrafficMeter(settings.window());
       meterWindow = settings.window();
     }
-    OwnedPaths owned = OwnedPaths.open(settings.roots().caches(), settings.cacheDirectory(), settings.owner());
+    removeEarlierOwner(settings);
+    OwnedPaths owned = OwnedPaths.open(settings.roots().caches(), settings.cacheDirectory(), settings.owner(),
+        settings.ownerUid());
     CacheDirectory cache = owned.copies();
     settings.roots().mounts().folder(settings.mountRoot(), mounted(owned));
     Map<String, ImageSpec> wanted = new LinkedHashMap<>();
@@ -131,7 +138,14 @@ public final class CacheAgent implements AutoCloseable {
 
     Map<String, Observed> observed = new LinkedHashMap<>();
     for (ImageSpec image : wanted.values()) {
-      observed.put(image.name(), repair(image, settings, owned, mounts));
+      try {
+        observed.put(image.name(), repair(image, settings, owned, mounts));
+      } catch (ForeignLayer e) {
+        Observed o = new Observed();
+        o.state = ImageState.FAILED;
+        o.message = e.getMessage();
+        observed.put(image.name(), o);
+      }
     }
     sampleTraffic(settings, cache, observed);
     Map<String, ImageTraffic> traffic = meter.window();
@@ -152,7 +166,7 @@ public final class CacheAgent implements AutoCloseable {
     for (ImageSpec image : wanted.values()) {
       ImageChoice choice = choices.get(image.name());
       if (choice != null && !choice.local()) {
-        evict(image, settings, cache, observed.get(image.name()), choice.reason());
+        evict(image, settings, owned, observed.get(image.name()), choice.reason());
       }
     }
     long draining = drainingBytes(cache);
@@ -181,6 +195,22 @@ public final class CacheAgent implements AutoCloseable {
         decisions.latest(), plan.nanos());
   }
 
+  /**
+   * A cache folder of this name marked by another NodeCache (deleted, then created again under the same name before
+   * its agents cleaned up) is not adopted: its mounts and copies are removed as its own agent would, and this
+   * NodeCache starts afresh.
+   */
+  private void removeEarlierOwner(AgentSettings settings) throws IOException {
+    Optional<String> earlier = OwnedPaths.markedUid(settings.cacheDirectory(), settings.owner())
+        .filter(uid -> !uid.equals(settings.ownerUid()));
+    if (earlier.isPresent()) {
+      removeOwned(settings.roots(), settings.cacheDirectory(), settings.owner());
+      decisions.add(settings.owner(), "RemoveEarlier", "removed the mounts and copies of an earlier NodeCache "
+          + settings.owner() + " (UID " + (earlier.get().isEmpty() ? "not recorded" : earlier.get())
+          + "): NodeCache UID " + settings.ownerUid() + " does not adopt them");
+    }
+  }
+
   /** What one image looks like after repair. */
   private static final class Observed {
     ImageState state = ImageState.PENDING;
@@ -201,19 +231,19 @@ public final class CacheAgent implements AutoCloseable {
           + " another spec.mountRoot";
       return o;
     }
+    RootedPaths.CheckedFile sourceFile = null;
     if (!image.inObjectStore()) {
-      Optional<String> outside = SourceRoots.refusal(image, settings.roots().sources(),
+      SourceRoots.Checked checked = SourceRoots.check(image, settings.roots().sources(),
           new RootedPaths.KnownMounts(mounts.mountPoints(), path -> false));
-      if (outside.isPresent()) {
+      if (checked.refusal() != null) {
         o.state = ImageState.FAILED;
-        o.message = outside.get();
+        o.message = checked.refusal();
         return o;
       }
+      sourceFile = checked.file();
     }
-    Location source;
     try {
-      source = sources.locate(image.source());
-      Optional<ObjectInfo> info = source.store().head(source.key());
+      Optional<ObjectInfo> info = image.inObjectStore() ? headOfObject(image) : headOfFile(settings, sourceFile);
       if (info.isEmpty()) {
         o.state = ImageState.FAILED;
         o.message = "Cannot mount image " + image.name() + ": its source " + image.source()
@@ -231,7 +261,7 @@ public final class CacheAgent implements AutoCloseable {
     Optional<CopyRecord> finished = copy != null && copy.image().equals(image.name()) ? Optional.empty()
         : cache.finished(image.name());
     if (finished.isPresent() && !finished.get().source().equals(o.identity)) {
-      detach(point, stack.size());
+      detach(owned, point, stack, stack.size());
       stack = List.of();
       cache.delete(image.name());
       evictions.incrementAndGet();
@@ -247,12 +277,12 @@ public final class CacheAgent implements AutoCloseable {
     if (image.inObjectStore()) {
       boolean good = stack.size() == 1 && o.copy != null && stack.get(0).serves(local);
       if (!good) {
-        detach(point, stack.size());
+        detach(owned, point, stack, stack.size());
       }
       if (o.copy != null) {
         if (!good) {
           try {
-            mount(settings, owned, local, point);
+            mount(settings, owned, local, FileIdentity.of(local), point);
           } catch (IOException e) {
             o.state = ImageState.FAILED;
             o.message = e.getMessage();
@@ -266,11 +296,11 @@ public final class CacheAgent implements AutoCloseable {
     Path file = Path.of(image.source());
     if (stack.isEmpty() || !stack.get(0).serves(file)) {
       if (!stack.isEmpty()) {
-        detach(point, stack.size());
+        detach(owned, point, stack, stack.size());
         decisions.add(image.name(), "Remount", "the mounted source was replaced or is not " + file);
       }
       try {
-        mount(settings, owned, file, point);
+        mount(settings, owned, file, sourceFile.identity(), point);
       } catch (IOException e) {
         o.state = ImageState.FAILED;
         o.message = e.getMessage();
@@ -282,14 +312,15 @@ public final class CacheAgent implements AutoCloseable {
     boolean cachedOnTop = above.size() == 1 && o.copy != null && above.get(0).serves(local);
     if (!above.isEmpty() && !cachedOnTop) {
       // Stacked duplicates or a stale copy: peel back to the source; a valid copy is switched in again below.
-      detach(point, above.size());
+      detach(owned, point, stack, above.size());
     }
     o.state = cachedOnTop ? ImageState.CACHED : ImageState.SOURCE;
     return o;
   }
 
-  private void evict(ImageSpec image, AgentSettings settings, CacheDirectory cache, Observed o, String reason)
+  private void evict(ImageSpec image, AgentSettings settings, OwnedPaths owned, Observed o, String reason)
       throws IOException {
+    CacheDirectory cache = owned.copies();
     if (copy != null && copy.image().equals(image.name())) {
       cancelCopy();
       cache.delete(image.name());
@@ -299,7 +330,8 @@ public final class CacheAgent implements AutoCloseable {
     }
     Path point = settings.mountRoot().resolve(image.name());
     if (o.state == ImageState.CACHED) {
-      Mounts.detachTop(point); // the copy: the only layer of an S3 image, the top one of any other
+      List<MountedLayer> stack = layers(MountTable.read(), point);
+      detach(owned, point, stack, 1); // the copy: the only layer of an S3 image, the top one of any other
       if (image.inObjectStore()) {
         o.state = ImageState.FAILED;
         o.message = "Cannot mount image " + image.name() + ": it is stored in S3 and " + reason
@@ -320,7 +352,7 @@ public final class CacheAgent implements AutoCloseable {
     Path point = settings.mountRoot().resolve(image.name());
     if (o.copy != null) {
       if (o.state != ImageState.CACHED) {
-        mount(settings, owned, cache.image(image.name()), point);
+        mount(settings, owned, cache.image(image.name()), FileIdentity.of(cache.image(image.name())), point);
         o.state = ImageState.CACHED;
         o.message = null;
         decisions.add(image.name(), "Cache", reason);
@@ -354,7 +386,8 @@ public final class CacheAgent implements AutoCloseable {
 
   private void startCopy(ImageSpec image, AgentSettings settings, CacheDirectory cache, SourceIdentity identity,
       CopySlots.Slot slot) {
-    Location source = sources.locate(image.source());
+    ImageCopier.Source source = image.inObjectStore() ? ImageCopier.Source.of(sources.locate(image.source()))
+        : checkedFileSource(image, settings, identity);
     AtomicLong copied = new AtomicLong();
     ImageCopier copier = new ImageCopier(cache);
     Bandwidth bandwidth = Bandwidth.perSecond(settings.copyBytesPerSecond());
@@ -420,10 +453,50 @@ public final class CacheAgent implements AutoCloseable {
    * Mounts {@code image} at {@code point}, recorded first as this owner's so that it is never lost. The point is made
    * a real folder under the mount root first: a link or someone else's mount there is refused, never mounted over.
    */
-  private static void mount(AgentSettings settings, OwnedPaths owned, Path image, Path point) throws IOException {
+  private static void mount(AgentSettings settings, OwnedPaths owned, Path image, FileIdentity identity, Path point)
+      throws IOException {
     settings.roots().mounts().folder(point, mounted(owned));
-    owned.recordMount(point);
-    Mounts.mountImage(image, point);
+    owned.recordMount(point, identity);
+    Mounts.mountImage(image, identity, point);
+  }
+
+  /** The size and version of an image in an object store. */
+  private Optional<ObjectInfo> headOfObject(ImageSpec image) throws IOException {
+    Location source = sources.locate(image.source());
+    return source.store().head(source.key());
+  }
+
+  /** The size and version of a checked source file (empty when missing), read from the very file that was checked. */
+  private static Optional<ObjectInfo> headOfFile(AgentSettings settings, RootedPaths.CheckedFile file)
+      throws IOException {
+    if (file == null) {
+      return Optional.empty();
+    }
+    try (RootedPaths.OpenFile open = settings.roots().sources().open(file)) {
+      return Optional.of(FileStore.info(file.path().getFileName().toString(), open.attributes()));
+    }
+  }
+
+  /**
+   * The copy's reader of a path source: the path is checked again and opened as the file that was checked; its size
+   * and version must still be {@code identity}, the source the pass decided to copy.
+   */
+  private static ImageCopier.Source checkedFileSource(ImageSpec image, AgentSettings settings,
+      SourceIdentity identity) {
+    return (offset, length) -> {
+      RootedPaths sources = settings.roots().sources();
+      RootedPaths.CheckedFile file = sources.file(Path.of(image.source()),
+          new RootedPaths.KnownMounts(MountTable.read().mountPoints(), path -> false));
+      RootedPaths.OpenFile open = sources.open(file);
+      SourceIdentity now = SourceIdentity.of(image.source(),
+          FileStore.info(file.path().getFileName().toString(), open.attributes()));
+      if (!now.equals(identity)) {
+        open.close();
+        throw new IOException("Cannot copy image " + image.name() + ": its source " + image.source()
+            + " changed since it was checked");
+      }
+      return new FileRangeStream(open.channel(), image.source(), offset, offset + length);
+    };
   }
 
   /** The mounts of the node now, and which of them this owner's agent made. */
@@ -441,7 +514,14 @@ public final class CacheAgent implements AutoCloseable {
     for (Path point : owned.mountPoints()) {
       String name = point.getFileName().toString();
       if (!settings.mountRoot().equals(point.getParent()) || !wanted.contains(name)) {
-        detachOwned(settings.roots(), owned, point, mounts);
+        try {
+          detachOwned(settings.roots(), owned, point, mounts);
+        } catch (ForeignLayer e) {
+          if (reportedForeign.add(e.getMessage())) {
+            decisions.add(name, "UnmountBlocked", e.getMessage());
+          }
+          continue; // still recorded: the next pass tries again
+        }
         owned.forgetMount(point);
         decisions.add(name, "Unmount", "no longer in the NodeCache");
       }
@@ -494,10 +574,31 @@ public final class CacheAgent implements AutoCloseable {
     return layers;
   }
 
-  /** Lazily unmounts the top {@code layers} mounts stacked at {@code point}. */
-  private static void detach(Path point, int layers) throws IOException {
-    for (int i = 0; i < layers; i++) {
+  /**
+   * Lazily unmounts the top {@code layers} of {@code stack}, the mounts at {@code point}, top first, each only when
+   * the owner's record says it mounted that layer's file (the loop device's backing file, by device and inode). A
+   * layer it did not mount (another NodeCache's, recorded at the same point, or one made by hand) stops it: that layer
+   * and everything under it stay, and the exception names it.
+   */
+  private static void detach(OwnedPaths owned, Path point, List<MountedLayer> stack, int layers) throws IOException {
+    for (int i = stack.size() - 1; i >= stack.size() - layers; i--) {
+      MountedLayer layer = stack.get(i);
+      FileIdentity file = layer.loop() == null ? null : Mounts.backingFile(layer.loop());
+      if (file == null || !owned.mounted(point, file)) {
+        throw new ForeignLayer("Cannot unmount " + point + ": its layer "
+            + (file == null ? "of " + layer.mount().device() + " (" + layer.mount().fsType() + ")"
+                : "reading " + layer.loop().backingFile() + " (" + file + ")")
+            + " was not mounted by NodeCache " + owned.owner() + "; it is left alone with the layers under it (remove"
+            + " it by hand, or delete the NodeCache that mounted it)");
+      }
       Mounts.detachTop(point);
+    }
+  }
+
+  /** A layer at one of the owner's mount points that the owner did not mount. */
+  private static final class ForeignLayer extends IOException {
+    ForeignLayer(String message) {
+      super(message);
     }
   }
 
@@ -507,13 +608,22 @@ public final class CacheAgent implements AutoCloseable {
    * Nothing else under the same roots is touched. Open files keep working until closed.
    */
   public static void removeOwned(NodeRoots roots, Path cacheDirectory, String owner) throws IOException {
-    if (!OwnedPaths.exists(cacheDirectory, owner)) {
+    if (OwnedPaths.markedUid(cacheDirectory, owner).isEmpty()) {
+      OwnedPaths.removeUnmarked(cacheDirectory, owner);
       return;
     }
-    OwnedPaths owned = OwnedPaths.open(roots.caches(), cacheDirectory, owner);
+    OwnedPaths owned = OwnedPaths.existing(roots.caches(), cacheDirectory, owner);
     MountTable mounts = MountTable.read();
+    List<String> foreign = new ArrayList<>();
     for (Path point : owned.mountPoints()) {
-      if (detachOwned(roots, owned, point, mounts)) {
+      boolean detached;
+      try {
+        detached = detachOwned(roots, owned, point, mounts);
+      } catch (ForeignLayer e) {
+        foreign.add(e.getMessage());
+        continue; // still recorded, for the next try
+      }
+      if (detached && MountTable.read().stackAt(point).isEmpty()) { // someone else's layers under ours stay
         try {
           Files.deleteIfExists(point);
         } catch (DirectoryNotEmptyException e) {
@@ -522,12 +632,16 @@ public final class CacheAgent implements AutoCloseable {
       }
       owned.forgetMount(point);
     }
+    if (!foreign.isEmpty()) {
+      throw new IOException(String.join("; ", foreign));
+    }
     owned.removeFolder();
   }
 
   /**
-   * Unmounts every layer at {@code point}, one of the owner's recorded mount points, when it is still reached from
-   * the mount roots without a link or a foreign mount (umount follows links); returns whether it was.
+   * Unmounts the owner's layers at {@code point}, one of its recorded mount points, when it is still reached from the
+   * mount roots without a link or a foreign mount (umount follows links); returns whether it was. Layers under the
+   * owner's lowest one stay; a layer of someone else above one of the owner's stops it ({@link ForeignLayer}).
    */
   private static boolean detachOwned(NodeRoots roots, OwnedPaths owned, Path point, MountTable mounts)
       throws IOException {
@@ -537,7 +651,14 @@ public final class CacheAgent implements AutoCloseable {
       // Gone, or reached only through a link or a mount not ours: nothing of ours can be unmounted there.
       return false;
     }
-    detach(point, mounts.stackAt(point).size());
+    List<MountedLayer> stack = layers(mounts, point);
+    int lowestOwn = stack.size();
+    for (int i = stack.size() - 1; i >= 0; i--) {
+      if (stack.get(i).loop() != null && owned.mounted(point, Mounts.backingFile(stack.get(i).loop()))) {
+        lowestOwn = i;
+      }
+    }
+    detach(owned, point, stack, stack.size() - lowestOwn); // layers under the owner's lowest are someone else's
     return true;
   }
 

@@ -2,11 +2,8 @@ package dev.quarry.core.cache.agent;
 
 import dev.quarry.core.fs.RootedPaths;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Optional;
 
 /**
  * The rule for an image whose source is a path on the node: it must be a regular file under one of the source roots
@@ -17,20 +14,22 @@ import java.util.Optional;
 final class SourceRoots {
   private SourceRoots() {}
 
-  /** Why {@code image}'s source must not be read, or empty when it may. A missing source is not refused here. */
-  static Optional<String> refusal(ImageSpec image, RootedPaths roots, RootedPaths.KnownMounts mounts) throws IOException {
-    Path source = Path.of(image.source());
-    Path file;
+  /**
+   * An image's source file as checked, or why it must not be read.
+   *
+   * @param file the checked file; null when refused or when it does not exist (the caller reports it missing, and
+   *     sees it when it appears later)
+   */
+  record Checked(RootedPaths.CheckedFile file, String refusal) {}
+
+  /** {@code image}'s source looked up once under the source roots: the file every later use must be. */
+  static Checked check(ImageSpec image, RootedPaths roots, RootedPaths.KnownMounts mounts) throws IOException {
     try {
-      file = roots.existing(source, mounts);
+      return new Checked(roots.file(Path.of(image.source()), mounts), null);
     } catch (NoSuchFileException e) {
-      return Optional.empty(); // reported as missing by the caller, which also sees it appear later
+      return new Checked(null, null);
     } catch (IOException e) {
-      return Optional.of("Cannot mount image " + image.name() + " from its source: " + e.getMessage());
+      return new Checked(null, "Cannot mount image " + image.name() + " from its source: " + e.getMessage());
     }
-    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-      return Optional.of("Cannot mount image " + image.name() + ": its source " + source + " is not a regular file");
-    }
-    return Optional.empty();
   }
 }

@@ -25,6 +25,18 @@ public final class ImageCopier {
 
   private final CacheDirectory cache;
 
+  /** Where the bytes of an image's source are read from. */
+  @FunctionalInterface
+  public interface Source {
+    /** Bytes [offset, offset + length) of the source. */
+    InputStream range(long offset, long length) throws IOException;
+
+    /** The object {@code location} names. */
+    static Source of(Location location) {
+      return (offset, length) -> location.store().getRange(location.key(), offset, length);
+    }
+  }
+
   public ImageCopier(CacheDirectory cache) {
     this.cache = cache;
   }
@@ -35,7 +47,7 @@ public final class ImageCopier {
    *
    * @throws ChecksumMismatchException when the bytes do not hash to {@code expectedSha256}; nothing is kept
    */
-  public CopyRecord copy(String name, Location source, SourceIdentity identity, String expectedSha256,
+  public CopyRecord copy(String name, Source source, SourceIdentity identity, String expectedSha256,
       Bandwidth bandwidth, LongConsumer progress) throws IOException, InterruptedException {
     Path part = cache.part(name);
     MessageDigest sha256 = Digest.sha256();
@@ -51,7 +63,7 @@ public final class ImageCopier {
             StandardOpenOption.APPEND);
         PipelinedDigest hashing = new PipelinedDigest(sha256, BUFFER)) {
       if (offset < identity.size()) {
-        try (InputStream in = source.store().getRange(source.key(), offset, identity.size() - offset)) {
+        try (InputStream in = source.range(offset, identity.size() - offset)) {
           long copied = offset;
           while (true) {
             byte[] buffer = hashing.take();

@@ -8,6 +8,8 @@ import dev.quarry.core.cache.host.MountEntry;
 import dev.quarry.core.cache.host.MountTable;
 import dev.quarry.core.cache.host.Mounts;
 import dev.quarry.core.cache.image.ImageBuilder;
+import dev.quarry.core.fs.FileIdentity;
+import dev.quarry.core.fs.RootedPaths;
 import dev.quarry.core.store.S3Settings;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.cas.Digest;
@@ -23,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
@@ -71,7 +74,7 @@ class CacheAgentIT {
   }
 
   private AgentSettings settings(String owner, String capacity, long bandwidth, ImageSpec... images) {
-    return new AgentSettings(owner, List.of(images), mountRoot, cacheDir, roots(), CacheCapacity.parse(capacity),
+    return new AgentSettings(owner, owner + "-uid", List.of(images), mountRoot, cacheDir, roots(), CacheCapacity.parse(capacity),
         Duration.ofMinutes(10), 10, bandwidth);
   }
 
@@ -252,9 +255,10 @@ class CacheAgentIT {
             .replace(".", "\\."));
     assertThat(Digest.ofFile(copies.resolve("laion.sqfs")).hex()).isEqualTo(data.sha256());
 
-    // A foreign layer on top (an older agent that crashed mid-repair): the stack is repaired to source + copy.
-    Path foreign = Files.copy(data.image(), temp.resolve("foreign.sqfs"));
-    Mounts.mountImage(foreign, Files.createDirectories(mountRoot.resolve("laion")));
+    // A duplicate of the copy on top (an older agent that crashed mid-repair, which recorded it before mounting it):
+    // the stack is repaired to source + copy. Layers the NodeCache did not mount are left alone (test below).
+    Path copy = copies.resolve("laion.sqfs");
+    Mounts.mountImage(copy, FileIdentity.of(copy), mountRoot.resolve("laion"));
     assertThat(stack("laion")).hasSize(3);
     NodeReport repaired = agent().pass(settings("1Gi", 0, image));
     assertThat(image(repaired, "laion").state()).isEqualTo(ImageState.CACHED);
@@ -344,13 +348,70 @@ class CacheAgentIT {
   }
 
   @Test
+  void aNodeCacheCreatedAgainUnderTheSameNameRemovesTheEarlierOnesMountsAndCopiesInsteadOfAdoptingThem()
+      throws Exception {
+    TestImage data = TestImage.build(temp, "tiny", 2, (int) MIB, 11);
+    CacheAgent earlier = agent();
+    passUntil(earlier, settings("1Gi", 0, new ImageSpec("tiny", data.image().toString(), data.sha256(), true, 0)),
+        r -> image(r, "tiny").state() == ImageState.CACHED);
+    earlier.close(); // deleted, and its agent gone before it cleaned up
+
+    AgentSettings again = new AgentSettings(OWNER, "uid-2", List.of(new ImageSpec("tiny", data.image().toString(),
+        null, false, 0)), mountRoot, cacheDir, roots(), CacheCapacity.parse("1Gi"), Duration.ofMinutes(10), 10, 0);
+    NodeReport report = agent().pass(again);
+    assertThat(report.decisions()).anySatisfy(d -> assertThat(d.action() + ": " + d.reason()).isEqualTo(
+        "RemoveEarlier: removed the mounts and copies of an earlier NodeCache datasets (UID datasets-uid): NodeCache"
+            + " UID uid-2 does not adopt them"));
+    assertThat(image(report, "tiny").state()).isEqualTo(ImageState.SOURCE);
+    assertThat(stack("tiny")).singleElement().extracting(LoopDevice::backingFile).isEqualTo(data.image());
+    try (var files = Files.list(copies)) {
+      assertThat(files.toList()).as("the earlier NodeCache's copy").isEmpty();
+    }
+    assertThat(cacheDir.resolve(OWNER).resolve(OwnedPaths.MARKER)).hasContent("datasets\nuid-2");
+    readAll(mountRoot.resolve("tiny"), data.fileDigests());
+  }
+
+  @Test
+  void aLayerAnotherNodeCacheRecordedAtTheSameMountPointIsNeverDetachedButReported() throws Exception {
+    TestImage ours = TestImage.build(temp, "ours", 2, (int) MIB, 12);
+    TestImage theirs = TestImage.build(temp, "theirs", 2, (int) MIB, 13);
+    Path point = mountRoot.resolve("shared");
+    CacheAgent a = agent();
+    AgentSettings forA = settings("team-a", "1Gi", 0, new ImageSpec("shared", ours.image().toString(), null, false,
+        0));
+    assertThat(image(a.pass(forA), "shared").state()).isEqualTo(ImageState.SOURCE);
+    // Another NodeCache's record names the same mount point, and its image is mounted on top of A's.
+    OwnedPaths b = OwnedPaths.open(roots().caches(), cacheDir, "team-b", "team-b-uid");
+    b.recordMount(point, FileIdentity.of(theirs.image()));
+    Mounts.mountImage(theirs.image(), FileIdentity.of(theirs.image()), point);
+    String left = "Cannot unmount " + point + ": its layer reading " + theirs.image() + " ("
+        + FileIdentity.of(theirs.image()) + ") was not mounted by NodeCache team-a; it is left alone with the layers"
+        + " under it (remove it by hand, or delete the NodeCache that mounted it)";
+
+    ImageReport blocked = image(a.pass(forA), "shared");
+    assertThat(blocked.state()).isEqualTo(ImageState.FAILED);
+    assertThat(blocked.message()).isEqualTo(left);
+    assertThatThrownBy(() -> CacheAgent.removeOwned(roots(), cacheDir, "team-a")).hasMessage(left);
+    assertThat(stack("shared")).extracting(LoopDevice::backingFile).containsExactly(ours.image(), theirs.image());
+    readAll(point, theirs.fileDigests());
+
+    // B removes its own layer only; then A's pass and A's removal work again.
+    CacheAgent.removeOwned(roots(), cacheDir, "team-b");
+    assertThat(stack("shared")).extracting(LoopDevice::backingFile).containsExactly(ours.image());
+    assertThat(image(a.pass(forA), "shared").state()).isEqualTo(ImageState.SOURCE);
+    readAll(point, ours.fileDigests());
+    CacheAgent.removeOwned(roots(), cacheDir, "team-a");
+    assertThat(MountTable.read().stackAt(point)).isEmpty();
+  }
+
+  @Test
   void twoNodeCachesOnOneNodeLeaveEachOthersMountsAndCopiesAndForeignFilesAlone() throws Exception {
     TestImage first = TestImage.build(temp, "first", 2, (int) MIB, 8);
     TestImage second = TestImage.build(temp, "second", 2, (int) MIB, 9);
     Path foreignRecord = Files.writeString(cacheDir.resolve("notes.json"), "{\"kept\": true}");
     Path foreignImage = Files.copy(first.image(), cacheDir.resolve("backup.sqfs"));
     Path handMade = mountRoot.resolve("by-hand");
-    Mounts.mountImage(second.image(), Files.createDirectories(handMade));
+    Mounts.mountImage(second.image(), FileIdentity.of(second.image()), Files.createDirectories(handMade));
     try {
       CacheAgent a = agent();
       CacheAgent b = agent();
@@ -401,7 +462,7 @@ class CacheAgentIT {
     TestImage data = TestImage.build(temp, "outside", 2, (int) MIB, 10);
     Path shared = Files.createDirectories(temp.resolve("shared"));
     Path link = Files.createSymbolicLink(shared.resolve("link.sqfs"), Path.of("/etc/hostname"));
-    AgentSettings settings = new AgentSettings(OWNER, List.of(
+    AgentSettings settings = new AgentSettings(OWNER, OWNER + "-uid", List.of(
         new ImageSpec("shadow", "/etc/shadow", null, true, 0),
         new ImageSpec("linked", link.toString(), null, true, 0),
         new ImageSpec("folder", shared.toString(), null, true, 0),
@@ -416,8 +477,8 @@ class CacheAgentIT {
     assertThat(image(report, "linked").message()).isEqualTo("Cannot mount image linked from its source: Cannot use "
         + link + ": " + link + " is a symbolic link, which is never followed under the roots the cluster admin"
         + " allows");
-    assertThat(image(report, "folder").message()).isEqualTo("Cannot mount image folder: its source " + shared
-        + " is not a regular file");
+    assertThat(image(report, "folder").message()).isEqualTo("Cannot mount image folder from its source: Cannot use "
+        + shared + ": it is not a regular file");
     for (String refused : List.of("shadow", "linked", "folder")) {
       assertThat(image(report, refused).state()).isEqualTo(ImageState.FAILED);
       assertThat(MountTable.read().stackAt(mountRoot.resolve(refused))).isEmpty();
@@ -437,11 +498,11 @@ class CacheAgentIT {
     Path orphanImage = ImageBuilder.build(content, temp.resolve("orphan.sqfs"), ImageBuilder.Compression.NONE, 2)
         .image();
     Path orphan = Files.createDirectories(mountRoot.resolve("orphan"));
-    Mounts.mountImage(orphanImage, orphan);
+    Mounts.mountImage(orphanImage, FileIdentity.of(orphanImage), orphan);
     TestImage data = TestImage.build(temp, "pets", 2, (int) MIB, 7);
     ImageSpec image = new ImageSpec("pets", data.image().toString(), null, true, 0);
     try {
-      AgentSettings through = new AgentSettings(OWNER, List.of(image), orphan.resolve("out"), cacheDir, roots(),
+      AgentSettings through = new AgentSettings(OWNER, OWNER + "-uid", List.of(image), orphan.resolve("out"), cacheDir, roots(),
           CacheCapacity.parse("1Gi"), Duration.ofMinutes(10), 10, 0);
       assertThatThrownBy(() -> agent().pass(through)).hasMessage("Cannot use " + orphan.resolve("out") + ": "
           + orphan + " is a mount this agent did not make (an image left mounted by an agent that is gone, or a"
@@ -460,6 +521,86 @@ class CacheAgentIT {
         + " admin allows");
     assertThat(MountTable.read().stackAt(elsewhere)).isEmpty();
     assertThat(elsewhere).isEmptyDirectory();
+  }
+
+  /**
+   * Shared storage written from another machine: its folder {@code a} holds the image, and is swapped for a link to
+   * a folder outside the source roots (another NodeCache's copies, say) right after the agent's {@code check}-th
+   * check of the image's path, before the agent uses it. Swapped back by {@link Swap#undo}.
+   */
+  private record Swap(Path shared, Path image, Path secret, AgentSettings settings) {
+    static Swap after(Path temp, Path mountRoot, Path cacheDir, int check, boolean pinned) throws IOException {
+      Path shared = Files.createDirectories(temp.resolve("shared"));
+      TestImage data = TestImage.build(Files.createDirectories(shared.resolve("a")), "img", 4, (int) MIB, 21);
+      TestImage secret = TestImage.build(Files.createDirectories(temp.resolve("private").resolve("a")), "img", 4,
+          (int) MIB, 22);
+      assertThat(secret.sizeBytes()).isEqualTo(data.sizeBytes());
+      AtomicInteger checks = new AtomicInteger();
+      RootedPaths sources = new RootedPaths(List.of(shared)).afterEachCheck(path -> {
+        if (path.equals(data.image()) && checks.incrementAndGet() == check) {
+          try {
+            Files.move(shared.resolve("a"), shared.resolve("a.real"));
+            Files.createSymbolicLink(shared.resolve("a"), secret.image().getParent());
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        }
+      });
+      NodeRoots roots = new NodeRoots(new RootedPaths(List.of(mountRoot)), new RootedPaths(List.of(cacheDir)),
+          sources);
+      AgentSettings settings = new AgentSettings(OWNER, OWNER + "-uid", List.of(new ImageSpec("img", data.image().toString(), null,
+          pinned, 0)), mountRoot, cacheDir, roots, CacheCapacity.parse("1Gi"), Duration.ofMinutes(10), 10, 0);
+      return new Swap(shared, data.image(), secret.image(), settings);
+    }
+
+    void undo() throws IOException {
+      Files.delete(shared.resolve("a"));
+      Files.move(shared.resolve("a.real"), shared.resolve("a"));
+    }
+  }
+
+  @Test
+  void aSourceFolderSwappedForALinkAfterItsCheckIsNeitherReadNorMounted() throws Exception {
+    Swap swap = Swap.after(temp, mountRoot, cacheDir, 1, false);
+    CacheAgent agent = agent();
+    ImageReport report = image(agent.pass(swap.settings()), "img");
+    assertThat(report.state()).isEqualTo(ImageState.FAILED);
+    assertThat(report.message()).startsWith("Cannot read the source of image img: Cannot use " + swap.image()
+        + ": it was replaced after it was checked (it named inode ");
+    assertThat(stack("img")).isEmpty();
+
+    swap.undo();
+    assertThat(image(agent.pass(swap.settings()), "img").state()).isEqualTo(ImageState.SOURCE);
+    assertThat(stack("img")).singleElement().extracting(LoopDevice::backingFile).isEqualTo(swap.image());
+  }
+
+  @Test
+  void aSourceFolderSwappedForALinkBeforeItsCopyIsNotCopied() throws Exception {
+    Swap swap = Swap.after(temp, mountRoot, cacheDir, 2, true); // the pass checks it first, the copy second
+    CacheAgent agent = agent();
+    NodeReport report = passUntil(agent, swap.settings(), r -> r.decisions().stream()
+        .anyMatch(d -> d.action().startsWith("Copy")));
+    assertThat(report.decisions()).filteredOn(d -> d.action().startsWith("Copy")).singleElement()
+        .satisfies(d -> assertThat(d.action()).isEqualTo("CopyFailed"))
+        .extracting(Decision::reason).asString().startsWith("Cannot use " + swap.image()
+            + ": it was replaced after it was checked");
+    assertThat(copies.resolve("img.sqfs")).doesNotExist();
+    assertThat(image(report, "img").state()).isNotEqualTo(ImageState.CACHED);
+    swap.undo();
+  }
+
+  @Test
+  void anImageReplacedBetweenItsCheckAndItsMountIsNotMounted() throws Exception {
+    TestImage checked = TestImage.build(temp, "checked", 2, (int) MIB, 23);
+    TestImage other = TestImage.build(temp, "other", 2, (int) MIB, 24);
+    FileIdentity identity = FileIdentity.of(checked.image());
+    Files.move(other.image(), checked.image(), StandardCopyOption.REPLACE_EXISTING);
+    Path point = Files.createDirectories(mountRoot.resolve("checked"));
+    assertThatThrownBy(() -> Mounts.mountImage(checked.image(), identity, point))
+        .hasMessageStartingWith("Cannot mount " + checked.image() + ": it was replaced after it was checked (it named "
+            + identity + ", the loop device reads ");
+    assertThat(MountTable.read().stackAt(point)).isEmpty();
+    assertThat(LoopDevice.attached()).noneMatch(loop -> loop.backingFile().startsWith(temp));
   }
 
   private static void dropCaches() throws IOException {

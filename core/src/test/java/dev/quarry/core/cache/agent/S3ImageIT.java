@@ -39,7 +39,7 @@ class S3ImageIT {
     try (ObjectStores stores = new ObjectStores(s3);
         CacheAgent agent = new CacheAgent(stores::locate, CopySlots.unlimited(), Clock.systemUTC(), Duration.ofMinutes(5))) {
       stores.locate("s3://" + bucket + "/v1/weights.sqfs").store().put("v1/weights.sqfs", Files.readAllBytes(data.image()));
-      AgentSettings settings = new AgentSettings("models",
+      AgentSettings settings = new AgentSettings("models", "models-uid",
           List.of(new ImageSpec("weights", "s3://" + bucket + "/v1/weights.sqfs", data.sha256(), false, 0)),
           mountRoot, cacheDir, roots(mountRoot, cacheDir), CacheCapacity.parse("1Gi"), Duration.ofMinutes(10), 10, 0);
       NodeReport first = agent.pass(settings);
