@@ -158,8 +158,8 @@ class ControlPlaneScaleIT {
 
   private static NodeCacheStatus status(KubernetesClient client) {
     NodeCache cache = client.resources(NodeCache.class).withName("scale").get();
-    return cache.getStatus() == null ? new NodeCacheStatus(null, null, CachePhase.Pending, null, null, null, null, null,
-        null, null, null, null) : cache.getStatus();
+    return cache.getStatus() == null ? new NodeCacheStatus(null, null, null, CachePhase.Pending, null, null, null,
+        null, null, null, null, null, null) : cache.getStatus();
   }
 
   /** Writes of the status subresource of Quarry's kinds, by resource. */
