@@ -135,11 +135,12 @@ class HelmChartIT {
   }
 
   @Test
-  void theAgentMayReadItsNodeCacheOwnItsReportsAndTakeCopySlotsAndNothingElse() throws Exception {
+  void theAgentMayReadItsNodeCacheAndNodeOwnItsReportsAndTakeCopySlotsAndNothingElse() throws Exception {
     List<HasMetadata> objects = render();
     ClusterRole cluster = named(objects, ClusterRole.class, "quarry-agent");
     assertThat(rules(cluster.getRules())).containsExactlyInAnyOrder(
         "quarry.dev/nodecaches: get,list,watch",
+        "/nodes: get",
         "quarry.dev/nodecachereports: get,list,watch,create,update,patch,delete",
         "quarry.dev/nodecachereports/status: get,update,patch");
     Role role = named(objects, Role.class, "quarry-agent");
