@@ -198,6 +198,8 @@ class NodeAgentIT {
       startedOn("gpu", "node-gpu").close();
       assertThat(MountTable.read().stackAt(point)).isEmpty();
       assertThat(temp.resolve("cache/gpu")).doesNotExist();
+      assertThat(client.resources(NodeCacheReport.class).withName(NodeCacheReport.nameOf("gpu", "node-gpu")).get())
+          .as("nothing left there for the operator to wait for").isNull();
 
       // Its labels no longer match the nodeSelector: the same.
       client.nodes().withName("node-gpu").edit(n -> new NodeBuilder(n).editSpec().withTaints().endSpec()

@@ -210,6 +210,7 @@ public final class NodeAgent implements AutoCloseable {
       if (HostPathRoots.isUnder(cacheDirectory, roots.cacheRoots())) {
         CacheAgent.removeOwned(NodeCacheSettings.nodeRoots(roots), Path.of(cacheDirectory), nodeCacheName);
       }
+      reports.delete(held); // nothing of the NodeCache is left here: the operator need not wait for this node
       log.info("Stopping: {}, so removed the mounts and copies of NodeCache {} on node {}", reason, nodeCacheName,
           node);
     } catch (IOException | RuntimeException e) {

@@ -153,7 +153,7 @@ class HelmChartIT {
     List<HasMetadata> objects = render();
     List<String> rules = rules(named(objects, ClusterRole.class, "quarry-operator").getRules());
     assertThat(rules).noneMatch(rule -> rule.contains("secrets") || rule.contains("*"));
-    assertThat(rules).contains("batch/jobs: get,list,watch,create,delete", "/pods: get,list,watch");
+    assertThat(rules).contains("batch/jobs: get,list,watch,create,delete", "/pods: get,list,watch", "/nodes: get");
     assertThat(rules(named(objects, Role.class, "quarry-operator").getRules()))
         .as("fabric8's LeaderElector renews the lease with a PATCH")
         .contains("coordination.k8s.io/leases: get,create,update,patch");
