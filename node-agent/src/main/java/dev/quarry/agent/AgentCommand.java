@@ -143,19 +143,28 @@ public final class AgentCommand {
         return 2;
       }
       boolean any = false;
+      boolean left = false;
       for (Path folder : folders) {
         for (String owner : nodeCache == null ? OwnedPaths.owners(folder) : List.of(nodeCache)) {
-          CacheAgent.removeOwned(roots, folder, owner);
+          any = true;
+          try {
+            CacheAgent.removeOwned(roots, folder, owner);
+          } catch (IOException e) {
+            // Someone else's layer over one of the owner's: the others are still cleaned; the owner's record stays.
+            spec.commandLine().getErr().println("quarry-agent: Cannot remove all mounts of NodeCache " + owner
+                + " (records in " + folder + "): " + e.getMessage());
+            left = true;
+            continue;
+          }
           spec.commandLine().getOut().println("Removed the mounts and copies of NodeCache " + owner + " (records in "
               + folder + ")");
-          any = true;
         }
       }
       if (!any) {
         spec.commandLine().getOut().println("No NodeCache has mounts or copies recorded under "
             + (cacheDirectory != null ? cacheDirectory : String.join(" or ", cacheRoots)));
       }
-      return 0;
+      return left ? 1 : 0;
     }
 
     private static List<Path> paths(List<String> roots) {

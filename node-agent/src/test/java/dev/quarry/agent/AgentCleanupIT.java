@@ -51,6 +51,43 @@ class AgentCleanupIT {
   }
 
   @Test
+  void aLayerOfAnotherNodeCacheOverOneOfItsOwnIsLeftWithItsRecordAndNamedWhileTheOthersAreCleaned()
+      throws Exception {
+    Path content = Files.createDirectories(temp.resolve("content"));
+    Files.writeString(content.resolve("labels.txt"), "fish\n");
+    Path image = ImageBuilder.build(content, temp.resolve("pets.sqfs"), ImageBuilder.Compression.GZIP, 2).image();
+    Path other = Files.copy(image, temp.resolve("other.sqfs"));
+    Path cache = temp.resolve("cache");
+    Path point = Files.createDirectories(temp.resolve("mnt/pets"));
+    OwnedPaths a = OwnedPaths.open(new RootedPaths(List.of(cache)), cache, "team-a", "team-a-uid");
+    a.recordMount(point, FileIdentity.of(image));
+    Mounts.mountImage(image, FileIdentity.of(image), point);
+    OwnedPaths b = OwnedPaths.open(new RootedPaths(List.of(cache)), cache, "team-b", "team-b-uid");
+    b.recordMount(point, FileIdentity.of(other));
+    Mounts.mountImage(other, FileIdentity.of(other), point);
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine command = new CommandLine(new AgentCommand());
+    command.setOut(new PrintWriter(out, true));
+    command.setErr(new PrintWriter(err, true));
+    String[] cleanup = {"cleanup", "--cache-roots", cache.toString(), "--mount-roots", temp.resolve("mnt").toString()};
+
+    assertThat(command.execute(cleanup)).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry-agent: Cannot remove all mounts of NodeCache team-a (records in "
+        + cache + "): Cannot unmount " + point + ": its layer reading " + other + " (" + FileIdentity.of(other)
+        + ") was not mounted by NodeCache team-a; it is left alone with the layers under it (remove it by hand, or"
+        + " delete the NodeCache that mounted it)" + System.lineSeparator());
+    assertThat(out.toString()).isEqualTo("Removed the mounts and copies of NodeCache team-b (records in " + cache
+        + ")" + System.lineSeparator());
+    assertThat(MountTable.read().stackAt(point)).as("team-a's layer, under team-b's until team-b went").hasSize(1);
+    assertThat(OwnedPaths.owners(cache)).containsExactly("team-a");
+
+    assertThat(new CommandLine(new AgentCommand()).execute(cleanup)).isZero();
+    assertThat(MountTable.read().stackAt(point)).isEmpty();
+    assertThat(OwnedPaths.owners(cache)).isEmpty();
+  }
+
+  @Test
   void cleansTheRecordsOfEveryCacheFolderUnderTheCacheRoots() throws Exception {
     Path content = Files.createDirectories(temp.resolve("content"));
     Files.writeString(content.resolve("labels.txt"), "dog\n");

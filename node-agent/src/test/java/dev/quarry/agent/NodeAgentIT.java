@@ -25,7 +25,10 @@ import dev.quarry.core.cache.host.MountTable;
 import dev.quarry.core.cache.image.ImageBuilder;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.testkit.KubeApiExtension;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpecBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -41,6 +44,7 @@ import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -161,6 +165,75 @@ class NodeAgentIT {
       nc.getMetadata().setFinalizers(List.of());
       return nc;
     });
+  }
+
+  @Test
+  void onShutdownTheAgentKeepsItsMountsWhileItsNodeIsSelectedAndRemovesThemWhenItIsNot() throws Exception {
+    Path source = image("gpu", "weights\n");
+    Path point = temp.resolve("mnt/gpu");
+    Node node = new NodeBuilder().withNewMetadata().withName("node-gpu").withLabels(Map.of("gpu", "yes"))
+        .endMetadata().build();
+    client.resource(node).create();
+    try {
+      NodeCache nodeCache = new NodeCache();
+      nodeCache.setMetadata(new ObjectMetaBuilder().withName("gpu").withFinalizers("quarry.dev/test-holds").build());
+      nodeCache.setSpec(new NodeCacheSpec(Map.of("gpu", "yes"), List.of(new TolerationBuilder().withKey("gpu")
+          .withOperator("Exists").withEffect("NoSchedule").build()), temp.resolve("mnt").toString(),
+          new CacheStorage(temp.resolve("cache").toString(), "1Gi"),
+          List.of(new CacheImage("gpu", source.toString(), null, false, 0)), new CachePolicy("10m", "1s", 10, null, 1),
+          null));
+      client.resource(nodeCache).create();
+      OperatorStandIn.accept(client, "gpu");
+
+      // A rolling update or a drain: the node is still selected (its tolerated taint, and the drain's, count not).
+      client.nodes().withName("node-gpu").edit(n -> new NodeBuilder(n).editOrNewSpec().withUnschedulable(true)
+          .addNewTaint().withKey("gpu").withValue("a100").withEffect("NoSchedule").endTaint()
+          .addNewTaint().withKey("node.kubernetes.io/unschedulable").withEffect("NoSchedule").endTaint()
+          .endSpec().build());
+      NodeAgent first = startedOn("gpu", "node-gpu");
+      await().atMost(Duration.ofSeconds(30)).until(() -> !MountTable.read().stackAt(point).isEmpty());
+      first.close();
+      assertThat(MountTable.read().stackAt(point)).as("kept for the next agent").hasSize(1);
+
+      // A taint the NodeCache does not tolerate takes the node out: the next agent to stop removes what it made.
+      client.nodes().withName("node-gpu").edit(n -> new NodeBuilder(n).editSpec().addNewTaint().withKey("maintenance")
+          .withEffect("NoExecute").endTaint().endSpec().build());
+      startedOn("gpu", "node-gpu").close();
+      assertThat(MountTable.read().stackAt(point)).isEmpty();
+      assertThat(temp.resolve("cache/gpu")).doesNotExist();
+      assertThat(client.resources(NodeCacheReport.class).withName(NodeCacheReport.nameOf("gpu", "node-gpu")).get())
+          .as("nothing left there for the operator to wait for").isNull();
+
+      // Its labels no longer match the nodeSelector: the same.
+      client.nodes().withName("node-gpu").edit(n -> new NodeBuilder(n).editSpec().withTaints().endSpec()
+          .editMetadata().withLabels(Map.of("gpu", "yes")).endMetadata().build());
+      NodeAgent third = startedOn("gpu", "node-gpu");
+      await().atMost(Duration.ofSeconds(30)).until(() -> !MountTable.read().stackAt(point).isEmpty());
+      client.nodes().withName("node-gpu").edit(n -> new NodeBuilder(n).editMetadata()
+          .withLabels(Map.of("gpu", "no")).endMetadata().build());
+      third.close();
+      assertThat(MountTable.read().stackAt(point)).isEmpty();
+      assertThat(temp.resolve("cache/gpu")).doesNotExist();
+      release("gpu");
+    } finally {
+      client.nodes().withName("node-gpu").delete();
+    }
+  }
+
+  /** An agent of {@code name} on {@code node}, started, that has made its first pass. */
+  private NodeAgent startedOn(String name, String node) {
+    NodeAgent started = new NodeAgent(client, name, node, "default", roots(), EndpointAllowlist.ANY,
+        new NodeCacheSecrets(List.of("cache-keys")), ObjectStores::new, Clock.systemUTC());
+    others.add(started);
+    otherLoops.add(Thread.ofPlatform().start(() -> {
+      try {
+        started.run();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }));
+    await().atMost(Duration.ofSeconds(30)).until(started::ready);
+    return started;
   }
 
   /** The roots the admin allows, as the chart would set them: this test's folders, apart. */

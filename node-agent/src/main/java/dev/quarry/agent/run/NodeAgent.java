@@ -14,6 +14,7 @@ import dev.quarry.core.cache.agent.NodeReport;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.S3Settings;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -34,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * One node's agent for one NodeCache: watches the NodeCache, runs the cache engine's pass every interval (or at once
  * when the spec changes or a copy finishes), and publishes the result as this node's report and as metrics. When
  * the NodeCache is being deleted it removes every mount and copy it made, then its report, which lets the operator
- * finish the deletion. It acts only on a spec the operator accepted ({@link NodeCache#specAccepted}): while a newer
+ * finish the deletion; when it stops on a node the NodeCache no longer selects, it removes them too. It acts only on a spec the operator accepted ({@link NodeCache#specAccepted}): while a newer
  * spec is pending or refused it keeps the last accepted one, and it does nothing for a NodeCache never accepted. A
  * spec with a host path outside the admin's roots or a store endpoint the admin does not allow is not acted on
  * either, nor one naming a Secret the admin did not list for NodeCaches (the operator says why in the NodeCache's
@@ -121,7 +122,7 @@ public final class NodeAgent implements AutoCloseable {
     return stores.computeIfAbsent(NodeCacheSettings.s3(passing), openStores).locate(url);
   }
 
-  /** Runs passes until {@link #close} (SIGTERM). Mounts stay when the agent stops: they outlive it by design. */
+  /** Runs passes until {@link #close} (SIGTERM). */
   public void run() throws InterruptedException {
     while (!stopped) {
       NodeCache now = watched.live();
@@ -192,6 +193,38 @@ public final class NodeAgent implements AutoCloseable {
     lastPass = clock.instant();
   }
 
+  private void leaveIfNotSelected() {
+    NodeCache held = watched.accepted();
+    if (held == null || cleanedUp) {
+      return;
+    }
+    try {
+      NodeCache now = client.resources(NodeCache.class).withName(nodeCacheName).get();
+      Node self = client.nodes().withName(node).get();
+      String reason;
+      if (now == null || now.getMetadata().getDeletionTimestamp() != null
+          || !now.getMetadata().getUid().equals(held.getMetadata().getUid())) {
+        reason = "NodeCache " + nodeCacheName + " is gone or being deleted";
+      } else if (self == null) {
+        reason = "node " + node + " is gone";
+      } else if (!NodeSelection.selects(now.specAccepted() ? now.getSpec() : held.getSpec(), self)) {
+        reason = "node " + node + " is no longer selected (spec.nodeSelector, spec.tolerations)";
+      } else {
+        return; // another agent takes over
+      }
+      String cacheDirectory = NodeCachePaths.cacheDirectory(held.getSpec());
+      if (HostPathRoots.isUnder(cacheDirectory, roots.cacheRoots())) {
+        CacheAgent.removeOwned(NodeCacheSettings.nodeRoots(roots), Path.of(cacheDirectory), nodeCacheName);
+      }
+      reports.delete(held); // nothing of the NodeCache is left here: the operator need not wait for this node
+      log.info("Stopping: {}, so removed the mounts and copies of NodeCache {} on node {}", reason, nodeCacheName,
+          node);
+    } catch (IOException | RuntimeException e) {
+      log.warn("Cannot remove the mounts and copies of NodeCache {} on node {} while stopping: {}; reset the node"
+          + " with quarry-agent cleanup", nodeCacheName, node, e.toString());
+    }
+  }
+
   /** Alive while passes keep finishing: three intervals without one means the loop is stuck. */
   public boolean live() {
     NodeCache nodeCache = watched.accepted();
@@ -207,12 +240,19 @@ public final class NodeAgent implements AutoCloseable {
     return metrics;
   }
 
+  /**
+   * Stops the agent (SIGTERM). Its mounts and copies stay when another agent takes over on this node (a rolling update,
+   * a drain, a restart); they are removed when none will: the NodeCache is gone or being deleted (or another of the
+   * same name replaced it), or this node no longer has the labels of its {@code nodeSelector} or has a taint it does
+   * not tolerate. When the NodeCache or the Node cannot be read, they stay.
+   */
   @Override
   public void close() {
     stopped = true;
     engine.wake();
     informer.close();
-    engine.close();
+    engine.close(); // waits for a running pass
+    leaveIfNotSelected();
     slots.close();
     stores.values().forEach(ObjectStores::close);
   }

@@ -3,6 +3,7 @@ package dev.quarry.operator.cache;
 import dev.quarry.api.nodecache.CachePhase;
 import dev.quarry.api.nodecache.NodeCache;
 import dev.quarry.api.nodecache.NodeCacheReport;
+import dev.quarry.api.nodecache.NodeCacheReportStatus;
 import dev.quarry.api.nodecache.NodeCacheSecrets;
 import dev.quarry.api.nodecache.NodeCacheStatus;
 import dev.quarry.operator.jobs.WorkerLabels;
@@ -39,8 +40,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs one agent DaemonSet per NodeCache and summarizes the agents' reports into its status. On deletion it waits
- * for each agent to undo its mounts and delete its report (the finalizer is for that real cleanup on the nodes), but
- * never for a node that no longer runs an agent pod, and never longer than {@link #AGENT_CLEANUP_DEADLINE}.
+ * for each agent to undo its mounts and delete its report (the finalizer is for that real cleanup on the nodes), never
+ * longer than {@link #AGENT_CLEANUP_DEADLINE}; a node with no agent pod whose report still shows mounts or copies,
+ * and which is still in the cluster, holds the NodeCache until an admin cleans it and deletes its report (a Warning
+ * event says so after the deadline). Reports of other nodes without an agent are deleted.
  */
 @ControllerConfiguration(name = "nodecache")
 public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner<NodeCache> {
@@ -50,6 +53,7 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
   private static final Logger LOG = LoggerFactory.getLogger(NodeCacheReconciler.class);
   private static final long RECHECK_MILLIS = 5_000;
   private static final long REFUSED_RECHECK_MILLIS = 30_000;
+  private static final long LEFT_BEHIND_RECHECK_MILLIS = 60_000;
 
   private final KubernetesClient client;
   private final AgentSettings settings;
@@ -189,8 +193,22 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
     Set<String> agentNodes = agentNodes(cache);
     List<NodeCacheReport> waiting = reports.stream()
         .filter(report -> agentNodes.contains(report.getSpec().node())).toList();
+    // No agent will clean these nodes, but they are in the cluster with the NodeCache's mounts or copies: an admin
+    // must, so the NodeCache stays until their reports are deleted.
+    List<NodeCacheReport> leftBehind = reports.stream()
+        .filter(report -> !agentNodes.contains(report.getSpec().node()) && holdsSomething(report)
+            && client.nodes().withName(report.getSpec().node()).get() != null).toList();
     Instant deleted = Instant.parse(cache.getMetadata().getDeletionTimestamp());
     boolean late = Duration.between(deleted, Instant.now(clock)).compareTo(AGENT_CLEANUP_DEADLINE) > 0;
+    if (!leftBehind.isEmpty()) {
+      if (late) {
+        String name = cache.getMetadata().getName();
+        events.warning(cache, "MountsLeftOnNodes", "No agent runs on " + nodes(leftBehind) + ", which still have"
+            + " mounts or copies of NodeCache " + name + ": run quarry-agent cleanup --node-cache " + name
+            + " on each, then delete its NodeCacheReport " + NodeCacheReport.nameOf(name, "<node>"));
+      }
+      return DeleteControl.noFinalizerRemoval().rescheduleAfter(late ? LEFT_BEHIND_RECHECK_MILLIS : RECHECK_MILLIS);
+    }
     if (!waiting.isEmpty() && !late) {
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(RECHECK_MILLIS);
     }
@@ -212,6 +230,13 @@ public final class NodeCacheReconciler implements Reconciler<NodeCache>, Cleaner
     return context.getSecondaryResources(NodeCacheReport.class).stream()
         .filter(r -> r.getSpec() != null && cache.getMetadata().getName().equals(r.getSpec().nodeCache()))
         .toList();
+  }
+
+  /** Whether a report says its node has mounts or copies of the NodeCache. */
+  private static boolean holdsSomething(NodeCacheReport report) {
+    NodeCacheReportStatus status = report.getStatus();
+    return status != null && ((status.mounted() != null && status.mounted() > 0)
+        || (status.cacheUsedBytes() != null && status.cacheUsedBytes() > 0));
   }
 
   /** The nodes where an agent pod of this cache still runs (or is starting). */

@@ -23,6 +23,7 @@ import dev.quarry.testkit.CommandResult;
 import dev.quarry.testkit.KubeApi;
 import dev.quarry.testkit.KubeApiExtension;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -154,6 +155,32 @@ class NodeCacheIT {
     assertThat(client.resources(NodeCacheReport.class).withName(NodeCacheReport.nameOf("doomed", "gone-node"))
         .get()).isNull();
     client.resource(agent).withGracePeriod(0).delete();
+  }
+
+  @Test
+  void deletionWaitsForANodeInTheClusterWithoutAnAgentWhoseReportStillShowsMounts() throws Exception {
+    NodeCache cache = client.resource(example("stuck")).create();
+    awaitDaemonSet("quarry-agent-stuck");
+    client.resource(new NodeBuilder().withNewMetadata().withName("left-node").endMetadata().build()).create();
+    try {
+      report("stuck", "left-node", 1L, CachePhase.Ready, ImageState.Source, 0, 0); // its agent was moved off
+      report("stuck", "gone-node", 1L, CachePhase.Ready, ImageState.Source, 0, 0); // left the cluster
+      await().atMost(WAIT).until(() -> !client.resources(NodeCache.class).withName("stuck").get().getMetadata()
+          .getFinalizers().isEmpty());
+
+      client.resource(cache).delete();
+      Thread.sleep(3000);
+      assertThat(client.resources(NodeCache.class).withName("stuck").get())
+          .as("left-node still has its mounts, and no agent to remove them").isNotNull();
+
+      // An admin runs quarry-agent cleanup there and deletes the report: the NodeCache goes.
+      client.resources(NodeCacheReport.class).withName(NodeCacheReport.nameOf("stuck", "left-node")).delete();
+      await().atMost(WAIT).until(() -> client.resources(NodeCache.class).withName("stuck").get() == null);
+      assertThat(client.resources(NodeCacheReport.class).withName(NodeCacheReport.nameOf("stuck", "gone-node"))
+          .get()).as("the node that left the cluster: nobody else would delete its report").isNull();
+    } finally {
+      client.nodes().withName("left-node").delete();
+    }
   }
 
   @Test

@@ -378,11 +378,12 @@ class HelmChartIT {
   }
 
   @Test
-  void theAgentMayReadItsNodeCacheOwnItsReportsAndTakeCopySlotsAndNothingElse() throws Exception {
+  void theAgentMayReadItsNodeCacheAndNodeOwnItsReportsAndTakeCopySlotsAndNothingElse() throws Exception {
     List<HasMetadata> objects = render();
     ClusterRole cluster = named(objects, ClusterRole.class, "quarry-agent");
     assertThat(rules(cluster.getRules())).containsExactlyInAnyOrder(
         "quarry.dev/nodecaches: get,list,watch",
+        "/nodes: get",
         "quarry.dev/nodecachereports: get,list,watch,create,update,patch,delete",
         "quarry.dev/nodecachereports/status: get,update,patch");
     Role role = named(objects, Role.class, "quarry-agent");
@@ -395,7 +396,7 @@ class HelmChartIT {
     List<HasMetadata> objects = render();
     List<String> rules = rules(named(objects, ClusterRole.class, "quarry-operator").getRules());
     assertThat(rules).noneMatch(rule -> rule.contains("secrets") || rule.contains("*"));
-    assertThat(rules).contains("batch/jobs: get,list,watch,create,delete", "/pods: get,list,watch");
+    assertThat(rules).contains("batch/jobs: get,list,watch,create,delete", "/pods: get,list,watch", "/nodes: get");
     assertThat(rules(named(objects, Role.class, "quarry-operator").getRules()))
         .as("fabric8's LeaderElector renews the lease with a PATCH")
         .contains("coordination.k8s.io/leases: get,create,update,patch");
