@@ -16,8 +16,8 @@ import java.util.Map;
  * What the cluster admin sets for every worker pod in the chart's {@code worker.*} values: where they run
  * (nodeSelector, tolerations, affinity, priority class), their security contexts, their default resources, and the
  * Secrets their image is pulled with. Null or empty fields leave the pod's field unset. A resource may replace the
- * resources and the placement ({@link #forResource}), never the security contexts: those hold whatever a namespace's
- * user writes.
+ * resources and the placement ({@link #forResource}), never the security contexts: they stay the admin's whatever a
+ * namespace's user writes.
  */
 public record WorkerPodDefaults(ResourceRequirements resources, Map<String, String> nodeSelector,
     List<Toleration> tolerations, Affinity affinity, String priorityClassName, PodSecurityContext podSecurityContext,
