@@ -178,6 +178,19 @@ class CrdSchemaTest {
     assertThat(rules(spec)).contains("self.images.all(i, self.images.exists_one(j, j.name == i.name))");
   }
 
+  /** Where workers run is the resource's to choose; how they are secured is only the admin's (chart values). */
+  @Test
+  void workersMayBePlacedPerResourceButNotSecured() {
+    JSONSchemaProps sortWorkers = specOf("shardsortjobs.quarry.dev-v1.yml").getProperties().get("workers");
+    JSONSchemaProps sync = specOf("datasetsyncs.quarry.dev-v1.yml");
+    for (JSONSchemaProps workers : List.of(sortWorkers, sync)) {
+      assertThat(workers.getProperties())
+          .containsKeys("resources", "nodeSelector", "tolerations", "affinity", "priorityClassName")
+          .doesNotContainKeys("securityContext", "podSecurityContext");
+      assertThat(workers.getProperties().get("nodeSelector").getDescription()).contains("Replaces, not merges");
+    }
+  }
+
   private static JSONSchemaProps specOf(String file) {
     return schema(onlyVersion(GeneratedCrds.crd(file))).getProperties().get("spec");
   }

@@ -64,7 +64,10 @@ public record ShardSortJobSpec(
     @JsonPropertyDescription("The output shards.") @Required ShardOutput output,
     @JsonPropertyDescription("The order of records across the output.") @Required ShardOrder order,
     @JsonPropertyDescription("What to do with problems in the input.") ShardSortPolicies policies,
-    @JsonPropertyDescription("The worker pods.") ShardSortWorkers workers,
+    @JsonPropertyDescription("The worker pods: how many, their memory, resources and placement. Their security"
+            + " contexts are the cluster admin's alone (chart values worker.podSecurityContext and"
+            + " worker.securityContext): no resource can change them.")
+        ShardSortWorkers workers,
     @JsonPropertyDescription("Prefix for intermediate data, removed when the job ends (only what the sort wrote there,"
             + " under its .quarry-scratch.json marker). Defaults to .quarry-scratch/<namespace>/<name>/ in the"
             + " output bucket. Must not be equal to, above or below the input or output location.")

@@ -4,14 +4,23 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.quarry.api.common.DocumentedSchema;
 import dev.quarry.api.common.Patterns;
+import dev.quarry.api.common.WorkerPlacement;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.Toleration;
+import java.util.List;
+import java.util.Map;
 
-/** The worker pods of each phase: how many, how much memory they may use, how often an index is retried. */
+/**
+ * The worker pods of each phase: how many, how much memory they may use, how often an index is retried, and where
+ * they run.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ShardSortWorkers(
     @JsonPropertyDescription("Workers of the extract phase, which read the input shards.") PhaseWorkers extract,
@@ -33,4 +42,15 @@ public record ShardSortWorkers(
         Integer retriesPerIndex,
     @JsonPropertyDescription("CPU and memory requests and limits of each worker pod.")
         @SchemaFrom(type = DocumentedSchema.Resources.class)
-        ResourceRequirements resources) {}
+        ResourceRequirements resources,
+    @JsonPropertyDescription(WorkerPlacement.NODE_SELECTOR) Map<String, String> nodeSelector,
+    @JsonPropertyDescription(WorkerPlacement.TOLERATIONS)
+        @SchemaFrom(type = DocumentedSchema.Toleration[].class)
+        List<Toleration> tolerations,
+    @JsonPropertyDescription(WorkerPlacement.AFFINITY)
+        @SchemaFrom(type = DocumentedSchema.Affinity.class)
+        Affinity affinity,
+    @JsonPropertyDescription(WorkerPlacement.PRIORITY_CLASS_NAME)
+        @Pattern(Patterns.DNS_SUBDOMAIN)
+        @Size(max = 253)
+        String priorityClassName) implements WorkerPlacement {}

@@ -1,5 +1,6 @@
 package dev.quarry.operator.jobs;
 
+import dev.quarry.api.common.WorkerPlacement;
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
@@ -13,9 +14,10 @@ import java.util.Map;
 
 /**
  * What the cluster admin sets for every worker pod in the chart's {@code worker.*} values: where they run
- * (nodeSelector, tolerations, affinity, priority class), their security contexts, their default resources (a
- * resource's own resources replace them), and the Secrets their image is pulled with. Null or empty fields leave
- * the pod's field unset.
+ * (nodeSelector, tolerations, affinity, priority class), their security contexts, their default resources, and the
+ * Secrets their image is pulled with. Null or empty fields leave the pod's field unset. A resource may replace the
+ * resources and the placement ({@link #forResource}), never the security contexts: they stay the admin's whatever a
+ * namespace's user writes.
  */
 public record WorkerPodDefaults(ResourceRequirements resources, Map<String, String> nodeSelector,
     List<Toleration> tolerations, Affinity affinity, String priorityClassName, PodSecurityContext podSecurityContext,
@@ -38,8 +40,24 @@ public record WorkerPodDefaults(ResourceRequirements resources, Map<String, Stri
     imagePullSecrets = imagePullSecrets == null ? List.of() : List.copyOf(imagePullSecrets);
   }
 
-  /** The resources of a resource's worker pods: its own when it sets them, else the admin's default. */
-  public ResourceRequirements resourcesOr(ResourceRequirements own) {
-    return own != null ? own : resources;
+  /**
+   * The defaults of one resource's worker pods: each of its resources and placement fields that it sets (non-null,
+   * non-empty) replaces the admin's as a whole; {@code placement} may be null.
+   */
+  public WorkerPodDefaults forResource(ResourceRequirements ownResources, WorkerPlacement placement) {
+    if (placement == null) {
+      return new WorkerPodDefaults(or(ownResources, resources), nodeSelector, tolerations, affinity, priorityClassName,
+          podSecurityContext, securityContext, imagePullSecrets);
+    }
+    return new WorkerPodDefaults(or(ownResources, resources),
+        placement.nodeSelector() == null || placement.nodeSelector().isEmpty() ? nodeSelector
+            : placement.nodeSelector(),
+        placement.tolerations() == null || placement.tolerations().isEmpty() ? tolerations : placement.tolerations(),
+        or(placement.affinity(), affinity), or(placement.priorityClassName(), priorityClassName),
+        podSecurityContext, securityContext, imagePullSecrets);
+  }
+
+  private static <T> T or(T own, T fallback) {
+    return own != null ? own : fallback;
   }
 }

@@ -2,6 +2,7 @@ package dev.quarry.operator.jobs;
 
 import dev.quarry.api.common.ObjectStore;
 import dev.quarry.api.common.SecretKeys;
+import dev.quarry.api.common.WorkerPlacement;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -31,12 +32,13 @@ public final class WorkerPods {
   }
 
   /**
-   * A pod spec (restartPolicy Never) running {@code args} with {@code store}'s connection, placed and secured as the
-   * admin's defaults say; {@code resources} (the resource's own, or null) replace the default resources.
+   * A pod spec (restartPolicy Never) running {@code args} with {@code store}'s connection, secured as the admin's
+   * defaults say and placed as they say unless the resource's {@code placement} (or null) replaces a field of theirs;
+   * {@code resources} (the resource's own, or null) replace the default resources.
    */
   public PodSpecBuilder spec(ObjectStore store, List<String> args, ResourceRequirements resources,
-      List<VolumeMount> mounts) {
-    WorkerPodDefaults pod = settings.pod();
+      WorkerPlacement placement, List<VolumeMount> mounts) {
+    WorkerPodDefaults pod = settings.pod().forResource(resources, placement);
     List<VolumeMount> allMounts = new ArrayList<>(mounts);
     allMounts.add(new VolumeMountBuilder().withName("tmp").withMountPath("/tmp").build());
     Container container = new ContainerBuilder()
@@ -45,7 +47,7 @@ public final class WorkerPods {
         .withImagePullPolicy(settings.pullPolicy())
         .withArgs(args)
         .withEnv(environment(store, settings.ambientCredentials()))
-        .withResources(pod.resourcesOr(resources))
+        .withResources(pod.resources())
         .withVolumeMounts(allMounts)
         .withTerminationMessagePath(RESULT_FILE)
         .withTerminationMessagePolicy("FallbackToLogsOnError")

@@ -88,7 +88,7 @@ final class SortJobs {
       args.addAll(List.of("--extract-count", String.valueOf(SortStep.EXTRACT.workers(spec))));
     }
     PodSpec podSpec = withSpec(job, pods.spec(spec.store(), args,
-        spec.workers() == null ? null : spec.workers().resources(), List.of(specMount())), false);
+        spec.workers() == null ? null : spec.workers().resources(), spec.workers(), List.of(specMount())), false);
     Integer retries = spec.workers() == null || spec.workers().retriesPerIndex() == null ? DEFAULT_RETRIES_PER_INDEX
         : spec.workers().retriesPerIndex();
     ObjectMeta metadata = metadata(job, jobName(job, step), step.command(), true);
@@ -113,9 +113,10 @@ final class SortJobs {
     ShardSortJobSpec spec = job.getSpec();
     ObjectMeta metadata = metadata(job, cleanName(job), CLEAN_ROLE, false);
     // The spec names the job, so that clean deletes only a scratch marked for this job: a spec may name another
-    // job's scratch, and that job's data must survive this one's cleanup.
+    // job's scratch, and that job's data must survive this one's cleanup. It runs where the workers run (their nodes
+    // may be the only ones the namespace can use) with the default resources: deleting needs little.
     PodSpec podSpec = withSpec(job, pods.spec(spec.store(), List.of("sort", "clean", "--spec", SPEC_DIR + "/"
-        + SPEC_FILE, "--scratch", ScratchPrefix.of(job), "--result", WorkerPods.RESULT_FILE), null,
+        + SPEC_FILE, "--scratch", ScratchPrefix.of(job), "--result", WorkerPods.RESULT_FILE), null, spec.workers(),
         List.of(specMount())), true);
     return new JobBuilder()
         .withMetadata(metadata)

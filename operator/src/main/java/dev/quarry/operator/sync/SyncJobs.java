@@ -56,7 +56,7 @@ final class SyncJobs {
         .withNamespace(sync.getMetadata().getNamespace()).withLabels(labels)
         .withOwnerReferences(Ownership.controllerOf(sync)).build();
     String path = spec.volume().path();
-    PodSpec podSpec = pods.spec(spec.store(), args(spec, author(sync)), spec.resources(),
+    PodSpec podSpec = pods.spec(spec.store(), args(spec, author(sync)), spec.resources(), spec,
             List.of(new VolumeMountBuilder().withName("data").withMountPath(VOLUME_ROOT)
                 .withSubPath(path == null || path.isEmpty() ? null : path).build()))
         .addToVolumes(new VolumeBuilder().withName("data").withNewPersistentVolumeClaim()

@@ -74,7 +74,7 @@ class EndpointAllowlistIT {
     DatasetSync sync = Manifests.example(client, "datasetsync-push.yaml", DatasetSync.class, namespace, "internal");
     DatasetSyncSpec spec = sync.getSpec();
     sync.setSpec(new DatasetSyncSpec(spec.volume(), spec.remote(), INTERNAL, spec.operation(), spec.ref(),
-        spec.pull(), spec.gc(), spec.requestsInFlight(), spec.resources()));
+        spec.pull(), spec.gc(), spec.requestsInFlight(), spec.resources(), null, null, null, null));
     client.resource(sync).create();
     DatasetSync failed = await().atMost(WAIT).until(() -> client.resource(sync).get(),
         s -> s.getStatus() != null && s.getStatus().phase() == SyncPhase.Failed);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quarry.api.common.EndpointAllowlist;
 import dev.quarry.api.common.ObjectStore;
 import dev.quarry.api.common.SecretKeys;
+import dev.quarry.api.common.WorkerPlacement;
+import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
@@ -12,6 +14,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +22,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * Worker pods carry the admin's defaults from the chart's worker.* values (a resource's own resources win), and the
+ * Worker pods carry the admin's defaults from the chart's worker.* values (a resource's own resources and placement
+ * replace them, field by field; its security contexts cannot), and the
  * S3 connection and credentials every worker pod gets under each of the admin's credential settings.
  */
 class WorkerPodsTest {
@@ -51,6 +55,62 @@ class WorkerPodsTest {
     ResourceRequirements own = new ResourceRequirementsBuilder().addToLimits("memory", new Quantity("8Gi")).build();
     assertThat(spec(ADMINS, own).getContainers().get(0).getResources()).isEqualTo(own);
   }
+
+  @Test
+  void aResourcesNodeSelectorReplacesTheDefaultWhole() {
+    PodSpec pod = placed(ADMINS, new Placement(Map.of("accelerator", "a100"), null, null, null));
+    assertThat(pod.getNodeSelector()).isEqualTo(Map.of("accelerator", "a100"));
+    assertThat(pod.getPriorityClassName()).as("the other fields keep the default").isEqualTo("batch-low");
+    assertThat(pod.getTolerations()).extracting(Toleration::getKey).containsExactly("batch");
+  }
+
+  @Test
+  void aResourcesTolerationsReplaceTheDefaultWhole() {
+    Toleration gpu = new TolerationBuilder().withKey("nvidia.com/gpu").withOperator("Exists").build();
+    PodSpec pod = placed(ADMINS, new Placement(null, List.of(gpu), null, null));
+    assertThat(pod.getTolerations()).containsExactly(gpu);
+    assertThat(pod.getNodeSelector()).isEqualTo(Map.of("pool", "cpu"));
+  }
+
+  @Test
+  void aResourcesAffinityReplacesTheDefaultWhole() {
+    Affinity spread = new AffinityBuilder().withNewPodAntiAffinity()
+        .addNewPreferredDuringSchedulingIgnoredDuringExecution().withWeight(50).withNewPodAffinityTerm()
+        .withTopologyKey("kubernetes.io/hostname").endPodAffinityTerm()
+        .endPreferredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().build();
+    PodSpec pod = placed(ADMINS, new Placement(null, null, spread, null));
+    assertThat(pod.getAffinity()).isEqualTo(spread);
+    assertThat(pod.getAffinity().getNodeAffinity()).as("not merged with the default's node affinity").isNull();
+  }
+
+  @Test
+  void aResourcesPriorityClassReplacesTheDefault() {
+    PodSpec pod = placed(ADMINS, new Placement(null, null, null, "training-high"));
+    assertThat(pod.getPriorityClassName()).isEqualTo("training-high");
+    assertThat(pod.getAffinity().getNodeAffinity()).isNotNull();
+  }
+
+  @Test
+  void anEmptyPlacementKeepsEveryDefault() {
+    PodSpec pod = placed(ADMINS, new Placement(Map.of(), List.of(), null, null));
+    assertThat(pod.getNodeSelector()).isEqualTo(Map.of("pool", "cpu"));
+    assertThat(pod.getTolerations()).extracting(Toleration::getKey).containsExactly("batch");
+    assertThat(pod.getAffinity().getNodeAffinity()).isNotNull();
+    assertThat(pod.getPriorityClassName()).isEqualTo("batch-low");
+  }
+
+  @Test
+  void aPlacementLeavesTheHardenedSecurityContextsAlone() {
+    PodSpec pod = placed(ADMINS, new Placement(Map.of("accelerator", "a100"), null, null, "training-high"));
+    assertThat(pod.getSecurityContext()).isEqualTo(WorkerPodDefaults.BUILT_IN.podSecurityContext());
+    assertThat(pod.getContainers().get(0).getSecurityContext())
+        .isEqualTo(WorkerPodDefaults.BUILT_IN.securityContext());
+    assertThat(pod.getImagePullSecrets()).extracting(LocalObjectReference::getName).containsExactly("registry");
+  }
+
+  /** The fields ShardSortJob's spec.workers and DatasetSync's spec share. */
+  private record Placement(Map<String, String> nodeSelector, List<Toleration> tolerations, Affinity affinity,
+      String priorityClassName) implements WorkerPlacement {}
 
   @Test
   void withoutTheChartWorkersRunHardenedAndUnplaced() {
@@ -94,18 +154,22 @@ class WorkerPodsTest {
   }
 
   private static PodSpec spec(WorkerPodDefaults defaults, ResourceRequirements own) {
-    return spec(false, defaults, STORE, own);
+    return spec(false, defaults, STORE, own, null);
+  }
+
+  private static PodSpec placed(WorkerPodDefaults defaults, WorkerPlacement placement) {
+    return spec(false, defaults, STORE, null, placement);
   }
 
   private static List<EnvVar> env(boolean ambientCredentials, ObjectStore store) {
-    return spec(ambientCredentials, WorkerPodDefaults.BUILT_IN, store, null).getContainers().get(0).getEnv();
+    return spec(ambientCredentials, WorkerPodDefaults.BUILT_IN, store, null, null).getContainers().get(0).getEnv();
   }
 
   private static PodSpec spec(boolean ambientCredentials, WorkerPodDefaults defaults, ObjectStore store,
-      ResourceRequirements own) {
+      ResourceRequirements own, WorkerPlacement placement) {
     WorkerSettings settings = new WorkerSettings("quarry-worker:1", "IfNotPresent", null, 60, EndpointAllowlist.ANY,
         ambientCredentials, defaults);
-    return new WorkerPods(settings).spec(store, List.of("sync", "status"), own, List.of()).build();
+    return new WorkerPods(settings).spec(store, List.of("sync", "status"), own, placement, List.of()).build();
   }
 
   private static Map<String, String> values(List<EnvVar> env) {

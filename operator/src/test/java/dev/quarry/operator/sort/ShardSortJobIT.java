@@ -10,6 +10,7 @@ import dev.quarry.api.shardsort.ShardSortJob;
 import dev.quarry.api.shardsort.ShardSortJobSpec;
 import dev.quarry.api.shardsort.ShardSortJobStatus;
 import dev.quarry.api.shardsort.ShardSortPhase;
+import dev.quarry.api.shardsort.ShardSortWorkers;
 import dev.quarry.operator.testing.FakeKubelet;
 import dev.quarry.operator.testing.KubectlWait;
 import dev.quarry.operator.testing.Manifests;
@@ -17,14 +18,20 @@ import dev.quarry.operator.testing.RunningOperator;
 import dev.quarry.testkit.CommandResult;
 import dev.quarry.testkit.KubeApi;
 import dev.quarry.testkit.KubeApiExtension;
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
@@ -307,6 +314,64 @@ class ShardSortJobIT {
     await().atMost(WAIT).until(() -> client.batch().v1().jobs().inNamespace(namespace).withName("stopped-extract")
         .get() == null);
     assertThat(awaitJob("stopped-clean")).isNotNull();
+  }
+
+  /**
+   * A job's own placement passes the API server's schema (nothing pruned), reaches every Job it creates, the
+   * cleanup's included, and falls under the rule that the spec is fixed once the job exists.
+   */
+  @Test
+  void theJobsOwnPlacementReachesItsWorkerPodsAndCannotChangeOnceItExists() throws Exception {
+    ShardSortJob job = example("placed");
+    ShardSortWorkers example = job.getSpec().workers();
+    Toleration gpu = new TolerationBuilder().withKey("nvidia.com/gpu").withOperator("Exists")
+        .withEffect("NoSchedule").build();
+    Affinity spread = new AffinityBuilder().withNewNodeAffinity()
+        .withNewRequiredDuringSchedulingIgnoredDuringExecution().addNewNodeSelectorTerm().addNewMatchExpression()
+        .withKey("topology.kubernetes.io/zone").withOperator("In").withValues("eu-west-1a").endMatchExpression().endNodeSelectorTerm()
+        .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().withNewPodAntiAffinity()
+        .addNewPreferredDuringSchedulingIgnoredDuringExecution().withWeight(50).withNewPodAffinityTerm()
+        .withNewLabelSelector().addToMatchLabels("app.kubernetes.io/name", "quarry-worker").endLabelSelector()
+        .withTopologyKey("kubernetes.io/hostname").endPodAffinityTerm()
+        .endPreferredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().build();
+    ShardSortJobSpec spec = job.getSpec();
+    job.setSpec(new ShardSortJobSpec(spec.store(), spec.input(), spec.output(), spec.order(), spec.policies(),
+        new ShardSortWorkers(example.extract(), example.create(), example.memoryBudget(),
+            example.requestsInFlight(), example.retriesPerIndex(), example.resources(),
+            Map.of("accelerator", "a100"), List.of(gpu), spread, "training-high"),
+        spec.scratch(), spec.dryRun(), spec.overwrite(), null));
+    client.resource(job).create();
+
+    ShardSortWorkers stored = client.resources(ShardSortJob.class).inNamespace(namespace).withName("placed").get()
+        .getSpec().workers();
+    assertThat(stored.affinity()).as("kept whole by the API server's schema").isEqualTo(spread);
+    PodSpec pod = awaitJob("placed-extract").getSpec().getTemplate().getSpec();
+    assertThat(pod.getNodeSelector()).isEqualTo(Map.of("accelerator", "a100"));
+    assertThat(pod.getTolerations()).containsExactly(gpu);
+    assertThat(pod.getAffinity()).isEqualTo(spread);
+    assertThat(pod.getPriorityClassName()).isEqualTo("training-high");
+    assertThat(pod.getSecurityContext().getRunAsNonRoot()).as("the admin's hardening stays").isTrue();
+
+    KubernetesClientException refused = catchThrowableOfType(KubernetesClientException.class, () ->
+        client.resources(ShardSortJob.class).inNamespace(namespace).withName("placed").edit(current -> {
+          ShardSortJob copy = client.getKubernetesSerialization().clone(current);
+          ShardSortWorkers w = current.getSpec().workers();
+          copy.setSpec(new ShardSortJobSpec(current.getSpec().store(), current.getSpec().input(),
+              current.getSpec().output(), current.getSpec().order(), current.getSpec().policies(),
+              new ShardSortWorkers(w.extract(), w.create(), w.memoryBudget(), w.requestsInFlight(),
+                  w.retriesPerIndex(), w.resources(), w.nodeSelector(), w.tolerations(), w.affinity(), "other"),
+              current.getSpec().scratch(), current.getSpec().dryRun(), current.getSpec().overwrite(), null));
+          return copy;
+        }));
+    assertThat(refused.getCode()).isEqualTo(422);
+    assertThat(refused.getMessage()).contains("only spec.abort can be changed once the job exists");
+
+    client.resources(ShardSortJob.class).inNamespace(namespace).withName("placed").delete();
+    Job clean = awaitJob("placed-clean");
+    assertThat(clean.getSpec().getTemplate().getSpec().getNodeSelector()).isEqualTo(Map.of("accelerator", "a100"));
+    assertThat(clean.getSpec().getTemplate().getSpec().getPriorityClassName()).isEqualTo("training-high");
+    kubelet.finish(clean, 0, 0, "{}");
+    kubelet.complete(clean);
   }
 
   private ShardSortJob example(String name) {

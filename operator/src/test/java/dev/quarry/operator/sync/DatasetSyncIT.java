@@ -15,7 +15,11 @@ import dev.quarry.operator.testing.RunningOperator;
 import dev.quarry.testkit.CommandResult;
 import dev.quarry.testkit.KubeApi;
 import dev.quarry.testkit.KubeApiExtension;
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.URI;
@@ -131,6 +135,35 @@ class DatasetSyncIT {
         .as("the last run's Ready does not count for the triggered run").isNotZero();
   }
 
+  /** A sync's own placement passes the API server's schema and replaces the admin's in its worker pod. */
+  @Test
+  void theSyncsOwnPlacementReachesItsWorkerPod() {
+    DatasetSync sync = example("placed");
+    DatasetSyncSpec spec = sync.getSpec();
+    Toleration spot = new TolerationBuilder().withKey("spot").withOperator("Equal").withValue("true")
+        .withEffect("NoSchedule").build();
+    Affinity zone = new AffinityBuilder().withNewNodeAffinity().addNewPreferredDuringSchedulingIgnoredDuringExecution()
+        .withWeight(10).withNewPreference().addNewMatchExpression().withKey("topology.kubernetes.io/zone")
+        .withOperator("In").withValues("eu-west-1b").endMatchExpression().endPreference()
+        .endPreferredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().build();
+    sync.setSpec(new DatasetSyncSpec(spec.volume(), spec.remote(), spec.store(), spec.operation(), spec.ref(),
+        spec.pull(), spec.gc(), spec.requestsInFlight(), spec.resources(), Map.of("storage", "near"),
+        List.of(spot), zone, "sync-low"));
+    client.resource(sync).create();
+
+    Job job = awaitJob("placed-push-g1");
+    var pod = job.getSpec().getTemplate().getSpec();
+    assertThat(pod.getNodeSelector()).isEqualTo(Map.of("storage", "near"));
+    assertThat(pod.getTolerations()).containsExactly(spot);
+    assertThat(pod.getAffinity()).isEqualTo(zone);
+    assertThat(pod.getPriorityClassName()).isEqualTo("sync-low");
+    assertThat(pod.getContainers().get(0).getSecurityContext().getReadOnlyRootFilesystem())
+        .as("the admin's hardening stays").isTrue();
+    kubelet.finish(job, 0, 0, PUSH_RESULT);
+    kubelet.complete(job);
+    awaitStatus("placed", s -> s.phase() == SyncPhase.Succeeded);
+  }
+
   @Test
   void runsOnOneVolumeNeverOverlap() {
     client.resource(example("first")).create();
@@ -174,7 +207,7 @@ class DatasetSyncIT {
       DatasetSync sync = example(name);
       DatasetSyncSpec spec = sync.getSpec();
       sync.setSpec(new DatasetSyncSpec(new VolumeSource("claim-" + name, "data"), spec.remote(), spec.store(),
-          spec.operation(), null, null, null, null, null));
+          spec.operation(), null, null, null, null, null, null, null, null, null));
       client.resource(sync).create();
     }
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs()).hasSize(100));

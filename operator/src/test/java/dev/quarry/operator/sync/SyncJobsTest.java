@@ -28,7 +28,8 @@ class SyncJobsTest {
   @Test
   void aPartialPullNamesTheVersionAndEachGlob() {
     DatasetSyncSpec spec = new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas/coco", STORE,
-        SyncOperation.Pull, "latest", new PullOptions("v2", List.of("val2017/**", "*.json"), true, null), null, 8, null);
+        SyncOperation.Pull, "latest", new PullOptions("v2", List.of("val2017/**", "*.json"), true, null), null, 8, null,
+        null, null, null, null);
     assertThat(SyncJobs.args(spec, "datasetsync/ml/coco")).containsExactly("sync", "pull", "/data", "--version", "v2",
         "--include", "val2017/**", "--include", "*.json", "--delete-extra", "--remote", "s3://datasets/cas/coco",
         "--requests-in-flight", "8", "--result", "/dev/termination-log");
@@ -38,13 +39,15 @@ class SyncJobsTest {
   @Test
   void aPullReplacesLocalEditsOnlyWhenForced() {
     DatasetSyncSpec kept = new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas/coco", STORE,
-        SyncOperation.Pull, "latest", new PullOptions(null, null, null, false), null, null, null);
+        SyncOperation.Pull, "latest", new PullOptions(null, null, null, false), null, null, null,
+        null, null, null, null);
     assertThat(SyncJobs.args(kept, "datasetsync/ml/coco")).doesNotContain("--force");
     DatasetSyncSpec byDefault = new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas/coco", STORE,
-        SyncOperation.Pull, "latest", null, null, null, null);
+        SyncOperation.Pull, "latest", null, null, null, null, null, null, null, null);
     assertThat(SyncJobs.args(byDefault, "datasetsync/ml/coco")).doesNotContain("--force");
     DatasetSyncSpec forced = new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas/coco", STORE,
-        SyncOperation.Pull, "latest", new PullOptions(null, null, null, true), null, null, null);
+        SyncOperation.Pull, "latest", new PullOptions(null, null, null, true), null, null, null,
+        null, null, null, null);
     assertThat(SyncJobs.args(forced, "datasetsync/ml/coco")).containsExactly("sync", "pull", "/data", "--version",
         "latest", "--force", "--remote", "s3://datasets/cas/coco", "--requests-in-flight", "64", "--result",
         "/dev/termination-log");
@@ -53,11 +56,11 @@ class SyncJobsTest {
   @Test
   void gcIsADryRunUnlessToldOtherwise() {
     DatasetSyncSpec dryRun = new DatasetSyncSpec(new VolumeSource("coco", "x"), "s3://datasets/cas", STORE,
-        SyncOperation.Gc, null, null, new GcOptions(null, "48h", "2h"), null, null);
+        SyncOperation.Gc, null, null, new GcOptions(null, "48h", "2h"), null, null, null, null, null, null);
     assertThat(SyncJobs.args(dryRun, "datasetsync/ml/coco")).containsSequence("--grace-period", "48h", "--retention",
         "2h").doesNotContain("--delete");
     DatasetSyncSpec delete = new DatasetSyncSpec(new VolumeSource("coco", "x"), "s3://datasets/cas", STORE,
-        SyncOperation.Gc, null, null, new GcOptions(false, null, null), null, null);
+        SyncOperation.Gc, null, null, new GcOptions(false, null, null), null, null, null, null, null, null);
     assertThat(SyncJobs.args(delete, "datasetsync/ml/coco")).contains("--delete")
         .containsSequence("--grace-period", "24h", "--retention", "720h");
   }
@@ -66,7 +69,7 @@ class SyncJobsTest {
   @Test
   void aPushIsByTheResourceAndNeverAllowsAnEmptyFolder() {
     DatasetSyncSpec spec = new DatasetSyncSpec(new VolumeSource("coco", "train"), "s3://datasets/cas/coco", STORE,
-        SyncOperation.Push, "latest", null, null, null, null);
+        SyncOperation.Push, "latest", null, null, null, null, null, null, null, null);
     assertThat(SyncJobs.args(spec, "datasetsync/ml/coco")).containsExactly("sync", "push", "/data", "--ref",
         "latest", "--by", "datasetsync/ml/coco", "--remote", "s3://datasets/cas/coco", "--requests-in-flight", "64",
         "--result", "/dev/termination-log");
@@ -75,7 +78,7 @@ class SyncJobsTest {
   @Test
   void theWorkerMountsOnlyTheVolumesFolderAsASubPath() {
     DatasetSyncSpec spec = new DatasetSyncSpec(new VolumeSource("coco", "datasets/coco"), "s3://datasets/cas", STORE,
-        SyncOperation.Push, null, null, null, null, null);
+        SyncOperation.Push, null, null, null, null, null, null, null, null, null);
     DatasetSync sync = new DatasetSync();
     sync.setMetadata(new ObjectMetaBuilder().withName("coco-push").withNamespace("ml").withGeneration(1L)
         .withUid("u-1").build());
@@ -94,13 +97,13 @@ class SyncJobsTest {
   @Test
   void aPathOutOfTheVolumeOrAnEndpointTheAdminDoesNotAllowStartsNoWorker() {
     DatasetSyncSpec escaping = new DatasetSyncSpec(new VolumeSource("coco", "../../etc"), "s3://datasets/cas",
-        STORE, SyncOperation.Push, null, null, null, null, null);
+        STORE, SyncOperation.Push, null, null, null, null, null, null, null, null, null);
     assertThat(SyncJobs.refusal(escaping, SETTINGS)).contains(new Refusal("VolumePathNotAllowed",
         "Invalid spec.volume.path: ../../etc (must be a folder inside the volume: relative, without '.', '..' or"
             + " empty segments)"));
     DatasetSyncSpec internal = new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas",
         new ObjectStore("http://169.254.169.254", null, null, null), SyncOperation.Status, null, null, null, null,
-        null);
+        null, null, null, null, null);
     assertThat(SyncJobs.refusal(internal, SETTINGS)).contains(new Refusal("EndpointNotAllowed",
         "Invalid spec.store.endpoint: http://169.254.169.254 (must be one of the endpoints the cluster admin allows:"
             + " http://minio.storage:9000)"));
@@ -110,7 +113,7 @@ class SyncJobsTest {
   void aSecretKeyOutsideTheCredentialKeyNamesStartsNoWorker() {
     DatasetSyncSpec spec = new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas",
         new ObjectStore("http://minio.storage:9000", null, null, new SecretKeys("default-token", "token", null)),
-        SyncOperation.Status, null, null, null, null, null);
+        SyncOperation.Status, null, null, null, null, null, null, null, null, null);
     assertThat(SyncJobs.refusal(spec, SETTINGS)).contains(new Refusal("SecretKeyNotAllowed",
         "Invalid spec.store.credentialsSecret.accessKeyIdKey: token (must be one of AWS_ACCESS_KEY_ID, access-key-id,"
             + " accessKeyId, access_key_id, accesskey)"));

@@ -22,7 +22,8 @@ class SyncStatusTest {
     DatasetSync sync = new DatasetSync();
     sync.setMetadata(new ObjectMetaBuilder().withName("coco").withNamespace("ml").withGeneration(3L).build());
     sync.setSpec(new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas/coco",
-        new ObjectStore(null, "us-east-1", true, null), SyncOperation.Status, "latest", null, null, 8, null));
+        new ObjectStore(null, "us-east-1", true, null), SyncOperation.Status, "latest", null, null, 8, null,
+        null, null, null, null));
     String result = """
         {"operation":"status","version":"sha256:ab","files":9,"changes":{
           "added":{"count":8,"paths":["a","b","c","d","e","f","g","h"]},
