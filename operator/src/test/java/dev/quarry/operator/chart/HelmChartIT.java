@@ -295,7 +295,8 @@ class HelmChartIT {
     List<String> cluster = rules(named(objects, ClusterRole.class, "quarry-operator").getRules());
     assertThat(cluster).as("only what is cluster-scoped").containsExactlyInAnyOrder(
         "quarry.dev/nodecaches: get,list,watch,patch,update", "quarry.dev/nodecaches/status: get,patch,update",
-        "quarry.dev/nodecaches/finalizers: update", "quarry.dev/nodecachereports: get,list,watch,delete");
+        "quarry.dev/nodecaches/finalizers: update", "quarry.dev/nodecachereports: get,list,watch,delete",
+        "/nodes: get");
     List<Role> watched = objects.stream().filter(Role.class::isInstance).map(Role.class::cast)
         .filter(role -> role.getMetadata().getName().equals("quarry-operator-watch")).toList();
     assertThat(watched).extracting(role -> role.getMetadata().getNamespace()).containsExactly("ml", "vision");
