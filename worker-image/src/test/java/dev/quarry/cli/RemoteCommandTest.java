@@ -129,6 +129,61 @@ class RemoteCommandTest {
   }
 
   @Test
+  void aConfigIsNeverWrittenOrReadThroughALinkAndIsReadBounded() throws Exception {
+    Path data = folder();
+    Path quarryFolder = Files.createDirectories(data.resolve(".quarry"));
+    Path bashrc = Files.writeString(temp.resolve("bashrc"), "alias ls='ls --color'\n");
+    Files.createSymbolicLink(quarryFolder.resolve("config.tmp"), bashrc);
+    assertThat(quarry("remote", "add", "--folder", data.toString(), "origin", "../store")).as(err.toString())
+        .isZero();
+    assertThat(Files.readString(bashrc)).as("a planted temporary is not written through").isEqualTo(
+        "alias ls='ls --color'\n");
+    assertThat(Files.readString(quarryFolder.resolve("config"))).contains("url = ../store");
+
+    Path config = quarryFolder.resolve("config");
+    Files.delete(config);
+    Files.createSymbolicLink(config, bashrc);
+    assertThat(quarry("remote", "add", "--folder", data.toString(), "lab", "../lab")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot use " + config + ": it is a symbolic link (a Quarry config"
+        + " must be a regular file)\n");
+    assertThat(quarry("remote", "list", "--folder", data.toString())).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot use " + config + ": it is a symbolic link (a Quarry config"
+        + " must be a regular file)\n");
+    assertThat(Files.readString(bashrc)).isEqualTo("alias ls='ls --color'\n");
+    Files.delete(config);
+
+    Path linkedFolder = data.resolveSibling("linked");
+    Files.createDirectories(linkedFolder);
+    Path moved = Files.move(quarryFolder, temp.resolve("elsewhere"));
+    Files.createSymbolicLink(quarryFolder, moved);
+    assertThat(quarry("remote", "add", "--folder", data.toString(), "origin", "../store")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot use " + quarryFolder + ": it is a symbolic link (a Quarry"
+        + " config folder must be a folder)\n");
+    Files.delete(quarryFolder);
+    Files.createDirectories(quarryFolder);
+
+    Files.write(config, new byte[(1 << 20) + 1]);
+    assertThat(quarry("remote", "list", "--folder", data.toString())).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot read " + config + ": it is larger than 1 MiB, more than a"
+        + " Quarry config holds\n");
+    Files.write(config, new byte[] {'#', (byte) 0xff, '\n'});
+    assertThat(quarry("remote", "list", "--folder", data.toString())).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Invalid config: " + config + " (must be UTF-8 text)\n");
+    Files.delete(config);
+    Path fifo = temp.resolve("fifo");
+    assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+    Files.createSymbolicLink(config, fifo);
+    assertThat(quarry("remote", "list", "--folder", data.toString())).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot use " + config + ": it is a symbolic link (a Quarry config"
+        + " must be a regular file)\n");
+    Files.delete(config);
+    assertThat(new ProcessBuilder("mkfifo", config.toString()).start().waitFor()).isZero();
+    assertThat(quarry("remote", "list", "--folder", data.toString())).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot use " + config + ": it is not a regular file (a Quarry"
+        + " config must be a regular file)\n");
+  }
+
+  @Test
   void statusNamesPathsAndWithExitCodeOrQuietExitsOneOnADifference() throws Exception {
     Path data = folder();
     String remote = temp.resolve("store").toString();
