@@ -1,6 +1,7 @@
 package dev.quarry.cli.sync;
 
 import dev.quarry.cli.output.ProgressLog;
+import dev.quarry.cli.output.StandardOutput;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.pull.Get;
@@ -27,7 +28,8 @@ import picocli.CommandLine.Spec;
         + " path and the blobs under it. A file goes to standard output when OUT is omitted or -, else to OUT (or"
         + " into OUT when it is a folder); a folder goes into OUT (default: a folder of its name here), as sync pull"
         + " writes it. Every byte is verified against its digest; files appear by atomic rename (on standard output,"
-        + " corruption is reported by the exit code, after the bytes).", ""},
+        + " corruption is reported by the exit code, after the bytes). When the reader of standard output goes away"
+        + " (| head), the download stops and the exit code is 141, quietly, as for cat.", ""},
     footer = {"", "Examples:", "  quarry sync get latest labels/train.csv --remote s3://datasets/cas/coco | head",
         "  quarry sync get v3 val2017 /scratch/val2017 --remote s3://datasets/cas/coco"})
 public final class SyncGetCommand implements Callable<Integer> {
@@ -47,8 +49,8 @@ public final class SyncGetCommand implements Callable<Integer> {
       + " file at OUT is always replaced).")
   boolean force;
 
-  /** Where a file goes when OUT is omitted or -: the process's standard output, as bytes. */
-  OutputStream stdout = System.out;
+  /** Where a file goes when OUT is omitted or -: the process's standard output, as bytes, its errors reported. */
+  OutputStream stdout = new StandardOutput();
 
   @Override
   public Integer call() throws Exception {
@@ -58,8 +60,15 @@ public final class SyncGetCommand implements Callable<Integer> {
       PrintStream log = ProgressLog.to(command.commandLine().getErr());
       if (!target.isFolder()) {
         if (out == null || out.equals("-")) {
-          Get.toStream(cas, target, stdout);
-          stdout.flush();
+          try {
+            Get.toStream(cas, target, stdout);
+            stdout.flush();
+          } catch (StandardOutput.WriteFailed e) {
+            if (e.brokenPipe()) {
+              return StandardOutput.BROKEN_PIPE; // the reader went away (| head): quiet, as cat
+            }
+            throw e;
+          }
         } else {
           log.println("get: wrote " + Get.toFile(cas, target, Path.of(out)));
         }
