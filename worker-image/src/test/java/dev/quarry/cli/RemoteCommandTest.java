@@ -184,6 +184,24 @@ class RemoteCommandTest {
   }
 
   @Test
+  void statusResultFileCutsPathsToBytesAtACodePoint() throws Exception {
+    Path data = folder();
+    String remote = temp.resolve("store").toString();
+    assertThat(quarry("sync", "push", data.toString(), "--remote", remote)).isZero();
+    Files.writeString(data.resolve("images/" + "a".repeat(89) + "\uD83D\uDE00".repeat(10)), "emoji");
+    Files.writeString(data.resolve("images/" + "猫".repeat(80)), "cat");
+    Path result = temp.resolve("result.json");
+    assertThat(quarry("sync", "status", data.toString(), "--remote", remote, "--result", result.toString()))
+        .as(err.toString()).isZero();
+    JsonNode paths = JSON.readTree(result.toFile()).get("changes").get("added").get("paths");
+    assertThat(paths).hasSize(2);
+    for (JsonNode path : paths) {
+      assertThat(path.asText().getBytes(java.nio.charset.StandardCharsets.UTF_8)).hasSizeLessThanOrEqualTo(100);
+      assertThat(path.asText()).endsWith("...");
+    }
+  }
+
+  @Test
   void statusNamesPathsAndWithExitCodeOrQuietExitsOneOnADifference() throws Exception {
     Path data = folder();
     String remote = temp.resolve("store").toString();
