@@ -230,5 +230,14 @@ class RemoteCommandTest {
 
     assertThat(quarry("sync", "status", data.toString(), "--remote", remote, "--json")).isZero();
     assertThat(JSON.readTree(out.toString()).get("changes").get("added").get("paths")).hasSize(30);
+
+    String missing = temp.resolve("no-such-folder").toString();
+    assertThat(quarry("sync", "status", missing, "--remote", remote)).as("an error, no gate asked").isEqualTo(1);
+    assertThat(quarry("sync", "status", missing, "--remote", remote, "--exit-code")).as("as diff(1)").isEqualTo(2);
+    assertThat(err.toString()).startsWith("quarry: ");
+    assertThat(quarry("sync", "status", missing, "--remote", remote, "-q")).isEqualTo(2);
+    assertThat(quarry("sync", "status", "--help")).isZero();
+    assertThat(out.toString().replaceAll("\\s+", " ")).contains("1 when the folder and the ref's version differ",
+        "an error exits 2");
   }
 }
