@@ -202,6 +202,36 @@ class RemoteCommandTest {
   }
 
   @Test
+  void aNamedRemoteSaysWhichFileItCameFromAndTheCommittedConfigCannotSendToPlainHttp() throws Exception {
+    Path data = folder();
+    Path config = Files.createDirectories(data.resolve(".quarry")).resolve("config");
+    Files.writeString(config, "[remote \"origin\"]\n    url = ../store\n");
+    assertThat(quarry("sync", "push", data.toString(), "--remote", "origin")).as(err.toString()).isZero();
+    assertThat(err.toString()).contains("remote origin (from " + config + "): " + temp.resolve("store") + "\n");
+    assertThat(quarry("sync", "status", data.toString(), "--remote", "origin")).isZero();
+    assertThat(err.toString()).contains("remote origin (from " + config + "): ");
+
+    assertThat(quarry("remote", "add", "--folder", data.toString(), "lab", "s3://bucket/cas", "--endpoint",
+        "http://minio:9000")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot add remote lab to " + config + " with the plain http"
+        + " endpoint http://minio:9000: the folder's config is committed, and a remote it gives cannot use plain"
+        + " http (add it with --local for this machine, or --global)\n");
+    Files.writeString(config, "[remote \"origin\"]\n    url = s3://bucket/cas\n    endpoint = http://evil:9000\n"
+        + "    profile = prod\n");
+    assertThat(quarry("sync", "push", data.toString(), "--remote", "origin")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot use remote origin of " + config + ": its endpoint"
+        + " http://evil:9000 is plain http, set by the file that comes with the folder (a clone could send your"
+        + " requests and data anywhere); to trust it, add the remote to this machine's config: quarry remote add"
+        + " --local origin s3://bucket/cas --endpoint http://evil:9000\n");
+
+    Files.writeString(data.resolve(".quarry/config.local"), "[remote \"origin\"]\n    url = s3://bucket/cas\n"
+        + "    endpoint = http://127.0.0.1:1\n");
+    assertThat(quarry("sync", "status", data.toString(), "--remote", "origin")).isEqualTo(1);
+    assertThat(err.toString()).as("this machine's config may use plain http").contains("remote origin (from "
+        + data.resolve(".quarry/config.local") + "): s3://bucket/cas, endpoint http://127.0.0.1:1\n").doesNotContain("plain http");
+  }
+
+  @Test
   void statusNamesPathsAndWithExitCodeOrQuietExitsOneOnADifference() throws Exception {
     Path data = folder();
     String remote = temp.resolve("store").toString();
