@@ -70,6 +70,10 @@ public final class SyncGetCommand implements Callable<Integer> {
             throw e;
           }
         } else {
+          if (out.endsWith("/") && !Files.isDirectory(Path.of(out))) {
+            throw new IllegalArgumentException("Cannot write into " + out + ": no such folder (create it first, or"
+                + " name a file)");
+          }
           log.println("get: wrote " + Get.toFile(cas, target, Path.of(out)));
         }
         return 0;
