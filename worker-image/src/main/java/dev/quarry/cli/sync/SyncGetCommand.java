@@ -2,6 +2,7 @@ package dev.quarry.cli.sync;
 
 import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.cli.output.StandardOutput;
+import dev.quarry.core.sort.WorkFolder;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.pull.Get;
@@ -11,7 +12,6 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import org.apache.commons.io.file.PathUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -86,13 +86,16 @@ public final class SyncGetCommand implements Callable<Integer> {
         throw new IllegalArgumentException("Cannot get " + path + " to standard output: it is a folder");
       }
       Path folder = Path.of(out != null ? out : target.path().name());
-      boolean temporaryState = remote.stateDir == null;
-      remote.stateDir = temporaryState ? Files.createTempDirectory("quarry-get-") : remote.stateDir;
-      try (SyncSession session = remote.session(stores, folder, log)) {
-        Get.folder(session, target, force);
-      } finally {
-        if (temporaryState) {
-          PathUtils.deleteDirectory(remote.stateDir);
+      if (remote.stateDir != null) {
+        try (SyncSession session = remote.session(stores, folder, log)) {
+          Get.folder(session, target, force);
+        }
+      } else {
+        try (WorkFolder state = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-get-")) {
+          remote.stateDir = state.path(); // it goes at Ctrl-C or SIGTERM too
+          try (SyncSession session = remote.session(stores, folder, log)) {
+            Get.folder(session, target, force);
+          }
         }
       }
       log.println("get: wrote " + folder.toAbsolutePath().normalize());
