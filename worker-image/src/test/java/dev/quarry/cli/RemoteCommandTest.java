@@ -232,6 +232,19 @@ class RemoteCommandTest {
   }
 
   @Test
+  void aProfileOrRegionWithControlCharactersIsPrintedEscaped() throws Exception {
+    Path data = folder();
+    Path config = Files.createDirectories(data.resolve(".quarry")).resolve("config.local");
+    Files.writeString(config, "[remote \"origin\"]\n    url = s3://bucket/cas\n    profile = p\u001b[2Jx\n"
+        + "    region = r\u001b]0;x\n");
+    assertThat(quarry("remote", "list", "--folder", data.toString())).as(err.toString()).isZero();
+    assertThat(out.toString()).contains("profile=p\\u001b[2Jx  region=r\\u001b]0;x").doesNotContain("\u001b");
+    assertThat(quarry("sync", "status", data.toString(), "--remote", "origin")).isEqualTo(1);
+    assertThat(err.toString()).contains("Invalid AWS profile: p\\u001b[2Jx (must be a profile in ")
+        .doesNotContain("\u001b");
+  }
+
+  @Test
   void statusNamesPathsAndWithExitCodeOrQuietExitsOneOnADifference() throws Exception {
     Path data = folder();
     String remote = temp.resolve("store").toString();

@@ -130,6 +130,8 @@ class InspectionTest {
         .hasMessage("Cannot find a/b/sibling.txt/x in latest: a/b/sibling.txt is a file, not a folder");
     assertThatThrownBy(() -> VersionListing.list(remote, root, "latest", "a/../etc", false))
         .hasMessage("Invalid path: a/../etc (must be names joined by '/', without empty, . or .. components)");
+    assertThatThrownBy(() -> Get.find(remote, "latest", "a/.quarry/config"))
+        .hasMessage("Invalid path: a/.quarry/config (.quarry is a folder's state, which no version holds)");
   }
 
   @Test
