@@ -17,7 +17,8 @@ import software.amazon.awssdk.core.exception.SdkException;
 
 /**
  * Turns the errors a user can act on (bad arguments, I/O problems, an S3 store that cannot be reached or signed for)
- * into one line on stderr and exit code 1; any other exception is a bug and keeps its stack trace.
+ * into one line on stderr and exit code 1 (or the command's own, {@link ErrorExitCode}); any other exception is a bug
+ * and keeps its stack trace.
  */
 final class UserErrorHandler implements IExecutionExceptionHandler {
   static final int USER_ERROR = 1;
@@ -27,7 +28,7 @@ final class UserErrorHandler implements IExecutionExceptionHandler {
     if (e instanceof IllegalArgumentException || e instanceof IllegalStateException || e instanceof IOException
         || e instanceof UncheckedIOException || e instanceof SdkException) {
       command.getErr().println(ProgressLog.lineStart() + command.getColorScheme().errorText("quarry: " + message(e)));
-      return USER_ERROR;
+      return command.getCommand() instanceof ErrorExitCode own ? own.errorExitCode() : USER_ERROR;
     }
     throw e;
   }

@@ -129,6 +129,122 @@ class RemoteCommandTest {
   }
 
   @Test
+  void aConfigIsNeverWrittenOrReadThroughALinkAndIsReadBounded() throws Exception {
+    Path data = folder();
+    Path quarryFolder = Files.createDirectories(data.resolve(".quarry"));
+    Path bashrc = Files.writeString(temp.resolve("bashrc"), "alias ls='ls --color'\n");
+    Files.createSymbolicLink(quarryFolder.resolve("config.tmp"), bashrc);
+    assertThat(quarry("remote", "add", "--folder", data.toString(), "origin", "../store")).as(err.toString())
+        .isZero();
+    assertThat(Files.readString(bashrc)).as("a planted temporary is not written through").isEqualTo(
+        "alias ls='ls --color'\n");
+    assertThat(Files.readString(quarryFolder.resolve("config"))).contains("url = ../store");
+
+    Path config = quarryFolder.resolve("config");
+    Files.delete(config);
+    Files.createSymbolicLink(config, bashrc);
+    assertThat(quarry("remote", "add", "--folder", data.toString(), "lab", "../lab")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot use " + config + ": it is a symbolic link (a Quarry config"
+        + " must be a regular file)\n");
+    assertThat(quarry("remote", "list", "--folder", data.toString())).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot use " + config + ": it is a symbolic link (a Quarry config"
+        + " must be a regular file)\n");
+    assertThat(Files.readString(bashrc)).isEqualTo("alias ls='ls --color'\n");
+    Files.delete(config);
+
+    Path linkedFolder = data.resolveSibling("linked");
+    Files.createDirectories(linkedFolder);
+    Path moved = Files.move(quarryFolder, temp.resolve("elsewhere"));
+    Files.createSymbolicLink(quarryFolder, moved);
+    assertThat(quarry("remote", "add", "--folder", data.toString(), "origin", "../store")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot use " + quarryFolder + ": it is a symbolic link (a Quarry"
+        + " config folder must be a folder)\n");
+    Files.delete(quarryFolder);
+    Files.createDirectories(quarryFolder);
+
+    Files.write(config, new byte[(1 << 20) + 1]);
+    assertThat(quarry("remote", "list", "--folder", data.toString())).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot read " + config + ": it is larger than 1 MiB, more than a"
+        + " Quarry config holds\n");
+    Files.write(config, new byte[] {'#', (byte) 0xff, '\n'});
+    assertThat(quarry("remote", "list", "--folder", data.toString())).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Invalid config: " + config + " (must be UTF-8 text)\n");
+    Files.delete(config);
+    Path fifo = temp.resolve("fifo");
+    assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+    Files.createSymbolicLink(config, fifo);
+    assertThat(quarry("remote", "list", "--folder", data.toString())).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot use " + config + ": it is a symbolic link (a Quarry config"
+        + " must be a regular file)\n");
+    Files.delete(config);
+    assertThat(new ProcessBuilder("mkfifo", config.toString()).start().waitFor()).isZero();
+    assertThat(quarry("remote", "list", "--folder", data.toString())).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot use " + config + ": it is not a regular file (a Quarry"
+        + " config must be a regular file)\n");
+  }
+
+  @Test
+  void statusResultFileCutsPathsToBytesAtACodePoint() throws Exception {
+    Path data = folder();
+    String remote = temp.resolve("store").toString();
+    assertThat(quarry("sync", "push", data.toString(), "--remote", remote)).isZero();
+    Files.writeString(data.resolve("images/" + "a".repeat(89) + "\uD83D\uDE00".repeat(10)), "emoji");
+    Files.writeString(data.resolve("images/" + "猫".repeat(80)), "cat");
+    Path result = temp.resolve("result.json");
+    assertThat(quarry("sync", "status", data.toString(), "--remote", remote, "--result", result.toString()))
+        .as(err.toString()).isZero();
+    JsonNode paths = JSON.readTree(result.toFile()).get("changes").get("added").get("paths");
+    assertThat(paths).hasSize(2);
+    for (JsonNode path : paths) {
+      assertThat(path.asText().getBytes(java.nio.charset.StandardCharsets.UTF_8)).hasSizeLessThanOrEqualTo(100);
+      assertThat(path.asText()).endsWith("...");
+    }
+  }
+
+  @Test
+  void aNamedRemoteSaysWhichFileItCameFromAndTheCommittedConfigCannotSendToPlainHttp() throws Exception {
+    Path data = folder();
+    Path config = Files.createDirectories(data.resolve(".quarry")).resolve("config");
+    Files.writeString(config, "[remote \"origin\"]\n    url = ../store\n");
+    assertThat(quarry("sync", "push", data.toString(), "--remote", "origin")).as(err.toString()).isZero();
+    assertThat(err.toString()).contains("remote origin (from " + config + "): " + temp.resolve("store") + "\n");
+    assertThat(quarry("sync", "status", data.toString(), "--remote", "origin")).isZero();
+    assertThat(err.toString()).contains("remote origin (from " + config + "): ");
+
+    assertThat(quarry("remote", "add", "--folder", data.toString(), "lab", "s3://bucket/cas", "--endpoint",
+        "http://minio:9000")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot add remote lab to " + config + " with the plain http"
+        + " endpoint http://minio:9000: the folder's config is committed, and a remote it gives cannot use plain"
+        + " http (add it with --local for this machine, or --global)\n");
+    Files.writeString(config, "[remote \"origin\"]\n    url = s3://bucket/cas\n    endpoint = http://evil:9000\n"
+        + "    profile = prod\n");
+    assertThat(quarry("sync", "push", data.toString(), "--remote", "origin")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot use remote origin of " + config + ": its endpoint"
+        + " http://evil:9000 is plain http, set by the file that comes with the folder (a clone could send your"
+        + " requests and data anywhere); to trust it, add the remote to this machine's config: quarry remote add"
+        + " --local origin s3://bucket/cas --endpoint http://evil:9000\n");
+
+    Files.writeString(data.resolve(".quarry/config.local"), "[remote \"origin\"]\n    url = s3://bucket/cas\n"
+        + "    endpoint = http://127.0.0.1:1\n");
+    assertThat(quarry("sync", "status", data.toString(), "--remote", "origin")).isEqualTo(1);
+    assertThat(err.toString()).as("this machine's config may use plain http").contains("remote origin (from "
+        + data.resolve(".quarry/config.local") + "): s3://bucket/cas, endpoint http://127.0.0.1:1\n").doesNotContain("plain http");
+  }
+
+  @Test
+  void aProfileOrRegionWithControlCharactersIsPrintedEscaped() throws Exception {
+    Path data = folder();
+    Path config = Files.createDirectories(data.resolve(".quarry")).resolve("config.local");
+    Files.writeString(config, "[remote \"origin\"]\n    url = s3://bucket/cas\n    profile = p\u001b[2Jx\n"
+        + "    region = r\u001b]0;x\n");
+    assertThat(quarry("remote", "list", "--folder", data.toString())).as(err.toString()).isZero();
+    assertThat(out.toString()).contains("profile=p\\u001b[2Jx  region=r\\u001b]0;x").doesNotContain("\u001b");
+    assertThat(quarry("sync", "status", data.toString(), "--remote", "origin")).isEqualTo(1);
+    assertThat(err.toString()).contains("Invalid AWS profile: p\\u001b[2Jx (must be a profile in ")
+        .doesNotContain("\u001b");
+  }
+
+  @Test
   void statusNamesPathsAndWithExitCodeOrQuietExitsOneOnADifference() throws Exception {
     Path data = folder();
     String remote = temp.resolve("store").toString();
@@ -157,5 +273,14 @@ class RemoteCommandTest {
 
     assertThat(quarry("sync", "status", data.toString(), "--remote", remote, "--json")).isZero();
     assertThat(JSON.readTree(out.toString()).get("changes").get("added").get("paths")).hasSize(30);
+
+    String missing = temp.resolve("no-such-folder").toString();
+    assertThat(quarry("sync", "status", missing, "--remote", remote)).as("an error, no gate asked").isEqualTo(1);
+    assertThat(quarry("sync", "status", missing, "--remote", remote, "--exit-code")).as("as diff(1)").isEqualTo(2);
+    assertThat(err.toString()).startsWith("quarry: ");
+    assertThat(quarry("sync", "status", missing, "--remote", remote, "-q")).isEqualTo(2);
+    assertThat(quarry("sync", "status", "--help")).isZero();
+    assertThat(out.toString().replaceAll("\\s+", " ")).contains("1 when the folder and the ref's version differ",
+        "an error exits 2");
   }
 }

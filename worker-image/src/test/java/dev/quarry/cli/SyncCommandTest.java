@@ -137,6 +137,29 @@ class SyncCommandTest {
   }
 
   @Test
+  void getRefusesToWriteThroughALinkOrIntoAFolderThatIsNotThere() throws Exception {
+    String remote = temp.resolve("remote").toString();
+    Path data = Files.createDirectories(temp.resolve("data"));
+    Files.writeString(data.resolve("hello.txt"), "hello");
+    assertThat(quarry("sync", "push", data.toString(), "--remote", remote)).isZero();
+    Path target = Files.writeString(temp.resolve("precious"), "keep me");
+    Path link = Files.createSymbolicLink(temp.resolve("link"), target);
+    err.getBuffer().setLength(0);
+    assertThat(quarry("sync", "get", "latest", "hello.txt", link.toString(), "--remote", remote)).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot write " + link + ": it is a symbolic link (remove it, or"
+        + " name where to write)\n");
+    assertThat(link).isSymbolicLink();
+    assertThat(target).hasContent("keep me");
+
+    err.getBuffer().setLength(0);
+    String newFolder = temp.resolve("newdir") + "/";
+    assertThat(quarry("sync", "get", "latest", "hello.txt", newFolder, "--remote", remote)).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Cannot write into " + newFolder + ": no such folder (create it"
+        + " first, or name a file)\n");
+    assertThat(temp.resolve("newdir")).doesNotExist();
+  }
+
+  @Test
   void diffLsAndGetInspectVersionsWithoutPulling() throws Exception {
     String remote = temp.resolve("remote").toString();
     Path data = Files.createDirectories(temp.resolve("data/images"));

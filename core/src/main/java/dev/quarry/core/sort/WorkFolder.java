@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -13,7 +14,7 @@ import org.apache.commons.io.file.PathUtils;
 
 /**
  * A local folder for one process's bulky intermediate data (a create worker's gathered shards, a local run's spilled
- * packs and scratch), which can be gigabytes. It goes when closed, and also when the process is stopped with Ctrl-C
+ * packs and scratch, an import's or a get's temporaries), which can be gigabytes, readable by its owner only. It goes when closed, and also when the process is stopped with Ctrl-C
  * or SIGTERM, through a shutdown hook, since the threads' {@code finally} blocks do not run then. A process killed
  * with SIGKILL cannot clean up: its name carries the host and process id, so that the next folder made under the same
  * parent removes those of processes of this host that no longer run.
@@ -33,7 +34,7 @@ public final class WorkFolder implements AutoCloseable {
     String host = hostName();
     removeAbandoned(parent, prefix, host);
     Path path = parent.resolve(prefix + host + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID());
-    Files.createDirectory(path);
+    Files.createDirectory(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     WorkFolder folder = new WorkFolder(path);
     Runtime.getRuntime().addShutdownHook(folder.removeAtExit);
     return folder;

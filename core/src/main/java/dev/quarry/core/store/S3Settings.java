@@ -1,5 +1,6 @@
 package dev.quarry.core.store;
 
+import dev.quarry.core.text.Printable;
 import dev.quarry.core.units.Durations;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -84,7 +85,7 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
           + MIN_REQUEST_DEADLINE.toSeconds() + "s)");
     }
     if (profile != null && profile.isBlank()) {
-      throw new IllegalArgumentException("Invalid AWS profile: '" + profile + "' (must not be empty)");
+      throw new IllegalArgumentException("Invalid AWS profile: '" + Printable.of(profile) + "' (must not be empty)");
     }
   }
 
@@ -141,7 +142,7 @@ public record S3Settings(URI endpoint, String region, boolean pathStyle, String 
     Map<String, String> withProfile = withProfile(environment, profile);
     AwsProfile found = AwsProfile.from(withProfile);
     if (!found.exists()) {
-      throw new IllegalArgumentException("Invalid AWS profile: " + profile + " (must be a profile in "
+      throw new IllegalArgumentException("Invalid AWS profile: " + Printable.of(profile) + " (must be a profile in "
           + found.describeFiles() + ")");
     }
     return fromEnvironment(withProfile).withProfile(profile);

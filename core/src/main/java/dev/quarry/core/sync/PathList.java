@@ -35,12 +35,11 @@ public record PathList(long count, List<String> paths) {
   }
 
   /**
-   * The same count, with at most {@code limit} paths, each made printable ({@link Printable#of}) and cut to
-   * {@code maxChars} characters: for places of bounded size, such as a Kubernetes termination message.
+   * The same count, with at most {@code limit} paths, each made printable and cut to {@code maxBytes} bytes of UTF-8
+   * ({@link Printable#within}): for places of bounded size, such as a Kubernetes termination message.
    */
-  public PathList sample(int limit, int maxChars) {
-    return new PathList(count, paths.stream().limit(limit).map(Printable::of)
-        .map(path -> path.length() <= maxChars ? path : path.substring(0, maxChars - 3) + "...").toList());
+  public PathList sample(int limit, int maxBytes) {
+    return new PathList(count, paths.stream().limit(limit).map(path -> Printable.within(path, maxBytes)).toList());
   }
 
   /** How many paths are counted but not listed. */

@@ -47,8 +47,8 @@ public record StatusChanges(PathList added, PathList modified, PathList deleted,
   }
 
   /** The same counts, with a short sample of each list: {@link PathList#sample}. */
-  public StatusChanges sample(int limit, int maxChars) {
-    return new StatusChanges(added.sample(limit, maxChars), modified.sample(limit, maxChars),
-        deleted.sample(limit, maxChars), notOnRemote.sample(limit, maxChars));
+  public StatusChanges sample(int limit, int maxBytes) {
+    return new StatusChanges(added.sample(limit, maxBytes), modified.sample(limit, maxBytes),
+        deleted.sample(limit, maxBytes), notOnRemote.sample(limit, maxBytes));
   }
 }

@@ -45,9 +45,9 @@ public record SyncResult(String operation, String remote, String ref, String ver
   }
 
   /** This result with a short sample of each list of {@link #changes} ({@link PathList#sample}). */
-  public SyncResult withPathsSampled(int limit, int maxChars) {
+  public SyncResult withPathsSampled(int limit, int maxBytes) {
     return changes == null ? this : new SyncResult(operation, remote, ref, version, files, bytes, hashedFiles,
         missingLocal, missingRemote, transferred, unreachable, retained, requests, strategy, lookups, failures,
-        failureSamples, warnings, startTime, endTime, elapsedSeconds, changes.sample(limit, maxChars));
+        failureSamples, warnings, startTime, endTime, elapsedSeconds, changes.sample(limit, maxBytes));
   }
 }

@@ -37,6 +37,41 @@ public final class Printable {
     return at < value.length() ? out + "... (" + (value.length() - at) + " more characters)" : out.toString();
   }
 
+  /**
+   * {@code value} as {@link #of} makes it, then cut at a code point (never within a surrogate pair) so that its UTF-8
+   * is at most {@code maxBytes}, "..." included: for places whose size is counted in bytes, such as a Kubernetes
+   * termination message.
+   */
+  public static String within(String value, int maxBytes) {
+    String shown = of(value);
+    if (utf8Length(shown, shown.length()) <= maxBytes) {
+      return shown;
+    }
+    int budget = maxBytes - 3;
+    int bytes = 0;
+    int at = 0;
+    while (at < shown.length()) {
+      int c = shown.codePointAt(at);
+      int size = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+      if (bytes + size > budget) {
+        break;
+      }
+      bytes += size;
+      at += Character.charCount(c);
+    }
+    return shown.substring(0, at) + "...";
+  }
+
+  private static int utf8Length(String text, int end) {
+    int bytes = 0;
+    for (int at = 0; at < end; ) {
+      int c = text.codePointAt(at);
+      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+      at += Character.charCount(c);
+    }
+    return bytes;
+  }
+
   /** Raw bytes that are not text, as 0x and hex, cut to size. */
   public static String hex(byte[] raw) {
     String shown = "0x" + HexFormat.of().formatHex(raw, 0, Math.min(raw.length, MAX_HEX_BYTES));

@@ -7,8 +7,10 @@ import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.RequestCounts;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
+import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.local.LocalTree;
 import dev.quarry.core.sync.pull.Get;
+import dev.quarry.core.sync.pull.Pull;
 import dev.quarry.core.sync.push.Push;
 import dev.quarry.core.sync.remote.CasRemote;
 import dev.quarry.core.sync.remote.TreeDiff;
@@ -21,6 +23,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Stream;
 import org.apache.commons.io.output.NullOutputStream;
 import org.junit.jupiter.api.AfterEach;
@@ -127,6 +130,8 @@ class InspectionTest {
         .hasMessage("Cannot find a/b/sibling.txt/x in latest: a/b/sibling.txt is a file, not a folder");
     assertThatThrownBy(() -> VersionListing.list(remote, root, "latest", "a/../etc", false))
         .hasMessage("Invalid path: a/../etc (must be names joined by '/', without empty, . or .. components)");
+    assertThatThrownBy(() -> Get.find(remote, "latest", "a/.quarry/config"))
+        .hasMessage("Invalid path: a/.quarry/config (.quarry is a folder's state, which no version holds)");
   }
 
   @Test
@@ -199,11 +204,34 @@ class InspectionTest {
   }
 
   @Test
+  void aVersionWithAPathLongerThanPathMaxIsRefusedByLsDiffAndPull() throws Exception {
+    HandMadeRemote hand = new HandMadeRemote(remote);
+    Digest content = hand.blob("deep");
+    Manifest folder = hand.tree(TreeEntry.file("f", 0644, content));
+    for (int depth = 0; depth < 17; depth++) {
+      folder = hand.tree(TreeEntry.directory("d".repeat(240) + depth, 0755, folder.digest(), 1, content.size()));
+    }
+    Manifest root = folder;
+    Manifest empty = hand.tree();
+    String message = "Invalid path in a version: ";
+    assertThatThrownBy(() -> VersionListing.list(remote, root, root.digest().text(), "", true))
+        .hasMessageStartingWith(message).hasMessageEndingWith("(must be at most 4096 bytes, Linux's PATH_MAX)");
+    assertThatThrownBy(() -> TreeDiff.compare(TreeDiff.Trees.of(remote), empty, TreeDiff.Trees.of(remote), root))
+        .hasMessageStartingWith(message);
+    Path into = Files.createDirectories(temp.resolve("into"));
+    try (SyncSession session = new SyncSession(into, temp.resolve("state"), remote, QUIET)) {
+      assertThatThrownBy(() -> Pull.run(session, new Pull.Options(root.digest().text(), List.of(), false, null,
+          false)))
+          .hasMessageContaining(message);
+    }
+  }
+
+  @Test
   void getOfACorruptBlobLeavesTheDestinationAsItWas() throws Exception {
     HandMadeRemote hand = new HandMadeRemote(remote);
     Digest real = Digest.of("real".getBytes(StandardCharsets.UTF_8));
     remote.store().put(remote.layout().blobKey(real), "fake".getBytes(StandardCharsets.UTF_8));
-    Manifest root = hand.tree(dev.quarry.core.sync.cas.TreeEntry.file("f", 0644, real));
+    Manifest root = hand.tree(TreeEntry.file("f", 0644, real));
     Path out = Files.createDirectories(temp.resolve("out"));
     Files.writeString(out.resolve("f"), "before");
 

@@ -371,17 +371,19 @@ class PullSafetyTest {
   @Test
   void aLocalFileThatCannotBeCheckedStopsThePullBeforeAnythingIsWritten() throws Exception {
     // Folders deeper than PATH_MAX (4096 bytes) exist locally: a path under them cannot be looked at (ENAMETOOLONG).
-    String name = "d".repeat(250);
+    // The version's path, deep/<16 names of 254 bytes>/f, is 4086 bytes (a version may not hold longer ones): only
+    // under the target folder does it pass PATH_MAX.
+    String name = "d".repeat(254);
     Digest f = hand.blob("f");
     Manifest level = hand.tree(TreeEntry.file("f", 0640, f));
-    for (int i = 0; i < 17; i++) {
+    for (int i = 0; i < 16; i++) {
       level = hand.tree(TreeEntry.directory(name, 0755, level.digest(), 1, 1));
     }
     Manifest root = hand.tree(TreeEntry.directory("deep", 0755, level.digest(), 1, 1),
         TreeEntry.file("other", 0644, f));
     Path target = Files.createDirectories(temp.resolve("target"));
     Process mkdirs = new ProcessBuilder("python3", "-c", "import os\nos.chdir('" + target + "')\n"
-        + "for n in ['deep'] + ['" + name + "'] * 17:\n  os.mkdir(n)\n  os.chdir(n)").start();
+        + "for n in ['deep'] + ['" + name + "'] * 16:\n  os.mkdir(n)\n  os.chdir(n)").start();
     assertThat(mkdirs.waitFor()).isZero();
 
     try {

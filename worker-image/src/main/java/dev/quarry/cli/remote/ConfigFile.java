@@ -1,11 +1,18 @@
 package dev.quarry.cli.remote;
 
+import dev.quarry.core.store.LimitedInputStream;
+import dev.quarry.core.sync.local.PartFiles;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -30,16 +37,66 @@ public record ConfigFile(Path path, String defaultRemote, Map<String, RemoteEntr
   private static final List<String> REMOTE_KEYS = List.of("url", "endpoint", "profile", "region");
   private static final Pattern CREDENTIAL = Pattern.compile(".*(key|secret|token|password|credential).*");
 
+  /** The most bytes a config file may hold: it may come with a cloned folder, so it is read bounded. */
+  static final int MAX_BYTES = 1 << 20;
+  /** The folder, inside a synced folder, of its configs. */
+  static final String FOLDER = ".quarry";
+
   public ConfigFile {
     remotes = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(remotes));
   }
 
-  /** Reads {@code path}; a file that does not exist is an empty config. */
+  /**
+   * Reads {@code path}; a file that does not exist is an empty config. A config is a regular file, never read
+   * through a link (a cloned folder could ship {@code .quarry/config -> /dev/zero}), of at most {@link #MAX_BYTES}.
+   */
   public static ConfigFile read(Path path) throws IOException {
+    requireNoLinkedFolder(path);
     if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
       return new ConfigFile(path, null, Map.of());
     }
-    return parse(path, Files.readAllLines(path, StandardCharsets.UTF_8));
+    requireRegularFile(path);
+    byte[] bytes;
+    try (InputStream in = new LimitedInputStream(Files.newInputStream(path, LinkOption.NOFOLLOW_LINKS), MAX_BYTES,
+        "Cannot read " + path + ": it is larger than " + (MAX_BYTES >> 20) + " MiB, more than a Quarry config"
+            + " holds")) {
+      bytes = in.readAllBytes();
+    } catch (LimitedInputStream.TooLargeException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+    String text;
+    try {
+      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+    } catch (CharacterCodingException e) {
+      throw new IllegalArgumentException("Invalid config: " + path + " (must be UTF-8 text)", e);
+    }
+    return parse(path, text.lines().toList());
+  }
+
+  /** A config file's own refusal of a link or a FIFO, device or folder in its place. */
+  private static void requireRegularFile(Path path) {
+    if (Files.isSymbolicLink(path)) {
+      throw new IllegalArgumentException("Cannot use " + path + ": it is a symbolic link (a Quarry config must be a"
+          + " regular file)");
+    }
+    if (Files.exists(path, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+      throw new IllegalArgumentException("Cannot use " + path + ": it is not a regular file (a Quarry config must be"
+          + " a regular file)");
+    }
+  }
+
+  /**
+   * A folder's {@code .quarry} is refused when it is a link: it comes with the folder, maybe from a clone, and
+   * could point anywhere. (The user's own config folder may be a link, as dotfile managers make them.)
+   */
+  private static void requireNoLinkedFolder(Path path) {
+    Path folder = path.getParent();
+    if (folder != null && folder.getFileName() != null && folder.getFileName().toString().equals(FOLDER)
+        && Files.isSymbolicLink(folder)) {
+      throw new IllegalArgumentException("Cannot use " + folder + ": it is a symbolic link (a Quarry config folder"
+          + " must be a folder)");
+    }
   }
 
   static ConfigFile parse(Path path, List<String> lines) {
@@ -177,9 +234,16 @@ public record ConfigFile(Path path, String defaultRemote, Map<String, RemoteEntr
         text.append("    region = ").append(remote.region()).append('\n');
       }
     }
+    requireNoLinkedFolder(path);
+    requireRegularFile(path);
     Files.createDirectories(path.getParent());
-    Path temporary = path.resolveSibling(path.getFileName() + ".tmp");
-    Files.writeString(temporary, text, StandardCharsets.UTF_8);
-    Files.move(temporary, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    Path temporary = PartFiles.beside(path);
+    try {
+      Files.write(temporary, text.toString().getBytes(StandardCharsets.UTF_8), StandardOpenOption.CREATE_NEW,
+          StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+      Files.move(temporary, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
   }
 }

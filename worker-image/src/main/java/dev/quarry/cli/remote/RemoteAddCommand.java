@@ -15,8 +15,11 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {"Adds a named remote to a config file (the folder's unless --global or --local).", ""},
-    footer = {"", "Examples:", "  quarry remote add origin s3://datasets/cas/coco --endpoint http://minio:9000"
-        + " --profile minio --default", "  quarry remote add --global backup /mnt/nas/cas"})
+    footer = {"", "A plain http:// endpoint is refused in the folder's config, which is committed (a clone could"
+        + " send requests anywhere): keep it in --local or --global.", "", "Examples:",
+        "  quarry remote add origin s3://datasets/cas/coco --endpoint https://s3.lab.example --default",
+        "  quarry remote add --local minio s3://datasets/cas/coco --endpoint http://minio:9000 --profile minio",
+        "  quarry remote add --global backup /mnt/nas/cas"})
 public final class RemoteAddCommand implements Callable<Integer> {
   @Spec CommandSpec command;
   @Mixin ScopeOptions scope;
@@ -54,8 +57,14 @@ public final class RemoteAddCommand implements Callable<Integer> {
       throw new IllegalArgumentException("Cannot add remote " + name + ": " + file.path() + " already has it"
           + " (remove it first, or add with --force to replace it)");
     }
-    ConfigFile changed = file.withRemote(new RemoteEntry(name, scope.chosen() == ConfigScope.USER
-        ? RemoteConfig.absoluteUrl(url, Path.of("").toAbsolutePath()) : url, endpoint, profile, region));
+    RemoteEntry remote = new RemoteEntry(name, scope.chosen() == ConfigScope.USER
+        ? RemoteConfig.absoluteUrl(url, Path.of("").toAbsolutePath()) : url, endpoint, profile, region);
+    if (RemoteConfig.isUntrusted(scope.chosen(), endpoint)) {
+      throw new IllegalArgumentException("Cannot add remote " + name + " to " + file.path() + " with the plain http"
+          + " endpoint " + endpoint + ": the folder's config is committed, and a remote it gives cannot use plain"
+          + " http (add it with --local for this machine, or --global)");
+    }
+    ConfigFile changed = file.withRemote(remote);
     (makeDefault ? changed.withDefault(name) : changed).write();
     command.commandLine().getOut().println("added remote " + name + " (" + url + ") to " + file.path()
         + (makeDefault ? ", as the default" : ""));

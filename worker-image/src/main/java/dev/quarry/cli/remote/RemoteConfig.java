@@ -2,6 +2,7 @@ package dev.quarry.cli.remote;
 
 import dev.quarry.core.store.ObjectUrl;
 import dev.quarry.core.store.S3Settings;
+import dev.quarry.core.text.Printable;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -79,8 +81,32 @@ public final class RemoteConfig {
     }
     Scoped scoped = remote(name);
     RemoteEntry remote = scoped.remote();
+    Path source = files.get(scoped.scope()).path();
+    requireTrustedEndpoint(scoped, source);
     String url = absoluteUrl(remote.url(), scoped.scope().base(folder, environment));
-    return new ResolvedRemote(name, url, settings(remote));
+    return new ResolvedRemote(name, url, settings(remote), remote, source);
+  }
+
+  /**
+   * Refuses a plain http endpoint from the folder's committed config: that file comes with a clone, and could send
+   * the user's requests (signed with their profile) and data to any server, readable on the way. The user trusts
+   * one by declaring the remote in a file of their own ({@code config.local} or the user's config), which wins.
+   */
+  private static void requireTrustedEndpoint(Scoped scoped, Path source) {
+    RemoteEntry remote = scoped.remote();
+    if (isUntrusted(scoped.scope(), remote.endpoint())) {
+      throw new IllegalArgumentException("Cannot use remote " + remote.name() + " of " + source + ": its endpoint "
+          + Printable.of(remote.endpoint()) + " is plain http, set by the file that comes with the folder (a clone"
+          + " could send your requests and data anywhere); to trust it, add the remote to this machine's config:"
+          + " quarry remote add --local " + remote.name() + " " + Printable.of(remote.url()) + " --endpoint "
+          + Printable.of(remote.endpoint()));
+    }
+  }
+
+  /** Whether an endpoint in a file of that scope is one a remote may not use: plain http in the committed file. */
+  static boolean isUntrusted(ConfigScope scope, String endpoint) {
+    return scope == ConfigScope.FOLDER && endpoint != null
+        && endpoint.toLowerCase(Locale.ROOT).startsWith("http://");
   }
 
   /** The remote of that name, from the strongest file that has it; refused, naming the known ones, if none has. */

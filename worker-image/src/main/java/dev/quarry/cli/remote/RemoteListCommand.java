@@ -1,5 +1,6 @@
 package dev.quarry.cli.remote;
 
+import dev.quarry.core.text.Printable;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -30,15 +31,15 @@ public final class RemoteListCommand implements Callable<Integer> {
     for (Map.Entry<String, RemoteConfig.Scoped> entry : config.remotes().entrySet()) {
       RemoteEntry remote = entry.getValue().remote();
       StringBuilder line = new StringBuilder(entry.getKey().equals(defaultRemote) ? "* " : "  ")
-          .append(remote.name()).append('\t').append(remote.url());
+          .append(remote.name()).append('\t').append(Printable.of(remote.url()));
       if (remote.endpoint() != null) {
-        line.append("  endpoint=").append(remote.endpoint());
+        line.append("  endpoint=").append(Printable.of(remote.endpoint()));
       }
       if (remote.profile() != null) {
-        line.append("  profile=").append(remote.profile());
+        line.append("  profile=").append(Printable.of(remote.profile()));
       }
       if (remote.region() != null) {
-        line.append("  region=").append(remote.region());
+        line.append("  region=").append(Printable.of(remote.region()));
       }
       line.append("  (").append(config.file(entry.getValue().scope()).path()).append(')');
       out.println(line);

@@ -65,7 +65,12 @@ final class RemoteOptions {
     return new CasRemote(location.store(), location.key(), requestsInFlight);
   }
 
+  /** A session on the remote; a remote by name first says on {@code log} which file it came from and where it is. */
   SyncSession session(ObjectStores stores, Path folder, PrintStream log) {
+    String described = resolved != null ? resolved.describe() : null;
+    if (described != null) {
+      log.println(described);
+    }
     return new SyncSession(folder, stateDir, casRemote(stores), log);
   }
 }

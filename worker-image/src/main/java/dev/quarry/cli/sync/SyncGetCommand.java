@@ -1,6 +1,8 @@
 package dev.quarry.cli.sync;
 
 import dev.quarry.cli.output.ProgressLog;
+import dev.quarry.cli.output.StandardOutput;
+import dev.quarry.core.sort.WorkFolder;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.pull.Get;
@@ -10,7 +12,6 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import org.apache.commons.io.file.PathUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -27,7 +28,8 @@ import picocli.CommandLine.Spec;
         + " path and the blobs under it. A file goes to standard output when OUT is omitted or -, else to OUT (or"
         + " into OUT when it is a folder); a folder goes into OUT (default: a folder of its name here), as sync pull"
         + " writes it. Every byte is verified against its digest; files appear by atomic rename (on standard output,"
-        + " corruption is reported by the exit code, after the bytes).", ""},
+        + " corruption is reported by the exit code, after the bytes). When the reader of standard output goes away"
+        + " (| head), the download stops and the exit code is 141, quietly, as for cat.", ""},
     footer = {"", "Examples:", "  quarry sync get latest labels/train.csv --remote s3://datasets/cas/coco | head",
         "  quarry sync get v3 val2017 /scratch/val2017 --remote s3://datasets/cas/coco"})
 public final class SyncGetCommand implements Callable<Integer> {
@@ -47,8 +49,8 @@ public final class SyncGetCommand implements Callable<Integer> {
       + " file at OUT is always replaced).")
   boolean force;
 
-  /** Where a file goes when OUT is omitted or -: the process's standard output, as bytes. */
-  OutputStream stdout = System.out;
+  /** Where a file goes when OUT is omitted or -: the process's standard output, as bytes, its errors reported. */
+  OutputStream stdout = new StandardOutput();
 
   @Override
   public Integer call() throws Exception {
@@ -58,9 +60,20 @@ public final class SyncGetCommand implements Callable<Integer> {
       PrintStream log = ProgressLog.to(command.commandLine().getErr());
       if (!target.isFolder()) {
         if (out == null || out.equals("-")) {
-          Get.toStream(cas, target, stdout);
-          stdout.flush();
+          try {
+            Get.toStream(cas, target, stdout);
+            stdout.flush();
+          } catch (StandardOutput.WriteFailed e) {
+            if (e.brokenPipe()) {
+              return StandardOutput.BROKEN_PIPE; // the reader went away (| head): quiet, as cat
+            }
+            throw e;
+          }
         } else {
+          if (out.endsWith("/") && !Files.isDirectory(Path.of(out))) {
+            throw new IllegalArgumentException("Cannot write into " + out + ": no such folder (create it first, or"
+                + " name a file)");
+          }
           log.println("get: wrote " + Get.toFile(cas, target, Path.of(out)));
         }
         return 0;
@@ -73,13 +86,16 @@ public final class SyncGetCommand implements Callable<Integer> {
         throw new IllegalArgumentException("Cannot get " + path + " to standard output: it is a folder");
       }
       Path folder = Path.of(out != null ? out : target.path().name());
-      boolean temporaryState = remote.stateDir == null;
-      remote.stateDir = temporaryState ? Files.createTempDirectory("quarry-get-") : remote.stateDir;
-      try (SyncSession session = remote.session(stores, folder, log)) {
-        Get.folder(session, target, force);
-      } finally {
-        if (temporaryState) {
-          PathUtils.deleteDirectory(remote.stateDir);
+      if (remote.stateDir != null) {
+        try (SyncSession session = remote.session(stores, folder, log)) {
+          Get.folder(session, target, force);
+        }
+      } else {
+        try (WorkFolder state = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-get-")) {
+          remote.stateDir = state.path(); // it goes at Ctrl-C or SIGTERM too
+          try (SyncSession session = remote.session(stores, folder, log)) {
+            Get.folder(session, target, force);
+          }
         }
       }
       log.println("get: wrote " + folder.toAbsolutePath().normalize());

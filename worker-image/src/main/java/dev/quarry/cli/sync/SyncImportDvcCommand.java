@@ -2,6 +2,7 @@ package dev.quarry.cli.sync;
 
 import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.core.json.Json;
+import dev.quarry.core.sort.WorkFolder;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.SyncSession;
@@ -11,12 +12,9 @@ import dev.quarry.core.sync.dvc.DvcImport;
 import dev.quarry.core.sync.push.Push;
 import dev.quarry.core.units.ByteSize;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import org.apache.commons.io.file.PathUtils;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -76,8 +74,12 @@ public final class SyncImportDvcCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     DvcFile dvc = source.dvcFile != null ? DvcFile.read(source.dvcFile)
         : new DvcFile(DvcHash.parse(source.md5), -1, -1, null);
-    Path temp = Files.createTempDirectory("quarry-import-dvc-",
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-import-dvc-")) {
+      return importInto(dvc, work.path()); // the folder goes at Ctrl-C or SIGTERM too
+    }
+  }
+
+  private int importInto(DvcFile dvc, Path temp) throws Exception {
     boolean temporaryState = remote.stateDir == null;
     remote.stateDir = temporaryState ? temp.resolve("state") : remote.stateDir;
     try (ObjectStores stores = remote.stores(Path.of(""));
@@ -97,8 +99,6 @@ public final class SyncImportDvcCommand implements Callable<Integer> {
             result.quarryRequests().get(), result.quarryRequests().put(), result.elapsedSeconds());
       }
       out.flush();
-    } finally {
-      PathUtils.deleteDirectory(temp);
     }
     return 0;
   }

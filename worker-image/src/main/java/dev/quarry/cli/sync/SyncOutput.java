@@ -23,8 +23,8 @@ final class SyncOutput {
    * cuts at 4 KiB.
    */
   static final int PATHS_IN_RESULT_FILE = 5;
-  /** Characters kept of each path in the --result file: 4 lists of 5 paths stay well under 4 KiB. */
-  static final int PATH_CHARS_IN_RESULT_FILE = 100;
+  /** Bytes (UTF-8) kept of each path in the --result file: 4 lists of 5 paths stay well under 4 KiB. */
+  static final int PATH_BYTES_IN_RESULT_FILE = 100;
 
   @Option(names = "--json", description = "Print the result as JSON on stdout instead of a summary.")
   boolean json;
@@ -36,7 +36,7 @@ final class SyncOutput {
     String text = Json.write(result);
     if (resultFile != null) {
       Files.writeString(resultFile, Json.writeCompact(result.withPathsSampled(PATHS_IN_RESULT_FILE,
-          PATH_CHARS_IN_RESULT_FILE)));
+          PATH_BYTES_IN_RESULT_FILE)));
     }
     if (json) {
       out.println(text);

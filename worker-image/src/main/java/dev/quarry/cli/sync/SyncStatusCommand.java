@@ -1,5 +1,6 @@
 package dev.quarry.cli.sync;
 
+import dev.quarry.cli.ErrorExitCode;
 import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.StatusCheck;
@@ -28,12 +29,15 @@ import picocli.CommandLine.Spec;
         + " remote lacks. Lists are cut at " + SyncOutput.PATHS_SHOWN + " paths; --json lists every path. Paths the"
         + " folder's .quarryignore ignores are left out. Writes nothing to the remote.", ""},
     footer = {"", "Exit status: 0, or with --exit-code or -q 1 when the folder and the ref's version differ or the"
-        + " remote lacks something; an error also exits 1, with a message on stderr.", "",
+        + " remote lacks something; an error exits 1, with a message on stderr, or with --exit-code or -q an error"
+        + " exits 2 (as diff(1)), so that a script can tell a difference from a failure.", "",
         "Examples:", "  quarry sync status /data/coco --remote s3://datasets/cas/coco --ref latest",
         "  quarry sync status /data/coco -q || quarry sync push /data/coco"})
-public final class SyncStatusCommand implements Callable<Integer> {
+public final class SyncStatusCommand implements Callable<Integer>, ErrorExitCode {
   /** The exit status of --exit-code and -q when there is a difference. */
   static final int DIFFERS = 1;
+  /** The exit status of an error with --exit-code or -q, as diff(1)'s. */
+  static final int ERROR_WHEN_GATED = 2;
 
   @Spec CommandSpec command;
   @Mixin RemoteOptions remote;
@@ -46,12 +50,17 @@ public final class SyncStatusCommand implements Callable<Integer> {
       description = "The version to compare with (default: ${DEFAULT-VALUE}).")
   String ref;
 
-  @Option(names = "--exit-code", description = "Exit 1 when there is a difference, as git diff --exit-code does.")
+  @Option(names = "--exit-code", description = "Exit 1 when there is a difference, as git diff --exit-code does, and 2 on an error.")
   boolean exitCode;
 
   @Option(names = {"-q", "--quiet"}, description = "Print nothing, not even progress; exit 1 when there is a"
-      + " difference, as dvc status -q does.")
+      + " difference, as dvc status -q does, and 2 on an error.")
   boolean quiet;
+
+  @Override
+  public int errorExitCode() {
+    return exitCode || quiet ? ERROR_WHEN_GATED : 1;
+  }
 
   @Override
   public Integer call() throws Exception {

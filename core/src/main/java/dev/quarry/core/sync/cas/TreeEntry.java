@@ -69,6 +69,28 @@ public record TreeEntry(String name, EntryType type, int mode, Digest digest, St
     }
   }
 
+  /** The most bytes a path of a version may have: Linux's PATH_MAX. */
+  public static final int MAX_PATH_BYTES = 4096;
+
+  /**
+   * {@code parent}/{@code name} (just {@code name} under the top, where {@code parent} is ""), refused when longer
+   * than {@link #MAX_PATH_BYTES}: names are checked one by one, so a hostile version could otherwise nest them into
+   * a path no command can write, or list one of megabytes. Every walk of a version's tree joins its paths here.
+   */
+  public static String childPath(String parent, String name) {
+    String path = parent.isEmpty() ? name : parent + "/" + name;
+    return requirePathLength(path);
+  }
+
+  /** Refuses a path of a version longer than {@link #MAX_PATH_BYTES}; returns it. */
+  public static String requirePathLength(String path) {
+    if (path.length() > MAX_PATH_BYTES / 3 && utf8Length(path) > MAX_PATH_BYTES) {
+      throw new IllegalArgumentException("Invalid path in a version: " + printable(path) + " (must be at most "
+          + MAX_PATH_BYTES + " bytes, Linux's PATH_MAX)");
+    }
+    return path;
+  }
+
   private static int utf8Length(String name) {
     return name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
   }

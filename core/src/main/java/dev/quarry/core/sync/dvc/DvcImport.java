@@ -47,7 +47,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code quarry sync import-dvc}: a folder (or file) that DVC 3 pushed to its remote becomes a Quarry version, without
  * the data passing through a local copy of the dataset. Each distinct md5 is streamed once from the DVC remote into a
- * temporary file, bounded by the size the .dvc file declares, hashed with MD5 and SHA-256 on the way, and refused
+ * temporary file, bounded (each file and all of them together) by the size the .dvc file declares, hashed with MD5 and SHA-256 on the way, and refused
  * unless its MD5 is the one DVC named it by; a blob the Quarry remote already holds is reused, others are uploaded.
  * Then, as a push does, the version is committed under a lease (after waiting out any gc deleting): the blobs it
  * reused are checked present again, manifests go up children first, and the ref is written last, with a ref log
@@ -80,6 +80,8 @@ public final class DvcImport {
   private final Set<Digest> reused = ConcurrentHashMap.newKeySet();
   private final AtomicLong copiedBlobs = new AtomicLong();
   private final AtomicLong copiedBytes = new AtomicLong();
+  /** Bytes read from the DVC remote so far, by every transfer: never more than the .dvc file declares in all. */
+  private final AtomicLong bytesRead = new AtomicLong();
 
   private DvcImport(ObjectStore dvc, String dvcPrefix, SyncSession session, DvcFile source) {
     this.dvc = dvc;
@@ -172,6 +174,11 @@ public final class DvcImport {
           OutputStream out = Files.newOutputStream(file)) {
         byte[] buffer = new byte[256 << 10];
         for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
+          if (source.size() >= 0 && bytesRead.addAndGet(read) > source.size()) {
+            throw new IllegalArgumentException("Cannot import " + source.hash() + ": the files it lists hold more"
+                + " than the " + source.size() + " bytes its .dvc file declares (" + dvc.url(key) + " was being"
+                + " read)");
+          }
           md5Hash.update(buffer, 0, read);
           sha256.update(buffer, 0, read);
           out.write(buffer, 0, read);

@@ -1,14 +1,17 @@
 package dev.quarry.core.sync.local;
 
+import dev.quarry.core.store.LimitedInputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * The rules of a folder's {@code .quarryignore}, in gitignore's syntax and with git's meaning, so that the file can be
@@ -21,9 +24,11 @@ import java.util.regex.Pattern;
  */
 public final class IgnoreRules {
   public static final String FILE_NAME = ".quarryignore";
+  /** The most bytes the file may hold: it may come with a cloned folder, so it is read bounded. */
+  static final int MAX_BYTES = 1 << 20;
   private static final IgnoreRules NONE = new IgnoreRules(List.of());
 
-  private record Rule(Pattern pattern, boolean negated, boolean foldersOnly, boolean wholePath) {}
+  private record Rule(Glob glob, boolean negated, boolean foldersOnly, boolean wholePath) {}
 
   private final List<Rule> rules;
 
@@ -42,18 +47,34 @@ public final class IgnoreRules {
     if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
       return NONE;
     }
+    byte[] bytes;
+    try (InputStream in = new LimitedInputStream(Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS), MAX_BYTES,
+        "Cannot read " + file + ": it is larger than " + (MAX_BYTES >> 20) + " MiB, more than a " + FILE_NAME
+            + " may hold")) {
+      bytes = in.readAllBytes();
+    } catch (LimitedInputStream.TooLargeException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+    String text;
     try {
-      return parse(Files.readAllLines(file, StandardCharsets.UTF_8));
+      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
     } catch (CharacterCodingException e) {
       throw new IllegalArgumentException("Invalid " + FILE_NAME + ": " + file + " (must be UTF-8 text)", e);
     }
+    return parse(text.lines().toList(), file.toString());
   }
 
   /** The rules of these lines, in order. */
   public static IgnoreRules parse(List<String> lines) {
+    return parse(lines, FILE_NAME);
+  }
+
+  /** {@code source}: the file the lines came from, named in a refusal. */
+  private static IgnoreRules parse(List<String> lines, String source) {
     List<Rule> rules = new ArrayList<>();
-    for (String line : lines) {
-      Rule rule = rule(line);
+    for (int number = 1; number <= lines.size(); number++) {
+      Rule rule = rule(lines.get(number - 1), " (line " + number + " of " + source + ")");
       if (rule != null) {
         rules.add(rule);
       }
@@ -89,7 +110,7 @@ public final class IgnoreRules {
     String name = path.substring(path.lastIndexOf('/') + 1);
     for (int i = rules.size() - 1; i >= 0; i--) {
       Rule rule = rules.get(i);
-      if ((folder || !rule.foldersOnly()) && rule.pattern().matcher(rule.wholePath() ? path : name).matches()) {
+      if ((folder || !rule.foldersOnly()) && rule.glob().matches(rule.wholePath() ? path : name)) {
         return !rule.negated();
       }
     }
@@ -97,7 +118,7 @@ public final class IgnoreRules {
   }
 
   /** One line as a rule, or null for a blank line or a comment. */
-  private static Rule rule(String line) {
+  private static Rule rule(String line, String where) {
     if (line.startsWith("#")) {
       return null;
     }
@@ -117,7 +138,7 @@ public final class IgnoreRules {
     if (text.startsWith("/")) {
       text = text.substring(1);
     }
-    return new Rule(Pattern.compile(regex(text), Pattern.DOTALL), negated, foldersOnly, wholePath);
+    return new Rule(Glob.compile(text, where), negated, foldersOnly, wholePath);
   }
 
   /** Drops trailing spaces, but not one escaped by a backslash. */
@@ -127,144 +148,5 @@ public final class IgnoreRules {
       end--;
     }
     return line.substring(0, end);
-  }
-
-  /** A glob as a regular expression over a path: what git's wildmatch does with WM_PATHNAME. */
-  private static String regex(String glob) {
-    StringBuilder regex = new StringBuilder();
-    int i = 0;
-    while (i < glob.length()) {
-      char c = glob.charAt(i);
-      if (c == '*') {
-        int stars = 1;
-        while (i + stars < glob.length() && glob.charAt(i + stars) == '*') {
-          stars++;
-        }
-        boolean startOfComponent = i == 0 || glob.charAt(i - 1) == '/';
-        int after = i + stars;
-        if (stars >= 2 && startOfComponent && after < glob.length() && glob.charAt(after) == '/') {
-          regex.append("(?:.*/)?"); // "**/": any folders, none included
-          i = after + 1;
-          continue;
-        }
-        if (stars >= 2 && startOfComponent && after == glob.length()) {
-          regex.append(".*"); // a trailing "**": everything below
-          i = after;
-          continue;
-        }
-        regex.append("[^/]*");
-        i = after;
-      } else if (c == '?') {
-        regex.append("[^/]");
-        i++;
-      } else if (c == '[') {
-        int end = bracketEnd(glob, i);
-        if (end < 0) {
-          regex.append("\\[");
-          i++;
-        } else {
-          regex.append(bracket(glob.substring(i + 1, end)));
-          i = end + 1;
-        }
-      } else if (c == '\\' && i + 1 < glob.length()) {
-        regex.append(Pattern.quote(String.valueOf(glob.charAt(i + 1))));
-        i += 2;
-      } else {
-        regex.append(Pattern.quote(String.valueOf(c)));
-        i++;
-      }
-    }
-    return regex.toString();
-  }
-
-  /** Where the bracket expression opened at {@code open} closes, or -1 when it does not. */
-  private static int bracketEnd(String glob, int open) {
-    int i = open + 1;
-    if (i < glob.length() && (glob.charAt(i) == '!' || glob.charAt(i) == '^')) {
-      i++;
-    }
-    if (i < glob.length() && glob.charAt(i) == ']') {
-      i++; // a ']' first is a member
-    }
-    while (i < glob.length()) {
-      char c = glob.charAt(i);
-      if (c == '\\') {
-        i += 2;
-        continue;
-      }
-      if (c == '[' && i + 1 < glob.length() && glob.charAt(i + 1) == ':') {
-        int close = glob.indexOf(":]", i + 2);
-        if (close > 0) {
-          i = close + 2;
-          continue;
-        }
-      }
-      if (c == ']') {
-        return i;
-      }
-      i++;
-    }
-    return -1;
-  }
-
-  /** The members of a bracket expression as a Java character class, never matching '/'. */
-  private static String bracket(String members) {
-    StringBuilder out = new StringBuilder("(?!/)[");
-    int i = 0;
-    if (!members.isEmpty() && (members.charAt(0) == '!' || members.charAt(0) == '^')) {
-      out.append('^');
-      i++;
-    }
-    while (i < members.length()) {
-      char c = members.charAt(i);
-      if (c == '[' && members.startsWith("[:", i)) {
-        int close = members.indexOf(":]", i + 2);
-        if (close > 0) {
-          out.append(posixClass(members.substring(i + 2, close)));
-          i = close + 2;
-          continue;
-        }
-      }
-      if (c == '\\' && i + 1 < members.length()) {
-        c = members.charAt(++i);
-      }
-      if (i + 2 < members.length() && members.charAt(i + 1) == '-') {
-        char last = members.charAt(i + 2);
-        int next = i + 3;
-        if (last == '\\' && i + 3 < members.length()) {
-          last = members.charAt(i + 3);
-          next = i + 4;
-        }
-        out.append(escaped(c)).append('-').append(escaped(last));
-        i = next;
-      } else {
-        out.append(escaped(c));
-        i++;
-      }
-    }
-    return out.append(']').toString();
-  }
-
-  private static String escaped(char c) {
-    return Character.isLetterOrDigit(c) ? String.valueOf(c) : "\\" + c;
-  }
-
-  private static String posixClass(String name) {
-    return switch (name) {
-      case "alnum" -> "\\p{Alnum}";
-      case "alpha" -> "\\p{Alpha}";
-      case "blank" -> " \\t";
-      case "cntrl" -> "\\p{Cntrl}";
-      case "digit" -> "0-9";
-      case "graph" -> "\\p{Graph}";
-      case "lower" -> "a-z";
-      case "print" -> "\\p{Print}";
-      case "punct" -> "\\p{Punct}";
-      case "space" -> "\\s";
-      case "upper" -> "A-Z";
-      case "xdigit" -> "0-9A-Fa-f";
-      default -> throw new IllegalArgumentException("Invalid character class in " + FILE_NAME + ": [:" + name
-          + ":] (must be one of alnum, alpha, blank, cntrl, digit, graph, lower, print, punct, space, upper, xdigit)");
-    };
   }
 }

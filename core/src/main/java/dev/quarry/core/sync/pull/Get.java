@@ -49,13 +49,19 @@ public final class Get {
 
   /**
    * Writes a file to {@code out}, or into {@code out} under the file's name when {@code out} is a folder: verified,
-   * then renamed over what stands there (a file or a link, never a folder), with the version's mode less the umask.
+   * then renamed over the file that stands there (never a folder, and never a symbolic link: unlike cp, which writes
+   * through one, get refuses it, so that a planted link can neither be followed nor silently replaced), with the
+   * version's mode less the umask.
    * Returns the path written.
    */
   public static Path toFile(CasRemote remote, Target target, Path out) throws IOException {
     TreeEntry entry = requireFile(target);
     Path destination = Files.isDirectory(out, LinkOption.NOFOLLOW_LINKS)
         ? new ConfinedFolder(out).resolve(target.path().name()) : out.toAbsolutePath().normalize();
+    if (Files.isSymbolicLink(destination)) {
+      throw new IllegalArgumentException("Cannot write " + destination + ": it is a symbolic link (remove it, or name"
+          + " where to write)");
+    }
     if (Files.isDirectory(destination, LinkOption.NOFOLLOW_LINKS)) {
       throw new IllegalArgumentException("Cannot write " + destination + ": a folder is in the way");
     }

@@ -65,7 +65,7 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
               + "; pull part of it with --include, or give the JVM more memory)");
         }
         for (TreeEntry entry : pending.manifest().entries()) {
-          String path = pending.path().isEmpty() ? entry.name() : pending.path() + "/" + entry.name();
+          String path = TreeEntry.childPath(pending.path(), entry.name());
           if (reserved.contains(path)) {
             throw refused(version, "it names " + TreeEntry.printable(path)
                 + ", the folder's reserved state, which no version may hold");

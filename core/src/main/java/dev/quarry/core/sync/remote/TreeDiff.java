@@ -112,12 +112,12 @@ public final class TreeDiff {
     if (pair.after() != null) {
       for (TreeEntry entry : pair.after().entries()) {
         seen.add(entry.name());
-        compareEntry(join(pair.path(), entry.name()), before.get(entry.name()), entry, next);
+        compareEntry(TreeEntry.childPath(pair.path(), entry.name()), before.get(entry.name()), entry, next);
       }
     }
     for (TreeEntry entry : before.values()) {
       if (!seen.contains(entry.name())) {
-        compareEntry(join(pair.path(), entry.name()), entry, null, next);
+        compareEntry(TreeEntry.childPath(pair.path(), entry.name()), entry, null, next);
       }
     }
   }
@@ -208,9 +208,5 @@ public final class TreeDiff {
 
   private static String type(TreeEntry entry) {
     return entry.type() == EntryType.SYMLINK ? "symlink" : "file";
-  }
-
-  private static String join(String parent, String name) {
-    return parent.isEmpty() ? name : parent + "/" + name;
   }
 }

@@ -66,7 +66,7 @@ public final class VersionDiff {
     String prefix = pair.prefix();
     for (TreeEntry entry : pair.remote().entries()) {
       TreeEntry mine = localEntries.remove(entry.name());
-      String path = prefix + entry.name();
+      String path = TreeEntry.requirePathLength(prefix + entry.name());
       switch (entry.type()) {
         case FILE -> {
           trustedBlobs.add(entry.digest());

@@ -53,7 +53,7 @@ public final class VersionListing {
       List<Map.Entry<String, TreeEntry>> folders = new ArrayList<>();
       for (Map.Entry<String, Manifest> folder : level) {
         for (TreeEntry entry : folder.getValue().entries()) {
-          String child = folder.getKey().isEmpty() ? entry.name() : folder.getKey() + "/" + entry.name();
+          String child = TreeEntry.childPath(folder.getKey(), entry.name());
           items.add(Item.of(child, entry));
           if (items.size() > maxItems) {
             throw new IllegalArgumentException("Cannot list " + TreeEntry.printable(path) + " in " + version

@@ -1,5 +1,6 @@
 package dev.quarry.core.sync.remote;
 
+import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
 import java.io.IOException;
@@ -64,7 +65,7 @@ public record VersionPath(String path, TreeEntry entry, Manifest manifest, int m
     }
   }
 
-  /** The components of a path as a user writes it; refuses ".", ".." and empty components. */
+  /** The components of a path as a user writes it; refuses ".", "..", empty and ".quarry" components. */
   static List<String> components(String path) {
     List<String> components = new ArrayList<>();
     String trimmed = path.replaceAll("^/+|/+$", "");
@@ -75,6 +76,10 @@ public record VersionPath(String path, TreeEntry entry, Manifest manifest, int m
       if (component.isEmpty() || component.equals(".") || component.equals("..") || component.indexOf('\0') >= 0) {
         throw new IllegalArgumentException("Invalid path: " + TreeEntry.printable(path)
             + " (must be names joined by '/', without empty, . or .. components)");
+      }
+      if (component.equals(SyncSession.DEFAULT_STATE_FOLDER)) {
+        throw new IllegalArgumentException("Invalid path: " + TreeEntry.printable(path) + " (" + component
+            + " is a folder's state, which no version holds)");
       }
       components.add(component);
     }

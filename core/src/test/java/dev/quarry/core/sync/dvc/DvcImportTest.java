@@ -13,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import org.apache.commons.io.output.NullOutputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -132,6 +134,16 @@ class DvcImportTest {
     String big = file("x".repeat(10_000));
     assertRefused(new DvcFile(listing("[" + entry(big, "big") + "]"), 100, 1, "data"),
         "is larger than 100 bytes, the size of the whole folder its .dvc file declares");
+  }
+
+  @Test
+  void filesThatTogetherHoldMoreThanTheFolderIsDeclaredAreCutOffWhileTheyAreRead() throws Exception {
+    List<String> entries = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      entries.add(entry(file(i + "x".repeat(80)), "f" + i));
+    }
+    assertRefused(new DvcFile(listing("[" + String.join(", ", entries) + "]"), 100, 20, "data"),
+        "the files it lists hold more than the 100 bytes its .dvc file declares");
   }
 
   @Test

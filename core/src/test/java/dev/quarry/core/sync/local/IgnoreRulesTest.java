@@ -2,11 +2,13 @@ package dev.quarry.core.sync.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -100,10 +102,35 @@ class IgnoreRulesTest {
   }
 
   @Test
-  void anUnknownCharacterClassIsRefusedInOneLine() {
-    assertThatThrownBy(() -> IgnoreRules.parse(List.of("[[:nope:]]")))
-        .hasMessage("Invalid character class in .quarryignore: [:nope:] (must be one of alnum, alpha, blank, cntrl,"
-            + " digit, graph, lower, print, punct, space, upper, xdigit)");
+  void anUnknownCharacterClassOrARangeThatGoesDownIsRefusedInOneLineNamingTheFile() throws IOException {
+    assertThatThrownBy(() -> IgnoreRules.parse(List.of("*.log", "[[:nope:]]")))
+        .hasMessage("Invalid character class: [:nope:] (line 2 of .quarryignore) (must be one of alnum, alpha, blank,"
+            + " cntrl, digit, graph, lower, print, punct, space, upper, xdigit)");
+    Path file = Files.writeString(temp.resolve(IgnoreRules.FILE_NAME), "# ranges\n[z-a].txt\n");
+    assertThatThrownBy(() -> IgnoreRules.of(temp))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid range: z-a (line 2 of " + file + ") (must go up, as a-z)");
+  }
+
+  @Test
+  void aPathologicalGlobMatchesInLinearTime() {
+    IgnoreRules rules = IgnoreRules.parse(List.of("*a*a*a*a*a*a*a*a*a*a*a*a*b", "**/*a*a*a*a*a*a*a*a*a*a*/**/b"));
+    String name = "a".repeat(255);
+    assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+      for (int i = 0; i < 100; i++) {
+        assertThat(rules.ignores(name, false)).isFalse();
+        assertThat(rules.ignores(name + "/" + name + "/" + name + "/c", false)).isFalse();
+      }
+    });
+    assertThat(rules.ignores(name + "b", false)).isTrue();
+  }
+
+  @Test
+  void anIgnoreFileLargerThanOneMibIsRefusedInOneLine() throws IOException {
+    Path file = Files.writeString(temp.resolve(IgnoreRules.FILE_NAME), "#".repeat((1 << 20) + 1));
+    assertThatThrownBy(() -> IgnoreRules.of(temp))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot read " + file + ": it is larger than 1 MiB, more than a .quarryignore may hold");
   }
 
   /** The paths of {@code c} that {@code git check-ignore} reports ignored, with the paths made on disk. */
