@@ -458,6 +458,9 @@ spec:
 EOF
   wait_value 240 'Source|Copying|Cached' get ncr "e2e-cache.$NODE" -o 'jsonpath={.status.images[?(@.name=="e2e")].state}' \
     || fail "nc e2e-cache" "the agent did not mount image e2e"
+  # The operator writes a NodeCache's status at most once every 10 s, however many nodes report.
+  wait_value 30 1 get nc e2e-cache -o 'jsonpath={.status.nodesSelected}' \
+    || fail "nc e2e-cache" "the status does not count the selected node within 30 s of its report"
   columns "kubectl get nc" "$NC_COLUMNS" nc e2e-cache || fail "nc columns" "see above"
   [[ $ROW =~ ^e2e-cache\ (Pending|Ready)\ [01]/1\  ]] || fail "nc e2e-cache columns" "row [$ROW], expected e2e-cache Ready 1/1 ..."
   pass "agent pod on $NODE mounted image e2e at $MOUNT_ROOT/e2e (state $(image_state))" "$t"
