@@ -35,6 +35,7 @@ public record Terminal(int width) {
         return Optional.empty();
       }
     } catch (IOException | UnsupportedOperationException e) {
+      // No /proc (not Linux) or no link to read: not known to be a terminal, so plain lines, as in a log.
       return Optional.empty();
     }
     return Optional.of(new Terminal(width(environment.get("COLUMNS"))));
