@@ -17,13 +17,18 @@ import org.junit.jupiter.api.Test;
 
 /** What a Status run's worker result puts into the DatasetSync status. */
 class SyncStatusTest {
-  @Test
-  void theChangedPathsAreCountedAndAFewKeptPrintableWhateverTheWorkerSent() {
+  /** A DatasetSync named ml/coco of this operation and ref. */
+  private static DatasetSync sync(SyncOperation operation, String ref) {
     DatasetSync sync = new DatasetSync();
     sync.setMetadata(new ObjectMetaBuilder().withName("coco").withNamespace("ml").withGeneration(3L).build());
     sync.setSpec(new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas/coco",
-        new ObjectStore(null, "us-east-1", true, null), SyncOperation.Status, "latest", null, null, 8, null,
-        null, null, null, null));
+        new ObjectStore(null, "us-east-1", true, null), operation, ref, null, null, 8, null, null, null, null, null));
+    return sync;
+  }
+
+  @Test
+  void theChangedPathsAreCountedAndAFewKeptPrintableWhateverTheWorkerSent() {
+    DatasetSync sync = sync(SyncOperation.Status, "latest");
     String result = """
         {"operation":"status","version":"sha256:ab","files":9,"changes":{
           "added":{"count":8,"paths":["a","b","c","d","e","f","g","h"]},
@@ -43,11 +48,7 @@ class SyncStatusTest {
 
   @Test
   void aPushSaysWhichRefItMovedAndThatTheRefLogHasTheEntry() {
-    DatasetSync sync = new DatasetSync();
-    sync.setMetadata(new ObjectMetaBuilder().withName("coco").withNamespace("ml").withGeneration(3L).build());
-    sync.setSpec(new DatasetSyncSpec(new VolumeSource("coco", ""), "s3://datasets/cas/coco",
-        new ObjectStore(null, "us-east-1", true, null), SyncOperation.Push, "v2", null, null, 8, null,
-        null, null, null, null));
+    DatasetSync sync = sync(SyncOperation.Push, "v2");
     SyncReport report = WorkerJson.parse("""
         {"operation":"push","ref":"v2","version":"sha256:ab","files":9,"transferred":{"objects":3,"bytes":30}}
         """, SyncReport.class).orElseThrow();

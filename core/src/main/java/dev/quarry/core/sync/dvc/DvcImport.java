@@ -37,9 +37,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code quarry sync import-dvc}: a folder (or file) that DVC 3 pushed to its remote becomes a Quarry version, without
  * the data passing through a local copy of the dataset. Each distinct md5 is streamed once from the DVC remote into a
  * temporary file, read and verified as {@link DvcRemote} reads every content; a blob the Quarry remote already holds
- * is reused, others are uploaded. Then, as a push does, the version is committed under a lease (after waiting out any gc deleting): the blobs it
- * reused are checked present again, manifests go up children first, and the ref is written last, with a ref log
- * entry. At most {@code inFlight} files are held on local disk at once.
+ * is reused, others are uploaded. Then, as a push does, the version is committed under a lease (after waiting out
+ * any gc deleting): the blobs it reused are checked present again, manifests go up children first, and the ref is
+ * written last, with a ref log entry. At most {@code inFlight} files are held on local disk at once.
  */
 public final class DvcImport {
   private static final Duration LEASE_TTL = Duration.ofMinutes(10);

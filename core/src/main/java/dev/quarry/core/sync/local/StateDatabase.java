@@ -83,19 +83,32 @@ public final class StateDatabase implements AutoCloseable {
   }
 
   /** Every recorded file under {@code root} (absolute paths), in one query. */
-  public synchronized Map<String, FileState> load(Path root) throws IOException {
-    String prefix = root.toAbsolutePath().normalize() + "/";
-    Map<String, FileState> states = new HashMap<>();
-    try (PreparedStatement query = connection.prepareStatement(
-        "SELECT path, inode, mtime_ns, size, sha256, synced FROM file_state WHERE path >= ? AND path < ?")) {
-      query.setString(1, prefix);
-      query.setString(2, prefix.substring(0, prefix.length() - 1) + "0"); // '0' is the character after '/'
+  public Map<String, FileState> load(Path root) throws IOException {
+    return loadUnder(root, "SELECT path, inode, mtime_ns, size, sha256, synced FROM file_state", rows -> {
+      long size = rows.getLong(4);
+      return new FileState(rows.getLong(2), rows.getLong(3), size, new Digest(rows.getString(5), size),
+          rows.getInt(6) != 0);
+    });
+  }
+
+  /** Every recorded MD5 of a file under {@code root} (absolute paths), in one query. */
+  public Map<String, Md5State> loadMd5s(Path root) throws IOException {
+    return loadUnder(root, "SELECT path, inode, mtime_ns, size, md5 FROM file_md5",
+        rows -> new Md5State(rows.getLong(2), rows.getLong(3), rows.getLong(4), rows.getString(5)));
+  }
+
+  private interface Row<T> {
+    T read(ResultSet rows) throws SQLException;
+  }
+
+  /** The rows of {@code select} (whose first column is the path) for the paths under {@code root}. */
+  private synchronized <T> Map<String, T> loadUnder(Path root, String select, Row<T> row) throws IOException {
+    Map<String, T> states = new HashMap<>();
+    try (PreparedStatement query = connection.prepareStatement(select + " WHERE path >= ? AND path < ?")) {
+      setUnder(query, root);
       try (ResultSet rows = query.executeQuery()) {
         while (rows.next()) {
-          long size = rows.getLong(4);
-          states.put(rows.getString(1),
-              new FileState(rows.getLong(2), rows.getLong(3), size, new Digest(rows.getString(5), size),
-                  rows.getInt(6) != 0));
+          states.put(rows.getString(1), row.read(rows));
         }
       }
     } catch (SQLException e) {
@@ -104,24 +117,11 @@ public final class StateDatabase implements AutoCloseable {
     return states;
   }
 
-  /** Every recorded MD5 of a file under {@code root} (absolute paths), in one query. */
-  public synchronized Map<String, Md5State> loadMd5s(Path root) throws IOException {
+  /** Sets the first two parameters to the range of paths under {@code root}. */
+  private static void setUnder(PreparedStatement statement, Path root) throws SQLException {
     String prefix = root.toAbsolutePath().normalize() + "/";
-    Map<String, Md5State> states = new HashMap<>();
-    try (PreparedStatement query = connection.prepareStatement(
-        "SELECT path, inode, mtime_ns, size, md5 FROM file_md5 WHERE path >= ? AND path < ?")) {
-      query.setString(1, prefix);
-      query.setString(2, prefix.substring(0, prefix.length() - 1) + "0"); // '0' is the character after '/'
-      try (ResultSet rows = query.executeQuery()) {
-        while (rows.next()) {
-          states.put(rows.getString(1), new Md5State(rows.getLong(2), rows.getLong(3), rows.getLong(4),
-              rows.getString(5)));
-        }
-      }
-    } catch (SQLException e) {
-      throw new IOException("Cannot read the state database: " + e.getMessage(), e);
-    }
-    return states;
+    statement.setString(1, prefix);
+    statement.setString(2, prefix.substring(0, prefix.length() - 1) + "0"); // '0' is the character after '/'
   }
 
   /** Records the MD5s hashed in this run, in one transaction. */
@@ -169,11 +169,9 @@ public final class StateDatabase implements AutoCloseable {
    * whose every file the push's scan had just recorded. One statement, touching only rows not yet synced.
    */
   public synchronized void markSynced(Path root) throws IOException {
-    String prefix = root.toAbsolutePath().normalize() + "/";
     try (PreparedStatement update = connection.prepareStatement(
         "UPDATE file_state SET synced = 1 WHERE path >= ? AND path < ? AND synced = 0")) {
-      update.setString(1, prefix);
-      update.setString(2, prefix.substring(0, prefix.length() - 1) + "0");
+      setUnder(update, root);
       update.executeUpdate();
     } catch (SQLException e) {
       throw new IOException("Cannot write the state database: " + e.getMessage(), e);

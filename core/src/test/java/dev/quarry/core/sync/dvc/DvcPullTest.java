@@ -1,5 +1,7 @@
 package dev.quarry.core.sync.dvc;
 
+import static dev.quarry.core.sync.dvc.HandMadeDvcRemote.entry;
+import static dev.quarry.core.sync.dvc.HandMadeDvcRemote.md5;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -14,8 +16,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.commons.io.output.NullOutputStream;
@@ -33,41 +33,19 @@ class DvcPullTest {
 
   @TempDir Path temp;
   private ObjectStore dvc;
+  private HandMadeDvcRemote remote;
   private Path folder;
 
   @BeforeEach
   void open() throws IOException {
     dvc = new FileStore(temp.resolve("dvc"));
+    remote = new HandMadeDvcRemote(dvc, "store");
     folder = Files.createDirectories(temp.resolve("data"));
   }
 
   @AfterEach
   void close() throws IOException {
     dvc.close();
-  }
-
-  private static String md5(byte[] data) throws Exception {
-    return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(data));
-  }
-
-  /** Stores a file as DVC does; returns its md5. */
-  private String file(String content) throws Exception {
-    byte[] data = content.getBytes(StandardCharsets.UTF_8);
-    String md5 = md5(data);
-    dvc.put(new DvcHash(md5, false).key("store"), data);
-    return md5;
-  }
-
-  /** Stores a .dir listing of these JSON entries; returns its hash. */
-  private DvcHash listing(String json) throws Exception {
-    byte[] data = json.getBytes(StandardCharsets.UTF_8);
-    DvcHash hash = new DvcHash(md5(data), true);
-    dvc.put(hash.key("store"), data);
-    return hash;
-  }
-
-  private static String entry(String md5, String relpath) {
-    return "{\"md5\": \"" + md5 + "\", \"relpath\": \"" + relpath + "\"}";
   }
 
   private SyncSession session() {
@@ -105,44 +83,37 @@ class DvcPullTest {
 
   @Test
   void aHostileListingIsRefusedInOneLineBeforeAnythingIsWritten() throws Exception {
-    String a = file("a");
+    String a = remote.file("a");
     Files.writeString(folder.resolve("kept"), "mine");
-    assertRefused(new DvcFile(listing("[" + entry(a, "../escape") + "]"), 1, 1, "data"),
-        "path ../escape could escape its folder (must not have empty, . or .. components)");
-    assertRefused(new DvcFile(listing("[" + entry(a, "/etc/passwd") + "]"), 1, 1, "data"),
-        "path /etc/passwd is not relative");
-    assertRefused(new DvcFile(listing("[" + entry(a, "x") + ", " + entry(a, "x") + "]"), 2, 2, "data"),
-        "path x is listed twice");
-    assertRefused(new DvcFile(listing("[" + entry(a, "x") + ", " + entry(a, "x/y") + "]"), 2, 2, "data"),
-        "path x is both a file and a folder");
-    assertRefused(new DvcFile(listing("[" + entry(a, ".quarry/state.db") + "]"), 1, 1, "data"),
-        "names a sync state folder");
+    for (HandMadeDvcRemote.Hostile hostile : HandMadeDvcRemote.hostileListings(a)) {
+      assertRefused(new DvcFile(remote.listing("[" + hostile.entries() + "]"), hostile.files(), hostile.files(),
+          "data"), hostile.refusal());
+    }
     assertThat(temp.resolve("escape")).doesNotExist();
   }
 
   @Test
   void contentLargerThanDeclaredOrNotOfItsMd5IsRefusedAndNothingAppears() throws Exception {
-    String big = file("x".repeat(10_000));
-    assertRefused(new DvcFile(listing("[" + entry(big, "big") + "]"), 100, 1, "data"),
-        "Cannot pull " + listing("[" + entry(big, "big") + "]") + ": ");
-    assertRefused(new DvcFile(listing("[" + entry(big, "big") + "]"), 100, 1, "data"),
+    DvcHash huge = remote.listing("[" + entry(remote.file("x".repeat(10_000)), "big") + "]");
+    assertRefused(new DvcFile(huge, 100, 1, "data"), "Cannot pull " + huge + ": ");
+    assertRefused(new DvcFile(huge, 100, 1, "data"),
         "is larger than 100 bytes, the size of the whole folder its .dvc file declares");
 
-    String b = file("b");
-    dvc.put(new DvcHash(b, false).key("store"), "c".getBytes(StandardCharsets.UTF_8));
-    assertRefused(new DvcFile(listing("[" + entry(b, "b") + "]"), 1, 1, "data"),
+    String b = remote.file("b");
+    remote.corrupt(b, "c");
+    assertRefused(new DvcFile(remote.listing("[" + entry(b, "b") + "]"), 1, 1, "data"),
         " is corrupt: its bytes hash to md5 " + md5("c".getBytes(StandardCharsets.UTF_8)) + ", not " + b);
-    String d = file("d");
-    assertRefused(new DvcFile(listing("[" + entry(d, "d") + "]"), 2, 1, "data"),
+    String d = remote.file("d");
+    assertRefused(new DvcFile(remote.listing("[" + entry(d, "d") + "]"), 2, 1, "data"),
         "its .dvc file declares 2 bytes, but the files it lists hold 1");
     assertThat(files()).isEmpty();
   }
 
   @Test
   void aPullWritesTheVersionReadsOnlyWhatTheFolderLacksAndKeepsLocalEdits() throws Exception {
-    String alpha = file("alpha");
-    String beta = file("beta");
-    DvcHash v1 = listing("[" + entry(alpha, "x/a") + ", " + entry(beta, "b") + ", " + entry(alpha, "y/a-again")
+    String alpha = remote.file("alpha");
+    String beta = remote.file("beta");
+    DvcHash v1 = remote.listing("[" + entry(alpha, "x/a") + ", " + entry(beta, "b") + ", " + entry(alpha, "y/a-again")
         + "]");
     SyncResult first = pull(new DvcFile(v1, 14, 3, "data"), false);
 
@@ -154,9 +125,9 @@ class DvcPullTest {
     assertThat(status(new DvcFile(v1, 14, 3, "data")).differs()).isFalse();
 
     // v2 changes b and adds c: the pull reads those two contents only, and alpha stays where it is.
-    String gamma = file("gamma");
-    String beta2 = file("beta2");
-    DvcHash v2 = listing("[" + entry(alpha, "x/a") + ", " + entry(beta2, "b") + ", " + entry(gamma, "c") + "]");
+    String gamma = remote.file("gamma");
+    String beta2 = remote.file("beta2");
+    DvcHash v2 = remote.listing("[" + entry(alpha, "x/a") + ", " + entry(beta2, "b") + ", " + entry(gamma, "c") + "]");
     long inode = (Long) Files.getAttribute(folder.resolve("x/a"), "unix:ino");
     SyncResult second = pull(new DvcFile(v2, 15, 3, "data"), false);
 
@@ -175,10 +146,10 @@ class DvcPullTest {
 
   @Test
   void statusNamesWhatChangedSinceTheDvcVersionAndWhatTheDvcRemoteLacks() throws Exception {
-    String alpha = file("alpha");
-    String beta = file("beta");
-    String gamma = file("gamma");
-    DvcHash version = listing("[" + entry(alpha, "a") + ", " + entry(beta, "sub/b") + ", " + entry(gamma, "c")
+    String alpha = remote.file("alpha");
+    String beta = remote.file("beta");
+    String gamma = remote.file("gamma");
+    DvcHash version = remote.listing("[" + entry(alpha, "a") + ", " + entry(beta, "sub/b") + ", " + entry(gamma, "c")
         + "]");
     DvcFile source = new DvcFile(version, 14, 3, "data");
     pull(source, false);
@@ -202,8 +173,8 @@ class DvcPullTest {
 
   @Test
   void localMd5sAreCachedByFileIdentity() throws Exception {
-    String alpha = file("alpha");
-    DvcFile source = new DvcFile(listing("[" + entry(alpha, "a") + "]"), 5, 1, "data");
+    String alpha = remote.file("alpha");
+    DvcFile source = new DvcFile(remote.listing("[" + entry(alpha, "a") + "]"), 5, 1, "data");
     Files.writeString(folder.resolve("a"), "alpha");
     Files.writeString(folder.resolve("b"), "beta");
 
