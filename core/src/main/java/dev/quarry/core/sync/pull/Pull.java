@@ -486,7 +486,7 @@ public final class Pull {
     writable.clear();
   }
 
-  /** Downloads a blob into a new file, verified ({@link VerifiedBlob}); counts it as moved. */
+  /** Downloads a blob into a new file, verified ({@link VersionSource#blobToFile}); counts it as moved. */
   private void downloadTo(Path file, Digest digest, Set<PosixFilePermission> permissions, TransferProgress progress)
       throws IOException {
     progress.done(source.blobToFile(digest, file, permissions));
