@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
         + " DVC remote (files/md5/xx/..., .dir listings), by the same rules: files already in the folder are matched"
         + " by MD5, every other content is read bounded by the .dvc file's size and verified by its MD5 before it is"
         + " renamed into place, and the listing's paths are checked (no .., no absolute or repeated paths).", ""},
-    footer = {"", "Example:", "  quarry sync pull /scratch/coco --remote s3://datasets/cas/coco --version latest \\",
+    footer = {"", "Examples:", "  quarry sync pull /scratch/coco --remote s3://datasets/cas/coco --version latest \\",
         "      --include 'val2017/**' --cache /scratch/.quarry-cache",
         "  quarry sync pull data --dvc data.dvc --dvc-remote s3://ml/dvcstore"})
 public final class SyncPullCommand implements Callable<Integer> {
