@@ -165,7 +165,7 @@ class RemoteCommandTest {
     Files.write(config, new byte[(1 << 20) + 1]);
     assertThat(quarry("remote", "list", "--folder", data.toString())).isEqualTo(1);
     assertThat(err.toString()).isEqualTo("quarry: Cannot read " + config + ": it is larger than 1 MiB, more than a"
-        + " Quarry config holds\n");
+        + " Quarry config may hold\n");
     Files.write(config, new byte[] {'#', (byte) 0xff, '\n'});
     assertThat(quarry("remote", "list", "--folder", data.toString())).isEqualTo(1);
     assertThat(err.toString()).isEqualTo("quarry: Invalid config: " + config + " (must be UTF-8 text)\n");

@@ -223,4 +223,41 @@ class SyncCommandTest {
     assertThat(err.toString()).isEqualTo("quarry: Invalid .dvc file " + dvc2 + ": no hash field (must be hash: md5, as"
         + " DVC 3 writes; a DVC 2 file? re-add the data with DVC 3)\n");
   }
+
+  @Test
+  void statusAndPullReadAVersionStraightFromADvcRemoteAndRefuseMixedOptionsInOneLine() throws Exception {
+    Path dvcRemote = temp.resolve("dvc-remote");
+    String md5 = "b1946ac92492d2347c6235b4d2611184"; // of "hello\n"
+    Files.createDirectories(dvcRemote.resolve("files/md5/b1"));
+    Files.writeString(dvcRemote.resolve("files/md5/b1/" + md5.substring(2)), "hello\n");
+    Path dvcFile = Files.writeString(temp.resolve("hello.txt.dvc"), "outs:\n- md5: " + md5 + "\n  size: 6\n"
+        + "  hash: md5\n  path: hello.txt\n");
+    Path folder = temp.resolve("data");
+
+    assertThat(quarry("sync", "pull", folder.toString(), "--dvc", dvcFile.toString(), "--dvc-remote",
+        dvcRemote.toString())).isZero();
+    assertThat(folder.resolve("hello.txt")).hasContent("hello");
+    assertThat(quarry("sync", "status", folder.toString(), "--dvc", dvcFile.toString(), "--dvc-remote",
+        dvcRemote.toString(), "-q")).isZero();
+    Files.writeString(folder.resolve("hello.txt"), "changed");
+    out.getBuffer().setLength(0);
+    assertThat(quarry("sync", "status", folder.toString(), "--dvc", dvcFile.toString(), "--dvc-remote",
+        dvcRemote.toString(), "--exit-code")).isEqualTo(1);
+    assertThat(out.toString()).contains("hello.txt");
+
+    err.getBuffer().setLength(0);
+    assertThat(quarry("sync", "pull", folder.toString(), "--dvc", dvcFile.toString())).isEqualTo(1);
+    assertThat(quarry("sync", "status", folder.toString(), "--dvc", dvcFile.toString(), "--dvc-remote",
+        dvcRemote.toString(), "--remote", "./store")).isEqualTo(1);
+    assertThat(quarry("sync", "pull", folder.toString(), "--dvc", dvcFile.toString(), "--dvc-remote",
+        dvcRemote.toString(), "--version", "v1")).isEqualTo(1);
+    assertThat(quarry("sync", "pull", folder.toString(), "--dvc-remote", dvcRemote.toString())).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("quarry: Invalid --dvc " + dvcFile + " (must come with --dvc-remote, the"
+        + " DVC remote's url in .dvc/config)\n"
+        + "quarry: Invalid --remote with --dvc: ./store (must be left out: the version and its data come from"
+        + " --dvc-remote)\n"
+        + "quarry: Invalid --version with --dvc (must be left out: the .dvc file names the version)\n"
+        + "quarry: Invalid --dvc-remote " + dvcRemote + " (must come with --dvc FILE.dvc, the version to read from"
+        + " it)\n");
+  }
 }

@@ -10,6 +10,6 @@ import java.util.List;
  * The JSON result of {@code quarry sync status|push|pull|gc} (core's SyncResult), as the worker's termination message
  * carries it. Only the fields the status shows; the rest is ignored.
  */
-record SyncReport(String operation, String version, Long files, Long bytes, Amount missingLocal,
+record SyncReport(String operation, String ref, String version, Long files, Long bytes, Amount missingLocal,
     Amount missingRemote, Amount transferred, Amount unreachable, RequestCounts requests, SyncStrategy strategy,
     Long failures, List<String> warnings, String startTime, String endTime, SyncChanges changes) {}

@@ -4,6 +4,7 @@ import dev.quarry.api.datasetsync.DatasetSync;
 import dev.quarry.api.datasetsync.DatasetSyncStatus;
 import dev.quarry.api.datasetsync.PathSample;
 import dev.quarry.api.datasetsync.SyncChanges;
+import dev.quarry.api.datasetsync.SyncOperation;
 import dev.quarry.api.datasetsync.SyncPhase;
 import dev.quarry.operator.jobs.Refusal;
 import dev.quarry.operator.jobs.WorkerJson;
@@ -84,6 +85,12 @@ final class SyncStatus {
     }
     if (report.missingLocal() != null && report.missingLocal().objects() > 0) {
       text.append(", ").append(report.missingLocal().objects()).append(" files missing locally");
+    }
+    if (sync.getSpec().operation() == SyncOperation.Push && report.ref() != null && report.version() != null) {
+      // Every push that succeeds moves its ref and appends to the ref's log: say so, where to read it.
+      String ref = WorkerJson.bounded(report.ref());
+      text.append("; ref ").append(ref).append(" now names it, and its ref log has the entry by ")
+          .append(SyncJobs.author(sync)).append(" (quarry sync log ").append(ref).append(")");
     }
     if (report.warnings() != null && !report.warnings().isEmpty()) {
       text.append("; ").append(report.warnings().size()).append(" warnings, first: ")

@@ -1,12 +1,8 @@
 package dev.quarry.cli.remote;
 
-import dev.quarry.core.store.LimitedInputStream;
 import dev.quarry.core.sync.local.PartFiles;
+import dev.quarry.core.text.Utf8File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -56,21 +52,7 @@ public record ConfigFile(Path path, String defaultRemote, Map<String, RemoteEntr
       return new ConfigFile(path, null, Map.of());
     }
     requireRegularFile(path);
-    byte[] bytes;
-    try (InputStream in = new LimitedInputStream(Files.newInputStream(path, LinkOption.NOFOLLOW_LINKS), MAX_BYTES,
-        "Cannot read " + path + ": it is larger than " + (MAX_BYTES >> 20) + " MiB, more than a Quarry config"
-            + " holds")) {
-      bytes = in.readAllBytes();
-    } catch (LimitedInputStream.TooLargeException e) {
-      throw new IllegalArgumentException(e.getMessage(), e);
-    }
-    String text;
-    try {
-      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
-    } catch (CharacterCodingException e) {
-      throw new IllegalArgumentException("Invalid config: " + path + " (must be UTF-8 text)", e);
-    }
+    String text = Utf8File.read(path, MAX_BYTES, "Quarry config", "config");
     return parse(path, text.lines().toList());
   }
 

@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     description = {
       "Versions a folder into a content-addressed store (a Merkle tree of SHA-256 digests) under an S3 or local"
-          + " prefix: status, push, pull, log, diff, ls, get, import-dvc and gc. Each command costs what changed, not what exists.",
+          + " prefix: status, push, pull, log, diff, ls, get, import-dvc and gc. Each command costs what changed, not"
+          + " what exists. status and pull also read a DVC 3 remote straight (--dvc FILE.dvc --dvc-remote URL).",
       "State (the hash cache and the index of trees known complete on each remote) is kept in <folder>/.quarry"
           + " unless --state-dir says otherwise.",
       "--remote takes a URL or the name of a remote (see quarry remote --help); with a default remote it may be left"

@@ -4,6 +4,7 @@ import dev.quarry.cli.options.HelpOption;
 import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.SyncSession;
+import dev.quarry.core.sync.dvc.DvcPull;
 import dev.quarry.core.sync.pull.Pull;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,15 +24,21 @@ import picocli.CommandLine.Spec;
     description = {"Writes a version into the folder, whole or only the paths the include patterns select. Every"
         + " byte is verified against its digest before a file appears (by atomic rename). The remote is trusted for"
         + " nothing: the selected tree is checked whole first, nothing is written through a symbolic link, and a"
-        + " local file edited since it was last pulled or pushed is replaced only with --force.", ""},
-    footer = {"", "Example:", "  quarry sync pull /scratch/coco --remote s3://datasets/cas/coco --version latest \\",
-        "      --include 'val2017/**' --cache /scratch/.quarry-cache"})
+        + " local file edited since it was last pulled or pushed is replaced only with --force.",
+        "With --dvc FILE.dvc --dvc-remote URL, writes the version a DVC 3 .dvc file names, read straight from its"
+        + " DVC remote (files/md5/xx/..., .dir listings), by the same rules: files already in the folder are matched"
+        + " by MD5, every other content is read bounded by the .dvc file's size and verified by its MD5 before it is"
+        + " renamed into place, and the listing's paths are checked (no .., no absolute or repeated paths).", ""},
+    footer = {"", "Examples:", "  quarry sync pull /scratch/coco --remote s3://datasets/cas/coco --version latest \\",
+        "      --include 'val2017/**' --cache /scratch/.quarry-cache",
+        "  quarry sync pull data --dvc data.dvc --dvc-remote s3://ml/dvcstore"})
 public final class SyncPullCommand implements Callable<Integer> {
   @Spec CommandSpec command;
   /** Help only: --version selects the version to pull here. */
   @Mixin HelpOption help;
   @Mixin RemoteOptions remote;
   @Mixin SyncOutput output;
+  @Mixin DvcOptions dvc;
 
   @Parameters(index = "0", paramLabel = "FOLDER", description = "The folder to write into (created if missing).")
   Path folder;
@@ -60,10 +67,12 @@ public final class SyncPullCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    dvc.applyTo(remote, command, "--version");
     try (ObjectStores stores = remote.stores(folder);
         SyncSession session = remote.session(stores, folder, ProgressLog.to(command.commandLine().getErr()))) {
-      output.print(command.commandLine().getOut(),
-          Pull.run(session, new Pull.Options(version, include, deleteExtra, cache, force)));
+      Pull.Options options = new Pull.Options(version, include, deleteExtra, cache, force);
+      output.print(command.commandLine().getOut(), dvc.given() ? DvcPull.run(session, dvc.remote(session, "pull"),
+          options) : Pull.run(session, options));
     }
     return 0;
   }

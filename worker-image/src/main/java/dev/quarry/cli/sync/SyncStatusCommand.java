@@ -6,6 +6,7 @@ import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.StatusCheck;
 import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.sync.SyncSession;
+import dev.quarry.core.sync.dvc.DvcStatus;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -27,12 +28,17 @@ import picocli.CommandLine.Spec;
         + " objects and bytes, with the requests it took, and names the paths: added, modified and deleted in the"
         + " folder since the ref's version (a folder deleted whole ends in /), and the files whose content the"
         + " remote lacks. Lists are cut at " + SyncOutput.PATHS_SHOWN + " paths; --json lists every path. Paths the"
-        + " folder's .quarryignore ignores are left out. Writes nothing to the remote.", ""},
+        + " folder's .quarryignore ignores are left out. Writes nothing to the remote.",
+        "With --dvc FILE.dvc --dvc-remote URL, compares with the version a DVC 3 .dvc file names instead, on its DVC"
+        + " remote: paths by MD5 (cached in the state folder), and asks the DVC remote only about the contents on"
+        + " changed paths (a file unchanged since the .dvc file is taken to be on it, as dvc status without --cloud"
+        + " does).", ""},
     footer = {"", "Exit status: 0, or with --exit-code or -q 1 when the folder and the ref's version differ or the"
         + " remote lacks something; an error exits 1, with a message on stderr, or with --exit-code or -q an error"
         + " exits 2 (as diff(1)), so that a script can tell a difference from a failure.", "",
         "Examples:", "  quarry sync status /data/coco --remote s3://datasets/cas/coco --ref latest",
-        "  quarry sync status /data/coco -q || quarry sync push /data/coco"})
+        "  quarry sync status /data/coco -q || quarry sync push /data/coco",
+        "  quarry sync status data --dvc data.dvc --dvc-remote s3://ml/dvcstore"})
 public final class SyncStatusCommand implements Callable<Integer>, ErrorExitCode {
   /** The exit status of --exit-code and -q when there is a difference. */
   static final int DIFFERS = 1;
@@ -42,6 +48,7 @@ public final class SyncStatusCommand implements Callable<Integer>, ErrorExitCode
   @Spec CommandSpec command;
   @Mixin RemoteOptions remote;
   @Mixin SyncOutput output;
+  @Mixin DvcOptions dvc;
 
   @Parameters(index = "0", paramLabel = "FOLDER", description = "The versioned folder.")
   Path folder;
@@ -66,10 +73,11 @@ public final class SyncStatusCommand implements Callable<Integer>, ErrorExitCode
   public Integer call() throws Exception {
     PrintStream log = quiet ? new PrintStream(OutputStream.nullOutputStream()) : ProgressLog.to(
         command.commandLine().getErr());
+    dvc.applyTo(remote, command, "--ref");
     SyncResult result;
     try (ObjectStores stores = remote.stores(folder);
         SyncSession session = remote.session(stores, folder, log)) {
-      result = StatusCheck.run(session, ref);
+      result = dvc.given() ? DvcStatus.run(session, dvc.remote(session, "compare with")) : StatusCheck.run(session, ref);
     }
     if (!quiet || output.resultFile != null) {
       output.print(quiet ? new PrintWriter(OutputStream.nullOutputStream()) : command.commandLine().getOut(), result);

@@ -1,11 +1,7 @@
 package dev.quarry.core.sync.dvc;
 
 import dev.quarry.core.concurrent.InFlight;
-import dev.quarry.core.json.Json;
 import dev.quarry.core.store.HashedContent;
-import dev.quarry.core.store.LimitedInputStream;
-import dev.quarry.core.store.NoSuchObjectException;
-import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.RequestTotals;
 import dev.quarry.core.sync.RunClock;
@@ -17,29 +13,22 @@ import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.Marker;
 import dev.quarry.core.sync.cas.Ref;
 import dev.quarry.core.sync.cas.RefLogEntry;
-import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.push.GcFence;
 import dev.quarry.core.sync.remote.CasRemote;
-import dev.quarry.core.sync.remote.MissingObjectException;
 import dev.quarry.core.sync.remote.RenewedMarker;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,20 +36,14 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code quarry sync import-dvc}: a folder (or file) that DVC 3 pushed to its remote becomes a Quarry version, without
  * the data passing through a local copy of the dataset. Each distinct md5 is streamed once from the DVC remote into a
- * temporary file, bounded (each file and all of them together) by the size the .dvc file declares, hashed with MD5 and SHA-256 on the way, and refused
- * unless its MD5 is the one DVC named it by; a blob the Quarry remote already holds is reused, others are uploaded.
- * Then, as a push does, the version is committed under a lease (after waiting out any gc deleting): the blobs it
- * reused are checked present again, manifests go up children first, and the ref is written last, with a ref log
- * entry. At most {@code inFlight} files are held on local disk at once.
+ * temporary file, read and verified as {@link DvcRemote} reads every content; a blob the Quarry remote already holds
+ * is reused, others are uploaded. Then, as a push does, the version is committed under a lease (after waiting out
+ * any gc deleting): the blobs it reused are checked present again, manifests go up children first, and the ref is
+ * written last, with a ref log entry. At most {@code inFlight} files are held on local disk at once.
  */
 public final class DvcImport {
-  /** A listing entry costs about this much memory through the import. */
-  private static final long BYTES_PER_FILE = 1024;
-  /** The most bytes one listing entry may take in a .dir object: an md5, a relpath of up to 4 KiB, the JSON. */
-  private static final long BYTES_PER_LISTED_FILE = 4200;
   private static final Duration LEASE_TTL = Duration.ofMinutes(10);
-  private static final int FILE_MODE = 0644;
-  private static final int FOLDER_MODE = 0755;
+  private static final Set<PosixFilePermission> PRIVATE_FILE = PosixFilePermissions.fromString("rw-------");
 
   /**
    * What was imported. {@code copied}: blobs uploaded (and their bytes); {@code reused}: blobs the Quarry remote held
@@ -71,7 +54,7 @@ public final class DvcImport {
       double elapsedSeconds) {}
 
   private final ObjectStore dvc;
-  private final String dvcPrefix;
+  private final DvcRemote remote;
   private final SyncSession session;
   private final CasRemote cas;
   private final Path temp;
@@ -80,12 +63,10 @@ public final class DvcImport {
   private final Set<Digest> reused = ConcurrentHashMap.newKeySet();
   private final AtomicLong copiedBlobs = new AtomicLong();
   private final AtomicLong copiedBytes = new AtomicLong();
-  /** Bytes read from the DVC remote so far, by every transfer: never more than the .dvc file declares in all. */
-  private final AtomicLong bytesRead = new AtomicLong();
 
   private DvcImport(ObjectStore dvc, String dvcPrefix, SyncSession session, DvcFile source) {
     this.dvc = dvc;
-    this.dvcPrefix = dvcPrefix;
+    this.remote = new DvcRemote(dvc, dvcPrefix, source, "import");
     this.session = session;
     this.cas = session.remote();
     this.temp = session.folder();
@@ -106,8 +87,7 @@ public final class DvcImport {
   private Result importAs(String ref, String by) throws IOException {
     RunClock dvcClock = new RunClock(dvc);
     RunClock clock = new RunClock(cas.store());
-    List<DirListing.Entry> entries = source.hash().isDir() ? readListing().entries()
-        : List.of(new DirListing.Entry(fileName(), source.hash().md5()));
+    List<DirListing.Entry> entries = remote.files();
     Set<String> md5s = new LinkedHashSet<>();
     entries.forEach(entry -> md5s.add(entry.md5()));
     session.log("import-dvc: %s lists %d files, %d distinct contents", source.hash(), entries.size(), md5s.size());
@@ -117,9 +97,9 @@ public final class DvcImport {
       throw new IllegalArgumentException("Cannot import " + source.hash() + ": its .dvc file declares "
           + source.size() + " bytes, but the files it lists hold " + bytes);
     }
-    List<List<Manifest>> levels = new ArrayList<>();
-    Manifest root = build(tree(entries), 0, levels);
-    commit(ref, by, root, levels);
+    DvcTree tree = DvcTree.of(entries, digests);
+    Manifest root = tree.root();
+    commit(ref, by, root, tree.levels());
     session.log("import-dvc: ref %s -> %s (%d files, %d bytes; %d blobs copied, %d reused)", ref,
         root.digest().text(), root.files(), root.bytes(), copiedBlobs.get(), reused.size());
     return new Result(ref, root.digest().text(), source.hash().toString(), root.files(), root.bytes(),
@@ -127,73 +107,14 @@ public final class DvcImport {
         clock.elapsedSeconds());
   }
 
-  /** The .dir listing, read bounded and checked against its md5 before it is parsed. */
-  private DirListing readListing() throws IOException {
-    long maxFiles = Runtime.getRuntime().maxMemory() / BYTES_PER_FILE;
-    if (source.files() >= 0) {
-      maxFiles = Math.min(maxFiles, source.files());
-    }
-    long limit = Math.min(Manifest.MAX_BYTES, 2 + (maxFiles + 1) * BYTES_PER_LISTED_FILE);
-    String key = source.hash().key(dvcPrefix);
-    byte[] data;
-    try (InputStream in = new LimitedInputStream(dvc.get(key), limit, "Invalid .dir listing " + source.hash()
-        + ": " + dvc.url(key) + " is larger than " + limit + " bytes (more than " + maxFiles
-        + " files may take: at most what its .dvc file declares, and what this JVM can hold)")) {
-      data = in.readAllBytes();
-    } catch (NoSuchObjectException e) {
-      throw missing(key);
-    }
-    String md5 = HexFormat.of().formatHex(md5().digest(data));
-    if (!md5.equals(source.hash().md5())) {
-      throw new IOException("Cannot import " + source.hash() + ": " + dvc.url(key) + " is corrupt: its bytes hash"
-          + " to md5 " + md5);
-    }
-    DirListing listing = DirListing.parse(source.hash(), data, maxFiles);
-    if (source.files() >= 0 && listing.entries().size() != source.files()) {
-      throw new IllegalArgumentException("Cannot import " + source.hash() + ": its .dvc file declares "
-          + source.files() + " files, but its listing holds " + listing.entries().size());
-    }
-    return listing;
-  }
-
   /**
-   * One content from the DVC remote to the Quarry remote: streamed into a temporary file with both hashes, verified
-   * by MD5, then uploaded unless the Quarry remote has it already.
+   * One content from the DVC remote to the Quarry remote: read into a temporary file, verified by MD5
+   * ({@link DvcRemote#download}), then uploaded unless the Quarry remote has it already.
    */
   private void transfer(String md5) throws IOException {
-    String key = new DvcHash(md5, false).key(dvcPrefix);
-    long limit = source.size() >= 0 ? source.size() : sizeOf(key);
     Path file = temp.resolve(UUID.randomUUID() + ".part");
     try {
-      MessageDigest md5Hash = md5();
-      MessageDigest sha256 = Digest.sha256();
-      long length = 0;
-      try (InputStream in = new LimitedInputStream(dvc.get(key), limit, "Cannot import " + source.hash() + ": "
-          + dvc.url(key) + " is larger than " + limit + " bytes, " + (source.size() >= 0
-              ? "the size of the whole folder its .dvc file declares" : "its size when it was listed"));
-          OutputStream out = Files.newOutputStream(file)) {
-        byte[] buffer = new byte[256 << 10];
-        for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
-          if (source.size() >= 0 && bytesRead.addAndGet(read) > source.size()) {
-            throw new IllegalArgumentException("Cannot import " + source.hash() + ": the files it lists hold more"
-                + " than the " + source.size() + " bytes its .dvc file declares (" + dvc.url(key) + " was being"
-                + " read)");
-          }
-          md5Hash.update(buffer, 0, read);
-          sha256.update(buffer, 0, read);
-          out.write(buffer, 0, read);
-          length += read;
-        }
-      } catch (NoSuchObjectException e) {
-        throw missing(key);
-      }
-      String actual = HexFormat.of().formatHex(md5Hash.digest());
-      if (!actual.equals(md5)) {
-        throw new IOException("Cannot import " + source.hash() + ": " + dvc.url(key) + " is corrupt: its bytes hash"
-            + " to md5 " + actual + ", not " + md5);
-      }
-      byte[] sha = sha256.digest();
-      Digest digest = new Digest(HexFormat.of().formatHex(sha), length);
+      Digest digest = remote.download(md5, file, PRIVATE_FILE);
       digests.put(md5, digest);
       if (digest.isEmpty()) {
         return; // the empty blob is never stored
@@ -203,68 +124,13 @@ public final class DvcImport {
         reused.add(digest);
         return;
       }
-      cas.store().put(blobKey, new HashedContent(length, sha, () -> Files.newInputStream(file)));
+      cas.store().put(blobKey, new HashedContent(digest.size(), HexFormat.of().parseHex(digest.hex()),
+          () -> Files.newInputStream(file)));
       copiedBlobs.incrementAndGet();
-      copiedBytes.addAndGet(length);
+      copiedBytes.addAndGet(digest.size());
     } finally {
       Files.deleteIfExists(file);
     }
-  }
-
-  private long sizeOf(String key) throws IOException {
-    return dvc.head(key).map(ObjectInfo::size).orElseThrow(() -> missing(key));
-  }
-
-  private IOException missing(String key) {
-    return new MissingObjectException("Cannot import " + source.hash() + ": " + dvc.url(key)
-        + " is missing from the DVC remote (dvc push it first)");
-  }
-
-  /** The name a single tracked file gets in the version: its .dvc file's path, last component. */
-  private String fileName() {
-    if (source.path() == null) {
-      throw new IllegalArgumentException("Cannot import " + source.hash() + ": a single file needs its .dvc file"
-          + " (for its name)");
-    }
-    String name = source.path().substring(source.path().lastIndexOf('/') + 1);
-    DirListing.requireRelative("Invalid .dvc file for " + source.hash() + ": ", name);
-    return name;
-  }
-
-  /** The listing as nested folders: a name maps to a nested map (a folder) or to the md5 of a file. */
-  private static Map<String, Object> tree(List<DirListing.Entry> entries) {
-    Map<String, Object> root = new TreeMap<>();
-    for (DirListing.Entry entry : entries) {
-      String[] components = entry.relpath().split("/");
-      Map<String, Object> folder = root;
-      for (int i = 0; i < components.length - 1; i++) {
-        @SuppressWarnings("unchecked")
-        Map<String, Object> next = (Map<String, Object>) folder.computeIfAbsent(components[i], k -> new TreeMap<>());
-        folder = next;
-      }
-      folder.put(components[components.length - 1], entry.md5());
-    }
-    return root;
-  }
-
-  /** A folder's manifest, its subfolders' first; each manifest is added to the list of its depth. */
-  private Manifest build(Map<String, Object> folder, int depth, List<List<Manifest>> levels) {
-    List<TreeEntry> entries = new ArrayList<>();
-    for (Map.Entry<String, Object> child : folder.entrySet()) {
-      if (child.getValue() instanceof String md5) {
-        entries.add(TreeEntry.file(child.getKey(), FILE_MODE, digests.get(md5)));
-      } else {
-        @SuppressWarnings("unchecked")
-        Manifest sub = build((Map<String, Object>) child.getValue(), depth + 1, levels);
-        entries.add(TreeEntry.directory(child.getKey(), FOLDER_MODE, sub.digest(), sub.files(), sub.bytes()));
-      }
-    }
-    Manifest manifest = Manifest.of(entries);
-    while (levels.size() <= depth) {
-      levels.add(new ArrayList<>());
-    }
-    levels.get(depth).add(manifest);
-    return manifest;
   }
 
   /**
@@ -300,14 +166,6 @@ public final class DvcImport {
           "sync import-dvc " + source.hash() + " --ref " + ref);
     } finally {
       store.delete(cas.layout().leaseTreesKey(id));
-    }
-  }
-
-  private static MessageDigest md5() {
-    try {
-      return MessageDigest.getInstance("MD5");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("Cannot hash: this JVM has no MD5", e);
     }
   }
 }

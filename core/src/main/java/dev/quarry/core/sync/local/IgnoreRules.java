@@ -1,12 +1,7 @@
 package dev.quarry.core.sync.local;
 
-import dev.quarry.core.store.LimitedInputStream;
+import dev.quarry.core.text.Utf8File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -47,21 +42,7 @@ public final class IgnoreRules {
     if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
       return NONE;
     }
-    byte[] bytes;
-    try (InputStream in = new LimitedInputStream(Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS), MAX_BYTES,
-        "Cannot read " + file + ": it is larger than " + (MAX_BYTES >> 20) + " MiB, more than a " + FILE_NAME
-            + " may hold")) {
-      bytes = in.readAllBytes();
-    } catch (LimitedInputStream.TooLargeException e) {
-      throw new IllegalArgumentException(e.getMessage(), e);
-    }
-    String text;
-    try {
-      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
-    } catch (CharacterCodingException e) {
-      throw new IllegalArgumentException("Invalid " + FILE_NAME + ": " + file + " (must be UTF-8 text)", e);
-    }
+    String text = Utf8File.read(file, MAX_BYTES, FILE_NAME, FILE_NAME);
     return parse(text.lines().toList(), file.toString());
   }
 

@@ -18,7 +18,8 @@ import java.util.Map;
  * The local state database: for each file path, the (inode, mtime, size) it had when it was hashed and the digest it
  * had then. A file whose identity is unchanged is never read again. Each row also says whether that content is
  * synced: written by a pull, or part of a version pushed since it was hashed; a pull replaces a local file only if
- * its content is the synced one (else it is a local edit). One SQLite file, one writer at a time.
+ * its content is the synced one (else it is a local edit). The MD5s that DVC names content by are cached the same way,
+ * in a table of their own, for status and pull against a DVC remote. One SQLite file, one writer at a time.
  */
 public final class StateDatabase implements AutoCloseable {
   /** What a file looked like when hashed, and whether that content came from or went to a remote. */
@@ -30,6 +31,13 @@ public final class StateDatabase implements AutoCloseable {
 
     public boolean matches(long inode, long mtimeNanos, long size) {
       return this.inode == inode && this.mtimeNanos == mtimeNanos && this.size == size;
+    }
+  }
+
+  /** A file's MD5 (what DVC names content by), and the (inode, mtime, size) it had when it was hashed. */
+  public record Md5State(long inode, long mtimeNanos, long size, String md5) {
+    public boolean matches(FileIdentity identity) {
+      return inode == identity.inode() && mtimeNanos == identity.mtimeNanos() && size == identity.size();
     }
   }
 
@@ -49,6 +57,8 @@ public final class StateDatabase implements AutoCloseable {
         statement.execute("CREATE TABLE IF NOT EXISTS file_state (path TEXT PRIMARY KEY, inode INTEGER NOT NULL,"
             + " mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL,"
             + " synced INTEGER NOT NULL DEFAULT 0)");
+        statement.execute("CREATE TABLE IF NOT EXISTS file_md5 (path TEXT PRIMARY KEY, inode INTEGER NOT NULL,"
+            + " mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, md5 TEXT NOT NULL)");
         if (!hasSyncedColumn(statement)) {
           // A database from before local edits were told apart: what it recorded counts as synced once.
           statement.execute("ALTER TABLE file_state ADD COLUMN synced INTEGER NOT NULL DEFAULT 1");
@@ -73,25 +83,64 @@ public final class StateDatabase implements AutoCloseable {
   }
 
   /** Every recorded file under {@code root} (absolute paths), in one query. */
-  public synchronized Map<String, FileState> load(Path root) throws IOException {
-    String prefix = root.toAbsolutePath().normalize() + "/";
-    Map<String, FileState> states = new HashMap<>();
-    try (PreparedStatement query = connection.prepareStatement(
-        "SELECT path, inode, mtime_ns, size, sha256, synced FROM file_state WHERE path >= ? AND path < ?")) {
-      query.setString(1, prefix);
-      query.setString(2, prefix.substring(0, prefix.length() - 1) + "0"); // '0' is the character after '/'
+  public Map<String, FileState> load(Path root) throws IOException {
+    return loadUnder(root, "SELECT path, inode, mtime_ns, size, sha256, synced FROM file_state", rows -> {
+      long size = rows.getLong(4);
+      return new FileState(rows.getLong(2), rows.getLong(3), size, new Digest(rows.getString(5), size),
+          rows.getInt(6) != 0);
+    });
+  }
+
+  /** Every recorded MD5 of a file under {@code root} (absolute paths), in one query. */
+  public Map<String, Md5State> loadMd5s(Path root) throws IOException {
+    return loadUnder(root, "SELECT path, inode, mtime_ns, size, md5 FROM file_md5",
+        rows -> new Md5State(rows.getLong(2), rows.getLong(3), rows.getLong(4), rows.getString(5)));
+  }
+
+  private interface Row<T> {
+    T read(ResultSet rows) throws SQLException;
+  }
+
+  /** The rows of {@code select} (whose first column is the path) for the paths under {@code root}. */
+  private synchronized <T> Map<String, T> loadUnder(Path root, String select, Row<T> row) throws IOException {
+    Map<String, T> states = new HashMap<>();
+    try (PreparedStatement query = connection.prepareStatement(select + " WHERE path >= ? AND path < ?")) {
+      setUnder(query, root);
       try (ResultSet rows = query.executeQuery()) {
         while (rows.next()) {
-          long size = rows.getLong(4);
-          states.put(rows.getString(1),
-              new FileState(rows.getLong(2), rows.getLong(3), size, new Digest(rows.getString(5), size),
-                  rows.getInt(6) != 0));
+          states.put(rows.getString(1), row.read(rows));
         }
       }
     } catch (SQLException e) {
       throw new IOException("Cannot read the state database: " + e.getMessage(), e);
     }
     return states;
+  }
+
+  /** Sets the first two parameters to the range of paths under {@code root}. */
+  private static void setUnder(PreparedStatement statement, Path root) throws SQLException {
+    String prefix = root.toAbsolutePath().normalize() + "/";
+    statement.setString(1, prefix);
+    statement.setString(2, prefix.substring(0, prefix.length() - 1) + "0"); // '0' is the character after '/'
+  }
+
+  /** Records the MD5s hashed in this run, in one transaction. */
+  public synchronized void recordMd5s(Map<String, Md5State> states) throws IOException {
+    if (states.isEmpty()) {
+      return;
+    }
+    inTransaction("INSERT OR REPLACE INTO file_md5 (path, inode, mtime_ns, size, md5) VALUES (?, ?, ?, ?, ?)",
+        statement -> {
+          for (var entry : states.entrySet()) {
+            Md5State state = entry.getValue();
+            statement.setString(1, entry.getKey());
+            statement.setLong(2, state.inode());
+            statement.setLong(3, state.mtimeNanos());
+            statement.setLong(4, state.size());
+            statement.setString(5, state.md5());
+            statement.addBatch();
+          }
+        });
   }
 
   /** Records the files hashed in this run, in one transaction. */
@@ -120,11 +169,9 @@ public final class StateDatabase implements AutoCloseable {
    * whose every file the push's scan had just recorded. One statement, touching only rows not yet synced.
    */
   public synchronized void markSynced(Path root) throws IOException {
-    String prefix = root.toAbsolutePath().normalize() + "/";
     try (PreparedStatement update = connection.prepareStatement(
         "UPDATE file_state SET synced = 1 WHERE path >= ? AND path < ? AND synced = 0")) {
-      update.setString(1, prefix);
-      update.setString(2, prefix.substring(0, prefix.length() - 1) + "0");
+      setUnder(update, root);
       update.executeUpdate();
     } catch (SQLException e) {
       throw new IOException("Cannot write the state database: " + e.getMessage(), e);

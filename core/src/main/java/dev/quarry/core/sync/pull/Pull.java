@@ -18,7 +18,6 @@ import dev.quarry.core.sync.local.PartFiles;
 import dev.quarry.core.sync.local.StateDatabase;
 import dev.quarry.core.sync.local.StateDatabase.FileState;
 import dev.quarry.core.units.Counted;
-import dev.quarry.core.sync.remote.VerifiedBlob;
 import dev.quarry.core.sync.remote.VersionPath;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -78,6 +77,7 @@ public final class Pull {
   }
 
   private final SyncSession session;
+  private final VersionSource source;
   private final ObjectStore store;
   private final Options options;
   private final Map<String, Exception> failures = new ConcurrentHashMap<>();
@@ -88,15 +88,21 @@ public final class Pull {
   private final Map<Path, Set<PosixFilePermission>> opened = new ConcurrentHashMap<>();
   private final Set<String> writable = ConcurrentHashMap.newKeySet();
 
-  private Pull(SyncSession session, Options options) {
+  private Pull(SyncSession session, VersionSource source, Options options) {
     this.session = session;
+    this.source = source;
     this.store = session.remote().store();
     this.options = options;
     this.target = new ConfinedFolder(session.folder());
   }
 
   public static SyncResult run(SyncSession session, Options options) throws IOException {
-    return new Pull(session, options).pull();
+    return run(session, VersionSource.of(session), options);
+  }
+
+  /** Pulls from another source than the session's remote (a DVC remote's version); the session's store is counted. */
+  public static SyncResult run(SyncSession session, VersionSource source, Options options) throws IOException {
+    return new Pull(session, source, options).pull();
   }
 
   private SyncResult pull() throws IOException {
@@ -108,8 +114,8 @@ public final class Pull {
     }
     IncludeFilter filter = new IncludeFilter(options.include());
     RunClock clock = new RunClock(store);
-    Manifest root = subtree(session.remote().resolveVersion(options.version()));
-    Selection selection = Selection.of(session.remote(), root, filter, options.version(), reservedPaths(stateInside));
+    Manifest root = subtree(source.root(options.version()));
+    Selection selection = Selection.of(source.trees(), root, filter, options.version(), reservedPaths(stateInside));
     session.log("pull: %s selects %s (%s) in %s; read %s", options.version(),
         Counted.of(selection.files().size(), "file"), Counted.of(selection.bytes(), "byte"),
         Counted.of(selection.folders().size(), "folder"), Counted.of(selection.manifestsRead(), "manifest"));
@@ -148,13 +154,13 @@ public final class Pull {
     }
     state.record(pulled);
     if (!failures.isEmpty()) {
-      session.index().clear();
+      source.failed();
       throw new IOException("Cannot pull " + options.version() + ": " + failures.size() + " files failed (first: "
           + samples().get(0) + "); nothing corrupt was written, and pull again fetches only what is missing");
     }
     session.log("pull: %s written, %d already there", Counted.of(pulled.size() - alreadyThere.get(), "file"),
         alreadyThere.get());
-    return new SyncResult("pull", session.remote().url(), options.version(), root.digest().text(),
+    return new SyncResult("pull", source.url(), options.version(), root.digest().text(),
         selection.files().size() + selection.links().size(), selection.bytes(), 0, null, null, progress.moved(), null,
         null, clock.requests(), null, null, 0, List.of(), List.of(), clock.startTime(), clock.now(),
         clock.elapsedSeconds());
@@ -480,10 +486,10 @@ public final class Pull {
     writable.clear();
   }
 
-  /** Downloads a blob into a new file, verified ({@link VerifiedBlob}); counts it as moved. */
+  /** Downloads a blob into a new file, verified ({@link VersionSource#blobToFile}); counts it as moved. */
   private void downloadTo(Path file, Digest digest, Set<PosixFilePermission> permissions, TransferProgress progress)
       throws IOException {
-    progress.done(VerifiedBlob.toFile(session.remote(), digest, file, permissions));
+    progress.done(source.blobToFile(digest, file, permissions));
   }
 
   /**

@@ -5,7 +5,7 @@ import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.EntryType;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
-import dev.quarry.core.sync.remote.CasRemote;
+import dev.quarry.core.sync.remote.TreeDiff;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -45,7 +45,7 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
    * {@code reserved}: relative paths no version may hold (the state folder); {@code version}: as the user named it,
    * for messages.
    */
-  static Selection of(CasRemote remote, Manifest root, IncludeFilter filter, String version, Set<String> reserved)
+  static Selection of(TreeDiff.Trees trees, Manifest root, IncludeFilter filter, String version, Set<String> reserved)
       throws IOException {
     long maxPaths = Runtime.getRuntime().maxMemory() / BYTES_PER_PATH;
     long maxLevelBytes = Runtime.getRuntime().maxMemory() / HEAP_PER_MANIFEST_BYTE;
@@ -112,7 +112,7 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
             + " than this JVM can read at once (at most " + maxLevelBytes + "; pull part of it with --include, or give"
             + " the JVM more memory)");
       }
-      Map<Digest, Manifest> fetched = remote.fetchManifests(toFetch);
+      Map<Digest, Manifest> fetched = trees.fetch(toFetch);
       read += fetched.size();
       List<Pending> next = new ArrayList<>();
       for (Subfolder subfolder : subfolders) {

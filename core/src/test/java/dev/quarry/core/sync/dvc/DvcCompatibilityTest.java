@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.pull.Pull;
 import dev.quarry.core.sync.remote.CasRemote;
@@ -51,6 +52,50 @@ class DvcCompatibilityTest {
       DvcImport.run(store, "", session, DvcFile.read(dvc.project().resolve("labels.csv.dvc")), "labels", "tester");
       assertThat(Files.readString(pulled(cas, "labels", temp.resolve("labels")).resolve("labels.csv")))
           .isEqualTo("id,label\n1,cat\n");
+    }
+  }
+
+  @Test
+  void statusAndPullReadStraightFromWhatDvcPushedToALocalRemote() throws Exception {
+    RealDvc dvc = new RealDvc(temp.resolve("project"), Map.of());
+    // Quarry keeps its state in data/.quarry: DVC must not track it (docs/formats.md says to ignore it so).
+    Files.writeString(dvc.project().resolve(".dvcignore"), ".quarry/\n");
+    Path data = dvc.dataset("data", 40, 3);
+    Path remoteFolder = temp.resolve("dvc-remote");
+    dvc.dvc("add", "-q", "data");
+    dvc.dvc("remote", "add", "-d", "local", remoteFolder.toString());
+    dvc.dvc("push", "-q");
+    Path dvcFile = dvc.project().resolve("data.dvc");
+
+    try (ObjectStore store = new FileStore(temp)) {
+      String prefix = "dvc-remote";
+      // The DVC workspace itself is the version: nothing differs, nothing is missing.
+      SyncResult clean = RealDvc.statusFromDvc(store, prefix, dvcFile, data);
+      assertThat(clean.differs()).as("%s", clean.changes()).isFalse();
+
+      Path pulled = temp.resolve("pulled");
+      SyncResult first = RealDvc.pullFromDvc(store, prefix, dvcFile, data, pulled);
+      assertThat(first.files()).isEqualTo(41);
+      assertThat(RealDvc.statusFromDvc(store, prefix, dvcFile, pulled).differs()).isFalse();
+
+      // DVC pushes a new version (one file changed, one added, one deleted): status names them, pull reads 2 files.
+      Files.write(data.resolve("part-0/f4"), new byte[] {1, 2, 3});
+      Files.writeString(data.resolve("part-3/new.txt"), "new");
+      Files.delete(data.resolve("part-2/f2"));
+      dvc.dvc("add", "-q", "data");
+      dvc.dvc("push", "-q");
+      SyncResult changed = RealDvc.statusFromDvc(store, prefix, dvcFile, pulled);
+      assertThat(changed.changes().modified().paths()).containsExactly("part-0/f4");
+      assertThat(changed.changes().deleted().paths()).containsExactly("part-3/new.txt");
+      assertThat(changed.changes().added().paths()).containsExactly("part-2/f2");
+      assertThat(changed.changes().notOnRemote().isEmpty()).isTrue(); // f2 was pushed with the first version
+
+      SyncResult second = RealDvc.pullFromDvc(store, prefix, dvcFile, data, temp.resolve("pulled-again"));
+      assertThat(second.files()).isEqualTo(41);
+      Files.delete(pulled.resolve("part-2/f2")); // pull keeps files it does not know are extra, as every pull
+      SyncResult update = RealDvc.pullFromDvc(store, prefix, dvcFile, data, pulled);
+      assertThat(update.transferred().objects()).isEqualTo(2);
+      assertThat(update.requests().get()).isEqualTo(3); // the .dir listing and the two new contents
     }
   }
 

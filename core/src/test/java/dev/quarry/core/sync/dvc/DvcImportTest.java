@@ -1,5 +1,7 @@
 package dev.quarry.core.sync.dvc;
 
+import static dev.quarry.core.sync.dvc.HandMadeDvcRemote.entry;
+import static dev.quarry.core.sync.dvc.HandMadeDvcRemote.md5;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -12,9 +14,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import org.apache.commons.io.output.NullOutputStream;
 import org.junit.jupiter.api.AfterEach;
@@ -31,11 +31,13 @@ class DvcImportTest {
 
   @TempDir Path temp;
   private ObjectStore dvc;
+  private HandMadeDvcRemote remote;
   private CasRemote cas;
 
   @BeforeEach
   void open() {
     dvc = new FileStore(temp.resolve("dvc"));
+    remote = new HandMadeDvcRemote(dvc, "");
     cas = new CasRemote(new FileStore(temp.resolve("quarry")), "cas", 4);
   }
 
@@ -43,30 +45,6 @@ class DvcImportTest {
   void close() throws IOException {
     dvc.close();
     cas.store().close();
-  }
-
-  private static String md5(byte[] data) throws Exception {
-    return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(data));
-  }
-
-  /** Stores a file as DVC does; returns its md5. */
-  private String file(String content) throws Exception {
-    byte[] data = content.getBytes(StandardCharsets.UTF_8);
-    String md5 = md5(data);
-    dvc.put(new DvcHash(md5, false).key(""), data);
-    return md5;
-  }
-
-  /** Stores a .dir listing of these JSON entries; returns its hash. */
-  private DvcHash listing(String json) throws Exception {
-    byte[] data = json.getBytes(StandardCharsets.UTF_8);
-    DvcHash hash = new DvcHash(md5(data), true);
-    dvc.put(hash.key(""), data);
-    return hash;
-  }
-
-  private static String entry(String md5, String relpath) {
-    return "{\"md5\": \"" + md5 + "\", \"relpath\": \"" + relpath + "\"}";
   }
 
   private DvcImport.Result importAs(DvcFile source, String ref) throws IOException {
@@ -85,29 +63,21 @@ class DvcImportTest {
 
   @Test
   void pathsThatCouldEscapeAreRefused() throws Exception {
-    String a = file("a");
-    assertRefused(new DvcFile(listing("[" + entry(a, "../etc/passwd") + "]"), 1, 1, "data"),
-        "path ../etc/passwd could escape its folder (must not have empty, . or .. components)");
-    assertRefused(new DvcFile(listing("[" + entry(a, "/etc/passwd") + "]"), 1, 1, "data"),
-        "path /etc/passwd is not relative");
-    assertRefused(new DvcFile(listing("[" + entry(a, "x/./y") + "]"), 1, 1, "data"), "could escape its folder");
-    assertRefused(new DvcFile(listing("[" + entry(a, "x\\\\..\\\\y") + "]"), 1, 1, "data"), "is not relative");
-    assertRefused(new DvcFile(listing("[" + entry(a, "sub/.quarry/state.db") + "]"), 1, 1, "data"),
-        "names a sync state folder");
-    assertRefused(new DvcFile(listing("[" + entry(a, "x") + ", " + entry(a, "x/y") + "]"), 2, 2, "data"),
-        "path x is both a file and a folder");
-    assertRefused(new DvcFile(listing("[" + entry(a, "x") + ", " + entry(a, "x") + "]"), 2, 2, "data"),
-        "path x is listed twice");
+    String a = remote.file("a");
+    for (HandMadeDvcRemote.Hostile hostile : HandMadeDvcRemote.hostileListings(a)) {
+      assertRefused(new DvcFile(remote.listing("[" + hostile.entries() + "]"), hostile.files(), hostile.files(),
+          "data"), hostile.refusal());
+    }
   }
 
   @Test
   void aListingLargerThanItsDvcFileDeclaresIsRefusedWhileItIsRead() throws Exception {
-    String a = file("a");
+    String a = remote.file("a");
     StringBuilder huge = new StringBuilder("[");
     for (int i = 0; i < 5000; i++) {
       huge.append(i == 0 ? "" : ", ").append(entry(a, "f" + i));
     }
-    DvcHash hash = listing(huge.append("]").toString());
+    DvcHash hash = remote.listing(huge.append("]").toString());
 
     assertRefused(new DvcFile(hash, 5000, 1, "data"), "is larger than 8402 bytes (more than 1 files may take");
     assertRefused(new DvcFile(hash, 5000, 4000, "data"), "it holds more than 4000 files");
@@ -117,10 +87,10 @@ class DvcImportTest {
 
   @Test
   void contentThatDoesNotHashToItsMd5IsRefused() throws Exception {
-    String a = file("a");
-    String b = file("b");
-    dvc.put(new DvcHash(b, false).key(""), "c".getBytes(StandardCharsets.UTF_8));
-    DvcHash hash = listing("[" + entry(a, "a") + ", " + entry(b, "b") + "]");
+    String a = remote.file("a");
+    String b = remote.file("b");
+    remote.corrupt(b, "c");
+    DvcHash hash = remote.listing("[" + entry(a, "a") + ", " + entry(b, "b") + "]");
     assertRefused(new DvcFile(hash, 2, 2, "data"), "files/md5/" + b.substring(0, 2) + "/" + b.substring(2)
         + " is corrupt: its bytes hash to md5 " + md5("c".getBytes(StandardCharsets.UTF_8)) + ", not " + b);
 
@@ -131,8 +101,8 @@ class DvcImportTest {
 
   @Test
   void aFileLargerThanTheWholeFolderIsDeclaredIsCutOff() throws Exception {
-    String big = file("x".repeat(10_000));
-    assertRefused(new DvcFile(listing("[" + entry(big, "big") + "]"), 100, 1, "data"),
+    String big = remote.file("x".repeat(10_000));
+    assertRefused(new DvcFile(remote.listing("[" + entry(big, "big") + "]"), 100, 1, "data"),
         "is larger than 100 bytes, the size of the whole folder its .dvc file declares");
   }
 
@@ -140,18 +110,18 @@ class DvcImportTest {
   void filesThatTogetherHoldMoreThanTheFolderIsDeclaredAreCutOffWhileTheyAreRead() throws Exception {
     List<String> entries = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
-      entries.add(entry(file(i + "x".repeat(80)), "f" + i));
+      entries.add(entry(remote.file(i + "x".repeat(80)), "f" + i));
     }
-    assertRefused(new DvcFile(listing("[" + String.join(", ", entries) + "]"), 100, 20, "data"),
+    assertRefused(new DvcFile(remote.listing("[" + String.join(", ", entries) + "]"), 100, 20, "data"),
         "the files it lists hold more than the 100 bytes its .dvc file declares");
   }
 
   @Test
   void aSecondImportOfTheSameContentReusesEveryBlob() throws Exception {
-    String a = file("alpha");
-    String b = file("beta");
-    String empty = file("");
-    DvcHash hash = listing("[" + entry(a, "x/a") + ", " + entry(b, "b") + ", " + entry(a, "y/a-again") + ", "
+    String a = remote.file("alpha");
+    String b = remote.file("beta");
+    String empty = remote.file("");
+    DvcHash hash = remote.listing("[" + entry(a, "x/a") + ", " + entry(b, "b") + ", " + entry(a, "y/a-again") + ", "
         + entry(empty, "empty") + "]");
 
     DvcImport.Result first = importAs(new DvcFile(hash, 14, 4, "data"), "v1");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.S3Settings;
 import dev.quarry.core.store.S3Store;
+import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.remote.CasRemote;
 import dev.quarry.testkit.MinioExtension;
@@ -61,6 +62,43 @@ class DvcOnMinioIT {
       assertThat(second.reusedBlobs()).isEqualTo(first.copiedBlobs() - 1);
       assertThat(second.quarryRequests().put()).isLessThan(20); // 2 blobs, a few manifests, lease, ref, log
       RealDvc.assertPulledEqual(session.remote(), "v2", data, temp.resolve("pulled-v2"));
+    }
+  }
+
+  @Test
+  void statusAndPullReadStraightFromWhatDvcPushedToS3() throws Exception {
+    String bucket = minio.createBucket("dvc-direct");
+    RealDvc dvc = new RealDvc(temp.resolve("project"), Map.of("AWS_ACCESS_KEY_ID", minio.accessKey(),
+        "AWS_SECRET_ACCESS_KEY", minio.secretKey(), "AWS_DEFAULT_REGION", MinioServer.REGION));
+    Files.writeString(dvc.project().resolve(".dvcignore"), ".quarry/\n"); // Quarry's state stays out of DVC's
+    Path data = dvc.dataset("images", 60, 4);
+    dvc.dvc("add", "-q", "images");
+    dvc.dvc("remote", "add", "-d", "minio", "s3://" + bucket + "/dvcstore");
+    dvc.dvc("remote", "modify", "minio", "endpointurl", minio.endpoint().toString());
+    dvc.dvc("push", "-q");
+    Path dvcFile = dvc.project().resolve("images.dvc");
+
+    try (ObjectStore store = S3Store.open(bucket, S3Settings.defaults().withEndpoint(minio.endpoint())
+        .withCredentials(minio.accessKey(), minio.secretKey()))) {
+      assertThat(RealDvc.statusFromDvc(store, "dvcstore", dvcFile, data).differs()).isFalse();
+      Path pulled = temp.resolve("pulled");
+      SyncResult first = RealDvc.pullFromDvc(store, "dvcstore", dvcFile, data, pulled);
+      assertThat(first.files()).isEqualTo(61);
+
+      // A file DVC has not pushed yet: status says the DVC remote lacks it, until dvc push.
+      Files.writeString(pulled.resolve("part-1/extra.txt"), "extra");
+      SyncResult local = RealDvc.statusFromDvc(store, "dvcstore", dvcFile, pulled);
+      assertThat(local.changes().added().paths()).containsExactly("part-1/extra.txt");
+      assertThat(local.changes().notOnRemote().paths()).containsExactly("part-1/extra.txt");
+      assertThat(local.missingRemote().bytes()).isEqualTo(5);
+      assertThat(local.requests().head()).isEqualTo(1);
+
+      Files.write(data.resolve("part-0/f4"), new byte[] {1, 2, 3});
+      dvc.dvc("add", "-q", "images");
+      dvc.dvc("push", "-q");
+      Files.delete(pulled.resolve("part-1/extra.txt"));
+      SyncResult update = RealDvc.pullFromDvc(store, "dvcstore", dvcFile, data, pulled);
+      assertThat(update.transferred().objects()).isEqualTo(1);
     }
   }
 }

@@ -2,6 +2,8 @@ package dev.quarry.core.sync.dvc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.pull.Pull;
 import dev.quarry.core.sync.remote.CasRemote;
@@ -70,8 +72,37 @@ final class RealDvc {
     try (SyncSession session = new SyncSession(into, null, cas, QUIET)) {
       Pull.run(session, new Pull.Options(version, List.of(), false, null));
     }
-    Map<String, byte[]> expected = files(original);
-    Map<String, byte[]> actual = files(into);
+    assertSameFiles(original, into);
+  }
+
+  /**
+   * Pulls the version a .dvc file names straight from the DVC remote at {@code prefix} of {@code store} into a
+   * folder, and checks it holds exactly the bytes of {@code original}.
+   */
+  static SyncResult pullFromDvc(ObjectStore store, String prefix, Path dvcFile, Path original, Path into)
+      throws IOException {
+    SyncResult result;
+    try (SyncSession session = new SyncSession(into, null, new CasRemote(store, prefix, 8), QUIET)) {
+      result = DvcPull.run(session, new DvcRemote(store, prefix, DvcFile.read(dvcFile), "pull"),
+          new Pull.Options("", List.of(), false, null));
+    }
+    assertSameFiles(original, into);
+    return result;
+  }
+
+  /** The status of a folder against the version a .dvc file names on the DVC remote at {@code prefix}. */
+  static SyncResult statusFromDvc(ObjectStore store, String prefix, Path dvcFile, Path folder) throws IOException {
+    try (SyncSession session = new SyncSession(folder, null, new CasRemote(store, prefix, 8), QUIET)) {
+      return DvcStatus.run(session, new DvcRemote(store, prefix, DvcFile.read(dvcFile), "compare with"));
+    }
+  }
+
+  /** Checks that {@code actual} holds exactly the files of {@code expected}, byte for byte (state folders aside). */
+  static void assertSameFiles(Path expected, Path actual) throws IOException {
+    assertSame(files(expected), files(actual));
+  }
+
+  private static void assertSame(Map<String, byte[]> expected, Map<String, byte[]> actual) {
     assertThat(actual.keySet()).containsExactlyElementsOf(expected.keySet());
     for (Map.Entry<String, byte[]> file : expected.entrySet()) {
       assertThat(actual.get(file.getKey())).as(file.getKey()).isEqualTo(file.getValue());

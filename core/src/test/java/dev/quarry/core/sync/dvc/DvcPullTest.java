@@ -1,0 +1,192 @@
+package dev.quarry.core.sync.dvc;
+
+import static dev.quarry.core.sync.dvc.HandMadeDvcRemote.entry;
+import static dev.quarry.core.sync.dvc.HandMadeDvcRemote.md5;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quarry.core.store.FileStore;
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.sync.SyncResult;
+import dev.quarry.core.sync.SyncSession;
+import dev.quarry.core.sync.pull.Pull;
+import dev.quarry.core.sync.remote.CasRemote;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.commons.io.output.NullOutputStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Status and pull straight from a DVC remote written by hand, as a hostile or broken one could be: every refusal is
+ * one line and leaves the folder as it was; what is in the folder already is matched by MD5 and not read again.
+ */
+class DvcPullTest {
+  private static final PrintStream QUIET = new PrintStream(NullOutputStream.INSTANCE);
+
+  @TempDir Path temp;
+  private ObjectStore dvc;
+  private HandMadeDvcRemote remote;
+  private Path folder;
+
+  @BeforeEach
+  void open() throws IOException {
+    dvc = new FileStore(temp.resolve("dvc"));
+    remote = new HandMadeDvcRemote(dvc, "store");
+    folder = Files.createDirectories(temp.resolve("data"));
+  }
+
+  @AfterEach
+  void close() throws IOException {
+    dvc.close();
+  }
+
+  private SyncSession session() {
+    return new SyncSession(folder, null, new CasRemote(dvc, "store", 4), QUIET);
+  }
+
+  private SyncResult pull(DvcFile source, boolean force) throws IOException {
+    try (SyncSession session = session()) {
+      return DvcPull.run(session, new DvcRemote(dvc, "store", source, "pull"),
+          new Pull.Options("ignored", List.of(), false, null, force));
+    }
+  }
+
+  private SyncResult status(DvcFile source) throws IOException {
+    try (SyncSession session = session()) {
+      return DvcStatus.run(session, new DvcRemote(dvc, "store", source, "compare with"));
+    }
+  }
+
+  private void assertRefused(DvcFile source, String message) throws IOException {
+    List<String> before = files();
+    assertThatThrownBy(() -> pull(source, false))
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n").matches("(Cannot|Invalid) .*"))
+        .hasMessageContaining(message);
+    assertThat(files()).isEqualTo(before);
+  }
+
+  /** Every path in the folder but the state folder, sorted. */
+  private List<String> files() throws IOException {
+    try (Stream<Path> walk = Files.walk(folder)) {
+      return walk.map(path -> folder.relativize(path).toString())
+          .filter(path -> !path.isEmpty() && !path.startsWith(".quarry")).sorted().toList();
+    }
+  }
+
+  @Test
+  void aHostileListingIsRefusedInOneLineBeforeAnythingIsWritten() throws Exception {
+    String a = remote.file("a");
+    Files.writeString(folder.resolve("kept"), "mine");
+    for (HandMadeDvcRemote.Hostile hostile : HandMadeDvcRemote.hostileListings(a)) {
+      assertRefused(new DvcFile(remote.listing("[" + hostile.entries() + "]"), hostile.files(), hostile.files(),
+          "data"), hostile.refusal());
+    }
+    assertThat(temp.resolve("escape")).doesNotExist();
+  }
+
+  @Test
+  void contentLargerThanDeclaredOrNotOfItsMd5IsRefusedAndNothingAppears() throws Exception {
+    DvcHash huge = remote.listing("[" + entry(remote.file("x".repeat(10_000)), "big") + "]");
+    assertRefused(new DvcFile(huge, 100, 1, "data"), "Cannot pull " + huge + ": ");
+    assertRefused(new DvcFile(huge, 100, 1, "data"),
+        "is larger than 100 bytes, the size of the whole folder its .dvc file declares");
+
+    String b = remote.file("b");
+    remote.corrupt(b, "c");
+    assertRefused(new DvcFile(remote.listing("[" + entry(b, "b") + "]"), 1, 1, "data"),
+        " is corrupt: its bytes hash to md5 " + md5("c".getBytes(StandardCharsets.UTF_8)) + ", not " + b);
+    String d = remote.file("d");
+    assertRefused(new DvcFile(remote.listing("[" + entry(d, "d") + "]"), 2, 1, "data"),
+        "its .dvc file declares 2 bytes, but the files it lists hold 1");
+    assertThat(files()).isEmpty();
+  }
+
+  @Test
+  void aPullWritesTheVersionReadsOnlyWhatTheFolderLacksAndKeepsLocalEdits() throws Exception {
+    String alpha = remote.file("alpha");
+    String beta = remote.file("beta");
+    DvcHash v1 = remote.listing("[" + entry(alpha, "x/a") + ", " + entry(beta, "b") + ", " + entry(alpha, "y/a-again")
+        + "]");
+    SyncResult first = pull(new DvcFile(v1, 14, 3, "data"), false);
+
+    assertThat(files()).containsExactly("b", "x", "x/a", "y", "y/a-again");
+    assertThat(folder.resolve("x/a")).hasContent("alpha");
+    assertThat(folder.resolve("y/a-again")).hasContent("alpha");
+    assertThat(first.transferred().objects()).isEqualTo(2);
+    assertThat(first.ref()).isEqualTo(v1.toString());
+    assertThat(status(new DvcFile(v1, 14, 3, "data")).differs()).isFalse();
+
+    // v2 changes b and adds c: the pull reads those two contents only, and alpha stays where it is.
+    String gamma = remote.file("gamma");
+    String beta2 = remote.file("beta2");
+    DvcHash v2 = remote.listing("[" + entry(alpha, "x/a") + ", " + entry(beta2, "b") + ", " + entry(gamma, "c") + "]");
+    long inode = (Long) Files.getAttribute(folder.resolve("x/a"), "unix:ino");
+    SyncResult second = pull(new DvcFile(v2, 15, 3, "data"), false);
+
+    assertThat(second.requests().get()).isEqualTo(3); // the listing, beta2, gamma
+    assertThat(folder.resolve("b")).hasContent("beta2");
+    assertThat(folder.resolve("c")).hasContent("gamma");
+    assertThat((Long) Files.getAttribute(folder.resolve("x/a"), "unix:ino")).isEqualTo(inode);
+
+    // A local edit is kept, as in any pull, unless forced.
+    Files.writeString(folder.resolve("b"), "edited");
+    assertRefused(new DvcFile(v1, 14, 3, "data"), "1 local files differ from both the version they came from and"
+        + " the new one: b (pull with --force to replace them)");
+    pull(new DvcFile(v1, 14, 3, "data"), true);
+    assertThat(folder.resolve("b")).hasContent("beta");
+  }
+
+  @Test
+  void statusNamesWhatChangedSinceTheDvcVersionAndWhatTheDvcRemoteLacks() throws Exception {
+    String alpha = remote.file("alpha");
+    String beta = remote.file("beta");
+    String gamma = remote.file("gamma");
+    DvcHash version = remote.listing("[" + entry(alpha, "a") + ", " + entry(beta, "sub/b") + ", " + entry(gamma, "c")
+        + "]");
+    DvcFile source = new DvcFile(version, 14, 3, "data");
+    pull(source, false);
+
+    Files.writeString(folder.resolve("a"), "beta"); // modified, to a content the remote holds
+    Files.delete(folder.resolve("sub/b"));
+    Files.writeString(folder.resolve("new"), "not pushed"); // added, and the remote lacks it
+    SyncResult result = status(source);
+
+    assertThat(result.changes().added().paths()).containsExactly("new");
+    assertThat(result.changes().modified().paths()).containsExactly("a");
+    assertThat(result.changes().deleted().paths()).containsExactly("sub/b");
+    assertThat(result.changes().notOnRemote().paths()).containsExactly("new");
+    assertThat(result.missingRemote().objects()).isEqualTo(1);
+    assertThat(result.missingRemote().bytes()).isEqualTo(10);
+    assertThat(result.missingLocal().objects()).isEqualTo(2);
+    assertThat(result.missingLocal().bytes()).isEqualTo(9); // alpha and beta, what a pull would read
+    assertThat(result.differs()).isTrue();
+    assertThat(result.requests().head()).isEqualTo(3); // the contents on changed paths: beta, not pushed, alpha
+  }
+
+  @Test
+  void localMd5sAreCachedByFileIdentity() throws Exception {
+    String alpha = remote.file("alpha");
+    DvcFile source = new DvcFile(remote.listing("[" + entry(alpha, "a") + "]"), 5, 1, "data");
+    Files.writeString(folder.resolve("a"), "alpha");
+    Files.writeString(folder.resolve("b"), "beta");
+
+    try (SyncSession session = session()) {
+      LocalMd5s md5s = new LocalMd5s(session.state(), folder);
+      var identity = dev.quarry.core.sync.local.FileIdentity.of(folder.resolve("b"));
+      assertThat(md5s.of(folder.resolve("b"), identity)).isEqualTo(md5("beta".getBytes(StandardCharsets.UTF_8)));
+      md5s.save();
+      LocalMd5s again = new LocalMd5s(session.state(), folder);
+      again.of(folder.resolve("b"), identity);
+      assertThat(again.hashed()).isZero();
+    }
+    assertThat(status(source).changes().added().paths()).containsExactly("b");
+  }
+}
