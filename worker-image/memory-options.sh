@@ -5,7 +5,7 @@
 # A sort's memory budget is the whole process's memory but for the JVM's fixed overhead: --memory-budget, else the
 # --spec file's workers.memoryBudget, else 80% of the process's memory limit (its cgroup's, else the machine's). A
 # phase command's heap is its budget; `sort run` holds record bytes outside the heap, so its heap is half the budget
-# (and its direct memory limit, which defaults to the heap's size, the other half). With the JVM's default heap (a
+# (and its direct memory limit, which defaults to the heap's size, the other half); either is at least 64 MiB. With the JVM's default heap (a
 # quarter of the machine) the collector let the heap grow far past the budget: `sort run` of 1M tiny records was
 # 4.6 GB resident under a 1Gi budget, 1.0 GB with the heap sized. Without a budget the JVM sizes the heap itself from
 # the same limit (MaxRAMPercentage), so no one here reads cgroup files. Other commands get no option from here.
@@ -51,6 +51,8 @@ quarry_memory_options() {
   elif bytes=$(quarry_quantity_bytes "$budget") && [ "$bytes" -ge $((16 << 20)) ]; then
     # A budget this cannot read (an unusual spelling) or below the minimum, which quarry refuses, adds nothing.
     if [ "$holds_records" = true ]; then bytes=$((bytes / 2)); fi
+    # At least MemoryBudget.MIN_HEAP_BYTES: a plan's merge alone needs tens of MiB.
+    if [ "$bytes" -lt $((64 << 20)) ]; then bytes=$((64 << 20)); fi
     echo "-Xmx$((bytes / 1048576))m"
   fi
 }

@@ -58,13 +58,15 @@ class LauncherIT {
   @Test
   void aSortsHeapComesFromItsMemoryBudgetAsMemoryBudgetSays() throws Exception {
     Path spec = cacheHome.resolve("job.yaml");
-    Files.writeString(spec, "spec:\n  workers:\n    memoryBudget: \"80Mi\"\n");
+    Files.writeString(spec, "spec:\n  workers:\n    memoryBudget: \"96Mi\"\n");
 
-    assertThat(maxHeap("", "sort", "run", "--memory-budget", "96Mi", "--help"))
-        .isEqualTo(new MemoryBudget(96L << 20).heapBytes(true)).isEqualTo(48L << 20);
-    assertThat(maxHeap("", "sort", "run", "--memory-budget=112Mi", "--help")).isEqualTo(56L << 20);
+    assertThat(maxHeap("", "sort", "run", "--memory-budget", "192Mi", "--help"))
+        .isEqualTo(new MemoryBudget(192L << 20).heapBytes(true)).isEqualTo(96L << 20);
+    assertThat(maxHeap("", "sort", "run", "--memory-budget=160Mi", "--help")).isEqualTo(80L << 20);
+    assertThat(maxHeap("", "sort", "run", "--memory-budget", "16Mi", "--help")).as("the least heap")
+        .isEqualTo(new MemoryBudget(16L << 20).heapBytes(true)).isEqualTo(64L << 20);
     assertThat(maxHeap("", "sort", "extract", "--spec", spec.toString(), "--help"))
-        .isEqualTo(new MemoryBudget(80L << 20).heapBytes(false)).isEqualTo(80L << 20);
+        .isEqualTo(new MemoryBudget(96L << 20).heapBytes(false)).isEqualTo(96L << 20);
     MemoryBudget machine = MemoryBudget.defaultFor(MemoryLimit.ofThisProcess());
     assertThat(maxHeap("", "sort", "plan", "--help")).as("the default budget: 80% of this machine")
         .isCloseTo(machine.heapBytes(false), withinPercentage(1));
@@ -93,7 +95,7 @@ class LauncherIT {
     long limit = MemoryLimit.ofThisProcess().bytes();
 
     assertThat(podHeap(pod, "sort", "extract", "--spec", spec.toString(), "--help")).isEqualTo(80L << 20);
-    assertThat(podHeap(pod, "sort", "run", "--memory-budget", "96Mi", "--help")).isEqualTo(48L << 20);
+    assertThat(podHeap(pod, "sort", "run", "--memory-budget", "192Mi", "--help")).isEqualTo(96L << 20);
     assertThat(podHeap(pod, "sort", "plan", "--help")).as("no budget: 80% of the limit")
         .isCloseTo(MemoryBudget.defaultFor(MemoryLimit.ofThisProcess()).heapBytes(false), withinPercentage(1));
     assertThat(podHeap(pod, "sync", "status", "--help")).isCloseTo(limit / 4 * 3, withinPercentage(1));

@@ -30,9 +30,19 @@ public record MemoryBudget(long bytes) {
     return new MemoryBudget(limit.bytes() * DEFAULT_PERCENT / 100);
   }
 
-  /** The heap the launchers give a sort command: all of the budget, or half for one that holds record bytes. */
+  /**
+   * The smallest heap the launchers give a sort, whatever its budget: a plan merges up to 32 runs through a 1 MiB
+   * window each, and `sort run` under a 16Mi budget (an 8 MiB heap) ran out of heap. Below a budget of twice this,
+   * {@code sort run} exceeds its budget by up to this much.
+   */
+  public static final long MIN_HEAP_BYTES = 64L << 20;
+
+  /**
+   * The heap the launchers give a sort command: all of the budget, or half for one that holds record bytes; at least
+   * {@link #MIN_HEAP_BYTES}.
+   */
   public long heapBytes(boolean holdsRecordBytes) {
-    return holdsRecordBytes ? bytes / 2 : bytes;
+    return Math.max(holdsRecordBytes ? bytes / 2 : bytes, MIN_HEAP_BYTES);
   }
 
   /** The most estimated heap bytes of record entries a sorter holds before it writes a run. */
@@ -42,7 +52,7 @@ public record MemoryBudget(long bytes) {
 
   /** The most record bytes {@code sort run} holds outside the heap; past them, it spills to its work folder. */
   public long recordBytes() {
-    long offHeap = bytes - heapBytes(true);
+    long offHeap = Math.max(0, bytes - heapBytes(true));
     return Math.min(offHeap, directMemoryLimit()) / 8 * 7;
   }
 

@@ -24,6 +24,15 @@ class MemoryBudgetTest {
   }
 
   @Test
+  void theHeapIsAtLeast64MiBAndSortRunThenHoldsNoRecordBytesInMemory() {
+    MemoryBudget smallest = new MemoryBudget(16L << 20);
+
+    assertThat(smallest.heapBytes(false)).isEqualTo(64L << 20);
+    assertThat(smallest.heapBytes(true)).isEqualTo(64L << 20);
+    assertThat(smallest.recordBytes()).isZero();
+  }
+
+  @Test
   void entriesTakeHalfTheBudgetAndNeverMoreThanHalfTheHeap() {
     long heap = Runtime.getRuntime().maxMemory();
 
@@ -33,6 +42,6 @@ class MemoryBudgetTest {
 
   @Test
   void recordBytesAreTheRestLessAnEighthForTheJdksBuffers() {
-    assertThat(new MemoryBudget(64L << 20).recordBytes()).isEqualTo(28L << 20);
+    assertThat(new MemoryBudget(256L << 20).recordBytes()).isEqualTo(112L << 20);
   }
 }
