@@ -4,7 +4,8 @@
 # its default settings, each against a copy in the same medium (an AIS bucket copy; `cp -r`). Not part of CI.
 # Usage: e2e/bench/dsort.sh [rounds, default 3]
 # Prints wall seconds and the ratio to the copy per round and their medians, and checks that Quarry's output is
-# byte-identical across rounds (dSort's is compared too, and reported).
+# byte-identical across rounds (dSort's is compared too, and reported). cp -r and quarry are timed up to a sync of
+# what they wrote, as AIStore's writes are done when its job ends.
 # AIStore v1.5.0's aisnode is built from its Go module (a wrapper module, -tags "mono dsort") and cached under
 # ~/.cache/quarry/tools/aistore-1.5.0/; the `ais` CLI module is not served by the proxy, so dSort is driven through its
 # REST API (v1.5.0 needs "dsorter_type": "dsort_general"). Its fspath is on /dev/shm (memory) when that has room.
@@ -64,6 +65,10 @@ start_node() { # instance role port
     AIS_PRIMARY_URL=$proxy TEST_FSPATH_ROOT=$fs_root/ TEST_FSPATH_COUNT=1 NEXT_TIER=""
     HOSTNAME_LIST="" HOSTNAME_LIST_INTRA_CONTROL="" HOSTNAME_LIST_INTRA_DATA=""
     AIS_BACKEND_PROVIDERS="" HTTP_WRITE_BUFFER_SIZE=65536 HTTP_READ_BUFFER_SIZE=65536
+    # AIStore's own config generator, as its deploy script runs it (with its helpers, and unset variables allowed).
+    set +eu
+    # shellcheck disable=SC1091
+    source "$module_dir/deploy/dev/utils.sh"
     # shellcheck disable=SC1091
     source "$module_dir/deploy/dev/local/aisnode_config.sh"
   ) >/dev/null
