@@ -12,8 +12,9 @@ import java.util.List;
 
 /**
  * All phases in one process ({@code quarry sort run}): the same code as the worker pods, with scratch in a local
- * folder and every input shard's raw bytes kept in memory under half the budget (spilling to that folder beyond it),
- * so each input byte is read once. The output is byte-identical to a distributed run of the same spec.
+ * folder and every input shard's raw bytes kept in memory outside the heap, within the budget's share for them
+ * ({@link MemoryBudget#recordBytes}, spilling to that folder beyond it), so each input byte is read once. The output
+ * is byte-identical to a distributed run of the same spec.
  */
 public final class LocalSort {
   private LocalSort() {}
@@ -26,8 +27,7 @@ public final class LocalSort {
       throws IOException, InterruptedException {
     List<PhaseResult> results = new ArrayList<>();
     try (WorkFolder work = WorkFolder.create(workParent, "quarry-sort-");
-        // Half the budget holds record bytes; extract's record metadata takes the other half.
-        LocalPacks packs = new LocalPacks(work.path().resolve("packs"), spec.workers().memoryBudgetBytes() / 2)) {
+        LocalPacks packs = new LocalPacks(work.path().resolve("packs"), spec.workers().memory().recordBytes())) {
       Location scratch = stores.locate(work.path().resolve("scratch").toAbsolutePath() + "/");
       SortPhases phases = new SortPhases(spec, stores, scratch, packs, true, log);
       results.add(phases.extract(0, 1));

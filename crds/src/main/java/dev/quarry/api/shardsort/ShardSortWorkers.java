@@ -25,9 +25,10 @@ import java.util.Map;
 public record ShardSortWorkers(
     @JsonPropertyDescription("Workers of the extract phase, which read the input shards.") PhaseWorkers extract,
     @JsonPropertyDescription("Workers of the create phase, which write the output shards.") PhaseWorkers create,
-    @JsonPropertyDescription("Memory each worker may use for record data and metadata before it spills to scratch"
-            + " storage, as a quantity. Keep it well under the pod's memory limit.")
-        @Default("1Gi")
+    @JsonPropertyDescription("Memory each worker process may use, as a quantity: its heap is sized from it, and it"
+            + " spills to scratch storage past it. The JVM takes about 96 MiB more. Unset: 80% of the worker's memory"
+            + " limit (resources.limits.memory), or of the node's memory without one. Set it at most the limit less"
+            + " 96 MiB.")
         @Pattern(Patterns.BYTE_SIZE)
         String memoryBudget,
     @JsonPropertyDescription("Object store requests each worker keeps in flight.")

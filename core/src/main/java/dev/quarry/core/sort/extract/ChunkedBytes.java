@@ -9,16 +9,21 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Bytes held outside the Java heap, as a list of {@value #CHUNK}-byte direct buffers. A local run holds the whole
- * dataset here: on the heap, every byte of it would be copied by the collector from young to old regions and
- * scanned again by each marking cycle, which cost more CPU than reading it from the store. Appending never copies
- * what is held, and any range can be streamed back without copying it first.
+ * Bytes held outside the Java heap, as a list of {@value #CHUNK}-byte direct buffers taken from a {@link ChunkPool}.
+ * A local run holds the whole dataset here: on the heap, every byte of it would be copied by the collector from
+ * young to old regions and scanned again by each marking cycle, which cost more CPU than reading it from the store.
+ * Appending never copies what is held, and any range can be streamed back without copying it first.
  */
 final class ChunkedBytes {
   static final int CHUNK = 1 << 20;
 
+  private final ChunkPool pool;
   private final List<ByteBuffer> chunks = new ArrayList<>();
   private long size;
+
+  ChunkedBytes(ChunkPool pool) {
+    this.pool = pool;
+  }
 
   /** The bytes of new chunks that appending {@code length} bytes would allocate. */
   long growthFor(int length) {
@@ -38,7 +43,7 @@ final class ChunkedBytes {
     while (written < length) {
       int inChunk = (int) (size % CHUNK);
       if (inChunk == 0 && size == allocated()) {
-        chunks.add(ByteBuffer.allocateDirect(CHUNK));
+        chunks.add(pool.take());
       }
       int n = Math.min(length - written, CHUNK - inChunk);
       chunks.get((int) (size / CHUNK)).put(inChunk, buffer, offset + written, n);
@@ -96,8 +101,9 @@ final class ChunkedBytes {
     stream(0, size).transferTo(out);
   }
 
-  /** Drops the chunks; their memory is returned once the collector sees them unreachable. */
+  /** Gives the chunks back to the pool, for other bytes. */
   void clear() {
+    pool.giveBack(chunks);
     chunks.clear();
     size = 0;
   }

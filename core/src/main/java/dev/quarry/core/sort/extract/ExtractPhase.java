@@ -84,7 +84,7 @@ public final class ExtractPhase {
 
     // The budget is shared between record metadata (the sorter) and the shards in flight.
     ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs, scratch.runPrefix(index, UUID.randomUUID()),
-        spec.workers().memoryBudgetBytes() / 2);
+        spec.workers().memory().entryBytes());
     ShardExtractor extractor = new ShardExtractor(spec, packs, packEverything, problems);
     Progress progress = new Progress("extract " + index + "/" + count, mine.size(), log);
     long[] totals = new long[3]; // missing shards, input bytes, record bytes

@@ -1,12 +1,10 @@
 package dev.quarry.core.sort.extract;
 
-import com.sun.management.HotSpotDiagnosticMXBean;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -19,7 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Packs of a local run: held in memory outside the heap ({@link ChunkedBytes}) while they fit the budget, written to
  * a local folder once they do not. The budget is checked chunk by chunk as a pack is written, so a pack that does not
- * fit moves to its file mid-way and memory never exceeds the budget. Each input byte is read once, from the input,
+ * fit moves to its file mid-way, and its chunks go to the next packs ({@link ChunkPool}): the direct memory allocated
+ * never exceeds the budget. Each input byte is read once, from the input,
  * into here.
  */
 public final class LocalPacks implements PackStore, AutoCloseable {
@@ -28,22 +27,12 @@ public final class LocalPacks implements PackStore, AutoCloseable {
   private final AtomicLong heldBytes = new AtomicLong();
   private final AtomicLong spilledBytes = new AtomicLong();
   private final Map<Integer, ChunkedBytes> inMemory = new ConcurrentHashMap<>();
+  private final ChunkPool chunks = new ChunkPool();
 
-  /**
-   * @param budgetBytes the most pack bytes held in memory; capped at three quarters of the direct memory this JVM
-   *     may use, the rest being left to the I/O buffers of the JDK and the HTTP client
-   */
+  /** @param budgetBytes the most pack bytes held in memory (MemoryBudget.recordBytes) */
   public LocalPacks(Path spillDir, long budgetBytes) {
     this.spillDir = spillDir;
-    this.budgetBytes = Math.min(budgetBytes, maxDirectMemory() / 4 * 3);
-  }
-
-  /** The JVM's direct memory limit: -XX:MaxDirectMemorySize, which defaults to the heap's maximum. */
-  private static long maxDirectMemory() {
-    String option = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
-        .getVMOption("MaxDirectMemorySize").getValue();
-    long configured = Long.parseLong(option);
-    return configured > 0 ? configured : Runtime.getRuntime().maxMemory();
+    this.budgetBytes = budgetBytes;
   }
 
   @Override
@@ -108,12 +97,13 @@ public final class LocalPacks implements PackStore, AutoCloseable {
     inMemory.values().forEach(ChunkedBytes::clear);
     inMemory.clear();
     heldBytes.set(0);
+    chunks.clear();
   }
 
   /** A pack's bytes: in memory while the budget allows, then in its spill file. */
   private final class SpillingOutput extends OutputStream {
     private final int shard;
-    private ChunkedBytes memory = new ChunkedBytes();
+    private ChunkedBytes memory = new ChunkedBytes(chunks);
     private OutputStream file;
     private long size;
     private boolean committed;

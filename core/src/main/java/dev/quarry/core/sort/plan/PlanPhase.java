@@ -110,7 +110,7 @@ public final class PlanPhase {
         forEachDistinct(storage, runs, null, problems, counts, entry -> cutting.add(entry, counts));
       } else {
         ExternalSorter sorter = new ExternalSorter(RecordOrders.of(spec.order()), storage,
-            scratch.planSortPrefix(UUID.randomUUID()), spec.workers().memoryBudgetBytes() / 2);
+            scratch.planSortPrefix(UUID.randomUUID()), spec.workers().memory().entryBytes());
         forEachDistinct(storage, runs, keymap, problems, counts, entry -> {
           counts.add(keymap == null ? 0 : ((Long) entry.contentKey()).intValue());
           sorter.add(RecordOrders.ranked(spec.order(), entry));

@@ -5,7 +5,9 @@ import static dev.quarry.core.sort.spec.InvalidSpecException.field;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.memory.MemoryLimit;
 import dev.quarry.core.policy.Policy;
+import dev.quarry.core.sort.MemoryBudget;
 import dev.quarry.core.units.ByteSize;
 import java.util.List;
 
@@ -223,15 +225,18 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
     }
   }
 
-  /** How much memory and concurrency each worker uses. */
+  /**
+   * How much memory and concurrency each worker uses. Without a memory budget, each process takes the default of
+   * the machine it runs on ({@link MemoryBudget#defaultFor}): a null {@code memoryBudget} stays null, so that a spec
+   * written for other processes (the phase pods) leaves it to theirs.
+   */
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record Workers(String memoryBudget, Integer requestsInFlight) {
     public static final Workers DEFAULT = new Workers(null, null);
 
     public Workers {
-      memoryBudget = memoryBudget == null ? "1Gi" : memoryBudget;
       requestsInFlight = requestsInFlight == null ? 64 : requestsInFlight;
-      if (bytes(memoryBudget, "workers.memoryBudget") < (16L << 20)) {
+      if (memoryBudget != null && bytes(memoryBudget, "workers.memoryBudget") < (16L << 20)) {
         throw new InvalidSpecException("Invalid %s: %s (must be at least 16Mi)", field("workers.memoryBudget"),
             memoryBudget);
       }
@@ -241,8 +246,10 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
       }
     }
 
-    public long memoryBudgetBytes() {
-      return ByteSize.parse(memoryBudget);
+    /** The budget set, else the default of this process's memory limit. */
+    public MemoryBudget memory() {
+      return memoryBudget == null ? MemoryBudget.defaultFor(MemoryLimit.ofThisProcess())
+          : new MemoryBudget(ByteSize.parse(memoryBudget));
     }
   }
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -42,6 +44,32 @@ class LocalPacksTest {
       assertThat(Files.size(dir.resolve("spill/pack-00000001.tar"))).isEqualTo(second.length);
       assertRangesRead(packs, 0, first);
       assertRangesRead(packs, 1, second);
+    }
+  }
+
+  /**
+   * The chunks a spilled or discarded pack held go to the next packs, not to the collector: direct memory, counted
+   * by the JVM's "direct" buffer pool, never passes the budget however many packs spill. Before, each spill left its
+   * chunks allocated until a collection, and a local run held twice its budget of them.
+   */
+  @Test
+  void directMemoryStaysWithinTheBudgetHoweverManyPacksSpill() throws IOException {
+    BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+        .filter(pool -> pool.getName().equals("direct")).findFirst().orElseThrow();
+    long before = direct.getMemoryUsed();
+    try (LocalPacks packs = new LocalPacks(dir.resolve("spill"), 4L * CHUNK)) {
+      long most = 0;
+      for (int shard = 0; shard < 40; shard++) {
+        // Each pack takes what the budget has left and then spills, or is discarded unfinished.
+        try (PackStore.PackOutput pack = packs.create(shard)) {
+          pack.stream().write(random(CHUNK * 3, shard));
+          if (shard % 3 != 0) {
+            pack.commit();
+          }
+        }
+        most = Math.max(most, direct.getMemoryUsed() - before);
+      }
+      assertThat(most).as("direct bytes allocated at most").isLessThanOrEqualTo(4L * CHUNK);
     }
   }
 

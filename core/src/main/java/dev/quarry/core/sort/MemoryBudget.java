@@ -1,0 +1,66 @@
+package dev.quarry.core.sort;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
+import dev.quarry.core.memory.MemoryLimit;
+import java.lang.management.ManagementFactory;
+
+/**
+ * How a sort process divides its memory budget, the whole process's memory but for the JVM's fixed overhead
+ * ({@link #FIXED_OVERHEAD_BYTES}: class data, compiled code, the collector's tables, thread stacks):
+ * <ul>
+ *   <li>the heap: the whole budget for a phase command, half of it for {@code sort run}, whose other half holds
+ *       record bytes outside the heap. The launchers size the JVM so ({@code worker-image/memory-options.sh}); this
+ *       class says the same for the code that fills it;</li>
+ *   <li>record entries a sorter gathers before spilling a run: half the budget, and at most half the heap, the
+ *       other half being the collector's room and the phase's buffers;</li>
+ *   <li>record bytes a local run holds outside the heap: the budget less the heap, less an eighth of it for the
+ *       JDK's own direct buffers, and within this JVM's direct memory limit.</li>
+ * </ul>
+ * Without a budget, the default is {@value #DEFAULT_PERCENT}% of the process's {@link MemoryLimit} (as dSort takes
+ * 80% of a target's memory), leaving the rest for the fixed overhead and the kernel.
+ */
+public record MemoryBudget(long bytes) {
+  /** The default budget's share of the process's memory limit, in percent. */
+  public static final int DEFAULT_PERCENT = 80;
+  /** What a sort's JVM takes besides its budget, at most: measured 70 to 90 MiB (docs/operations.md). */
+  public static final long FIXED_OVERHEAD_BYTES = 96L << 20;
+
+  /** {@value #DEFAULT_PERCENT}% of {@code limit}. */
+  public static MemoryBudget defaultFor(MemoryLimit limit) {
+    return new MemoryBudget(limit.bytes() * DEFAULT_PERCENT / 100);
+  }
+
+  /**
+   * The smallest heap the launchers give a sort, whatever its budget: a plan merges up to 32 runs through a 1 MiB
+   * window each, and `sort run` under a 16Mi budget (an 8 MiB heap) ran out of heap. Below a budget of twice this,
+   * {@code sort run} exceeds its budget by up to this much.
+   */
+  public static final long MIN_HEAP_BYTES = 64L << 20;
+
+  /**
+   * The heap the launchers give a sort command: all of the budget, or half for one that holds record bytes; at least
+   * {@link #MIN_HEAP_BYTES}.
+   */
+  public long heapBytes(boolean holdsRecordBytes) {
+    return Math.max(holdsRecordBytes ? bytes / 2 : bytes, MIN_HEAP_BYTES);
+  }
+
+  /** The most estimated heap bytes of record entries a sorter holds before it writes a run. */
+  public long entryBytes() {
+    return Math.min(bytes / 2, Runtime.getRuntime().maxMemory() / 2);
+  }
+
+  /** The most record bytes {@code sort run} holds outside the heap; past them, it spills to its work folder. */
+  public long recordBytes() {
+    long offHeap = Math.max(0, bytes - heapBytes(true));
+    return Math.min(offHeap, directMemoryLimit()) / 8 * 7;
+  }
+
+  /** The JVM's direct memory limit: -XX:MaxDirectMemorySize, which defaults to the heap's maximum. */
+  private static long directMemoryLimit() {
+    String option = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
+        .getVMOption("MaxDirectMemorySize").getValue();
+    long configured = Long.parseLong(option);
+    return configured > 0 ? configured : Runtime.getRuntime().maxMemory();
+  }
+}

@@ -1,0 +1,34 @@
+package dev.quarry.core.sort.extract;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Collection;
+
+/**
+ * The direct buffers of a local run's packs, kept for reuse: a chunk a pack gives back (it spilled, or was discarded)
+ * goes to the next pack instead of waiting for the collector to free it. Direct memory a buffer holds is returned
+ * only once a collection finds the buffer unreachable, and a run that makes little garbage on the heap collects
+ * rarely: without reuse, every spill added the budget's worth of chunks again, up to the JVM's direct memory limit.
+ * So the chunks ever allocated are at most the most held at once, which the packs' budget bounds.
+ */
+final class ChunkPool {
+  private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
+
+  /** A chunk of {@link ChunkedBytes#CHUNK} bytes: a free one, else a new one. */
+  synchronized ByteBuffer take() {
+    ByteBuffer chunk = free.pollFirst();
+    if (chunk != null) {
+      return chunk;
+    }
+    return ByteBuffer.allocateDirect(ChunkedBytes.CHUNK);
+  }
+
+  synchronized void giveBack(Collection<ByteBuffer> chunks) {
+    free.addAll(chunks);
+  }
+
+  /** Drops the free chunks; their memory is returned once the collector sees them unreachable. */
+  synchronized void clear() {
+    free.clear();
+  }
+}
