@@ -133,11 +133,11 @@ class SyncIT {
     push(temp.resolve("data"), "v2");
 
     var before = store.requests().snapshot();
-    var listing = VersionListing.list(remote, remote.resolveVersion("v2"), "v2", "a/b", false);
+    var listing = VersionListing.list(remote, remote.resolveRoot("v2"), "v2", "a/b", false);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     Get.toStream(remote, Get.find(remote, "v1", "a/b/deep.txt"), out);
-    var diff = TreeDiff.compare(TreeDiff.Trees.of(remote), remote.resolveVersion("v1"), TreeDiff.Trees.of(remote),
-        remote.resolveVersion("v2"));
+    var diff = TreeDiff.compare(TreeDiff.Trees.of(remote), remote.resolveRoot("v1"), TreeDiff.Trees.of(remote),
+        remote.resolveRoot("v2"));
     var requests = store.requests().snapshot().minus(before);
 
     assertThat(listing.items()).extracting(item -> item.path() + " " + item.size()).containsExactly("a/b/deep.txt 6");

@@ -12,6 +12,7 @@ import dev.quarry.core.sync.TransferProgress;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.local.FileIdentity;
 import dev.quarry.core.sync.local.IgnoreRules;
 import dev.quarry.core.sync.local.PartFiles;
@@ -108,7 +109,7 @@ public final class Pull {
     }
     IncludeFilter filter = new IncludeFilter(options.include());
     RunClock clock = new RunClock(store);
-    Manifest root = subtree(session.remote().resolveVersion(options.version()));
+    Manifest root = subtree(session.remote().resolveRoot(options.version()));
     Selection selection = Selection.of(session.remote(), root, filter, options.version(), reservedPaths(stateInside));
     session.log("pull: %s selects %s (%s) in %s; read %s", options.version(),
         Counted.of(selection.files().size(), "file"), Counted.of(selection.bytes(), "byte"),
@@ -161,9 +162,9 @@ public final class Pull {
   }
 
   /** The folder of the version that {@link Options#path()} names; the root itself when that is empty. */
-  private Manifest subtree(Manifest root) throws IOException {
+  private Manifest subtree(TreeObject root) throws IOException {
     if (options.path().isEmpty()) {
-      return root;
+      return session.remote().manifestOf(root);
     }
     VersionPath found = VersionPath.find(session.remote(), root, options.version(), options.path());
     if (!found.isFolder()) {

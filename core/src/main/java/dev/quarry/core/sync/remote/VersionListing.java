@@ -3,6 +3,7 @@ package dev.quarry.core.sync.remote;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -33,7 +34,7 @@ public final class VersionListing {
 
   private VersionListing() {}
 
-  public static Result list(CasRemote remote, Manifest root, String version, String path, boolean recursive)
+  public static Result list(CasRemote remote, TreeObject root, String version, String path, boolean recursive)
       throws IOException {
     VersionPath found = VersionPath.find(remote, root, version, path);
     if (!found.isFolder()) {
@@ -66,11 +67,11 @@ public final class VersionListing {
       }
       Map<Digest, Manifest> fetched =
           remote.fetchManifests(folders.stream().map(folder -> folder.getValue().digest()).toList());
-      read += fetched.size();
+      read += fetched.values().stream().mapToLong(manifest -> manifest.objects().size()).sum();
       List<Map.Entry<String, Manifest>> next = new ArrayList<>();
       for (Map.Entry<String, TreeEntry> folder : folders) {
         Manifest manifest = fetched.get(folder.getValue().digest());
-        VersionPath.requireAsDeclared(version, folder.getKey(), folder.getValue(), manifest);
+        VersionPath.requireAsDeclared(version, folder.getKey(), folder.getValue(), manifest.top());
         next.add(Map.entry(folder.getKey(), manifest));
       }
       level = next;

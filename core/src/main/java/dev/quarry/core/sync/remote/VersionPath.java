@@ -1,21 +1,24 @@
 package dev.quarry.core.sync.remote;
 
 import dev.quarry.core.sync.SyncSession;
+import dev.quarry.core.sync.cas.ChunkIndex;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * A path inside a version, found by reading only the manifests of the folders on the way: a path at depth d costs d
- * manifest GETs (d + 1 for a folder, whose own manifest is read too), whatever the version's size. Every folder's
- * manifest must hold the files and bytes its parent declares for it, as in a pull.
+ * manifest GETs, whatever the version's size, plus, in a chunked folder, one per index level to the one chunk whose
+ * range holds the name (and a folder's whole manifest when the path is a folder). Every folder's manifest must hold
+ * the files and bytes its parent declares for it, as in a pull, and every chunk what its index declares.
  *
  * @param path the path as normalized: components joined by '/', "" for the root
  * @param entry the path's entry in its parent's manifest; null for the root
  * @param manifest the folder's manifest when the path is a folder, else null
- * @param manifestsRead manifests fetched to find it (the root's not counted)
+ * @param manifestsRead manifests, chunks and indexes fetched to find it (the root's top not counted)
  */
 public record VersionPath(String path, TreeEntry entry, Manifest manifest, int manifestsRead) {
   public boolean isFolder() {
@@ -28,11 +31,12 @@ public record VersionPath(String path, TreeEntry entry, Manifest manifest, int m
   }
 
   /** Finds {@code path} ("" or "/" for the root; leading and trailing '/' ignored) under {@code root}. */
-  public static VersionPath find(CasRemote remote, Manifest root, String version, String path) throws IOException {
+  public static VersionPath find(CasRemote remote, TreeObject root, String version, String path)
+      throws IOException {
     List<String> components = components(path);
-    Manifest folder = root;
+    TreeObject folder = root;
     TreeEntry entry = null;
-    int read = 0;
+    int[] read = {0};
     StringBuilder walked = new StringBuilder();
     for (int i = 0; i < components.size(); i++) {
       String name = components.get(i);
@@ -40,7 +44,7 @@ public record VersionPath(String path, TreeEntry entry, Manifest manifest, int m
         throw new IllegalArgumentException("Cannot find " + TreeEntry.printable(path) + " in " + version + ": "
             + TreeEntry.printable(walked.toString()) + " is a " + kind(entry) + ", not a folder");
       }
-      entry = lookup(folder, name);
+      entry = lookup(remote, folder, name, read);
       walked.append(walked.isEmpty() ? "" : "/").append(name);
       if (entry == null) {
         throw new MissingObjectException("Cannot find " + TreeEntry.printable(path) + " in " + version + ": "
@@ -48,16 +52,21 @@ public record VersionPath(String path, TreeEntry entry, Manifest manifest, int m
       }
       folder = null;
       if (entry.isDirectory()) {
-        folder = remote.fetchManifest(entry.digest());
-        read++;
+        folder = remote.fetchObject(entry.digest());
+        read[0]++;
         requireAsDeclared(version, walked.toString(), entry, folder);
       }
     }
-    return new VersionPath(String.join("/", components), entry, folder, read);
+    Manifest found = null;
+    if (folder != null) {
+      found = remote.manifestOf(folder);
+      read[0] += found.objects().size() - 1;
+    }
+    return new VersionPath(String.join("/", components), entry, found, read[0]);
   }
 
   /** Refuses a folder's manifest that holds other totals than its parent's entry declares. */
-  static void requireAsDeclared(String version, String path, TreeEntry entry, Manifest manifest) {
+  static void requireAsDeclared(String version, String path, TreeEntry entry, TreeObject manifest) {
     if (manifest.files() != entry.files() || manifest.bytes() != entry.bytes()) {
       throw new IllegalArgumentException("Cannot read " + TreeEntry.printable(version) + ": folder "
           + TreeEntry.printable(path) + " declares " + entry.files() + " files and " + entry.bytes()
@@ -86,9 +95,26 @@ public record VersionPath(String path, TreeEntry entry, Manifest manifest, int m
     return components;
   }
 
-  /** The entry of this name in a folder's manifest, or null. */
-  private static TreeEntry lookup(Manifest folder, String name) {
-    for (TreeEntry entry : folder.entries()) {
+  /**
+   * The entry of this name in a folder, or null: in a chunked folder, read through its indexes to the one chunk whose
+   * range holds the name, each checked against its index; {@code read[0]} counts the objects read.
+   */
+  private static TreeEntry lookup(CasRemote remote, TreeObject folder, String name, int[] read) throws IOException {
+    TreeObject node = folder;
+    String end = null;
+    while (node.isIndex()) {
+      ChunkIndex index = node.index();
+      int place = index.chunkOf(name);
+      if (place < 0) {
+        return null;
+      }
+      TreeObject chunk = remote.fetchObject(index.chunks().get(place).digest());
+      read[0]++;
+      end = index.endOf(place, end);
+      index.requireChild(place, chunk, end);
+      node = chunk;
+    }
+    for (TreeEntry entry : node.leaf().entries()) {
       if (entry.name().equals(name)) {
         return entry;
       }
