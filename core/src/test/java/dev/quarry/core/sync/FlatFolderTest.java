@@ -1,6 +1,7 @@
 package dev.quarry.core.sync;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.ObjectInfo;
@@ -211,6 +212,27 @@ class FlatFolderTest {
       Pull.run(session, new Pull.Options("latest", List.of(), false, null));
     }
     assertThat(TreeSnapshot.of(pulled)).isEqualTo(TreeSnapshot.of(data));
+  }
+
+  @Test
+  void aChunkIndexThatLiesAboutAChunkIsRefusedByPullAndGetWithNothingWritten() throws Exception {
+    HandMadeRemote hand = new HandMadeRemote(remote);
+    Digest content = hand.blob("x");
+    Digest chunk = hand.rawTree(HandMadeRemote.manifestJson(HandMadeRemote.fileJson("a", "0644", content),
+        HandMadeRemote.fileJson("b", "0644", content)));
+    Digest index = hand.rawTree("{\"format\":\"quarry-tree-index/1\",\"height\":1,\"chunks\":[{\"first\":\"a\","
+        + "\"sha256\":\"" + chunk.hex() + "\",\"size\":" + chunk.size() + ",\"entries\":2,\"files\":2,\"bytes\":5}]}");
+    remote.writeRef("lying", Ref.of(index, 2, 5, Instant.now().toString()), null, "test@host", "hand-made");
+
+    Path pulled = temp.resolve("pulled");
+    try (SyncSession session = new SyncSession(pulled, null, remote, QUIET)) {
+      assertThatThrownBy(() -> Pull.run(session, new Pull.Options("lying", List.of(), false, null)))
+          .hasMessage("Invalid chunk index sha256:" + index.hex() + ": chunk 0 (sha256:"
+              + chunk.hex() + ") holds 2 entries, 2 files and 2 bytes, but the index declares 2, 2 and 5");
+    }
+    assertThat(pulled.resolve("a")).doesNotExist();
+    assertThatThrownBy(() -> Get.find(remote, "lying", "b"))
+        .hasMessageEndingWith("holds 2 entries, 2 files and 2 bytes, but the index declares 2, 2 and 5");
   }
 
   private long trees() throws IOException {

@@ -171,7 +171,7 @@ public final class ChunkIndex {
    */
   public void requireChild(int i, TreeObject child, String end) {
     Chunk chunk = chunks.get(i);
-    String what = "Invalid chunk index: chunk " + i + " (sha256:" + chunk.digest().hex() + ") ";
+    String what = "Invalid chunk index " + digest.text() + ": chunk " + i + " (sha256:" + chunk.digest().hex() + ") ";
     String first;
     long[] held;
     if (height == 1) {
