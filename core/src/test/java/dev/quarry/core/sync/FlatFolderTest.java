@@ -148,6 +148,16 @@ class FlatFolderTest {
     assertThat(VersionListing.list(remote, remote.resolveRoot("v2"), "v2", "zz-last", false).items())
         .extracting(VersionListing.Item::path).containsExactly("zz-last");
 
+    Path part = temp.resolve("part");
+    store.reset();
+    try (SyncSession session = new SyncSession(part, null, remote, QUIET)) {
+      Pull.run(session, new Pull.Options("v2", List.of(name(10_000), "zz-last"), false, null));
+    }
+    assertThat(Files.readString(part.resolve(name(10_000)))).isEqualTo("changed");
+    assertThat(Files.readString(part.resolve("zz-last"))).isEqualTo("last");
+    assertThat(store.treeGets.get()).as("GETs of trees by a pull of two paths: the index and their chunks")
+        .isLessThanOrEqualTo(3);
+
     Path pulled = temp.resolve("pulled");
     try (SyncSession session = new SyncSession(pulled, null, remote, QUIET)) {
       Pull.run(session, new Pull.Options("v2", List.of(), false, null));

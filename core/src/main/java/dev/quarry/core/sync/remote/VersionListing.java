@@ -41,15 +41,17 @@ public final class VersionListing {
       return new Result(List.of(Item.of(found.path(), found.entry())), found.manifestsRead());
     }
     long maxItems = Runtime.getRuntime().maxMemory() / BYTES_PER_ENTRY;
-    long declared = recursive ? found.manifest().files() : found.manifest().entries().size();
+    long declared = recursive ? found.folder().files()
+        : found.folder().isIndex() ? found.folder().index().entries() : found.folder().leaf().entries().size();
     if (declared > maxItems) {
       throw new IllegalArgumentException("Cannot list " + TreeEntry.printable(path) + " in " + version + ": it"
           + " declares " + declared + " files, more than this JVM can hold (at most " + maxItems + "; list a folder"
           + " of it, or give the JVM more memory)");
     }
     List<Item> items = new ArrayList<>();
-    long read = found.manifestsRead();
-    List<Map.Entry<String, Manifest>> level = List.of(Map.entry(found.path(), found.manifest()));
+    Manifest whole = remote.manifestOf(found.folder());
+    long read = found.manifestsRead() + whole.objects().size() - 1;
+    List<Map.Entry<String, Manifest>> level = List.of(Map.entry(found.path(), whole));
     while (!level.isEmpty()) {
       List<Map.Entry<String, TreeEntry>> folders = new ArrayList<>();
       for (Map.Entry<String, Manifest> folder : level) {

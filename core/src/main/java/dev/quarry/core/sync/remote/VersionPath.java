@@ -1,13 +1,17 @@
 package dev.quarry.core.sync.remote;
 
+import dev.quarry.core.store.KeyOrder;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.cas.ChunkIndex;
-import dev.quarry.core.sync.cas.Manifest;
+import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.cas.TreeObject;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * A path inside a version, found by reading only the manifests of the folders on the way: a path at depth d costs d
@@ -17,12 +21,13 @@ import java.util.List;
  *
  * @param path the path as normalized: components joined by '/', "" for the root
  * @param entry the path's entry in its parent's manifest; null for the root
- * @param manifest the folder's manifest when the path is a folder, else null
+ * @param folder the top object of the folder's manifest when the path is a folder (for a chunked folder, its index;
+ *     {@link CasRemote#manifestOf} reads the rest), else null
  * @param manifestsRead manifests, chunks and indexes fetched to find it (the root's top not counted)
  */
-public record VersionPath(String path, TreeEntry entry, Manifest manifest, int manifestsRead) {
+public record VersionPath(String path, TreeEntry entry, TreeObject folder, int manifestsRead) {
   public boolean isFolder() {
-    return manifest != null;
+    return folder != null;
   }
 
   /** The last component of the path; "" for the root. */
@@ -57,12 +62,52 @@ public record VersionPath(String path, TreeEntry entry, Manifest manifest, int m
         requireAsDeclared(version, walked.toString(), entry, folder);
       }
     }
-    Manifest found = null;
-    if (folder != null) {
-      found = remote.manifestOf(folder);
-      read[0] += found.objects().size() - 1;
+    return new VersionPath(String.join("/", components), entry, folder, read[0]);
+  }
+
+  /** Entries of a folder found by name, and the chunks and indexes read to find them. */
+  public record Named(List<TreeEntry> entries, int read) {}
+
+  /**
+   * The entries of these names in a folder (those it has), reading in a chunked folder only the chunks whose ranges
+   * hold them, each once and checked against its index.
+   */
+  public static Named named(CasRemote remote, TreeObject folder, Set<String> names) throws IOException {
+    record Node(TreeObject object, String end, List<String> names) {}
+    List<Node> level = List.of(new Node(folder, null, names.stream().sorted(KeyOrder.UTF8_BINARY).toList()));
+    List<TreeEntry> found = new ArrayList<>();
+    int read = 0;
+    while (!level.isEmpty()) {
+      List<Node> next = new ArrayList<>();
+      Map<Digest, TreeObject> fetched = remote.fetchObjects(level.stream().filter(node -> node.object().isIndex())
+          .flatMap(node -> node.names().stream().map(name -> node.object().index().chunkOf(name))
+              .filter(place -> place >= 0).map(place -> node.object().index().chunks().get(place).digest()))
+          .toList());
+      read += fetched.size();
+      for (Node node : level) {
+        if (!node.object().isIndex()) {
+          Set<String> wanted = Set.copyOf(node.names());
+          node.object().leaf().entries().stream().filter(entry -> wanted.contains(entry.name())).forEach(found::add);
+          continue;
+        }
+        ChunkIndex index = node.object().index();
+        Map<Integer, List<String>> byChunk = new TreeMap<>();
+        for (String name : node.names()) {
+          int place = index.chunkOf(name);
+          if (place >= 0) {
+            byChunk.computeIfAbsent(place, p -> new ArrayList<>()).add(name);
+          }
+        }
+        for (Map.Entry<Integer, List<String>> chunk : byChunk.entrySet()) {
+          TreeObject object = fetched.get(index.chunks().get(chunk.getKey()).digest());
+          String end = index.endOf(chunk.getKey(), node.end());
+          index.requireChild(chunk.getKey(), object, end);
+          next.add(new Node(object, end, chunk.getValue()));
+        }
+      }
+      level = next;
     }
-    return new VersionPath(String.join("/", components), entry, found, read[0]);
+    return new Named(found, read);
   }
 
   /** Refuses a folder's manifest that holds other totals than its parent's entry declares. */
