@@ -245,6 +245,28 @@ class FlatFolderTest {
         .hasMessageEndingWith("holds 2 entries, 2 files and 2 bytes, but the index declares 2, 2 and 5");
   }
 
+  @Test
+  void aChunkIndexWhoseChunksDeclareMoreThanMemoryIsRefusedBeforeTheyAreRead() throws Exception {
+    HandMadeRemote hand = new HandMadeRemote(remote);
+    List<String> chunks = new ArrayList<>();
+    for (int i = 0; i < 4096; i++) {
+      chunks.add("{\"first\":\"" + String.format("c%04d", i) + "\",\"sha256\":\"" + Digest.of(new byte[] {(byte) i,
+          (byte) (i >> 8)}).hex() + "\",\"size\":268435456,\"entries\":1,\"files\":1,\"bytes\":0}");
+    }
+    Digest index = hand.rawTree("{\"format\":\"quarry-tree-index/1\",\"height\":1,\"chunks\":["
+        + String.join(",", chunks) + "]}");
+    Digest empty = hand.tree().digest();
+
+    store.reset();
+    assertThatThrownBy(() -> TreeDiff.compare(TreeDiff.Trees.of(remote), remote.fetchObject(empty),
+        TreeDiff.Trees.of(remote), remote.fetchObject(index))).hasMessageStartingWith(
+            "Cannot compare a chunked folder: the chunks that differ declare 1099511627776 bytes, more than this JVM"
+                + " can read at once");
+    assertThatThrownBy(() -> remote.fetchManifest(index)).hasMessageStartingWith("Cannot read folder "
+        + index.text() + ": its chunks declare 1099511627776 bytes, more than this JVM can read at once");
+    assertThat(store.treeGets.get()).as("the empty folder and the index twice, no chunk").isEqualTo(3);
+  }
+
   private long trees() throws IOException {
     return store.listAll(remote.layout().space("trees/")).map(ObjectInfo::key).count();
   }

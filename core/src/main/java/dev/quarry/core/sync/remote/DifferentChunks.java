@@ -19,7 +19,8 @@ import java.util.Set;
  * digest on both sides holds the same entries, so it is dropped unread; indexes are opened a height at a time, the
  * taller side first, and only the chunks one side lacks are read. Since cuts depend on the names near them, one
  * changed entry leaves one chunk on each side, whatever the folder's size. Each chunk read is checked against what
- * its index declares for it. Two folders of one manifest each cost nothing: their entries are returned whole.
+ * its index declares for it, and a level of chunks is read only when the sizes their digests declare fit in an eighth
+ * of the heap. Two folders of one manifest each cost nothing: their entries are returned whole.
  *
  * @param before the entries of the first side in chunks the second lacks (all of them for a side of one manifest)
  * @param after likewise for the second side
@@ -46,8 +47,8 @@ public record DifferentChunks(List<TreeEntry> before, List<TreeEntry> after, lon
     }
   }
 
-  /** A chunk on one side: its object, and (when read through an index) the index, its place and its end bound. */
-  private record Node(TreeObject object, ChunkIndex parent, int place, String end) {
+  /** A chunk on one side: its object, and the first name of what follows it (null: nothing, or not known). */
+  private record Node(TreeObject object, String end) {
     Digest digest() {
       return object.digest();
     }
@@ -65,10 +66,10 @@ public record DifferentChunks(List<TreeEntry> before, List<TreeEntry> after, lon
     List<Node> left = new ArrayList<>();
     List<Node> right = new ArrayList<>();
     if (before != null) {
-      left.add(new Node(before, null, 0, null));
+      left.add(new Node(before, null));
     }
     if (after != null) {
-      right.add(new Node(after, null, 0, null));
+      right.add(new Node(after, null));
     }
     Set<Digest> named = new HashSet<>();
     left.forEach(node -> named.add(node.digest()));
@@ -135,11 +136,18 @@ public record DifferentChunks(List<TreeEntry> before, List<TreeEntry> after, lon
     if (children.isEmpty()) {
       return 0;
     }
-    Map<Digest, TreeObject> fetched = objects.fetch(children.stream().map(Child::digest).distinct().toList());
+    List<Digest> digests = children.stream().map(Child::digest).distinct().toList();
+    long declared = digests.stream().mapToLong(Digest::size).reduce(0, (a, b) -> a + b < a ? Long.MAX_VALUE : a + b);
+    long limit = Runtime.getRuntime().maxMemory() / 8;
+    if (declared > limit) {
+      throw new IllegalArgumentException("Cannot compare a chunked folder: the chunks that differ declare " + declared
+          + " bytes, more than this JVM can read at once (at most " + limit + ")");
+    }
+    Map<Digest, TreeObject> fetched = objects.fetch(digests);
     for (Child child : children) {
       TreeObject object = fetched.get(child.digest());
       child.parent().requireChild(child.place(), object, child.end());
-      into.add(new Node(object, child.parent(), child.place(), child.end()));
+      into.add(new Node(object, child.end()));
     }
     return fetched.size();
   }
