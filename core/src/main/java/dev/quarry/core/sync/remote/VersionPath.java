@@ -140,31 +140,11 @@ public record VersionPath(String path, TreeEntry entry, TreeObject folder, int m
     return components;
   }
 
-  /**
-   * The entry of this name in a folder, or null: in a chunked folder, read through its indexes to the one chunk whose
-   * range holds the name, each checked against its index; {@code read[0]} counts the objects read.
-   */
+  /** The entry of this name in a folder, or null ({@link #named}); {@code read[0]} counts the objects read. */
   private static TreeEntry lookup(CasRemote remote, TreeObject folder, String name, int[] read) throws IOException {
-    TreeObject node = folder;
-    String end = null;
-    while (node.isIndex()) {
-      ChunkIndex index = node.index();
-      int place = index.chunkOf(name);
-      if (place < 0) {
-        return null;
-      }
-      TreeObject chunk = remote.fetchObject(index.chunks().get(place).digest());
-      read[0]++;
-      end = index.endOf(place, end);
-      index.requireChild(place, chunk, end);
-      node = chunk;
-    }
-    for (TreeEntry entry : node.leaf().entries()) {
-      if (entry.name().equals(name)) {
-        return entry;
-      }
-    }
-    return null;
+    Named found = named(remote, folder, Set.of(name));
+    read[0] += found.read();
+    return found.entries().isEmpty() ? null : found.entries().getFirst();
   }
 
   private static String kind(TreeEntry entry) {
