@@ -45,7 +45,7 @@ public record RemoteComparison(Optional<Ref> ref, VersionDiff diff, MissingObjec
     }
     VersionDiff diff = null;
     if (ref.isPresent()) {
-      diff = VersionDiff.compare(remote, remote.fetchManifest(ref.get().rootDigest()), tree.top());
+      diff = VersionDiff.compare(remote, remote.fetchObject(ref.get().rootDigest()), tree.top());
       index.addComplete(diff.trustedTrees());
     }
     MissingObjects missing = MissingObjects.find(tree, remote, index, diff != null ? diff.trustedTrees() : Set.of(),

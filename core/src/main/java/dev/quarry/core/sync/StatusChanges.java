@@ -1,7 +1,7 @@
 package dev.quarry.core.sync;
 
 import dev.quarry.core.sync.cas.Digest;
-import dev.quarry.core.sync.cas.Manifest;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.local.LocalPaths;
 import dev.quarry.core.sync.local.LocalTree;
 import java.util.ArrayList;
@@ -34,7 +34,7 @@ public record StatusChanges(PathList added, PathList modified, PathList deleted,
       modified = comparison.diff().modified();
       deleted = comparison.diff().deleted();
     }
-    Set<Digest> missingTrees = comparison.missing().missingTrees().stream().map(Manifest::digest)
+    Set<Digest> missingTrees = comparison.missing().missingTrees().stream().map(TreeObject::digest)
         .collect(Collectors.toSet());
     List<String> notOnRemote = LocalPaths.withContent(tree.top(), missingTrees, comparison.missing().missingBlobs());
     return new StatusChanges(PathList.of(added), PathList.of(modified), PathList.of(deleted),

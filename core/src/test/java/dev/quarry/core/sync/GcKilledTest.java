@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.ObjectInfo;
+import dev.quarry.core.sync.cas.Chunking;
 import dev.quarry.core.sync.cas.Marker;
 import dev.quarry.core.sync.gc.GarbageCollector;
 import dev.quarry.core.sync.pull.Pull;
@@ -55,6 +56,26 @@ class GcKilledTest {
     }
   }
 
+  /** A chunked folder's index goes before its chunks: a kill between leaves no index without its chunks. */
+  @Test
+  void aGcKilledAfterAnyDeleteLeavesNoChunkIndexWithoutItsChunks() throws Exception {
+    Path data = folder(temp.resolve("data"), "a/one", "two");
+    Files.createDirectories(data.resolve("a/flat"));
+    for (int i = 0; i < Chunking.MAX_ITEMS + 100; i++) {
+      Files.createFile(data.resolve("a/flat/" + i));
+    }
+    int deletes = collect(temp.resolve("whole"), data, Integer.MAX_VALUE).deleted();
+    assertThat(deletes).as("objects gc deletes: the folders, the chunk index, its chunks, a blob").isGreaterThan(5);
+    for (int k = 0; k < deletes; k++) {
+      Path run = temp.resolve("kill-after-" + k);
+      assertThat(collect(run, data, k).failure()).as("gc killed after %d deletes", k).hasMessageContaining("killed");
+      try (FileStore files = new FileStore(run.resolve("remote"))) {
+        assertThat(RemoteInvariant.violations(new CasRemote(files, "cas", 1))).as("after a kill at delete %d", k)
+            .isEmpty();
+      }
+    }
+  }
+
   /**
    * A push that failed after writing a manifest that reuses an old unreachable subtree leaves that manifest young and
    * unmarked once its lease is gone: gc keeps it for the grace period, and so must keep what it names.
@@ -97,6 +118,11 @@ class GcKilledTest {
    */
   private static Killed collect(Path run, int limit) throws Exception {
     Path data = folder(run.resolve("data"), "a/b/c/one", "a/b/c/two", "a/b/three", "a/d/four", "e/f/five", "six");
+    return collect(run, data, limit);
+  }
+
+  /** As above, for the version in {@code data}. */
+  private static Killed collect(Path run, Path data, int limit) throws Exception {
     try (FileStore files = new FileStore(run.resolve("remote"))) {
       CasRemote plain = new CasRemote(files, "cas", 1);
       push(plain, data, "latest");

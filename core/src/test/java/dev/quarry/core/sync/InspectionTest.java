@@ -8,6 +8,7 @@ import dev.quarry.core.store.RequestCounts;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.local.LocalTree;
 import dev.quarry.core.sync.pull.Get;
 import dev.quarry.core.sync.pull.Pull;
@@ -87,7 +88,7 @@ class InspectionTest {
       push(dataset("data-" + widths[w], widths[w]), ref);
 
       RequestCounts before = remote.store().requests().snapshot();
-      VersionListing.Result listing = VersionListing.list(remote, remote.resolveVersion(ref), ref, "a/b", false);
+      VersionListing.Result listing = VersionListing.list(remote, remote.resolveRoot(ref), ref, "a/b", false);
       RequestCounts ls = since(before);
       assertThat(listing.items()).extracting(VersionListing.Item::path).containsExactly("a/b/c", "a/b/sibling.txt");
       assertThat(listing.items().get(0).files()).isEqualTo(widths[w] + 1);
@@ -110,7 +111,7 @@ class InspectionTest {
   void recursiveLsListsTheSubtreeWithSizes() throws Exception {
     push(dataset("data", 2), "latest");
 
-    VersionListing.Result listing = VersionListing.list(remote, remote.resolveVersion("latest"), "latest", "a", true);
+    VersionListing.Result listing = VersionListing.list(remote, remote.resolveRoot("latest"), "latest", "a", true);
 
     assertThat(listing.items()).extracting(VersionListing.Item::path)
         .containsExactly("a/b", "a/b/c", "a/b/c/deep.txt", "a/b/c/w0", "a/b/c/w1", "a/b/sibling.txt");
@@ -122,7 +123,7 @@ class InspectionTest {
   @Test
   void aMissingPathOrAFileOnTheWayIsRefusedInOneLine() throws Exception {
     push(dataset("data", 2), "latest");
-    Manifest root = remote.resolveVersion("latest");
+    TreeObject root = remote.resolveRoot("latest");
 
     assertThatThrownBy(() -> VersionListing.list(remote, root, "latest", "a/nope/x", false))
         .hasMessage("Cannot find a/nope/x in latest: a/nope does not exist there");
@@ -145,8 +146,8 @@ class InspectionTest {
     push(data, "v2");
 
     RequestCounts before = remote.store().requests().snapshot();
-    TreeDiff.Result diff = TreeDiff.compare(TreeDiff.Trees.of(remote), remote.resolveVersion("v1"),
-        TreeDiff.Trees.of(remote), remote.resolveVersion("v2"));
+    TreeDiff.Result diff = TreeDiff.compare(TreeDiff.Trees.of(remote), remote.resolveRoot("v1"),
+        TreeDiff.Trees.of(remote), remote.resolveRoot("v2"));
     RequestCounts requests = since(before);
 
     assertThat(diff.changes()).extracting(Change::kind, Change::path, Change::from).containsExactly(
@@ -172,8 +173,8 @@ class InspectionTest {
     TreeDiff.Result diff;
     try (SyncSession session = new SyncSession(data, null, remote, QUIET)) {
       LocalTree tree = session.scan("diff");
-      diff = TreeDiff.compare(TreeDiff.Trees.of(remote), remote.resolveVersion("latest"),
-          TreeDiff.Trees.of(tree.manifests()), tree.top().manifest());
+      diff = TreeDiff.compare(TreeDiff.Trees.of(remote), remote.resolveRoot("latest"),
+          TreeDiff.Trees.of(tree.manifests()), tree.top().manifest().top());
     }
 
     assertThat(diff.changes()).extracting(change -> change.kind() + " " + change.path())
@@ -214,9 +215,9 @@ class InspectionTest {
     Manifest root = folder;
     Manifest empty = hand.tree();
     String message = "Invalid path in a version: ";
-    assertThatThrownBy(() -> VersionListing.list(remote, root, root.digest().text(), "", true))
+    assertThatThrownBy(() -> VersionListing.list(remote, root.top(), root.digest().text(), "", true))
         .hasMessageStartingWith(message).hasMessageEndingWith("(must be at most 4096 bytes, Linux's PATH_MAX)");
-    assertThatThrownBy(() -> TreeDiff.compare(TreeDiff.Trees.of(remote), empty, TreeDiff.Trees.of(remote), root))
+    assertThatThrownBy(() -> TreeDiff.compare(TreeDiff.Trees.of(remote), empty.top(), TreeDiff.Trees.of(remote), root.top()))
         .hasMessageStartingWith(message);
     Path into = Files.createDirectories(temp.resolve("into"));
     try (SyncSession session = new SyncSession(into, temp.resolve("state"), remote, QUIET)) {

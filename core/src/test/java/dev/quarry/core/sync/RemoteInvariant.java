@@ -5,8 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.sync.cas.CasLayout;
 import dev.quarry.core.sync.cas.Digest;
-import dev.quarry.core.sync.cas.Manifest;
-import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.remote.CasRemote;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -22,13 +21,15 @@ final class RemoteInvariant {
     CasLayout layout = remote.layout();
     List<String> problems = new ArrayList<>();
     for (ObjectInfo tree : store.listAll(layout.space(CasLayout.TREES)).toList()) {
-      Manifest manifest = Manifest.decode(store.getBytes(tree.key()));
-      for (TreeEntry entry : manifest.entries()) {
-        if (entry.isDirectory() && store.head(layout.treeKey(entry.digest())).isEmpty()) {
-          problems.add(tree.key() + " names missing manifest " + entry.digest());
-        } else if (entry.isFile() && !entry.digest().isEmpty()
-            && store.head(layout.blobKey(entry.digest())).isEmpty()) {
-          problems.add(tree.key() + " names missing blob " + entry.digest());
+      TreeObject object = TreeObject.decode(store.getBytes(tree.key()));
+      for (Digest named : object.trees()) {
+        if (store.head(layout.treeKey(named)).isEmpty()) {
+          problems.add(tree.key() + " names missing manifest " + named);
+        }
+      }
+      for (Digest blob : object.blobs()) {
+        if (!blob.isEmpty() && store.head(layout.blobKey(blob)).isEmpty()) {
+          problems.add(tree.key() + " names missing blob " + blob);
         }
       }
     }

@@ -133,11 +133,11 @@ class SyncIT {
     push(temp.resolve("data"), "v2");
 
     var before = store.requests().snapshot();
-    var listing = VersionListing.list(remote, remote.resolveVersion("v2"), "v2", "a/b", false);
+    var listing = VersionListing.list(remote, remote.resolveRoot("v2"), "v2", "a/b", false);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     Get.toStream(remote, Get.find(remote, "v1", "a/b/deep.txt"), out);
-    var diff = TreeDiff.compare(TreeDiff.Trees.of(remote), remote.resolveVersion("v1"), TreeDiff.Trees.of(remote),
-        remote.resolveVersion("v2"));
+    var diff = TreeDiff.compare(TreeDiff.Trees.of(remote), remote.resolveRoot("v1"), TreeDiff.Trees.of(remote),
+        remote.resolveRoot("v2"));
     var requests = store.requests().snapshot().minus(before);
 
     assertThat(listing.items()).extracting(item -> item.path() + " " + item.size()).containsExactly("a/b/deep.txt 6");
@@ -207,6 +207,39 @@ class SyncIT {
     RequestTotals requests = changed.requests();
     assertThat(requests.total()).as(requests.toString()).isLessThanOrEqualTo(10);
     assertThat(requests.put() + requests.delete()).isZero();
+  }
+
+  /**
+   * A flat folder of 10,000 files is stored as chunks under an index: one change uploads one chunk and the index, and
+   * status reads the index and that chunk, with the requests counted (docs/formats.md, "Chunked folders").
+   */
+  @Test
+  void aChangeInAChunkedFlatFolderCostsOneChunkAndTheIndex() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("flat"));
+    for (int i = 0; i < 10_000; i++) {
+      Files.writeString(data.resolve(String.format("img-%05d.jpg", i)), i % 100 == 0 ? "file " + i : "");
+    }
+    SyncResult first = push(data, "latest");
+    long whole = first.transferred().bytes();
+    Files.writeString(data.resolve("img-05000.jpg"), "changed");
+
+    SyncResult changed = status(data, "latest");
+    assertThat(changed.changes().modified().paths()).containsExactly("img-05000.jpg");
+    assertThat(changed.missingRemote().objects()).as("the blob, the chunk and the index").isEqualTo(3);
+    RequestTotals requests = changed.requests();
+    assertThat(requests.get()).as("the ref, the gc generation, the index, the chunk: " + requests).isEqualTo(4);
+    assertThat(requests.total()).as(requests.toString()).isLessThanOrEqualTo(8);
+
+    SyncResult pushed = push(data, "latest");
+    assertThat(pushed.transferred().bytes()).as("bytes one change uploads, of %d for the whole folder", whole)
+        .isLessThan(whole / 4);
+    Path pulled = temp.resolve("pulled");
+    try (SyncSession session = session(pulled)) {
+      Pull.run(session, new Pull.Options("latest", List.of("img-05000.jpg"), false, null));
+    }
+    assertThat(Files.readString(pulled.resolve("img-05000.jpg"))).isEqualTo("changed");
+    var listing = VersionListing.list(remote, remote.resolveRoot("latest"), "latest", "img-09999.jpg", false);
+    assertThat(listing.manifestsRead()).as("the chunk that holds the name").isEqualTo(1);
   }
 
   @Test

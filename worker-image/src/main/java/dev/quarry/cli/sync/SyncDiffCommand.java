@@ -4,7 +4,7 @@ import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.SyncSession;
-import dev.quarry.core.sync.cas.Manifest;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.local.LocalTree;
 import dev.quarry.core.sync.remote.CasRemote;
@@ -61,18 +61,18 @@ public final class SyncDiffCommand implements Callable<Integer> {
     }
     try (ObjectStores stores = remote.stores(folder == null ? Path.of("") : folder)) {
       CasRemote cas = remote.casRemote(stores);
-      Manifest a = cas.resolveVersion(before);
+      TreeObject a = cas.resolveRoot(before);
       TreeDiff.Result result;
       String afterName;
       if (folder != null) {
         try (SyncSession session = remote.session(stores, folder, ProgressLog.to(command.commandLine().getErr()))) {
           LocalTree tree = session.scan("diff");
           result = TreeDiff.compare(TreeDiff.Trees.of(cas), a, TreeDiff.Trees.of(tree.manifests()),
-              tree.top().manifest());
+              tree.top().manifest().top());
         }
         afterName = folder.toString();
       } else {
-        result = TreeDiff.compare(TreeDiff.Trees.of(cas), a, TreeDiff.Trees.of(cas), cas.resolveVersion(after));
+        result = TreeDiff.compare(TreeDiff.Trees.of(cas), a, TreeDiff.Trees.of(cas), cas.resolveRoot(after));
         afterName = after;
       }
       print(afterName, result);

@@ -48,7 +48,7 @@ public final class SyncLsCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     try (ObjectStores stores = remote.stores(Path.of(""))) {
       CasRemote cas = remote.casRemote(stores);
-      VersionListing.Result listing = VersionListing.list(cas, cas.resolveVersion(version), version, path, recursive);
+      VersionListing.Result listing = VersionListing.list(cas, cas.resolveRoot(version), version, path, recursive);
       PrintWriter out = command.commandLine().getOut();
       if (json) {
         out.println(Json.write(listing.items()));

@@ -15,8 +15,8 @@ import java.util.zip.GZIPOutputStream;
 
 /**
  * Every digest a push in flight relies on, stored beside its lease ({@code leases/<id>.trees.gz}): gzip of lines
- * {@code tree <hex>} and {@code blob <hex>}. A gc marks all of them, so it never deletes an object a push found present
- * and skipped, before the push's ref exists.
+ * {@code tree <hex>} (every manifest, chunk and chunk index) and {@code blob <hex>}. A gc marks all of them, so it
+ * never deletes an object a push found present and skipped, before the push's ref exists.
  */
 public final class LeaseContents {
   /** The most a lease's digest list may hold once decompressed: about 60 million digests. */
@@ -31,7 +31,9 @@ public final class LeaseContents {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (Writer out = new OutputStreamWriter(new GZIPOutputStream(bytes), StandardCharsets.US_ASCII)) {
       for (Manifest manifest : manifests) {
-        out.write("tree " + manifest.digest().hex() + "\n");
+        for (TreeObject object : manifest.objects()) {
+          out.write("tree " + object.digest().hex() + "\n");
+        }
         for (TreeEntry entry : manifest.entries()) {
           if (entry.isFile()) {
             out.write("blob " + entry.digest().hex() + "\n");

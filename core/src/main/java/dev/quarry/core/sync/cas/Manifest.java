@@ -15,18 +15,24 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A directory's canonical manifest (docs/formats.md, "Tree manifests"): its entries sorted by the UTF-8 bytes of
  * their names, written as compact JSON in a fixed field order, so equal folders have byte-identical manifests and
- * therefore equal digests. Decoding refuses anything a canonical writer would not produce: names with '/', ".",
+ * therefore equal digests. A folder of more than {@link Chunking#MAX_ITEMS} entries is stored as chunks of its
+ * entries, each a manifest, under a {@link ChunkIndex} ("Chunked folders"): then {@link #digest()} and
+ * {@link #encoded()} are the top index's, and {@link #objects()} lists every object it is stored as. Decoding refuses anything a canonical writer would not produce: names with '/', ".",
  * "..", duplicates, unsorted entries, but also extra fields, spacing or any other byte a re-encoding would not give
  * back. Its messages never quote the bytes (a remote's content stays out of logs): a malformed manifest is named by
  * the byte offset where it stops being JSON.
  */
 public final class Manifest {
   public static final String FORMAT = "quarry-tree/1";
-  /** The largest manifest written or read: about a million entries; a folder with more cannot be versioned. */
+  /**
+   * The largest tree object read when nothing declares its size (a root named by its hash alone): a manifest of
+   * about a million entries, as format 1 wrote for a folder before folders were chunked.
+   */
   public static final int MAX_BYTES = 256 << 20;
   private static final Comparator<TreeEntry> BY_NAME = Comparator.comparing(TreeEntry::name, KeyOrder.UTF8_BINARY);
   private static final JsonFactory JSON =
@@ -37,26 +43,96 @@ public final class Manifest {
   private final Digest digest;
   private final long files;
   private final long bytes;
+  /** The top index of a chunked folder; null for a folder of one manifest. */
+  private final ChunkIndex index;
+  /** The chunks and indexes below the top index, children first; empty for a folder of one manifest. */
+  private final List<TreeObject> parts;
 
   private Manifest(List<TreeEntry> sortedEntries, byte[] encoded) {
+    this(sortedEntries, encoded, Digest.of(encoded), null, List.of());
+  }
+
+  private Manifest(List<TreeEntry> sortedEntries, ChunkIndex index, List<TreeObject> parts) {
+    this(sortedEntries, index.encoded(), index.digest(), index, parts);
+  }
+
+  private Manifest(List<TreeEntry> sortedEntries, byte[] encoded, Digest digest, ChunkIndex index,
+      List<TreeObject> parts) {
     this.entries = List.copyOf(sortedEntries);
     this.encoded = encoded;
-    this.digest = Digest.of(encoded);
+    this.digest = digest;
+    this.index = index;
+    this.parts = List.copyOf(parts);
     this.files = sortedEntries.stream().mapToLong(TreeEntry::files).sum();
     this.bytes = sortedEntries.stream().mapToLong(TreeEntry::bytes).sum();
   }
 
-  /** The manifest of a folder with these entries, in any order. */
+  /** The manifest of a folder with these entries, in any order; chunked when there are more than a manifest holds. */
   public static Manifest of(List<TreeEntry> entries) {
     List<TreeEntry> sorted = new ArrayList<>(entries);
     sorted.sort(BY_NAME);
     requireUniqueSorted(sorted);
-    byte[] encoded = encode(sorted);
-    if (encoded.length > MAX_BYTES) {
-      throw new IllegalArgumentException("Cannot version a folder of " + sorted.size() + " entries: its manifest"
-          + " would be " + encoded.length + " bytes, more than a manifest may be (256 MiB); split the folder");
+    if (!Chunking.isChunked(sorted.size())) {
+      return new Manifest(sorted, encode(sorted));
     }
-    return new Manifest(sorted, encoded);
+    List<TreeObject> parts = new ArrayList<>();
+    List<ChunkIndex.Chunk> level = new ArrayList<>();
+    int start = 0;
+    for (int end : Chunking.cuts(sorted.stream().map(TreeEntry::name).toList())) {
+      List<TreeEntry> slice = sorted.subList(start, end);
+      Manifest chunk = new Manifest(slice, encode(slice));
+      parts.add(TreeObject.of(chunk));
+      level.add(new ChunkIndex.Chunk(slice.getFirst().name(), chunk.digest(), slice.size(), chunk.files(),
+          chunk.bytes()));
+      start = end;
+    }
+    int height = 1;
+    while (level.size() > Chunking.MAX_ITEMS) {
+      List<ChunkIndex.Chunk> above = new ArrayList<>();
+      start = 0;
+      for (int end : Chunking.cuts(level.stream().map(ChunkIndex.Chunk::first).toList())) {
+        ChunkIndex index = ChunkIndex.of(height, level.subList(start, end));
+        parts.add(TreeObject.of(index));
+        above.add(new ChunkIndex.Chunk(level.get(start).first(), index.digest(), index.entries(), index.files(),
+            index.bytes()));
+        start = end;
+      }
+      level = above;
+      height++;
+    }
+    return new Manifest(sorted, ChunkIndex.of(height, level), parts);
+  }
+
+  /**
+   * The folder whose top is {@code top}, with every chunk and index below it in {@code parts} (by digest): each is
+   * checked against what its index declares (kind, height, first name, counts and totals, names before the next
+   * chunk's), and the entries together must be unique and sorted. Objects missing from {@code parts} are refused.
+   */
+  public static Manifest assemble(ChunkIndex top, Map<Digest, TreeObject> parts) {
+    List<TreeEntry> entries = new ArrayList<>();
+    List<TreeObject> below = new ArrayList<>();
+    collect(top, null, parts, entries, below);
+    requireUniqueSorted(entries);
+    return new Manifest(entries, top, below);
+  }
+
+  private static void collect(ChunkIndex index, String end, Map<Digest, TreeObject> parts, List<TreeEntry> entries,
+      List<TreeObject> below) {
+    for (int i = 0; i < index.chunks().size(); i++) {
+      TreeObject child = parts.get(index.chunks().get(i).digest());
+      if (child == null) {
+        throw new IllegalArgumentException("Invalid chunk index: its chunk sha256:"
+            + index.chunks().get(i).digest().hex() + " was not read");
+      }
+      String childEnd = index.endOf(i, end);
+      index.requireChild(i, child, childEnd);
+      if (child.isIndex()) {
+        collect(child.index(), childEnd, parts, entries, below);
+      } else {
+        entries.addAll(child.leaf().entries());
+      }
+      below.add(child);
+    }
   }
 
   /** Parses manifest bytes; the caller has verified them against their digest. */
@@ -67,8 +143,7 @@ public final class Manifest {
       String format = parser.nextTextValue();
       if (!FORMAT.equals(format)) {
         throw new IllegalArgumentException("Invalid tree manifest format: " + TreeEntry.printable(format)
-            + " (must be " + FORMAT
-            + "; a newer Quarry wrote it?)");
+            + " (must be " + FORMAT + " or " + ChunkIndex.FORMAT + "; a newer Quarry wrote it?)");
       }
       expectField(parser, "entries");
       expect(parser.nextToken(), JsonToken.START_ARRAY);
@@ -99,7 +174,24 @@ public final class Manifest {
     return entries;
   }
 
-  /** The canonical bytes: what is stored and hashed. */
+  /** Whether the folder is stored as chunks under an index. */
+  public boolean isChunked() {
+    return index != null;
+  }
+
+  /** The object its digest names: the manifest itself, or its top index. */
+  public TreeObject top() {
+    return index != null ? TreeObject.of(index) : TreeObject.of(this);
+  }
+
+  /** Every object the folder is stored as, children first: its chunks and indexes, the top last. */
+  public List<TreeObject> objects() {
+    List<TreeObject> objects = new ArrayList<>(parts);
+    objects.add(top());
+    return objects;
+  }
+
+  /** The canonical bytes of its top object: what its digest names. */
   public byte[] encoded() {
     return encoded.clone();
   }

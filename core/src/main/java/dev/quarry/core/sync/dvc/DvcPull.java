@@ -6,7 +6,7 @@ import dev.quarry.core.sync.RunClock;
 import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.cas.Digest;
-import dev.quarry.core.sync.cas.Manifest;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.local.FileIdentity;
 import dev.quarry.core.sync.local.StateDatabase.FileState;
 import dev.quarry.core.sync.pull.IncludeFilter;
@@ -167,8 +167,8 @@ public final class DvcPull {
       }
 
       @Override
-      public Manifest root(String version) {
-        return tree.root();
+      public TreeObject root(String version) {
+        return tree.root().top();
       }
 
       @Override

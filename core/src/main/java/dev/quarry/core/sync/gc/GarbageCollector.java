@@ -13,10 +13,9 @@ import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.cas.CasLayout;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.LeaseContents;
-import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.Marker;
 import dev.quarry.core.sync.cas.Ref;
-import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.remote.CasRemote;
 import dev.quarry.core.sync.remote.MissingObjectException;
 import dev.quarry.core.sync.remote.RefLog;
@@ -169,35 +168,34 @@ public final class GarbageCollector {
   private void markFrom(List<Digest> roots, boolean strict) throws IOException {
     List<Digest> level = roots.stream().filter(root -> walked.add(root.hex())).toList();
     while (!level.isEmpty()) {
-      Map<Digest, Manifest> manifests = strict ? fetchAll(level) : fetchPresent(level);
+      Map<Digest, TreeObject> objects = strict ? fetchAll(level) : fetchPresent(level);
       List<Digest> next = new ArrayList<>();
-      for (Manifest manifest : manifests.values()) {
-        for (TreeEntry entry : manifest.entries()) {
-          if (entry.isDirectory() && walked.add(entry.digest().hex())) {
-            next.add(entry.digest());
-          } else if (entry.isFile()) {
-            markedBlobs.add(entry.digest().hex());
+      for (TreeObject object : objects.values()) {
+        for (Digest tree : object.trees()) {
+          if (walked.add(tree.hex())) {
+            next.add(tree);
           }
         }
+        object.blobs().forEach(blob -> markedBlobs.add(blob.hex()));
       }
       level = next;
     }
     markedTrees.addAll(walked);
   }
 
-  private Map<Digest, Manifest> fetchAll(List<Digest> digests) throws IOException {
+  private Map<Digest, TreeObject> fetchAll(List<Digest> digests) throws IOException {
     try {
-      return remote.fetchManifests(digests);
+      return remote.fetchObjects(digests);
     } catch (MissingObjectException e) {
       throw new IOException("Cannot collect garbage: " + e.getMessage() + "; nothing was deleted", e);
     }
   }
 
-  private Map<Digest, Manifest> fetchPresent(List<Digest> digests) throws IOException {
-    Map<Digest, Manifest> fetched = new ConcurrentHashMap<>();
+  private Map<Digest, TreeObject> fetchPresent(List<Digest> digests) throws IOException {
+    Map<Digest, TreeObject> fetched = new ConcurrentHashMap<>();
     try {
       Map<Digest, Exception> failed = InFlight.forEach(digests, remote.inFlight(),
-          digest -> fetched.put(digest, remote.fetchManifest(digest)));
+          digest -> fetched.put(digest, remote.fetchObject(digest)));
       for (Exception e : failed.values()) {
         if (!(e instanceof MissingObjectException)) {
           throw new IOException("Cannot collect garbage: " + e.getMessage() + "; nothing was deleted", e);

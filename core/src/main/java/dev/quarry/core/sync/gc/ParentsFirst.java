@@ -4,7 +4,6 @@ import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.sync.cas.CasLayout;
 import dev.quarry.core.sync.cas.Digest;
-import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.remote.CasRemote;
 import dev.quarry.core.sync.remote.MissingObjectException;
 import java.io.IOException;
@@ -20,8 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The unreachable manifests in waves of deletion, parents before children: a manifest is in a wave only after every
  * unreachable manifest naming it is in an earlier one. Gc deletes one wave after the other, so a gc killed at any
  * point leaves no manifest whose subtree it began to delete, and "a present manifest proves its whole subtree present"
- * holds across the kill. Each manifest is read (bounded and verified by {@link CasRemote#fetchManifest}) to learn what
- * it names.
+ * holds across the kill. Each manifest, chunk and chunk index is read (bounded and verified by
+ * {@link CasRemote#fetchObject}) to learn what it names.
  */
 final class ParentsFirst {
   private ParentsFirst() {}
@@ -34,9 +33,9 @@ final class ParentsFirst {
       Map<ObjectInfo, Exception> failed = InFlight.forEach(manifests, remote.inFlight(), object -> {
         String hex = CasLayout.hexOf(object.key());
         Set<String> named = ConcurrentHashMap.newKeySet();
-        for (TreeEntry entry : remote.fetchManifest(new Digest(hex, object.size())).entries()) {
-          if (entry.isDirectory() && byHex.containsKey(entry.digest().hex())) {
-            named.add(entry.digest().hex());
+        for (Digest tree : remote.fetchObject(new Digest(hex, object.size())).trees()) {
+          if (byHex.containsKey(tree.hex())) {
+            named.add(tree.hex());
           }
         }
         children.put(hex, named);

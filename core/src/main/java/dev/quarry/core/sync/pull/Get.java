@@ -4,8 +4,8 @@ import dev.quarry.core.fs.ConfinedFolder;
 import dev.quarry.core.fs.Umask;
 import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.sync.SyncSession;
-import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.local.FileIdentity;
 import dev.quarry.core.sync.local.PartFiles;
 import dev.quarry.core.sync.remote.CasRemote;
@@ -30,7 +30,7 @@ public final class Get {
   private Get() {}
 
   /** What a get found at its path, before anything is written. */
-  public record Target(String version, Manifest root, VersionPath path) {
+  public record Target(String version, TreeObject root, VersionPath path) {
     public boolean isFolder() {
       return path.isFolder();
     }
@@ -38,7 +38,7 @@ public final class Get {
 
   /** Resolves the version (as pull does) and finds the path in it. */
   public static Target find(CasRemote remote, String version, String path) throws IOException {
-    Manifest root = remote.resolveVersion(version);
+    TreeObject root = remote.resolveRoot(version);
     return new Target(version, root, VersionPath.find(remote, root, version, path));
   }
 

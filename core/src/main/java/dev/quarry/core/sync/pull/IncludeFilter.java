@@ -4,7 +4,11 @@ import java.nio.file.FileSystems;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.regex.PatternSyntaxException;
 
 /**
@@ -67,12 +71,49 @@ public final class IncludeFilter {
     return false;
   }
 
+  /**
+   * The only names that a selected path can have directly under {@code folder} ("" for the top), when every pattern
+   * fixes them (as {@code a/b/c.jpg} fixes {@code b} under {@code a}); empty when a pattern leaves them open or there
+   * are no patterns. A pull reads in a chunked folder only the chunks that hold them.
+   */
+  public Optional<Set<String>> namesUnder(String folder) {
+    if (patterns.isEmpty()) {
+      return Optional.empty();
+    }
+    String[] path = folder.isEmpty() ? new String[0] : folder.split("/");
+    Set<String> names = new HashSet<>();
+    for (String pattern : patterns) {
+      String[] parts = pattern.split("/");
+      if (parts.length <= path.length) {
+        if (Arrays.stream(parts).anyMatch(IncludeFilter::isGlob)) {
+          return Optional.empty(); // it may match the folder itself, or one above it, and so all of it
+        }
+        continue;
+      }
+      boolean onPath = true;
+      for (int i = 0; i <= path.length; i++) {
+        if (isGlob(parts[i])) {
+          return Optional.empty();
+        }
+        onPath &= i == path.length || parts[i].equals(path[i]);
+      }
+      if (onPath) {
+        names.add(parts[path.length]);
+      }
+    }
+    return Optional.of(names);
+  }
+
+  private static boolean isGlob(String component) {
+    return component.matches(".*[*?\\[\\]{}\\\\].*");
+  }
+
   /** The folders before the first component with a glob character: {@code a/b/*.jpg} gives {@code a/b}. */
   private static String literalPrefix(String pattern) {
     String[] parts = pattern.split("/");
     StringBuilder prefix = new StringBuilder();
     for (int i = 0; i < parts.length - 1; i++) {
-      if (parts[i].matches(".*[*?\\[\\]{}\\\\].*")) {
+      if (isGlob(parts[i])) {
         break;
       }
       prefix.append(prefix.isEmpty() ? "" : "/").append(parts[i]);

@@ -10,8 +10,8 @@ import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.TransferProgress;
 import dev.quarry.core.sync.cas.Digest;
-import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.local.FileIdentity;
 import dev.quarry.core.sync.local.IgnoreRules;
 import dev.quarry.core.sync.local.PartFiles;
@@ -114,7 +114,7 @@ public final class Pull {
     }
     IncludeFilter filter = new IncludeFilter(options.include());
     RunClock clock = new RunClock(store);
-    Manifest root = subtree(source.root(options.version()));
+    TreeObject root = subtree(source.root(options.version()));
     Selection selection = Selection.of(source.trees(), root, filter, options.version(), reservedPaths(stateInside));
     session.log("pull: %s selects %s (%s) in %s; read %s", options.version(),
         Counted.of(selection.files().size(), "file"), Counted.of(selection.bytes(), "byte"),
@@ -167,7 +167,7 @@ public final class Pull {
   }
 
   /** The folder of the version that {@link Options#path()} names; the root itself when that is empty. */
-  private Manifest subtree(Manifest root) throws IOException {
+  private TreeObject subtree(TreeObject root) throws IOException {
     if (options.path().isEmpty()) {
       return root;
     }
@@ -176,7 +176,7 @@ public final class Pull {
       throw new IllegalArgumentException("Cannot pull " + TreeEntry.printable(options.path()) + " of "
           + options.version() + " as a folder: it is a " + found.entry().type().token());
     }
-    return found.manifest();
+    return found.folder();
   }
 
   /** Relative paths no version may write: the default state folder, and the state folder if it is inside. */

@@ -5,12 +5,15 @@ import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.EntryType;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.remote.TreeDiff;
+import dev.quarry.core.sync.remote.VersionPath;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -20,7 +23,8 @@ import java.util.Set;
  * state nor a {@code .quarry} at any depth (as git refuses {@code .git}), a level's manifests are fetched only when
  * the bytes their digests declare fit in memory (so a wide fan-out of large manifests is refused before it is read),
  * and the paths must fit in memory (a "bomb" of manifests that name one child many times declares its
- * expansion, or is stopped while it is walked).
+ * expansion, or is stopped while it is walked). In a chunked folder whose names the patterns fix
+ * ({@link IncludeFilter#namesUnder}), only the chunks that hold those names are read.
  */
 record Selection(List<Folder> folders, List<File> files, List<Link> links, long manifestsRead) {
   /** What a selected path costs in memory, about, through the pull: its path, digest, states and records. */
@@ -37,7 +41,7 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
 
   record Link(String path, String target) {}
 
-  private record Pending(String path, Manifest manifest) {}
+  private record Pending(String path, TreeObject folder) {}
 
   private record Subfolder(String path, TreeEntry entry) {}
 
@@ -45,7 +49,8 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
    * {@code reserved}: relative paths no version may hold (the state folder); {@code version}: as the user named it,
    * for messages.
    */
-  static Selection of(TreeDiff.Trees trees, Manifest root, IncludeFilter filter, String version, Set<String> reserved)
+  static Selection of(TreeDiff.Trees trees, TreeObject root, IncludeFilter filter, String version,
+      Set<String> reserved)
       throws IOException {
     long maxPaths = Runtime.getRuntime().maxMemory() / BYTES_PER_PATH;
     long maxLevelBytes = Runtime.getRuntime().maxMemory() / HEAP_PER_MANIFEST_BYTE;
@@ -59,12 +64,15 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
       List<Subfolder> subfolders = new ArrayList<>();
       long declared = 0;
       for (Pending pending : level) {
-        paths += pending.manifest().entries().size();
+        VersionPath.Named named = entries(trees, pending, filter);
+        List<TreeEntry> entries = named.entries();
+        read += named.read();
+        paths += entries.size();
         if (paths > maxPaths) {
           throw refused(version, "it holds more paths than this JVM can hold (at most " + maxPaths
               + "; pull part of it with --include, or give the JVM more memory)");
         }
-        for (TreeEntry entry : pending.manifest().entries()) {
+        for (TreeEntry entry : entries) {
           String path = TreeEntry.childPath(pending.path(), entry.name());
           if (reserved.contains(path)) {
             throw refused(version, "it names " + TreeEntry.printable(path)
@@ -112,12 +120,12 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
             + " than this JVM can read at once (at most " + maxLevelBytes + "; pull part of it with --include, or give"
             + " the JVM more memory)");
       }
-      Map<Digest, Manifest> fetched = trees.fetch(toFetch);
+      Map<Digest, TreeObject> fetched = trees.fetch(toFetch);
       read += fetched.size();
       List<Pending> next = new ArrayList<>();
       for (Subfolder subfolder : subfolders) {
         TreeEntry entry = subfolder.entry();
-        Manifest manifest = fetched.get(entry.digest());
+        TreeObject manifest = fetched.get(entry.digest());
         if (manifest.files() != entry.files() || manifest.bytes() != entry.bytes()) {
           throw refused(version, "folder " + TreeEntry.printable(subfolder.path()) + " declares " + entry.files()
               + " files and " + entry.bytes() + " bytes, but its manifest holds " + manifest.files() + " files and "
@@ -131,6 +139,23 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
       level = next;
     }
     return new Selection(folders, files, links, read);
+  }
+
+  /**
+   * The entries of a folder a pull may select: in a chunked folder whose names the patterns fix, those read from the
+   * chunks that hold them; otherwise all of them.
+   */
+  private static VersionPath.Named entries(TreeDiff.Trees trees, Pending pending, IncludeFilter filter)
+      throws IOException {
+    if (!pending.folder().isIndex()) {
+      return new VersionPath.Named(pending.folder().leaf().entries(), 0);
+    }
+    Optional<Set<String>> names = filter.namesUnder(pending.path());
+    if (names.isPresent()) {
+      return VersionPath.named(trees, pending.folder(), names.get());
+    }
+    Manifest whole = VersionPath.whole(trees, pending.folder());
+    return new VersionPath.Named(whole.entries(), whole.objects().size() - 1);
   }
 
   long bytes() {

@@ -2,7 +2,7 @@ package dev.quarry.core.sync.pull;
 
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.cas.Digest;
-import dev.quarry.core.sync.cas.Manifest;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.remote.TreeDiff;
 import dev.quarry.core.sync.remote.VerifiedBlob;
 import java.io.IOException;
@@ -19,10 +19,10 @@ public interface VersionSource {
   /** The source's URL, for the result. */
   String url();
 
-  /** The root manifest of a version as the user named it. */
-  Manifest root(String version) throws IOException;
+  /** The top object of a version's root folder (its manifest, or a chunked folder's index), as the user named it. */
+  TreeObject root(String version) throws IOException;
 
-  /** The manifests of a version's folders, each verified against its digest. */
+  /** The tree objects of a version's folders (manifests, chunks, indexes), each verified against its digest. */
   TreeDiff.Trees trees();
 
   /**
@@ -43,8 +43,8 @@ public interface VersionSource {
       }
 
       @Override
-      public Manifest root(String version) throws IOException {
-        return session.remote().resolveVersion(version);
+      public TreeObject root(String version) throws IOException {
+        return session.remote().resolveRoot(version);
       }
 
       @Override

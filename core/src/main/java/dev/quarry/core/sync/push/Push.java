@@ -12,11 +12,10 @@ import dev.quarry.core.sync.TransferProgress;
 import dev.quarry.core.sync.cas.CasLayout;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.LeaseContents;
-import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.Marker;
 import dev.quarry.core.sync.cas.Ref;
 import dev.quarry.core.sync.cas.RefLogEntry;
-import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.local.LocalTree;
 import dev.quarry.core.sync.remote.MissingObjects;
 import dev.quarry.core.sync.remote.RenewedMarker;
@@ -204,39 +203,43 @@ public final class Push {
     }
   }
 
-  /** Uploads manifests in order of height, skipping any whose subtree lacks something; whether the root is there. */
-  private boolean uploadManifests(List<Manifest> missing, Digest root, TransferProgress progress) throws IOException {
-    Map<Digest, Manifest> byDigest = new HashMap<>();
-    missing.forEach(manifest -> byDigest.put(manifest.digest(), manifest));
+  /**
+   * Uploads manifests, chunks and chunk indexes in order of height, skipping any whose subtree lacks something;
+   * whether the root is there.
+   */
+  private boolean uploadManifests(List<TreeObject> missing, Digest root, TransferProgress progress)
+      throws IOException {
+    Map<Digest, TreeObject> byDigest = new HashMap<>();
+    missing.forEach(object -> byDigest.put(object.digest(), object));
     Map<Digest, Integer> heights = new HashMap<>();
-    TreeMap<Integer, List<Manifest>> byHeight = new TreeMap<>();
-    for (Manifest manifest : missing) {
-      byHeight.computeIfAbsent(height(manifest, byDigest, heights), h -> new ArrayList<>()).add(manifest);
+    TreeMap<Integer, List<TreeObject>> byHeight = new TreeMap<>();
+    for (TreeObject object : missing) {
+      byHeight.computeIfAbsent(height(object, byDigest, heights), h -> new ArrayList<>()).add(object);
     }
     Set<Digest> incomplete = ConcurrentHashMap.newKeySet();
     incomplete.addAll(failures.keySet());
-    for (List<Manifest> level : byHeight.values()) {
-      List<Manifest> ready = new ArrayList<>();
-      for (Manifest manifest : level) {
-        boolean blocked = manifest.entries().stream().filter(entry -> !entry.isSymlink())
-            .anyMatch(entry -> incomplete.contains(entry.digest()));
+    for (List<TreeObject> level : byHeight.values()) {
+      List<TreeObject> ready = new ArrayList<>();
+      for (TreeObject object : level) {
+        boolean blocked = object.trees().stream().anyMatch(incomplete::contains)
+            || object.blobs().stream().anyMatch(incomplete::contains);
         if (blocked) {
-          incomplete.add(manifest.digest());
+          incomplete.add(object.digest());
         } else {
-          ready.add(manifest);
+          ready.add(object);
         }
       }
       try {
-        Map<Manifest, Exception> failed = InFlight.forEach(ready, session.remote().inFlight(), manifest -> {
-          session.remote().putManifest(manifest);
-          progress.done(manifest.encodedLength());
+        Map<TreeObject, Exception> failed = InFlight.forEach(ready, session.remote().inFlight(), object -> {
+          session.remote().putObject(object);
+          progress.done(object.encodedLength());
         });
-        failed.forEach((manifest, e) -> {
-          incomplete.add(manifest.digest());
-          failures.put(manifest.digest(), e);
+        failed.forEach((object, e) -> {
+          incomplete.add(object.digest());
+          failures.put(object.digest(), e);
         });
-        session.index().addComplete(ready.stream().filter(m -> !failed.containsKey(m)).map(Manifest::digest)
-            .toList());
+        session.index().addComplete(ready.stream().filter(object -> !failed.containsKey(object))
+            .map(TreeObject::digest).toList());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("Interrupted while pushing manifests");
@@ -245,19 +248,19 @@ public final class Push {
     return !incomplete.contains(root);
   }
 
-  private static int height(Manifest manifest, Map<Digest, Manifest> missing, Map<Digest, Integer> heights) {
-    Integer known = heights.get(manifest.digest());
+  private static int height(TreeObject object, Map<Digest, TreeObject> missing, Map<Digest, Integer> heights) {
+    Integer known = heights.get(object.digest());
     if (known != null) {
       return known;
     }
     int height = 0;
-    for (TreeEntry entry : manifest.entries()) {
-      Manifest child = entry.isDirectory() ? missing.get(entry.digest()) : null;
+    for (Digest named : object.trees()) {
+      TreeObject child = missing.get(named);
       if (child != null) {
         height = Math.max(height, 1 + height(child, missing, heights));
       }
     }
-    heights.put(manifest.digest(), height);
+    heights.put(object.digest(), height);
     return height;
   }
 

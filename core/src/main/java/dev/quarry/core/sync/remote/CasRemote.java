@@ -5,16 +5,20 @@ import dev.quarry.core.store.LimitedInputStream;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.sync.cas.CasLayout;
+import dev.quarry.core.sync.cas.ChunkIndex;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.Ref;
 import dev.quarry.core.sync.cas.RefLogEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -85,23 +89,31 @@ public final class CasRemote {
   }
 
   /**
-   * The root of a version: a ref name, or {@code sha256:<hex>} of a root manifest. Throws "Cannot find version" when
-   * neither exists.
+   * The root of a version, fully read: a ref name, or {@code sha256:<hex>} of a root manifest. Throws "Cannot find
+   * version" when neither exists.
    */
   public Manifest resolveVersion(String version) throws IOException {
+    return manifestOf(resolveRoot(version));
+  }
+
+  /**
+   * The top object of a version's root (for a chunked root, its index alone), whose totals must be those its ref
+   * declares: for commands that read only the chunks they need.
+   */
+  public TreeObject resolveRoot(String version) throws IOException {
     if (version.startsWith("sha256:")) {
-      return fetchManifest(Digest.parseHex(version), -1);
+      return fetchObject(Digest.parseHex(version), -1);
     }
     Ref ref = readRef(version).orElseThrow(() -> new MissingObjectException("Cannot find version " + version + ": "
         + url + "refs/" + version + " does not exist (push it first, or name a root digest sha256:...)"));
     Digest root = ref.rootDigest();
-    Manifest manifest = fetchManifest(root.hex(), root.size());
-    if (ref.files() != manifest.files() || ref.bytes() != manifest.bytes()) {
+    TreeObject top = fetchObject(root.hex(), root.size());
+    if (ref.files() != top.files() || ref.bytes() != top.bytes()) {
       throw new IllegalArgumentException("Invalid ref " + version + ": it declares " + ref.files() + " files and "
-          + ref.bytes() + " bytes, but its root manifest holds " + manifest.files() + " files and "
-          + manifest.bytes() + " bytes");
+          + ref.bytes() + " bytes, but its root manifest holds " + top.files() + " files and "
+          + top.bytes() + " bytes");
     }
-    return manifest;
+    return top;
   }
 
   /** GET of a blob, bounded by its digest: reading past its declared size throws instead of returning more. */
@@ -111,13 +123,29 @@ public final class CasRemote {
         store.url(key) + " is larger than its digest declares (" + digest.size() + " bytes)");
   }
 
-  /** GET of a manifest, verified against its digest before it is parsed. */
+  /**
+   * A folder's whole manifest: its top object, and for a chunked folder every chunk and index below it, each GET
+   * verified against its digest before it is parsed, the whole checked as {@link Manifest#assemble} does.
+   */
   public Manifest fetchManifest(Digest digest) throws IOException {
-    return fetchManifest(digest.hex(), digest.size());
+    return manifestOf(fetchObject(digest));
+  }
+
+  /**
+   * The whole folder whose top object this is: reads a chunked folder's chunks a level at a time, once the sizes
+   * their digests declare fit in memory.
+   */
+  public Manifest manifestOf(TreeObject top) throws IOException {
+    return VersionPath.whole(this::fetchObjects, top);
+  }
+
+  /** GET of one tree object (a manifest or a chunk index), verified against its digest before it is parsed. */
+  public TreeObject fetchObject(Digest digest) throws IOException {
+    return fetchObject(digest.hex(), digest.size());
   }
 
   /** {@code size} -1: unknown (a root named by its hash alone), so bounded by the largest a manifest may be. */
-  private Manifest fetchManifest(String hex, long size) throws IOException {
+  private TreeObject fetchObject(String hex, long size) throws IOException {
     String key = CasLayout.keyIn(layout.space(CasLayout.TREES), new Digest(hex, Math.max(size, 0)));
     String what = "Cannot read manifest sha256:" + hex + ": ";
     if (size > Manifest.MAX_BYTES) {
@@ -138,7 +166,7 @@ public final class CasRemote {
           + "); push the version again to repair it");
     }
     try {
-      return Manifest.decode(data);
+      return TreeObject.decode(data);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(what + e.getMessage(), e);
     }
@@ -164,15 +192,29 @@ public final class CasRemote {
     }
   }
 
-  /** The manifests of these digests, each fetched once and verified, {@link #inFlight()} at a time. */
+  /** The whole manifests of these folders, each fetched once and verified, {@link #inFlight()} at a time. */
   public Map<Digest, Manifest> fetchManifests(Collection<Digest> digests) throws IOException {
     Map<Digest, Manifest> fetched = new ConcurrentHashMap<>();
     InFlight.all(new HashSet<>(digests), inFlight, digest -> fetched.put(digest, fetchManifest(digest)));
     return fetched;
   }
 
+  /** The tree objects of these digests (top objects only, for folders), each fetched once and verified. */
+  public Map<Digest, TreeObject> fetchObjects(Collection<Digest> digests) throws IOException {
+    Map<Digest, TreeObject> fetched = new ConcurrentHashMap<>();
+    InFlight.all(new HashSet<>(digests), inFlight, digest -> fetched.put(digest, fetchObject(digest)));
+    return fetched;
+  }
+
+  /** Writes every object of a folder, children first, so that its top is written last. */
   public void putManifest(Manifest manifest) throws IOException {
-    store.put(layout.treeKey(manifest.digest()), manifest.encoded());
+    for (TreeObject object : manifest.objects()) {
+      putObject(object);
+    }
+  }
+
+  public void putObject(TreeObject object) throws IOException {
+    store.put(layout.treeKey(object.digest()), object.encoded());
   }
 
   /** The gc generation: changes whenever a gc deleted something, which invalidates local indexes. */

@@ -2,8 +2,7 @@ package dev.quarry.core.sync.remote;
 
 import dev.quarry.core.sync.cas.CasLayout;
 import dev.quarry.core.sync.cas.Digest;
-import dev.quarry.core.sync.cas.Manifest;
-import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.local.LocalTree;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -17,13 +16,14 @@ import java.util.Set;
  * What the remote lacks of a local tree. Walks the local tree top-down, one level at a time: a folder whose manifest
  * is known complete (from the remote version, the local index, or found present) is skipped with its whole subtree;
  * the others' manifests are looked up together, and the files of missing folders are looked up in one batch at the
- * end. So the cost follows what changed, not what exists.
+ * end. So the cost follows what changed, not what exists. A chunked folder is walked the same way, object by object:
+ * its index, then the chunks and indexes under it that are not known complete (those of the remote version are).
  *
- * @param missingTrees manifests to upload (a push orders them children first)
+ * @param missingTrees manifests, chunks and indexes to upload (a push orders them children first)
  * @param missingBlobs file contents to upload
  * @param lookups how each lookup was done, in order
  */
-public record MissingObjects(List<Manifest> missingTrees, Set<Digest> missingBlobs,
+public record MissingObjects(List<TreeObject> missingTrees, Set<Digest> missingBlobs,
     List<Lookup> lookups) {
 
   /** One presence lookup: which space, how many digests, and the strategy. */
@@ -38,16 +38,17 @@ public record MissingObjects(List<Manifest> missingTrees, Set<Digest> missingBlo
       Set<Digest> trustedBlobs, boolean forUpload) throws IOException {
     PresenceCheck presence = remote.presence();
     CasLayout layout = remote.layout();
-    List<Manifest> missingTrees = new ArrayList<>();
+    Map<Digest, TreeObject> objects = TreeObject.byDigest(local.manifests().values());
+    List<TreeObject> missingTrees = new ArrayList<>();
     List<Lookup> lookups = new ArrayList<>();
     Set<Digest> unknownBlobs = new HashSet<>();
     Set<Digest> frontier = Set.of(local.root());
     Set<Digest> visited = new HashSet<>();
     while (!frontier.isEmpty()) {
-      Map<Digest, Manifest> unknown = new LinkedHashMap<>();
+      Map<Digest, TreeObject> unknown = new LinkedHashMap<>();
       for (Digest tree : frontier) {
         if (visited.add(tree) && !trustedTrees.contains(tree) && !index.isComplete(tree)) {
-          unknown.put(tree, local.manifests().get(tree));
+          unknown.put(tree, objects.get(tree));
         }
       }
       if (unknown.isEmpty()) {
@@ -56,18 +57,17 @@ public record MissingObjects(List<Manifest> missingTrees, Set<Digest> missingBlo
       PresenceCheck.Outcome found = presence.check(layout.space(CasLayout.TREES), unknown.keySet());
       lookups.add(new Lookup(CasLayout.TREES, unknown.size(), found.strategy()));
       index.addComplete(found.present());
-      List<Manifest> absent = new ArrayList<>();
+      List<TreeObject> absent = new ArrayList<>();
       Set<Digest> next = new HashSet<>();
-      for (Manifest manifest : unknown.values()) {
-        if (found.present().contains(manifest.digest())) {
+      for (TreeObject object : unknown.values()) {
+        if (found.present().contains(object.digest())) {
           continue;
         }
-        absent.add(manifest);
-        for (TreeEntry entry : manifest.entries()) {
-          if (entry.isDirectory()) {
-            next.add(entry.digest());
-          } else if (entry.isFile() && !entry.digest().isEmpty() && !trustedBlobs.contains(entry.digest())) {
-            unknownBlobs.add(entry.digest());
+        absent.add(object);
+        next.addAll(object.trees());
+        for (Digest blob : object.blobs()) {
+          if (!blob.isEmpty() && !trustedBlobs.contains(blob)) {
+            unknownBlobs.add(blob);
           }
         }
       }
@@ -84,7 +84,7 @@ public record MissingObjects(List<Manifest> missingTrees, Set<Digest> missingBlo
   }
 
   public long missingBytes() {
-    long trees = missingTrees.stream().mapToLong(Manifest::encodedLength).sum();
+    long trees = missingTrees.stream().mapToLong(TreeObject::encodedLength).sum();
     return trees + missingBlobs.stream().mapToLong(Digest::size).sum();
   }
 

@@ -4,10 +4,10 @@ import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.EntryType;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
@@ -21,7 +21,8 @@ import java.util.TreeMap;
 /**
  * What changed between two trees (two versions, or a version and a scanned folder), by walking both together and
  * reading a manifest only where the two differ: a folder whose digest is the same on both sides is never opened, so
- * one changed file costs one manifest per folder on its path and side. A file deleted at one path and added with the
+ * one changed file costs one manifest per folder on its path and side (and in a chunked folder, its index and the
+ * chunks that differ: {@link DifferentChunks}). A file deleted at one path and added with the
  * same content at another is a rename. Every path walked is counted (folders too: a "bomb" of empty folders that
  * name one child twice on each level has no changes but 2^depth paths), and a diff that walks more paths than the
  * JVM can hold is refused before it runs out of memory.
@@ -39,20 +40,19 @@ public final class TreeDiff {
    */
   public record Change(Kind kind, String path, String from, String type, Digest before, Digest after, long size) {}
 
-  /** The manifests of one side, by digest: fetched from a remote, or looked up in a scanned tree. */
+  /** The tree objects of one side, by digest: fetched from a remote, or looked up in a scanned tree. */
   @FunctionalInterface
-  public interface Trees {
-    Map<Digest, Manifest> fetch(Collection<Digest> digests) throws IOException;
-
+  public interface Trees extends DifferentChunks.Objects {
     static Trees of(CasRemote remote) {
-      return remote::fetchManifests;
+      return remote::fetchObjects;
     }
 
     static Trees of(Map<Digest, Manifest> scanned) {
+      Map<Digest, TreeObject> objects = TreeObject.byDigest(scanned.values());
       return digests -> {
-        Map<Digest, Manifest> found = new HashMap<>();
+        Map<Digest, TreeObject> found = new HashMap<>();
         for (Digest digest : digests) {
-          found.put(digest, Objects.requireNonNull(scanned.get(digest), "a scanned tree lacks its own manifest"));
+          found.put(digest, Objects.requireNonNull(objects.get(digest), "a scanned tree lacks its own manifest"));
         }
         return found;
       };
@@ -66,7 +66,7 @@ public final class TreeDiff {
     }
   }
 
-  private record Pair(String path, Manifest before, Manifest after) {}
+  private record Pair(String path, TreeObject before, TreeObject after) {}
 
   private record Pending(String path, Digest before, Digest after) {}
 
@@ -83,12 +83,13 @@ public final class TreeDiff {
     this.maxPaths = maxPaths;
   }
 
-  public static Result compare(Trees before, Manifest beforeRoot, Trees after, Manifest afterRoot)
+  /** {@code beforeRoot}, {@code afterRoot}: the top objects of the two roots ({@link CasRemote#resolveRoot}). */
+  public static Result compare(Trees before, TreeObject beforeRoot, Trees after, TreeObject afterRoot)
       throws IOException {
     return compare(before, beforeRoot, after, afterRoot, Runtime.getRuntime().maxMemory() / BYTES_PER_PATH);
   }
 
-  static Result compare(Trees before, Manifest beforeRoot, Trees after, Manifest afterRoot, long maxPaths)
+  static Result compare(Trees before, TreeObject beforeRoot, Trees after, TreeObject afterRoot, long maxPaths)
       throws IOException {
     TreeDiff diff = new TreeDiff(before, after, maxPaths);
     List<Pair> level = beforeRoot.digest().equals(afterRoot.digest()) ? List.of()
@@ -103,17 +104,15 @@ public final class TreeDiff {
     return new Result(diff.withRenames(), diff.manifestsRead);
   }
 
-  private void compareFolder(Pair pair, List<Pending> next) {
+  private void compareFolder(Pair pair, List<Pending> next) throws IOException {
+    DifferentChunks differing = DifferentChunks.of(beforeTrees, pair.before(), afterTrees, pair.after());
+    manifestsRead += differing.read();
     Map<String, TreeEntry> before = new TreeMap<>();
-    if (pair.before() != null) {
-      pair.before().entries().forEach(entry -> before.put(entry.name(), entry));
-    }
+    differing.before().forEach(entry -> before.put(entry.name(), entry));
     Set<String> seen = new HashSet<>();
-    if (pair.after() != null) {
-      for (TreeEntry entry : pair.after().entries()) {
-        seen.add(entry.name());
-        compareEntry(TreeEntry.childPath(pair.path(), entry.name()), before.get(entry.name()), entry, next);
-      }
+    for (TreeEntry entry : differing.after()) {
+      seen.add(entry.name());
+      compareEntry(TreeEntry.childPath(pair.path(), entry.name()), before.get(entry.name()), entry, next);
     }
     for (TreeEntry entry : before.values()) {
       if (!seen.contains(entry.name())) {
@@ -162,9 +161,9 @@ public final class TreeDiff {
     if (pending.isEmpty()) {
       return List.of();
     }
-    Map<Digest, Manifest> before = beforeTrees.fetch(pending.stream().map(Pending::before)
+    Map<Digest, TreeObject> before = beforeTrees.fetch(pending.stream().map(Pending::before)
         .filter(Objects::nonNull).distinct().toList());
-    Map<Digest, Manifest> after = afterTrees.fetch(pending.stream().map(Pending::after)
+    Map<Digest, TreeObject> after = afterTrees.fetch(pending.stream().map(Pending::after)
         .filter(Objects::nonNull).distinct().toList());
     manifestsRead += before.size() + after.size();
     List<Pair> level = new ArrayList<>(pending.size());

@@ -4,6 +4,7 @@ import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.EntryType;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.local.LocalDirectory;
 import dev.quarry.core.sync.local.LocalPaths;
 import java.io.IOException;
@@ -18,7 +19,8 @@ import java.util.Set;
 
 /**
  * Compares a remote version with the local folder by walking both trees together, fetching a remote manifest only
- * where the two differ: one changed file costs one GET per folder on its path. What it reads is complete on the
+ * where the two differ: one changed file costs one GET per folder on its path (and in a chunked folder, one per
+ * index on the way to the chunk that differs: {@link DifferentChunks}). What it reads is complete on the
  * remote by the push order, so every digest it sees is trusted present. On the way it names what differs: paths
  * added, modified and deleted in the folder since the version (a folder the folder lacks whole is one path ending in
  * '/', as listing its files would cost reads the comparison does not need).
@@ -34,7 +36,7 @@ public final class VersionDiff {
   private final List<String> deleted = new ArrayList<>();
 
   /** {@code prefix}: the folder's path from the top with a trailing '/', or "" at the top. */
-  private record Pair(Manifest remote, LocalDirectory local, String prefix) {}
+  private record Pair(TreeObject remote, LocalDirectory local, String prefix) {}
 
   /** A folder on both sides whose remote manifest is still to be read. */
   private record Pending(Digest remote, LocalDirectory local, String prefix) {}
@@ -42,29 +44,34 @@ public final class VersionDiff {
   private VersionDiff() {}
 
   /** Walks {@code remoteRoot} against {@code local}; {@code local} null means nothing is local. */
-  public static VersionDiff compare(CasRemote remote, Manifest remoteRoot, LocalDirectory local) throws IOException {
+  public static VersionDiff compare(CasRemote remote, TreeObject remoteRoot, LocalDirectory local)
+      throws IOException {
     VersionDiff diff = new VersionDiff();
     diff.trustedTrees.add(remoteRoot.digest());
     List<Pair> level = List.of(new Pair(remoteRoot, local, ""));
     while (!level.isEmpty()) {
       List<Pending> toFetch = new ArrayList<>();
       for (Pair pair : level) {
-        diff.compareFolder(pair, toFetch);
+        diff.compareFolder(remote, pair, toFetch);
       }
-      Map<Digest, Manifest> fetched = remote.fetchManifests(toFetch.stream().map(Pending::remote).toList());
+      Map<Digest, TreeObject> fetched = remote.fetchObjects(toFetch.stream().map(Pending::remote).toList());
       diff.manifestsRead += fetched.size();
       level = toFetch.stream().map(next -> new Pair(fetched.get(next.remote()), next.local(), next.prefix())).toList();
     }
     return diff;
   }
 
-  private void compareFolder(Pair pair, List<Pending> toFetch) {
+  /** Compares the entries that can differ: those of the chunks one side lacks, when the folder is chunked. */
+  private void compareFolder(CasRemote remote, Pair pair, List<Pending> toFetch) throws IOException {
+    Manifest folder = pair.local() != null ? pair.local().manifest() : null;
+    DifferentChunks differing = DifferentChunks.of(remote::fetchObjects, pair.remote(),
+        folder != null ? DifferentChunks.Objects.of(folder) : null, folder != null ? folder.top() : null);
+    manifestsRead += differing.read();
+    trustedTrees.addAll(differing.beforeNamed());
     Map<String, TreeEntry> localEntries = new HashMap<>();
-    if (pair.local() != null) {
-      pair.local().manifest().entries().forEach(entry -> localEntries.put(entry.name(), entry));
-    }
+    differing.after().forEach(entry -> localEntries.put(entry.name(), entry));
     String prefix = pair.prefix();
-    for (TreeEntry entry : pair.remote().entries()) {
+    for (TreeEntry entry : differing.before()) {
       TreeEntry mine = localEntries.remove(entry.name());
       String path = TreeEntry.requirePathLength(prefix + entry.name());
       switch (entry.type()) {

@@ -3,6 +3,7 @@ package dev.quarry.core.sync.remote;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -33,22 +34,24 @@ public final class VersionListing {
 
   private VersionListing() {}
 
-  public static Result list(CasRemote remote, Manifest root, String version, String path, boolean recursive)
+  public static Result list(CasRemote remote, TreeObject root, String version, String path, boolean recursive)
       throws IOException {
     VersionPath found = VersionPath.find(remote, root, version, path);
     if (!found.isFolder()) {
       return new Result(List.of(Item.of(found.path(), found.entry())), found.manifestsRead());
     }
     long maxItems = Runtime.getRuntime().maxMemory() / BYTES_PER_ENTRY;
-    long declared = recursive ? found.manifest().files() : found.manifest().entries().size();
+    long declared = recursive ? found.folder().files()
+        : found.folder().isIndex() ? found.folder().index().entries() : found.folder().leaf().entries().size();
     if (declared > maxItems) {
       throw new IllegalArgumentException("Cannot list " + TreeEntry.printable(path) + " in " + version + ": it"
           + " declares " + declared + " files, more than this JVM can hold (at most " + maxItems + "; list a folder"
           + " of it, or give the JVM more memory)");
     }
     List<Item> items = new ArrayList<>();
-    long read = found.manifestsRead();
-    List<Map.Entry<String, Manifest>> level = List.of(Map.entry(found.path(), found.manifest()));
+    Manifest whole = remote.manifestOf(found.folder());
+    long read = found.manifestsRead() + whole.objects().size() - 1;
+    List<Map.Entry<String, Manifest>> level = List.of(Map.entry(found.path(), whole));
     while (!level.isEmpty()) {
       List<Map.Entry<String, TreeEntry>> folders = new ArrayList<>();
       for (Map.Entry<String, Manifest> folder : level) {
@@ -66,11 +69,11 @@ public final class VersionListing {
       }
       Map<Digest, Manifest> fetched =
           remote.fetchManifests(folders.stream().map(folder -> folder.getValue().digest()).toList());
-      read += fetched.size();
+      read += fetched.values().stream().mapToLong(manifest -> manifest.objects().size()).sum();
       List<Map.Entry<String, Manifest>> next = new ArrayList<>();
       for (Map.Entry<String, TreeEntry> folder : folders) {
         Manifest manifest = fetched.get(folder.getValue().digest());
-        VersionPath.requireAsDeclared(version, folder.getKey(), folder.getValue(), manifest);
+        VersionPath.requireAsDeclared(version, folder.getKey(), folder.getValue(), manifest.top());
         next.add(Map.entry(folder.getKey(), manifest));
       }
       level = next;

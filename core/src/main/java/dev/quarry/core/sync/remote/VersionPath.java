@@ -1,25 +1,35 @@
 package dev.quarry.core.sync.remote;
 
+import dev.quarry.core.store.KeyOrder;
 import dev.quarry.core.sync.SyncSession;
+import dev.quarry.core.sync.cas.ChunkIndex;
+import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
+import dev.quarry.core.sync.cas.TreeObject;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * A path inside a version, found by reading only the manifests of the folders on the way: a path at depth d costs d
- * manifest GETs (d + 1 for a folder, whose own manifest is read too), whatever the version's size. Every folder's
- * manifest must hold the files and bytes its parent declares for it, as in a pull.
+ * manifest GETs, whatever the version's size, plus, in a chunked folder, one per index level to the one chunk whose
+ * range holds the name (and a folder's whole manifest when the path is a folder). Every folder's manifest must hold
+ * the files and bytes its parent declares for it, as in a pull, and every chunk what its index declares.
  *
  * @param path the path as normalized: components joined by '/', "" for the root
  * @param entry the path's entry in its parent's manifest; null for the root
- * @param manifest the folder's manifest when the path is a folder, else null
- * @param manifestsRead manifests fetched to find it (the root's not counted)
+ * @param folder the top object of the folder's manifest when the path is a folder (for a chunked folder, its index;
+ *     {@link CasRemote#manifestOf} reads the rest), else null
+ * @param manifestsRead manifests, chunks and indexes fetched to find it (the root's top not counted)
  */
-public record VersionPath(String path, TreeEntry entry, Manifest manifest, int manifestsRead) {
+public record VersionPath(String path, TreeEntry entry, TreeObject folder, int manifestsRead) {
   public boolean isFolder() {
-    return manifest != null;
+    return folder != null;
   }
 
   /** The last component of the path; "" for the root. */
@@ -28,11 +38,12 @@ public record VersionPath(String path, TreeEntry entry, Manifest manifest, int m
   }
 
   /** Finds {@code path} ("" or "/" for the root; leading and trailing '/' ignored) under {@code root}. */
-  public static VersionPath find(CasRemote remote, Manifest root, String version, String path) throws IOException {
+  public static VersionPath find(CasRemote remote, TreeObject root, String version, String path)
+      throws IOException {
     List<String> components = components(path);
-    Manifest folder = root;
+    TreeObject folder = root;
     TreeEntry entry = null;
-    int read = 0;
+    int[] read = {0};
     StringBuilder walked = new StringBuilder();
     for (int i = 0; i < components.size(); i++) {
       String name = components.get(i);
@@ -40,7 +51,7 @@ public record VersionPath(String path, TreeEntry entry, Manifest manifest, int m
         throw new IllegalArgumentException("Cannot find " + TreeEntry.printable(path) + " in " + version + ": "
             + TreeEntry.printable(walked.toString()) + " is a " + kind(entry) + ", not a folder");
       }
-      entry = lookup(folder, name);
+      entry = lookup(remote, folder, name, read);
       walked.append(walked.isEmpty() ? "" : "/").append(name);
       if (entry == null) {
         throw new MissingObjectException("Cannot find " + TreeEntry.printable(path) + " in " + version + ": "
@@ -48,16 +59,87 @@ public record VersionPath(String path, TreeEntry entry, Manifest manifest, int m
       }
       folder = null;
       if (entry.isDirectory()) {
-        folder = remote.fetchManifest(entry.digest());
-        read++;
+        folder = remote.fetchObject(entry.digest());
+        read[0]++;
         requireAsDeclared(version, walked.toString(), entry, folder);
       }
     }
-    return new VersionPath(String.join("/", components), entry, folder, read);
+    return new VersionPath(String.join("/", components), entry, folder, read[0]);
+  }
+
+  /** Entries of a folder found by name, and the chunks and indexes read to find them. */
+  public record Named(List<TreeEntry> entries, int read) {}
+
+  /**
+   * The whole folder whose top object this is: reads a chunked folder's chunks a level at a time, once the sizes
+   * their digests declare fit in memory.
+   */
+  public static Manifest whole(DifferentChunks.Objects trees, TreeObject top) throws IOException {
+    if (!top.isIndex()) {
+      return top.leaf();
+    }
+    Map<Digest, TreeObject> parts = new HashMap<>();
+    List<Digest> level = top.index().chunks().stream().map(ChunkIndex.Chunk::digest).toList();
+    long maxLevelBytes = Runtime.getRuntime().maxMemory() / 8;
+    for (int height = top.index().height(); height >= 1 && !level.isEmpty(); height--) {
+      long declared = level.stream().mapToLong(Digest::size).reduce(0, (a, b) -> a + b < a ? Long.MAX_VALUE : a + b);
+      if (declared > maxLevelBytes) {
+        throw new IllegalArgumentException("Cannot read folder " + top.digest().text() + ": its chunks declare "
+            + declared + " bytes, more than this JVM can read at once (at most " + maxLevelBytes + ")");
+      }
+      Map<Digest, TreeObject> fetched = trees.fetch(level);
+      parts.putAll(fetched);
+      level = height == 1 ? List.of() : fetched.values().stream().filter(TreeObject::isIndex)
+          .flatMap(index -> index.index().chunks().stream().map(ChunkIndex.Chunk::digest)).toList();
+    }
+    return Manifest.assemble(top.index(), parts);
+  }
+
+  /**
+   * The entries of these names in a folder (those it has), reading in a chunked folder only the chunks whose ranges
+   * hold them, each once and checked against its index.
+   */
+  public static Named named(DifferentChunks.Objects trees, TreeObject folder, Set<String> names)
+      throws IOException {
+    record Node(TreeObject object, String end, List<String> names) {}
+    List<Node> level = List.of(new Node(folder, null, names.stream().sorted(KeyOrder.UTF8_BINARY).toList()));
+    List<TreeEntry> found = new ArrayList<>();
+    int read = 0;
+    while (!level.isEmpty()) {
+      List<Node> next = new ArrayList<>();
+      Map<Digest, TreeObject> fetched = trees.fetch(level.stream().filter(node -> node.object().isIndex())
+          .flatMap(node -> node.names().stream().map(name -> node.object().index().chunkOf(name))
+              .filter(place -> place >= 0).map(place -> node.object().index().chunks().get(place).digest()))
+          .toList());
+      read += fetched.size();
+      for (Node node : level) {
+        if (!node.object().isIndex()) {
+          Set<String> wanted = Set.copyOf(node.names());
+          node.object().leaf().entries().stream().filter(entry -> wanted.contains(entry.name())).forEach(found::add);
+          continue;
+        }
+        ChunkIndex index = node.object().index();
+        Map<Integer, List<String>> byChunk = new TreeMap<>();
+        for (String name : node.names()) {
+          int place = index.chunkOf(name);
+          if (place >= 0) {
+            byChunk.computeIfAbsent(place, p -> new ArrayList<>()).add(name);
+          }
+        }
+        for (Map.Entry<Integer, List<String>> chunk : byChunk.entrySet()) {
+          TreeObject object = fetched.get(index.chunks().get(chunk.getKey()).digest());
+          String end = index.endOf(chunk.getKey(), node.end());
+          index.requireChild(chunk.getKey(), object, end);
+          next.add(new Node(object, end, chunk.getValue()));
+        }
+      }
+      level = next;
+    }
+    return new Named(found, read);
   }
 
   /** Refuses a folder's manifest that holds other totals than its parent's entry declares. */
-  static void requireAsDeclared(String version, String path, TreeEntry entry, Manifest manifest) {
+  static void requireAsDeclared(String version, String path, TreeEntry entry, TreeObject manifest) {
     if (manifest.files() != entry.files() || manifest.bytes() != entry.bytes()) {
       throw new IllegalArgumentException("Cannot read " + TreeEntry.printable(version) + ": folder "
           + TreeEntry.printable(path) + " declares " + entry.files() + " files and " + entry.bytes()
@@ -86,14 +168,11 @@ public record VersionPath(String path, TreeEntry entry, Manifest manifest, int m
     return components;
   }
 
-  /** The entry of this name in a folder's manifest, or null. */
-  private static TreeEntry lookup(Manifest folder, String name) {
-    for (TreeEntry entry : folder.entries()) {
-      if (entry.name().equals(name)) {
-        return entry;
-      }
-    }
-    return null;
+  /** The entry of this name in a folder, or null ({@link #named}); {@code read[0]} counts the objects read. */
+  private static TreeEntry lookup(CasRemote remote, TreeObject folder, String name, int[] read) throws IOException {
+    Named found = named(remote::fetchObjects, folder, Set.of(name));
+    read[0] += found.read();
+    return found.entries().isEmpty() ? null : found.entries().getFirst();
   }
 
   private static String kind(TreeEntry entry) {

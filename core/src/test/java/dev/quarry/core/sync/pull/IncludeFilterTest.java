@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class IncludeFilterTest {
@@ -30,6 +31,21 @@ class IncludeFilterTest {
     assertThat(new IncludeFilter(List.of("*/x.jpg")).mayContain("a")).isTrue();
     assertThat(new IncludeFilter(List.of("*/x.jpg")).mayContain("a/b")).isFalse();
     assertThat(new IncludeFilter(List.of()).selectsEverything()).isTrue();
+  }
+
+  @Test
+  void namesUnderAFolderAreKnownOnlyWhenEveryPatternFixesThem() {
+    IncludeFilter fixed = new IncludeFilter(List.of("img-05000.jpg", "labels/val/a.json", "labels/train.json"));
+    assertThat(fixed.namesUnder("")).contains(Set.of("img-05000.jpg", "labels"));
+    assertThat(fixed.namesUnder("labels")).contains(Set.of("val", "train.json"));
+    assertThat(fixed.namesUnder("labels/val")).contains(Set.of("a.json"));
+    assertThat(fixed.namesUnder("other")).contains(Set.of());
+    IncludeFilter open = new IncludeFilter(List.of("labels/*.json", "img-05000.jpg"));
+    assertThat(open.namesUnder("")).contains(Set.of("labels", "img-05000.jpg"));
+    assertThat(open.namesUnder("labels")).isEmpty();
+    assertThat(new IncludeFilter(List.of("**/a.jpg")).namesUnder("")).isEmpty();
+    assertThat(new IncludeFilter(List.of("*")).namesUnder("x")).isEmpty();
+    assertThat(new IncludeFilter(List.of()).namesUnder("")).isEmpty();
   }
 
   @Test

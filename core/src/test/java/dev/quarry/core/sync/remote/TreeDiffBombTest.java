@@ -28,7 +28,7 @@ class TreeDiffBombTest {
       Manifest empty = Manifest.of(List.of());
       Manifest bomb = level;
 
-      assertThatThrownBy(() -> TreeDiff.compare(TreeDiff.Trees.of(remote), empty, TreeDiff.Trees.of(remote), bomb,
+      assertThatThrownBy(() -> TreeDiff.compare(TreeDiff.Trees.of(remote), empty.top(), TreeDiff.Trees.of(remote), bomb.top(),
           1000)).hasMessage("Cannot diff: it walks more than 1000 paths, more than this JVM can hold (diff a folder"
               + " of it, or give the JVM more memory)");
     }

@@ -1,0 +1,183 @@
+package dev.quarry.core.sync.cas;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Chunked folders (docs/formats.md, "Chunked folders"): what one change costs, and what decoding refuses. */
+class ChunkedManifestTest {
+  private static final Digest CONTENT = Digest.of("x".getBytes(StandardCharsets.UTF_8));
+
+  @Test
+  void oneChangeInAFolderOf200000EntriesWritesOneChunkAndTheIndex() {
+    List<TreeEntry> entries = files(200_000);
+    Manifest before = Manifest.of(entries);
+    entries.set(123_456, TreeEntry.file(entries.get(123_456).name(), 0644, Digest.of(new byte[] {1})));
+    Manifest after = Manifest.of(entries);
+
+    long whole = before.objects().stream().filter(object -> !object.isIndex())
+        .mapToLong(TreeObject::encodedLength).sum();
+    List<TreeObject> written = newObjects(before, after);
+    long writtenBytes = written.stream().mapToLong(TreeObject::encodedLength).sum();
+    assertThat(before.isChunked()).isTrue();
+    assertThat(written).as("objects a push of the change uploads").hasSize(2);
+    assertThat(writtenBytes).as("bytes a push of the change uploads, of %d", whole).isLessThan(600_000);
+    assertThat(after.entries()).isEqualTo(entries);
+    assertThat(after.files()).isEqualTo(200_000);
+  }
+
+  @Test
+  void anInsertOrADeleteWritesAtMostTwoChunksAndTheIndex() {
+    List<TreeEntry> entries = files(50_000);
+    Manifest before = Manifest.of(entries);
+    List<TreeEntry> inserted = new ArrayList<>(entries);
+    inserted.add(TreeEntry.file("f0025000-new", 0644, CONTENT));
+    assertThat(newObjects(before, Manifest.of(inserted)).size()).isBetween(2, 3);
+    List<TreeEntry> deleted = new ArrayList<>(entries);
+    deleted.remove(40_000);
+    assertThat(newObjects(before, Manifest.of(deleted)).size()).isBetween(2, 3);
+  }
+
+  @Test
+  void aFolderOfUpTo4096EntriesKeepsItsOneFormat1Manifest() {
+    Manifest small = Manifest.of(files(Chunking.MAX_ITEMS));
+    assertThat(small.isChunked()).isFalse();
+    assertThat(small.objects()).hasSize(1);
+    assertThat(new String(small.encoded(), StandardCharsets.UTF_8)).startsWith("{\"format\":\"quarry-tree/1\"");
+    assertThat(Manifest.of(files(Chunking.MAX_ITEMS + 1)).isChunked()).isTrue();
+  }
+
+  @Test
+  void aChunkedFolderIsAssembledBackFromItsObjects() {
+    Manifest folder = Manifest.of(files(20_000));
+    Map<Digest, TreeObject> parts = new HashMap<>();
+    folder.objects().forEach(object -> parts.put(object.digest(), object));
+    ChunkIndex top = TreeObject.decode(folder.encoded()).index();
+    for (TreeObject object : folder.objects()) {
+      TreeObject decoded = TreeObject.decode(object.encoded());
+      assertThat(decoded.digest()).isEqualTo(object.digest());
+      assertThat(decoded.isIndex()).isEqualTo(object.isIndex());
+      assertThat(decoded.trees()).isEqualTo(object.trees());
+    }
+    Manifest assembled = Manifest.assemble(top, parts);
+    assertThat(assembled.entries()).isEqualTo(folder.entries());
+    assertThat(assembled.digest()).isEqualTo(folder.digest());
+  }
+
+  @Test
+  void anIndexOfHeightTwoIsReadThroughItsLevels() {
+    Manifest left = Manifest.of(List.of(TreeEntry.file("a", 0644, CONTENT), TreeEntry.file("b", 0644, CONTENT)));
+    Manifest right = Manifest.of(List.of(TreeEntry.file("c", 0644, CONTENT)));
+    ChunkIndex lower1 = ChunkIndex.of(1, List.of(chunk("a", left)));
+    ChunkIndex lower2 = ChunkIndex.of(1, List.of(chunk("c", right)));
+    ChunkIndex top = ChunkIndex.of(2, List.of(chunk("a", lower1), chunk("c", lower2)));
+    Map<Digest, TreeObject> parts = objects(TreeObject.of(left), TreeObject.of(right), TreeObject.of(lower1),
+        TreeObject.of(lower2));
+    assertThat(Manifest.assemble(top, parts).entries()).extracting(TreeEntry::name).containsExactly("a", "b", "c");
+
+    ChunkIndex leafUnderTwo = ChunkIndex.of(2, List.of(chunk("a", left)));
+    assertThatThrownBy(() -> Manifest.assemble(leafUnderTwo, parts))
+        .hasMessageEndingWith("must be a chunk index of height 1");
+  }
+
+  @Test
+  void hostileIndexesAreRefused() {
+    Manifest ab = Manifest.of(List.of(TreeEntry.file("a", 0644, CONTENT), TreeEntry.file("b", 0644, CONTENT)));
+    Manifest bc = Manifest.of(List.of(TreeEntry.file("b", 0644, CONTENT), TreeEntry.file("c", 0644, CONTENT)));
+    Map<Digest, TreeObject> parts = objects(TreeObject.of(ab), TreeObject.of(bc));
+    String digest = ab.digest().hex();
+
+    assertThatThrownBy(() -> TreeObject.decode(bytes("{\"format\":\"quarry-tree-index/2\",\"height\":1,\"chunks\":[]}")))
+        .hasMessage("Invalid tree manifest format: quarry-tree-index/2 (must be quarry-tree/1 or quarry-tree-index/1;"
+            + " a newer Quarry wrote it?)");
+    assertThatThrownBy(() -> ChunkIndex.decode(index(0, chunkJson("a", ab, 2))))
+        .hasMessage("Invalid chunk index: height 0 (must be 1 to 4)");
+    assertThatThrownBy(() -> ChunkIndex.decode(index(5, chunkJson("a", ab, 2))))
+        .hasMessage("Invalid chunk index: height 5 (must be 1 to 4)");
+    assertThatThrownBy(() -> ChunkIndex.decode(index(1)))
+        .hasMessage("Invalid chunk index: it lists no chunks");
+    assertThatThrownBy(() -> ChunkIndex.decode(index(1, chunkJson("b", ab, 2), chunkJson("a", bc, 2))))
+        .hasMessage("Invalid chunk index: chunk 1 starts at a, not after the chunk before it");
+    assertThatThrownBy(() -> ChunkIndex.decode(index(1, chunkJson("a", ab, 2), chunkJson("a", bc, 2))))
+        .hasMessage("Invalid chunk index: chunk 1 starts at a, not after the chunk before it");
+    assertThatThrownBy(() -> ChunkIndex.decode(index(1, chunkJson("a", ab, 5000))))
+        .hasMessageStartingWith("Invalid chunk index: chunk 0 declares 5000 entries (must be 1 to 4096");
+    assertThatThrownBy(() -> ChunkIndex.decode(index(1, chunkJson("a/b", ab, 2))))
+        .hasMessageStartingWith("Invalid entry name: a/b");
+    assertThatThrownBy(() -> ChunkIndex.decode(bytes(new String(index(1, chunkJson("a", ab, 2)),
+        StandardCharsets.UTF_8).replace(",\"height\"", ", \"height\"")))).hasMessageStartingWith(
+            "Invalid chunk index: not canonical");
+    assertThatThrownBy(() -> ChunkIndex.decode(bytes(new String(index(1, chunkJson("a", ab, 2)),
+        StandardCharsets.UTF_8).replace("\"bytes\":2}", "\"bytes\":2,\"more\":1}"))))
+        .hasMessage("Invalid chunk index: unknown field more");
+    String huge = "{\"first\":\"%s\",\"sha256\":\"" + digest + "\",\"size\":1,\"entries\":1,\"files\":1,\"bytes\":"
+        + Long.MAX_VALUE + "}";
+    assertThatThrownBy(() -> ChunkIndex.decode(index(1, huge.formatted("a"), huge.formatted("b"))))
+        .hasMessage("Invalid chunk index: its totals overflow");
+
+    ChunkIndex overlapping = ChunkIndex.of(1, List.of(chunk("a", ab), chunk("b", bc)));
+    assertThatThrownBy(() -> Manifest.assemble(overlapping, parts))
+        .hasMessageEndingWith("overlaps the next chunk: its entry b is not before b");
+    ChunkIndex lyingFirst = ChunkIndex.of(1, List.of(new ChunkIndex.Chunk("0", ab.digest(), 2, 2, 2)));
+    assertThatThrownBy(() -> Manifest.assemble(lyingFirst, parts))
+        .hasMessageEndingWith("starts at a, not at 0 as the index declares");
+    ChunkIndex lyingTotals = ChunkIndex.of(1, List.of(new ChunkIndex.Chunk("a", ab.digest(), 2, 2, 1000)));
+    assertThatThrownBy(() -> Manifest.assemble(lyingTotals, parts))
+        .hasMessageEndingWith("holds 2 entries, 2 files and 2 bytes, but the index declares 2, 2 and 1000");
+    ChunkIndex missing = ChunkIndex.of(1, List.of(new ChunkIndex.Chunk("a", CONTENT, 1, 1, 1)));
+    assertThatThrownBy(() -> Manifest.assemble(missing, parts))
+        .hasMessage("Invalid chunk index: its chunk sha256:" + CONTENT.hex() + " was not read");
+  }
+
+  private static List<TreeObject> newObjects(Manifest before, Manifest after) {
+    Set<Digest> old = new HashSet<>();
+    before.objects().forEach(object -> old.add(object.digest()));
+    return after.objects().stream().filter(object -> !old.contains(object.digest())).toList();
+  }
+
+  private static List<TreeEntry> files(int count) {
+    List<TreeEntry> entries = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      entries.add(TreeEntry.file(String.format("f%07d", i), 0644, CONTENT));
+    }
+    return entries;
+  }
+
+  private static ChunkIndex.Chunk chunk(String first, Manifest leaf) {
+    return new ChunkIndex.Chunk(first, leaf.digest(), leaf.entries().size(), leaf.files(), leaf.bytes());
+  }
+
+  private static ChunkIndex.Chunk chunk(String first, ChunkIndex index) {
+    return new ChunkIndex.Chunk(first, index.digest(), index.entries(), index.files(), index.bytes());
+  }
+
+  private static Map<Digest, TreeObject> objects(TreeObject... objects) {
+    Map<Digest, TreeObject> byDigest = new HashMap<>();
+    for (TreeObject object : objects) {
+      byDigest.put(object.digest(), object);
+    }
+    return byDigest;
+  }
+
+  private static String chunkJson(String first, Manifest leaf, long entries) {
+    return "{\"first\":\"" + first + "\",\"sha256\":\"" + leaf.digest().hex() + "\",\"size\":" + leaf.digest().size()
+        + ",\"entries\":" + entries + ",\"files\":2,\"bytes\":2}";
+  }
+
+  private static byte[] index(int height, String... chunks) {
+    return bytes("{\"format\":\"quarry-tree-index/1\",\"height\":" + height + ",\"chunks\":["
+        + String.join(",", chunks) + "]}");
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+}
