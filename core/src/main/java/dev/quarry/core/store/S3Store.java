@@ -20,9 +20,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.ListMultipartUploadsRequest;
 import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
-import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
-import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * One bucket of an S3-compatible server (AWS, MinIO, Ceph), through its own connection pool; see {@link S3Clients}
@@ -35,6 +33,8 @@ public final class S3Store implements ObjectStore {
   /** The largest object a single PutObject may carry. */
   private static final long MAX_PUT_BYTES = 5L << 30;
   static final String OCTET_STREAM = "application/octet-stream";
+  /** The most a listing page may take: 1000 keys of 1024 bytes, each percent-encoded three times over, and more. */
+  private static final long MAX_LISTING_BYTES = 16L << 20;
 
   private final String bucket;
   /** The connection pool, built on first request by the thread that sends it: TLS setup costs about 80 ms. */
@@ -335,21 +335,35 @@ public final class S3Store implements ObjectStore {
     }
   }
 
+  /**
+   * ListObjectsV2 over plain HTTP, as HEAD and GET: a push, a status or a pull lists a little, and building the SDK
+   * client for it cost more than their requests (about half a second of a one-file push).
+   */
   @Override
   public ListPage list(String prefix, String startAfter, int maxKeys) throws IOException {
     ObjectKeys.checkPrefix(prefix);
     ObjectKeys.checkMaxKeys(maxKeys);
-    ListObjectsV2Response response;
-    try {
-      response = client.get().listObjectsV2(b -> b.bucket(bucket).prefix(prefix).startAfter(startAfter)
-          .maxKeys(maxKeys).overrideConfiguration(o -> o.apiCallTimeout(settings.requestDeadline())));
-    } catch (ApiCallTimeoutException e) {
-      throw S3Errors.noAnswer("list", url(prefix), settings, "retries included", e);
-    } catch (SdkException e) {
-      throw failure("list", url(prefix), e);
+    Map<String, String> query = new HashMap<>();
+    query.put("list-type", "2");
+    query.put("encoding-type", "url");
+    query.put("prefix", prefix);
+    query.put("max-keys", Integer.toString(maxKeys));
+    if (startAfter != null) {
+      query.put("start-after", startAfter);
     }
-    List<ObjectInfo> objects = response.contents().stream().map(S3Store::info).toList();
-    if (!Boolean.TRUE.equals(response.isTruncated())) {
+    byte[] body;
+    S3ObjectRequests.Response response = objects.send(RequestKind.LIST, SdkHttpMethod.GET, "", query, Map.of(), null,
+        "list", url(prefix));
+    if (response.body() == null) {
+      throw new IOException("Cannot list " + url(prefix) + ": the server answered without a body");
+    }
+    try (InputStream in = new LimitedInputStream(response.body(), MAX_LISTING_BYTES,
+        "Cannot list " + url(prefix) + ": the server's answer is larger than a page may be")) {
+      body = in.readAllBytes();
+    }
+    ListObjectsXml.Page page = ListObjectsXml.parse(body, url(prefix));
+    List<ObjectInfo> objects = page.objects();
+    if (!page.truncated()) {
       return new ListPage(objects, null);
     }
     if (objects.isEmpty()) {
@@ -359,21 +373,19 @@ public final class S3Store implements ObjectStore {
     return new ListPage(objects, objects.getLast().key());
   }
 
-  private static ObjectInfo info(S3Object object) {
-    return new ObjectInfo(object.key(), object.size(), unquoted(object.eTag()), object.lastModified());
-  }
-
+  /** DeleteObject over plain HTTP: a push deletes its lease, and that alone should not build the SDK client. */
   @Override
   public void delete(String key) throws IOException {
     ObjectKeys.checkKey(key);
-    try {
-      client.get().deleteObject(b -> b.bucket(bucket).key(key)
-          .overrideConfiguration(o -> o.apiCallTimeout(settings.requestDeadline())));
-    } catch (ApiCallTimeoutException e) {
-      throw S3Errors.noAnswer("delete", url(key), settings, "retries included", e);
-    } catch (SdkException e) {
-      throw failure("delete", url(key), e);
-    }
+    objects.send(RequestKind.DELETE, SdkHttpMethod.DELETE, key, Map.of(), Map.of(), null, "delete", url(key))
+        .close();
+  }
+
+  /** Whether the SDK client was built: only multipart uploads and their listing need it. */
+  boolean sdkClientBuilt() {
+    boolean[] built = {false};
+    client.ifBuilt(c -> built[0] = true);
+    return built[0];
   }
 
   @Override
@@ -402,7 +414,7 @@ public final class S3Store implements ObjectStore {
   }
 
   /** S3 quotes etags ("\"9b2cf...\""); ObjectInfo carries them bare. */
-  private static String unquoted(String etag) {
+  static String unquoted(String etag) {
     if (etag != null && etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"")) {
       return etag.substring(1, etag.length() - 1);
     }

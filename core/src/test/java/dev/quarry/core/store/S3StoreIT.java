@@ -209,6 +209,34 @@ class S3StoreIT extends ObjectStoreContract {
   }
 
   @Test
+  void headGetPutListAndDeleteNeverBuildTheSdkClient() throws IOException {
+    S3Store s3 = (S3Store) store;
+    s3.put("plain/a", THOUSAND_BYTES);
+    s3.put("plain/b", THOUSAND_BYTES);
+
+    assertThat(s3.head("plain/a")).isPresent();
+    assertThat(read(s3.get("plain/a"))).isEqualTo(THOUSAND_BYTES);
+    assertThat(keys(s3.list("plain/", null, 1))).containsExactly("plain/a");
+    s3.delete("plain/a");
+    s3.delete("plain/never-written");
+
+    assertThat(keys(s3.list("plain/", null, 10))).containsExactly("plain/b");
+    assertThat(s3.sdkClientBuilt()).as("a sync's requests cost no SDK client (about half a second to build)")
+        .isFalse();
+  }
+
+  @Test
+  void listedKeysComeBackAsWrittenWhateverTheirCharacters() throws Exception {
+    List<String> keys = List.of("odd/a b", "odd/a+b", "odd/a%20b", "odd/a&b<c>'\"", "odd/\u00e9t\u00e9", "odd/x?y=z#w",
+        "odd/tab\tnewline\n");
+    putAll(keys);
+
+    assertThat(keys(store.list("odd/", null, 1000))).containsExactlyInAnyOrderElementsOf(keys);
+    assertThat(keys(store.list("odd/a", "odd/a b", 1000))).as("a start-after with a space")
+        .containsExactlyInAnyOrder("odd/a+b", "odd/a%20b", "odd/a&b<c>'\"");
+  }
+
+  @Test
   void failuresNameTheUrlAndWhatS3Said() throws IOException {
     try (ObjectStore missing = S3Store.open("no-such-bucket-here", settingsFor(minio))) {
       // Named as the user gave it, not by the object the request was for.

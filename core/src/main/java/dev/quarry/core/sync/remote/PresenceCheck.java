@@ -9,6 +9,7 @@ import dev.quarry.core.sync.cas.Digest;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -52,8 +53,8 @@ public final class PresenceCheck {
 
   /**
    * Like {@link #check(String, Set)}, but for a writer that may upload what is already there: when the digests the
-   * first listing page settled are a fair sample and almost none of them are present, the rest are taken as missing
-   * without a lookup. Uploading a present blob again is harmless in a content-addressed store, and for a push into a
+   * first listing page settled (with HEADs of a few more when it settled too few) are a fair sample and almost none of
+   * them are present, the rest are taken as missing without a lookup. Uploading a present blob again is harmless in a content-addressed store, and for a push into a
    * remote that lacks nearly everything, every lookup request would be wasted.
    */
   public Outcome check(String space, Set<Digest> unknown, boolean mayAssumeMissing) throws IOException {
@@ -77,10 +78,22 @@ public final class PresenceCheck {
     }
     long sampled = settled;
     long sampledPresent = sorted.subList(0, settled).stream().filter(present::contains).count();
+    String sampledBy = "the first listing page";
+    if (mayAssumeMissing && sampled < MIN_SAMPLE && rest.size() > 2 * MIN_SAMPLE) {
+      // A few new files in a big remote: the page settles too few to judge. HEADs of digests spread over the rest
+      // (uniform hashes: a stride is a fair sample) judge in one round trip what would take a HEAD each or many pages.
+      List<Digest> sample = spread(rest, (int) (MIN_SAMPLE - sampled));
+      head(space, sample, present);
+      sampled += sample.size();
+      sampledPresent += sample.stream().filter(present::contains).count();
+      Set<Digest> headed = new HashSet<>(sample);
+      rest = rest.stream().filter(digest -> !headed.contains(digest)).toList();
+      sampledBy = "the first listing page and a sample of HEADs";
+    }
     if (mayAssumeMissing && sampled >= MIN_SAMPLE && sampledPresent * 20 < sampled) {
       return new Outcome(present, new Strategy("assume-missing", String.format(Locale.ROOT, "%d objects to look up;"
-          + " the first listing page settled %d of them and found %d present, so the other %d are uploaded without"
-          + " a lookup", sorted.size(), sampled, sampledPresent, rest.size())));
+          + " %s settled %d of them and found %d present, so the other %d are uploaded without a lookup",
+          sorted.size(), sampledBy, sampled, sampledPresent, rest.size())));
     }
     double estimate = estimateSize(first);
     long pages = pagesToCover(rest, estimate);
@@ -146,6 +159,15 @@ public final class PresenceCheck {
     }
     // A page always settles at least the key it started at; guards against a store returning an empty truncated page.
     return next == from && from < to ? from + 1 : next;
+  }
+
+  /** {@code count} of the digests, evenly spaced over them. */
+  private static List<Digest> spread(List<Digest> digests, int count) {
+    List<Digest> sample = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      sample.add(digests.get((int) ((long) digests.size() * i / count)));
+    }
+    return sample;
   }
 
   /** Objects in the space, from how far into the uniformly distributed key space its first full page reaches. */

@@ -98,6 +98,42 @@ class PresenceCheckTest {
     }
   }
 
+  @Test
+  void aWriterOfFewNewBlobsInABigSpaceHeadsASampleInsteadOfListingOrHeadingThemAll() throws Exception {
+    try (FileStore store = new FileStore(root)) {
+      Random random = new Random(5);
+      List<Digest> old = randomDigests(random, 5000);
+      for (Digest digest : old) {
+        store.put(CasLayout.keyIn("cas/blobs/", digest), new byte[4]);
+      }
+      // 1% new files in a big remote: the first listing page settles almost none of them.
+      Set<Digest> fresh = new HashSet<>(randomDigests(random, 100));
+      long before = store.requests().total();
+      long headsBefore = store.requests().head();
+
+      PresenceCheck.Outcome upload = new PresenceCheck(store, 8).check("cas/blobs/", fresh, true);
+
+      assertThat(upload.strategy().name()).as(upload.strategy().reason()).isEqualTo("assume-missing");
+      assertThat(upload.strategy().reason()).contains("found 0 present");
+      assertThat(upload.present()).isEmpty();
+      assertThat(store.requests().head() - headsBefore).as("a sample of HEADs").isLessThanOrEqualTo(
+          PresenceCheck.MIN_SAMPLE);
+      assertThat(store.requests().total() - before).as("one listing page and the sample")
+          .isLessThanOrEqualTo(1 + PresenceCheck.MIN_SAMPLE);
+
+      // The same digests, mostly present (another clone pushed them): the sample finds them, and the lookup is exact.
+      List<Digest> spread = new ArrayList<>();
+      for (int i = 0; i < old.size(); i += 50) {
+        spread.add(old.get(i));
+      }
+      Set<Digest> mostlyOld = new HashSet<>(spread);
+      mostlyOld.addAll(randomDigests(random, 5));
+      PresenceCheck.Outcome again = new PresenceCheck(store, 8).check("cas/blobs/", mostlyOld, true);
+      assertThat(again.strategy().name()).isNotEqualTo("assume-missing");
+      assertThat(again.present()).containsExactlyInAnyOrderElementsOf(spread);
+    }
+  }
+
   private static List<Digest> randomDigests(Random random, int count) {
     List<Digest> digests = new ArrayList<>();
     for (int i = 0; i < count; i++) {
