@@ -10,6 +10,7 @@ import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.input.InputShards;
 import dev.quarry.core.sort.order.KeyOrder;
+import dev.quarry.core.sort.plan.Partitioner;
 import dev.quarry.core.sort.records.ExternalSorter;
 import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.SortSpec;
@@ -33,7 +34,7 @@ import java.util.concurrent.Semaphore;
 
 /**
  * Phase 1: extract worker {@code index} of {@code count} reads its contiguous share of the input shards and writes
- * its records' entries as runs sorted by key under scratch. Rerunning an index whose done marker exists does nothing;
+ * its records' entries as runs sorted by key under scratch, one run per partition at each spill. Rerunning an index whose done marker exists does nothing;
  * one done with another {@code count} (another split of the inputs) is done again; rerunning one that died starts
  * it over, with runs of its own ({@link Scratch#runPrefix}), whatever the other attempt left or still writes.
  */
@@ -62,15 +63,19 @@ public final class ExtractPhase {
     this.log = log;
   }
 
-  public ExtractResult run(int index, int count, Problems problems) throws IOException, InterruptedException {
+  /** Extracts this index's share, its runs split into {@code partitions} by {@link Partitioner}. */
+  public ExtractResult run(int index, int count, int partitions, Problems problems)
+      throws IOException, InterruptedException {
+    Partitioner partitioner = new Partitioner(spec.order(), partitions);
     if (scratchStore.head(scratch.extractDone(index)).isPresent()) {
       ExtractResult done = StoredJson.read(scratchStore, scratch.extractDone(index), ExtractResult.class);
-      if (done.count() == count) {
+      if (done.count() == count && done.partitions() == partitions) {
         log.printf("extract %d/%d: already done%n", index, count);
         return done;
       }
-      // Done for another split of the inputs (another --count): its share is not this one's, so start over.
-      log.printf("extract %d/%d: done before with --count %d, extracting again%n", index, count, done.count());
+      // Done for another split of the inputs or of the records: its runs are not this one's, so start over.
+      log.printf("extract %d/%d: done before with --count %d --partitions %d, extracting again%n", index, count,
+          done.count(), done.partitions());
     }
     StoreRunStorage runs = new StoreRunStorage(scratchStore);
     List<InputShard> inputs = InputShards.resolve(spec.input(), stores);
@@ -84,7 +89,7 @@ public final class ExtractPhase {
 
     // The budget is shared between record metadata (the sorter) and the shards in flight.
     ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs, scratch.runPrefix(index, UUID.randomUUID()),
-        spec.workers().memoryBudgetBytes() / 2);
+        spec.workers().memoryBudgetBytes() / 2, partitions, partitioner::partitionOf);
     ShardExtractor extractor = new ShardExtractor(spec, packs, packEverything, problems);
     Progress progress = new Progress("extract " + index + "/" + count, mine.size(), log);
     long[] totals = new long[3]; // missing shards, input bytes, record bytes
@@ -115,9 +120,9 @@ public final class ExtractPhase {
     } catch (ExecutionException e) {
       throw Futures.unwrap(e);
     }
-    List<String> runNames = sorter.finish();
+    List<List<String>> runNames = sorter.finishPartitioned();
     progress.print(true);
-    ExtractResult result = new ExtractResult(index, count, from, to, mine.size(), (int) totals[0], sorter.entries(),
+    ExtractResult result = new ExtractResult(index, count, partitions, from, to, mine.size(), (int) totals[0], sorter.entries(),
         totals[2], totals[1], runNames, sorter.peakBufferedBytes(), sorter.bytesPerEntry());
     StoredJson.write(scratchStore, scratch.extractDone(index), result);
     return result;

@@ -7,6 +7,7 @@ import java.util.List;
  *
  * @param index the worker's index
  * @param count how many extract workers share the inputs; a marker of another count is another split, so stale
+ * @param partitions how many partitions its runs are split into; a marker of another number is stale too
  * @param from the first input shard (index in the input list) this worker read
  * @param to one past the last input shard it read
  * @param shards input shards read
@@ -14,9 +15,9 @@ import java.util.List;
  * @param records records found
  * @param bytes raw tar bytes of those records
  * @param inputBytes bytes read from the input objects
- * @param runs names of the sorted runs written
+ * @param runs names of the sorted runs written, partition by partition
  * @param peakMetadataBytes the most record metadata held in memory at once (estimated)
  * @param metadataBytesPerRecord heap bytes of one record's metadata (estimated, on average)
  */
-public record ExtractResult(int index, int count, int from, int to, int shards, int missingShards, long records, long bytes, long inputBytes,
-    List<String> runs, long peakMetadataBytes, long metadataBytesPerRecord) {}
+public record ExtractResult(int index, int count, int partitions, int from, int to, int shards, int missingShards,
+    long records, long bytes, long inputBytes, List<List<String>> runs, long peakMetadataBytes, long metadataBytesPerRecord) {}
