@@ -244,13 +244,21 @@ public final class SortBench {
   }
 
   /**
-   * The phases as the operator runs them: extract workers, the last of which to finish also plans, then create
-   * workers, the last of which also commits.
+   * The phases as the operator runs them: extract workers, the last of which to finish also plans (with one create
+   * worker), or one partition step per create worker, the last of which plans; then create workers, the last of
+   * which also commits.
    */
   private static double phases(Quarry quarry, String spec, int workers, int createWorkers) throws Exception {
     long start = System.nanoTime();
-    quarry.parallel(workers, i -> List.of("sort", "extract", "--spec", spec, "--index", "" + i, "--count",
-        "" + workers, "--then-plan"));
+    if (createWorkers == 1) {
+      quarry.parallel(workers, i -> List.of("sort", "extract", "--spec", spec, "--index", "" + i, "--count",
+          "" + workers, "--then-plan"));
+    } else {
+      quarry.parallel(workers, i -> List.of("sort", "extract", "--spec", spec, "--index", "" + i, "--count",
+          "" + workers, "--partitions", "" + createWorkers));
+      quarry.parallel(createWorkers, i -> List.of("sort", "partition", "--spec", spec, "--index", "" + i,
+          "--count", "" + createWorkers, "--extract-count", "" + workers, "--then-plan"));
+    }
     quarry.parallel(createWorkers, i -> List.of("sort", "create", "--spec", spec, "--index", "" + i, "--count",
         "" + createWorkers, "--then-commit"));
     return (System.nanoTime() - start) / 1e9;
