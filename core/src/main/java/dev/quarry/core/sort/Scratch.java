@@ -35,6 +35,7 @@ public final class Scratch {
       "extract/[0-9]{5,}/run-[0-9a-f-]{36}-([0-9]{5,}-)?[0-9]{6,}\\.run",
       "extract/[0-9]{5,}/done\\.json",
       "packs/[0-9]{8,}\\.tar",
+      "packs/extract-[0-9]{5,}-[0-9a-f-]{36}\\.pack",
       "partition/[0-9]{5,}/sort/run-[0-9a-f-]{36}-[0-9]{6,}\\.run",
       "partition/[0-9]{5,}/ordered\\.run",
       "partition/[0-9]{5,}/done\\.json",
@@ -65,6 +66,14 @@ public final class Scratch {
   /** The raw tar bytes of input shard {@code shard} when it is not a plain tar (decompressed or re-encoded). */
   public String pack(int shard) {
     return String.format("%spacks/%08d.tar", prefix, shard);
+  }
+
+  /**
+   * The records' bytes of one attempt of extract worker {@code index}, partition after partition, when records spread
+   * over partitions: named for the attempt, as its runs are.
+   */
+  public String partitionPack(int index, UUID attempt) {
+    return String.format("%spacks/extract-%05d-%s.pack", prefix, index, attempt);
   }
 
   /**

@@ -640,6 +640,12 @@ abstract class SortContract {
     assertThat(mostOrdered).isLessThanOrEqualTo((long) (1.25 * all.size() / 4));
     assertThat(results.stream().filter(r -> r.phase().equals("create")).mapToLong(PhaseResult::shards))
         .allSatisfy(shards -> assertThat(shards).isBetween(8L, 12L)).hasSize(4);
+
+    Location scratch = stores.locate(root + "scratch/");
+    assertThat(objects(root + "scratch/").keySet()).anyMatch(name -> name.startsWith("packs/extract-"))
+        .anyMatch(name -> name.startsWith("partition/00003/"));
+    ScratchCleaning.clean(scratch, ScratchMarker.of(spec));
+    assertThat(objects(root + "scratch/")).as("clean deletes the packs and partition files too").isEmpty();
   }
 
   @ParameterizedTest

@@ -96,7 +96,10 @@ public final class CreatePhase {
     }
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-create-");
         OrderedEntries ordered = new OrderedEntries(plan, spec.output(), scratchStore, scratch)) {
-      RecordSource source = new RecordSource(plan.inputs(), stores, packs);
+      RecordSource source = new RecordSource(plan.inputs(), stores, packs, scratchStore, plan.packs());
+      if (source.inPartitionPacks() && ownsPartition(plan, count) && !todo.isEmpty()) {
+        source.fetch(index, Files.createDirectories(work.path().resolve("segments")));
+      }
       for (int start = 0; start < todo.size(); start += SHARDS_PER_BATCH) {
         List<PlannedShard> batch = todo.subList(start, Math.min(todo.size(), start + SHARDS_PER_BATCH));
         for (CreatedShard done : createBatch(batch, ordered.of(batch), format, source, work.path(), progress)) {
@@ -111,12 +114,17 @@ public final class CreatePhase {
   /** The shards worker {@code index} of {@code count} builds, in plan order. */
   private static List<PlannedShard> share(PlanSummary plan, int index, int count) {
     List<PlannedShard> shards = plan.shards();
-    if (plan.partitioned() && count == plan.partitions().size()) {
+    if (ownsPartition(plan, count)) {
       return shards.stream().filter(shard -> shard.partition() == index).toList();
     }
     int from = (int) ((long) shards.size() * index / count);
     int to = (int) ((long) shards.size() * (index + 1) / count);
     return shards.subList(from, to);
+  }
+
+  /** Whether each of {@code count} create workers builds the shards that start in its own partition. */
+  private static boolean ownsPartition(PlanSummary plan, int count) {
+    return plan.partitioned() && count == plan.partitions().size();
   }
 
   /** Gathers one batch of shards (unless their records are in this process) and uploads them, a few at a time. */

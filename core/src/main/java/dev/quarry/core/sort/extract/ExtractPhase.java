@@ -7,6 +7,7 @@ import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Progress;
 import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.WorkFolder;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.input.InputShards;
 import dev.quarry.core.sort.order.KeyOrder;
@@ -21,6 +22,7 @@ import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -90,10 +92,35 @@ public final class ExtractPhase {
     // The budget is shared between record metadata (the sorter) and the shards in flight.
     ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs, scratch.runPrefix(index, UUID.randomUUID()),
         spec.workers().memoryBudgetBytes() / 2, partitions, partitioner::partitionOf);
-    ShardExtractor extractor = new ShardExtractor(spec, packs, packEverything, problems);
     Progress progress = new Progress("extract " + index + "/" + count, mine.size(), log);
     long[] totals = new long[3]; // missing shards, input bytes, record bytes
     Semaphore slots = new Semaphore(SHARDS_IN_FLIGHT);
+    String packName = null;
+    List<Long> packSegments = List.of();
+    try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-extract-");
+        PartitionPacks partitionPacks = partitioner.spreads()
+            ? new PartitionPacks(work.path().resolve("packs"), partitions) : null) {
+      ShardExtractor extractor = partitionPacks != null
+          ? new ShardExtractor(spec, partitionPacks.spool(), true, problems)
+          : new ShardExtractor(spec, packs, packEverything, problems);
+      extractShards(mine, missing, extractor, partitionPacks, partitioner, sorter, progress, problems, totals, slots);
+      if (partitionPacks != null) {
+        packName = scratch.partitionPack(index, UUID.randomUUID());
+        packSegments = partitionPacks.upload(scratchStore, packName);
+      }
+    }
+    List<List<String>> runNames = sorter.finishPartitioned();
+    progress.print(true);
+    ExtractResult result = new ExtractResult(index, count, partitions, from, to, mine.size(), (int) totals[0],
+        sorter.entries(), totals[2], totals[1], runNames, sorter.peakBufferedBytes(), sorter.bytesPerEntry(),
+        packName, packSegments);
+    StoredJson.write(scratchStore, scratch.extractDone(index), result);
+    return result;
+  }
+
+  private void extractShards(List<InputShard> mine, Set<InputShard> missing, ShardExtractor extractor,
+      PartitionPacks partitionPacks, Partitioner partitioner, ExternalSorter sorter, Progress progress,
+      Problems problems, long[] totals, Semaphore slots) throws IOException, InterruptedException {
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       List<Future<?>> tasks = new ArrayList<>();
       for (InputShard shard : mine) {
@@ -107,7 +134,7 @@ public final class ExtractPhase {
         slots.acquire();
         tasks.add(pool.submit(() -> {
           try {
-            extractShard(shard, extractor, sorter, progress, problems, totals);
+            extractShard(shard, extractor, partitionPacks, partitioner, sorter, progress, problems, totals);
           } finally {
             slots.release();
           }
@@ -120,12 +147,6 @@ public final class ExtractPhase {
     } catch (ExecutionException e) {
       throw Futures.unwrap(e);
     }
-    List<List<String>> runNames = sorter.finishPartitioned();
-    progress.print(true);
-    ExtractResult result = new ExtractResult(index, count, partitions, from, to, mine.size(), (int) totals[0], sorter.entries(),
-        totals[2], totals[1], runNames, sorter.peakBufferedBytes(), sorter.bytesPerEntry());
-    StoredJson.write(scratchStore, scratch.extractDone(index), result);
-    return result;
   }
 
   /**
@@ -159,8 +180,9 @@ public final class ExtractPhase {
             + " missingShards is abort; set it to warn or ignore to sort without it)"));
   }
 
-  private void extractShard(InputShard shard, ShardExtractor extractor, ExternalSorter sorter, Progress progress,
-      Problems problems, long[] totals) throws IOException {
+  private void extractShard(InputShard shard, ShardExtractor extractor, PartitionPacks partitionPacks,
+      Partitioner partitioner, ExternalSorter sorter, Progress progress, Problems problems, long[] totals)
+      throws IOException {
     Location location = stores.locate(shard.url());
     InputStream in;
     try {
@@ -175,6 +197,10 @@ public final class ExtractPhase {
     }
     List<dev.quarry.core.sort.records.RecordEntry> entries = new ArrayList<>();
     long inputBytes = extractor.extract(shard, in, entries::add);
+    if (partitionPacks != null) {
+      entries = partitionPacks.move(shard.index(), entries, entries.stream().mapToInt(partitioner::partitionOf)
+          .toArray());
+    }
     long recordBytes = 0;
     synchronized (sorter) {
       for (var entry : entries) {

@@ -18,6 +18,9 @@ import java.util.List;
  * @param runs names of the sorted runs written, partition by partition
  * @param peakMetadataBytes the most record metadata held in memory at once (estimated)
  * @param metadataBytesPerRecord heap bytes of one record's metadata (estimated, on average)
+ * @param pack the object holding its records' bytes partition by partition, or null when records stay where they
+ *     are (one partition, or an order that does not spread records over partitions)
+ * @param packSegments where each partition's segment starts in the pack, and the pack's size last; empty without
  */
 public record ExtractResult(int index, int count, int partitions, int from, int to, int shards, int missingShards,
-    long records, long bytes, long inputBytes, List<List<String>> runs, long peakMetadataBytes, long metadataBytesPerRecord) {}
+    long records, long bytes, long inputBytes, List<List<String>> runs, long peakMetadataBytes, long metadataBytesPerRecord, String pack, List<Long> packSegments) {}

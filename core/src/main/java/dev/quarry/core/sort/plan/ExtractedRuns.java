@@ -1,8 +1,10 @@
 package dev.quarry.core.sort.plan;
 
+import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.extract.ExtractResult;
+import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.store.ObjectStore;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -14,9 +16,11 @@ import java.util.List;
  */
 final class ExtractedRuns {
   private final List<ExtractResult> results;
+  private final List<PlanSummary.ExtractPack> packs;
 
   private ExtractedRuns(List<ExtractResult> results) {
     this.results = results;
+    this.packs = packs();
   }
 
   /** Reads and checks the markers; {@code action} names what refuses, as in "Cannot plan: ...". */
@@ -56,6 +60,33 @@ final class ExtractedRuns {
   /** How many partitions the extract workers split their runs into. */
   int partitions() {
     return results.getFirst().partitions();
+  }
+
+  /** Where each extract worker's records' bytes are: its pack and segments, if it wrote one. */
+  List<PlanSummary.ExtractPack> packs() {
+    return results.stream().map(result -> new PlanSummary.ExtractPack(result.from(), result.to(), result.pack(),
+        result.packSegments())).toList();
+  }
+
+  /**
+   * {@code entry} of {@code partition} with its range made an offset in its extract worker's pack, if that worker
+   * wrote one (an extract worker's entries point into their partition's segment).
+   */
+  RecordEntry located(RecordEntry entry, int partition) {
+    ExtractResult result = results.get(PlanSummary.ExtractPack.indexOf(packs, entry.shard()));
+    if (result.pack() == null || !entry.packed()) {
+      return entry;
+    }
+    long start = result.packSegments().get(partition);
+    long end = result.packSegments().get(partition + 1);
+    RawRange range = entry.ranges().getFirst();
+    if (entry.ranges().size() != 1 || range.offset() < 0 || start + range.end() > end) {
+      throw new IllegalStateException("Cannot read the record entries of partition " + partition + ": one points"
+          + " outside the partition's segment of " + result.pack() + " (the scratch was changed; clean it and sort"
+          + " again)");
+    }
+    return new RecordEntry(entry.key(), entry.shard(), entry.position(), true,
+        List.of(new RawRange(start + range.offset(), range.length())), entry.size(), entry.contentKey());
   }
 
   /** Every extract worker's runs of {@code partition}. */

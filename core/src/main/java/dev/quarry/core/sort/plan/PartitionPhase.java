@@ -82,7 +82,6 @@ public final class PartitionPhase {
     Arrays.fill(counts, PartitionResult.TemplateCounts.NONE);
     long[] dropped = new long[3]; // records read, duplicates, records of no key map line
     StoreRunStorage storage = new StoreRunStorage(scratchStore);
-    List<String> runs = extracted.runs(index);
     try (RunWriter ordered = new RunWriter(storage.create(scratch.partitionOrdered(index)))) {
       EntryConsumer write = entry -> {
         int template = keymap == null ? 0 : ((Long) entry.contentKey()).intValue();
@@ -90,11 +89,11 @@ public final class PartitionPhase {
         ordered.write(entry);
       };
       if (RecordOrders.isKeyOrder(spec.order()) && keymap == null) {
-        forEachDistinct(index, storage, runs, null, problems, dropped, write);
+        forEachDistinct(index, extracted, storage, null, problems, dropped, write);
       } else {
         ExternalSorter sorter = new ExternalSorter(RecordOrders.of(spec.order()), storage,
             scratch.partitionSortPrefix(index, UUID.randomUUID()), spec.workers().memoryBudgetBytes() / 2);
-        forEachDistinct(index, storage, runs, keymap, problems, dropped,
+        forEachDistinct(index, extracted, storage, keymap, problems, dropped,
             entry -> sorter.add(RecordOrders.ranked(spec.order(), entry)));
         try (RunMerger sorted = sorter.sorted()) {
           for (RecordEntry entry = sorted.next(); entry != null; entry = sorted.next()) {
@@ -123,12 +122,12 @@ public final class PartitionPhase {
    * line matches are handled by the missing-key policy. Counts records read, duplicates and unmatched records in
    * {@code dropped}.
    */
-  private void forEachDistinct(int index, StoreRunStorage storage, List<String> runs, Keymap keymap,
+  private void forEachDistinct(int index, ExtractedRuns extracted, StoreRunStorage storage, Keymap keymap,
       Problems problems, long[] dropped, EntryConsumer consumer) throws IOException {
     Policy duplicates = spec.policies().duplicatedRecords();
     String passPrefix = scratch.partitionSortPrefix(index, UUID.randomUUID());
     AtomicInteger passRuns = new AtomicInteger();
-    try (RunMerger merger = RunMerger.open(storage, runs, KeyOrder.ENTRIES,
+    try (RunMerger merger = RunMerger.open(storage, extracted.runs(index), KeyOrder.ENTRIES,
         () -> String.format("%s%06d.run", passPrefix, passRuns.getAndIncrement()))) {
       RecordEntry previous = null;
       for (RecordEntry entry = merger.next(); entry != null; entry = merger.next()) {
@@ -146,6 +145,7 @@ public final class PartitionPhase {
           continue;
         }
         previous = entry;
+        entry = extracted.located(entry, index);
         if (keymap != null) {
           int template = keymap.match(entry.key());
           if (template < 0) {

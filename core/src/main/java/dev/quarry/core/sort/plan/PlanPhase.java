@@ -48,7 +48,8 @@ public final class PlanPhase {
       return StoredJson.read(scratchStore, scratch.planDone(), PlanSummary.class);
     }
     List<InputShard> inputs = readInputs(scratchStore, scratch);
-    int partitionCount = ExtractedRuns.read(scratchStore, scratch, inputs.size(), extractCount, "plan").partitions();
+    ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch, inputs.size(), extractCount, "plan");
+    int partitionCount = extracted.partitions();
     PartitionPhase partitioning = new PartitionPhase(spec, stores, scratchRoot, log);
     List<PartitionResult> partitions = new ArrayList<>();
     for (int index = 0; index < partitionCount; index++) {
@@ -83,7 +84,7 @@ public final class PlanPhase {
         partitions.stream().mapToLong(PartitionResult::duplicatesDropped).sum(),
         partitions.stream().mapToLong(PartitionResult::recordsDropped).sum(),
         new Partitioner(spec.order(), partitionCount).spreads(), Arrays.stream(cuts.templateRecords).boxed().toList(),
-        cuts.starts);
+        cuts.starts, extracted.packs());
     StoredJson.write(scratchStore, scratch.planDone(), summary);
     log.printf("plan: %d records into %d %s shards%n", summary.records(), summary.shards().size(),
         outputFormat.extension());
