@@ -68,6 +68,14 @@ public final class MinioServer implements AutoCloseable {
 
   /** Bytes the server has sent in answers to S3 requests since it started (object bytes, mostly), from its metrics. */
   public long bytesSent() throws IOException, InterruptedException {
+    return s3Metric("minio_api_requests_traffic_sent_bytes");
+  }
+
+  /**
+   * The sum of one of the server's S3 API metrics since it started ({@code minio_api_requests_total},
+   * {@code minio_api_requests_traffic_received_bytes}, ...), from its v3 metrics.
+   */
+  public long s3Metric(String name) throws IOException, InterruptedException {
     java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
         java.net.http.HttpRequest.newBuilder(endpoint().resolve("/minio/metrics/v3/api/requests")).build(),
         java.net.http.HttpResponse.BodyHandlers.ofString());
@@ -75,7 +83,8 @@ public final class MinioServer implements AutoCloseable {
       throw new IOException("Cannot read MinIO's metrics: HTTP " + response.statusCode());
     }
     java.util.regex.Matcher sent = java.util.regex.Pattern.compile(
-        "(?m)^minio_api_requests_traffic_sent_bytes\\{[^}]*type=\"s3\"[^}]*}\\s+(\\S+)").matcher(response.body());
+        "(?m)^" + java.util.regex.Pattern.quote(name) + "\\{[^}]*type=\"s3\"[^}]*}\\s+(\\S+)")
+        .matcher(response.body());
     long total = 0;
     while (sent.find()) {
       total += Math.round(Double.parseDouble(sent.group(1)));

@@ -3,13 +3,13 @@ package dev.quarry.core.sort.create;
 import dev.quarry.core.sort.extract.PackStore;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.plan.PlanSummary;
+import dev.quarry.core.store.FileRangeStream;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +17,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.commons.io.input.BoundedInputStream;
 
 /**
  * Where a record's raw bytes are read from: the input object of a plain tar, its shard's pack, or, when records
@@ -30,8 +29,15 @@ public final class RecordSource {
   private final PackStore packs;
   private final ObjectStore scratchStore;
   private final List<PlanSummary.ExtractPack> partitionPacks;
-  /** Local copies of segments: by extract worker, the segment's start in the pack and its file. */
-  private final Map<Integer, Map.Entry<Long, Path>> fetched = new HashMap<>();
+  /** Local copies of segments, by extract worker. */
+  private final Map<Integer, Fetched> fetched = new HashMap<>();
+
+  /** A segment's start and length in its pack, and the file holding its copy. */
+  private record Fetched(long start, long length, Path file) {
+    boolean holds(long offset, long bytes) {
+      return offset >= start && offset + bytes <= start + length;
+    }
+  }
 
   public RecordSource(List<InputShard> inputs, ObjectStores stores, PackStore packs) {
     this(inputs, stores, packs, null, List.of());
@@ -74,20 +80,18 @@ public final class RecordSource {
             + ": it holds " + Files.size(file) + " bytes, not " + length + " (the scratch was changed; clean it and"
             + " sort again)");
       }
-      fetched.put(worker, Map.entry(start, file));
+      fetched.put(worker, new Fetched(start, length, file));
     }
   }
 
   public InputStream open(int shard, boolean packed, long offset, long length) throws IOException {
     if (packed && !partitionPacks.isEmpty()) {
       int worker = PlanSummary.ExtractPack.indexOf(partitionPacks, shard);
-      Map.Entry<Long, Path> local = fetched.get(worker);
-      if (local != null && offset >= local.getKey() && offset + length - local.getKey() <= Files.size(
-          local.getValue())) {
-        FileChannel channel = FileChannel.open(local.getValue(), StandardOpenOption.READ)
-            .position(offset - local.getKey());
-        return BoundedInputStream.builder().setInputStream(Channels.newInputStream(channel)).setMaxCount(length)
-            .get();
+      Fetched local = fetched.get(worker);
+      if (local != null && local.holds(offset, length)) {
+        long from = offset - local.start();
+        return new FileRangeStream(FileChannel.open(local.file(), StandardOpenOption.READ), local.file().toString(),
+            from, from + length);
       }
       return scratchStore.getRange(partitionPacks.get(worker).pack(), offset, length);
     }
@@ -99,13 +103,11 @@ public final class RecordSource {
   }
 
   /** Which source {@code open} reads bytes at {@code offset} from, for grouping neighbouring reads. */
-  String sourceOf(int shard, boolean packed, long offset) throws IOException {
+  String sourceOf(int shard, boolean packed, long offset) {
     if (packed && !partitionPacks.isEmpty()) {
       int worker = PlanSummary.ExtractPack.indexOf(partitionPacks, shard);
-      Map.Entry<Long, Path> local = fetched.get(worker);
-      boolean isLocal = local != null && offset >= local.getKey()
-          && offset < local.getKey() + Files.size(local.getValue());
-      return (isLocal ? "l" : SCATTERED) + worker;
+      Fetched local = fetched.get(worker);
+      return (local != null && local.holds(offset, 0) ? "l" : SCATTERED) + worker;
     }
     return shard + (packed ? "p" : "i");
   }

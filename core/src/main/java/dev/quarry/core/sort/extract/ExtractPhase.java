@@ -11,6 +11,7 @@ import dev.quarry.core.sort.WorkFolder;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.input.InputShards;
 import dev.quarry.core.sort.order.KeyOrder;
+import dev.quarry.core.sort.plan.KeySample;
 import dev.quarry.core.sort.plan.Partitioner;
 import dev.quarry.core.sort.records.ExternalSorter;
 import dev.quarry.core.sort.records.StoreRunStorage;
@@ -68,7 +69,6 @@ public final class ExtractPhase {
   /** Extracts this index's share, its runs split into {@code partitions} by {@link Partitioner}. */
   public ExtractResult run(int index, int count, int partitions, Problems problems)
       throws IOException, InterruptedException {
-    Partitioner partitioner = new Partitioner(spec.order(), partitions);
     if (scratchStore.head(scratch.extractDone(index)).isPresent()) {
       ExtractResult done = StoredJson.read(scratchStore, scratch.extractDone(index), ExtractResult.class);
       if (done.count() == count && done.partitions() == partitions) {
@@ -84,6 +84,10 @@ public final class ExtractPhase {
     if (index == 0) {
       StoredJson.write(scratchStore, scratch.inputs(), inputs);
     }
+    // Every worker samples the same keys, so all find the same splitters; a key's partition depends on nothing else.
+    List<String> splitters = Partitioner.usesSplitters(spec.order())
+        ? KeySample.splitters(inputs, stores, partitions) : List.of();
+    Partitioner partitioner = new Partitioner(spec.order(), partitions, splitters);
     int from = (int) ((long) inputs.size() * index / count);
     int to = (int) ((long) inputs.size() * (index + 1) / count);
     List<InputShard> mine = inputs.subList(from, to);
@@ -113,7 +117,7 @@ public final class ExtractPhase {
     progress.print(true);
     ExtractResult result = new ExtractResult(index, count, partitions, from, to, mine.size(), (int) totals[0],
         sorter.entries(), totals[2], totals[1], runNames, sorter.peakBufferedBytes(), sorter.bytesPerEntry(),
-        packName, packSegments);
+        packName, packSegments, splitters);
     StoredJson.write(scratchStore, scratch.extractDone(index), result);
     return result;
   }

@@ -2,6 +2,7 @@ package dev.quarry.core.sort.extract;
 
 import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.store.FileRangeStream;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectUpload;
 import java.io.IOException;
@@ -65,9 +66,8 @@ public final class PartitionPacks implements AutoCloseable {
 
       @Override
       public InputStream read(int shard, long offset, long length) throws IOException {
-        FileChannel channel = FileChannel.open(spooled(shard), StandardOpenOption.READ).position(offset);
-        return org.apache.commons.io.input.BoundedInputStream.builder()
-            .setInputStream(Channels.newInputStream(channel)).setMaxCount(length).get();
+        return new FileRangeStream(FileChannel.open(spooled(shard), StandardOpenOption.READ),
+            spooled(shard).toString(), offset, offset + length);
       }
     };
   }

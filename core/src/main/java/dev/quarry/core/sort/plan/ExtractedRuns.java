@@ -52,9 +52,19 @@ final class ExtractedRuns {
             + done.partitions() + ", not " + partitions + " as extract worker 0 (rerun every extract worker with"
             + " the same --partitions)");
       }
+      if (!results.isEmpty() && !java.util.Objects.equals(done.splitters(), results.getFirst().splitters())) {
+        throw new IllegalStateException("Cannot " + action + ": extract workers 0 and " + index + " split the keys"
+            + " into partitions differently (the input shards changed while they ran; clean the scratch and sort"
+            + " again)");
+      }
       results.add(done);
     }
     return new ExtractedRuns(results);
+  }
+
+  /** The keys the extract workers split an alphanumeric order's partitions at. */
+  List<String> splitters() {
+    return results.getFirst().splitters();
   }
 
   /** How many partitions the extract workers split their runs into. */
