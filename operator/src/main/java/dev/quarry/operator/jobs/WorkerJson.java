@@ -3,6 +3,7 @@ package dev.quarry.operator.jobs;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.quarry.operator.status.CutText;
 import java.util.Optional;
 
 /**
@@ -60,7 +61,6 @@ public final class WorkerJson {
       return null;
     }
     String clean = text.replaceAll("[\\p{Cntrl}&&[^\\n]]|\\n", " ").replaceAll(" {2,}", " ").strip();
-    return clean.length() <= MESSAGE_LIMIT ? clean
-        : clean.substring(0, MESSAGE_LIMIT - CUT.length()) + CUT;
+    return CutText.toLength(clean, MESSAGE_LIMIT, CUT);
   }
 }

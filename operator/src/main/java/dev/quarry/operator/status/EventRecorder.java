@@ -20,7 +20,7 @@ public final class EventRecorder {
   private static final Logger LOG = LoggerFactory.getLogger(EventRecorder.class);
   /** Events of cluster-scoped resources (NodeCache) go to this namespace, as kubectl expects. */
   private static final String CLUSTER_EVENTS_NAMESPACE = "default";
-  private static final int MAX_MESSAGE = 1024;
+  static final int MAX_MESSAGE = 1024;
 
   private final KubernetesClient client;
   private final Clock clock;
@@ -38,10 +38,15 @@ public final class EventRecorder {
     record(resource, "Warning", reason, message);
   }
 
+  /** A message as an event carries it: at most {@link #MAX_MESSAGE} chars. */
+  static String boundedMessage(String message) {
+    return CutText.toLength(message, MAX_MESSAGE, "...");
+  }
+
   private void record(HasMetadata resource, String type, String reason, String message) {
     String namespace = resource.getMetadata().getNamespace() != null ? resource.getMetadata().getNamespace()
         : CLUSTER_EVENTS_NAMESPACE;
-    String text = message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE - 3) + "..." : message;
+    String text = boundedMessage(message);
     String name = resource.getMetadata().getName() + "." + ChildNames.hash(
         resource.getMetadata().getUid() + "/" + reason + "/" + text);
     String now = Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString();
