@@ -122,7 +122,7 @@ public final class SortBench {
   }
 
   /** Deletes what a round wrote, so that rounds find the same store and the disk does not fill. */
-  private static void clear(MinioServer minio, String bucket, String... prefixes) throws IOException {
+  static void clear(MinioServer minio, String bucket, String... prefixes) throws IOException {
     S3Settings settings = S3Settings.defaults().withEndpoint(minio.endpoint())
         .withCredentials(minio.accessKey(), minio.secretKey());
     try (ObjectStores stores = new ObjectStores(settings)) {
@@ -179,7 +179,7 @@ public final class SortBench {
     return Files.writeString(work.resolve(name + ".json"), json).toString();
   }
 
-  private static long upload(S3Client s3, String bucket, Path dir) throws IOException {
+  static long upload(S3Client s3, String bucket, Path dir) throws IOException {
     long bytes = 0;
     try (var files = Files.list(dir)) {
       for (Path file : files.sorted().toList()) {
@@ -244,13 +244,21 @@ public final class SortBench {
   }
 
   /**
-   * The phases as the operator runs them: extract workers, the last of which to finish also plans, then create
-   * workers, the last of which also commits.
+   * The phases as the operator runs them: extract workers, the last of which to finish also plans (with one create
+   * worker), or one partition step per create worker, the last of which plans; then create workers, the last of
+   * which also commits.
    */
   private static double phases(Quarry quarry, String spec, int workers, int createWorkers) throws Exception {
     long start = System.nanoTime();
-    quarry.parallel(workers, i -> List.of("sort", "extract", "--spec", spec, "--index", "" + i, "--count",
-        "" + workers, "--then-plan"));
+    if (createWorkers == 1) {
+      quarry.parallel(workers, i -> List.of("sort", "extract", "--spec", spec, "--index", "" + i, "--count",
+          "" + workers, "--then-plan"));
+    } else {
+      quarry.parallel(workers, i -> List.of("sort", "extract", "--spec", spec, "--index", "" + i, "--count",
+          "" + workers, "--partitions", "" + createWorkers));
+      quarry.parallel(createWorkers, i -> List.of("sort", "partition", "--spec", spec, "--index", "" + i,
+          "--count", "" + createWorkers, "--extract-count", "" + workers, "--then-plan"));
+    }
     quarry.parallel(createWorkers, i -> List.of("sort", "create", "--spec", spec, "--index", "" + i, "--count",
         "" + createWorkers, "--then-commit"));
     return (System.nanoTime() - start) / 1e9;
@@ -277,7 +285,7 @@ public final class SortBench {
   }
 
   /** Runs quarry through its launcher, with the heap of a worker pod or of a local run. */
-  private static final class Quarry {
+  static final class Quarry {
     final Path launcher;
     final Path work;
     final Map<String, String> environment;
@@ -319,8 +327,8 @@ public final class SortBench {
       List<String> of(int index);
     }
 
-    /** Runs {@code count} processes at once, one per index, and records their peak heap. */
-    void parallel(int count, Args args) throws Exception {
+    /** Runs {@code count} processes at once, one per index, and records their peak heap; their result files. */
+    List<Path> parallel(int count, Args args) throws Exception {
       List<Process> processes = new ArrayList<>();
       List<Path> resultFiles = new ArrayList<>();
       for (int i = 0; i < count; i++) {
@@ -347,6 +355,7 @@ public final class SortBench {
       }
       phases.forEach((phase, totals) -> breakdown += String.format(Locale.ROOT, "%s %.1f (%d GET)  ", phase,
           totals[0], (long) totals[1]));
+      return resultFiles;
     }
 
     private Process start(List<String> args) throws IOException {

@@ -245,6 +245,35 @@ class SortOnMinioIT {
   }
 
   @Test
+  void aPartitionStepKilledMidwayIsRerunToTheSameOutput(Toxiproxy toxiproxy) throws Exception {
+    Path spec = Files.writeString(temp.resolve("partition-crash.json"), spec("partition-crash",
+        "scratch/partition-crash"));
+    for (int index = 0; index < 2; index++) {
+      ok(quarry(minio.endpoint(), "sort", "extract", "--spec", spec.toString(), "--index", "" + index, "--count",
+          "2", "--partitions", "3"));
+    }
+    // At 1 KiB/s its runs take seconds to read: the step is killed while it merges them.
+    Toxiproxy.Proxy slow = toxiproxy.proxy("slow-partition", minio.endpoint()).bandwidth(1);
+    Process worker = QuarryJar.start(temp, environment(slow.endpoint()), "sort", "partition", "--spec",
+        spec.toString(), "--index", "1", "--count", "3", "--extract-count", "2");
+    Thread.sleep(3000);
+    assertThat(worker.isAlive()).as("the partition step is still running when killed").isTrue();
+    worker.destroyForcibly(); // SIGKILL: no cleanup runs
+    assertThat(worker.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(keys("scratch/partition-crash/partition/00001/done.json")).isEmpty();
+
+    for (int index = 0; index < 3; index++) {
+      ok(quarry(minio.endpoint(), "sort", "partition", "--spec", spec.toString(), "--index", "" + index, "--count",
+          "3", "--extract-count", "2", "--then-plan"));
+    }
+    for (int index = 0; index < 3; index++) {
+      ok(quarry(minio.endpoint(), "sort", "create", "--spec", spec.toString(), "--index", "" + index, "--count",
+          "3", "--then-commit"));
+    }
+    assertSameObjects(objects("partition-crash/"), reference());
+  }
+
+  @Test
   void aPhaseRunBeforeItsInputsExistSaysWhatToRunFirst() throws Exception {
     Path spec = Files.writeString(temp.resolve("early.json"), spec("early", "scratch/early"));
     CommandResult plan = quarry(minio.endpoint(), "sort", "plan", "--spec", spec.toString(), "--extract-count", "2");

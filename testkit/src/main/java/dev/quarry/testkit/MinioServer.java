@@ -52,8 +52,9 @@ public final class MinioServer implements AutoCloseable {
         ServerProcess process = ServerProcess.start("minio", List.of(binary.toString(), "server",
                 "--address", "127.0.0.1:" + port, "--console-address", "127.0.0.1:" + consolePort, "--quiet",
                 dataDir.resolve("data").toString()),
+            // Metrics readable without a token, for tests that count what the server sent (loopback only).
             Map.of("MINIO_ROOT_USER", accessKey, "MINIO_ROOT_PASSWORD", secretKey, "MINIO_BROWSER", "off",
-                "MINIO_UPDATE", "off"),
+                "MINIO_UPDATE", "off", "MINIO_PROMETHEUS_AUTH_TYPE", "public"),
             dataDir.resolve("minio-" + attempt + ".log"),
             URI.create("http://127.0.0.1:" + port + "/minio/health/live"), Duration.ofSeconds(60));
         return new MinioServer(process, dataDir, port, accessKey, secretKey);
@@ -63,6 +64,32 @@ public final class MinioServer implements AutoCloseable {
     }
     deleteRecursively(dataDir);
     throw last;
+  }
+
+  /** Bytes the server has sent in answers to S3 requests since it started (object bytes, mostly), from its metrics. */
+  public long bytesSent() throws IOException, InterruptedException {
+    return s3Metric("minio_api_requests_traffic_sent_bytes");
+  }
+
+  /**
+   * The sum of one of the server's S3 API metrics since it started ({@code minio_api_requests_total},
+   * {@code minio_api_requests_traffic_received_bytes}, ...), from its v3 metrics.
+   */
+  public long s3Metric(String name) throws IOException, InterruptedException {
+    java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(endpoint().resolve("/minio/metrics/v3/api/requests")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 200) {
+      throw new IOException("Cannot read MinIO's metrics: HTTP " + response.statusCode());
+    }
+    java.util.regex.Matcher sent = java.util.regex.Pattern.compile(
+        "(?m)^" + java.util.regex.Pattern.quote(name) + "\\{[^}]*type=\"s3\"[^}]*}\\s+(\\S+)")
+        .matcher(response.body());
+    long total = 0;
+    while (sent.find()) {
+      total += Math.round(Double.parseDouble(sent.group(1)));
+    }
+    return total;
   }
 
   /** The S3 endpoint, for example {@code http://127.0.0.1:39123}. */

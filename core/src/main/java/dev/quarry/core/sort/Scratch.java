@@ -32,14 +32,16 @@ public final class Scratch {
    */
   static final java.util.regex.Pattern WRITTEN = java.util.regex.Pattern.compile(String.join("|",
       "inputs\\.json",
-      "extract/[0-9]{5,}/run-[0-9a-f-]{36}-[0-9]{6,}\\.run",
+      "extract/[0-9]{5,}/run-[0-9a-f-]{36}-([0-9]{5,}-)?[0-9]{6,}\\.run",
       "extract/[0-9]{5,}/done\\.json",
       "packs/[0-9]{8,}\\.tar",
-      "plan/sort/run-[0-9a-f-]{36}-[0-9]{6,}\\.run",
-      "plan/shards/[0-9]{8,}\\.plan",
+      "packs/extract-[0-9]{5,}-[0-9a-f-]{36}\\.pack",
+      "partition/[0-9]{5,}/sort/run-[0-9a-f-]{36}-[0-9]{6,}\\.run",
+      "partition/[0-9]{5,}/ordered\\.run",
+      "partition/[0-9]{5,}/done\\.json",
       "plan/plan\\.json",
       "create/[0-9]{8,}\\.json",
-      "results/(extract|plan|create|commit)-[0-9]{5,}\\.json"));
+      "results/(extract|partition|plan|create|commit)-[0-9]{5,}\\.json"));
 
   /** The input shard list the extract workers agreed on: written by the first extract to need it. */
   public String inputs() {
@@ -47,7 +49,8 @@ public final class Scratch {
   }
 
   /**
-   * Sorted runs of record entries written by one attempt of extract worker {@code index}: named for the attempt, so
+   * Sorted runs of record entries written by one attempt of extract worker {@code index} (then the partition and the
+   * run's number when there is more than one partition): named for the attempt, so
    * that two attempts of an index running at once (a retried pod and its predecessor) never delete or overwrite the
    * runs the other's done marker names. A killed attempt's runs stay until the job's scratch goes.
    */
@@ -65,14 +68,33 @@ public final class Scratch {
     return String.format("%spacks/%08d.tar", prefix, shard);
   }
 
-  /** Spill runs of one attempt of the plan phase's external sort (two workers may plan at once, as above). */
-  public String planSortPrefix(UUID attempt) {
-    return prefix + "plan/sort/run-" + attempt + "-";
+  /**
+   * The records' bytes of one attempt of extract worker {@code index}, partition after partition, when records spread
+   * over partitions: named for the attempt, as its runs are.
+   */
+  public String partitionPack(int index, UUID attempt) {
+    return String.format("%spacks/extract-%05d-%s.pack", prefix, index, attempt);
   }
 
-  /** The ordered record entries of output shard {@code shard}. */
-  public String shardPlan(long shard) {
-    return String.format("%splan/shards/%08d.plan", prefix, shard);
+  /**
+   * Spill runs of one attempt of partition {@code partition}'s external sort (two attempts may run at once, as
+   * above).
+   */
+  public String partitionSortPrefix(int partition, UUID attempt) {
+    return String.format("%spartition/%05d/sort/run-%s-", prefix, partition, attempt);
+  }
+
+  /**
+   * Every kept record entry of partition {@code partition}, in the job's order: one run. Attempts of a partition
+   * write the same bytes, so they share the name.
+   */
+  public String partitionOrdered(int partition) {
+    return String.format("%spartition/%05d/ordered.run", prefix, partition);
+  }
+
+  /** Written last by the step of partition {@code partition}: its counts. */
+  public String partitionDone(int partition) {
+    return String.format("%spartition/%05d/done.json", prefix, partition);
   }
 
   /** Written last by the plan phase: the output shards, their names and sizes. */

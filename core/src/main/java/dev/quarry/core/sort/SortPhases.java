@@ -10,7 +10,10 @@ import dev.quarry.core.sort.extract.ExtractPhase;
 import dev.quarry.core.sort.extract.ExtractResult;
 import dev.quarry.core.sort.extract.PackStore;
 import dev.quarry.core.sort.plan.PlanPhase;
+import dev.quarry.core.sort.plan.PartitionPhase;
+import dev.quarry.core.sort.plan.PartitionResult;
 import dev.quarry.core.sort.plan.PlanSummary;
+import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.spec.BraceTemplate;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
@@ -32,8 +35,9 @@ import java.util.stream.Stream;
 
 /**
  * The phases of a shard sort, each run as one index and reported as a {@link PhaseResult} (also kept in scratch for
- * the operator): extract (many indexes), plan (one), create (many indexes), commit (one). Worker pods run one phase
- * index each; a local run calls them one after the other.
+ * the operator): extract (many indexes), partition (one index per partition), plan (one), create (many indexes, one
+ * per partition at best), commit (one). Worker pods run one phase index each; a local run calls them one after the
+ * other, and the plan runs the partition steps that did not run.
  */
 public final class SortPhases {
   private final SortSpec spec;
@@ -61,8 +65,21 @@ public final class SortPhases {
    * the plan is deterministic and they write the same bytes.
    */
   public List<PhaseResult> extractThenPlan(int index, int count) throws IOException, InterruptedException {
-    PhaseResult extract = extract(index, count);
+    return extractThenPlan(index, count, 1);
+  }
+
+  /** As {@link #extractThenPlan(int, int)}, the records split into {@code partitions}. */
+  public List<PhaseResult> extractThenPlan(int index, int count, int partitions)
+      throws IOException, InterruptedException {
+    PhaseResult extract = extract(index, count, partitions);
     return allFinished("extract", count) ? List.of(extract, plan(count)) : List.of(extract);
+  }
+
+  /** Partition {@code index} of {@code count}, then the plan if every partition step has finished (as above). */
+  public List<PhaseResult> partitionThenPlan(int index, int count, int extractCount)
+      throws IOException, InterruptedException {
+    PhaseResult partition = partition(index, count, extractCount);
+    return allFinished("partition", count) ? List.of(partition, plan(extractCount)) : List.of(partition);
   }
 
   /** Create index {@code index} of {@code count}, then the commit if every create index has finished (as above). */
@@ -82,19 +99,40 @@ public final class SortPhases {
   }
 
   public PhaseResult extract(int index, int count) throws IOException, InterruptedException {
+    return extract(index, count, 1);
+  }
+
+  /** Extract index {@code index} of {@code count}, its records' entries split into {@code partitions}. */
+  public PhaseResult extract(int index, int count, int partitions) throws IOException, InterruptedException {
     return timed("extract", index, count, (problems, details) -> {
       if (index == 0 && spec.order().kind() != OrderKind.KEYMAP) {
         // Refused before the work rather than at the plan; a key map's templates are known only then.
         new OutputClaim(stores, spec).check(List.of(BraceTemplate.parse(spec.output().template(), true)));
       }
       ExtractResult result = new ExtractPhase(spec, stores, scratchRoot, packs, packEverything, log)
-          .run(index, count, problems);
+          .run(index, count, partitions, problems);
       details.put("inputBytes", result.inputBytes());
       details.put("missingShards", result.missingShards());
-      details.put("runs", result.runs().size());
+      details.put("partitions", result.partitions());
+      details.put("runs", result.runs().stream().mapToInt(List::size).sum());
       details.put("peakMetadataBytes", result.peakMetadataBytes());
       details.put("metadataBytesPerRecord", result.metadataBytesPerRecord());
       return new long[] {result.shards(), result.records(), result.bytes()};
+    });
+  }
+
+  /**
+   * The step of partition {@code index} of {@code count}: merges, dedupes and orders the partition's records; its
+   * result's records are those it ordered, duplicates included.
+   */
+  public PhaseResult partition(int index, int count, int extractCount) throws IOException, InterruptedException {
+    return timed("partition", index, count, (problems, details) -> {
+      PartitionResult result = new PartitionPhase(spec, stores, scratchRoot, log).run(index, count, extractCount,
+          problems);
+      details.put("duplicatesDropped", result.duplicatesDropped());
+      details.put("recordsDropped", result.recordsDropped());
+      return new long[] {0, result.recordsOrdered(), result.templates().stream()
+          .mapToLong(PartitionResult.TemplateCounts::bytes).sum()};
     });
   }
 
@@ -104,8 +142,8 @@ public final class SortPhases {
       details.put("outputFormat", plan.outputFormat());
       details.put("duplicatesDropped", plan.duplicatesDropped());
       details.put("recordsDropped", plan.recordsDropped());
-      details.put("shardNames", plan.shards().stream().limit(20).map(s -> s.url() + " (" + s.records()
-          + " records, " + s.bytes() + " bytes)").toList());
+      details.put("partitions", plan.partitions().size());
+      details.put("shardNames", plan.shards().stream().limit(20).map(PlannedShard::url).toList());
       return new long[] {plan.shards().size(), plan.records(), plan.bytes()};
     });
   }

@@ -44,6 +44,37 @@ class MinioSortIT extends SortContract {
   }
 
   /**
+   * Small records of a shuffle into 4 partitions: each create worker reads its partition's segments of the extract
+   * workers' packs, so the create workers together read the input's bytes about once, not once each (as when each
+   * gathered its shards' records from every input: about 4 times). Counted by MinIO.
+   */
+  @org.junit.jupiter.api.Test
+  void createWorkersTogetherReadTheInputAboutOnceWhateverTheirNumber() throws Exception {
+    dataset = SortFixture.dataset(16, 100, 3);
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    long inputBytes = objects(root + "in/").values().stream().mapToLong(bytes -> bytes.length).sum();
+    SortSpec spec = spec(root + "in/in-{000..015}.tar", new SortSpec.Order(OrderKind.SHUFFLE, null, 4L, null, null),
+        records(root + "out/x-{000..}.tar", 20));
+    Location scratch = stores.locate(root + "scratch/");
+    SortPhases phases = new SortPhases(spec, stores, scratch,
+        new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+    for (int index = 0; index < 2; index++) {
+      phases.extract(index, 2, 4);
+    }
+    for (int index = 0; index < 4; index++) {
+      phases.partitionThenPlan(index, 4, 2);
+    }
+    long before = minio.bytesSent();
+    for (int index = 0; index < 4; index++) {
+      phases.create(index, 4);
+    }
+    long read = minio.bytesSent() - before;
+    assertThat((double) read / inputBytes).as("bytes read by create per input byte").isLessThanOrEqualTo(2.1);
+    phases.commit();
+    assertThat(objects(root + "out/")).containsKey("x.manifest.json").hasSize(80 + 2);
+  }
+
+  /**
    * 200 extract indexes leave 200 runs, far more than the pool's connections: the plan merges them without holding
    * a connection per run (it used to open every run at once and wait for a 17th connection, for ten minutes).
    */

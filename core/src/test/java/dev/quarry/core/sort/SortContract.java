@@ -561,21 +561,95 @@ abstract class SortContract {
   }
 
   @Test
-  void shardSizeClosesAShardAtTheRecordThatReachesTheSize() throws Exception {
+  void shardSizePutsEachRecordInTheShardOfItsStartOffset() throws Exception {
     long target = 40_000;
     List<Record> out = runAndRead(spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null,
         null, null), new SortSpec.Output(root + "s/x-{0..}.tar", null, "40000", null, null)),
         root + "s/x.manifest.json", ShardFormat.TAR);
     Manifest manifest = Json.read(bytes(root + "s/x.manifest.json"), Manifest.class);
     assertThat(out).hasSize(all.size());
-    List<Manifest.Shard> shards = manifest.shards();
-    long largestRecord = all.stream().mapToLong(r -> r.members().stream()
-        .mapToLong(m -> 512 + dev.quarry.core.archive.tar.TarFormat.padded(m.data().length)).sum()).max().orElseThrow();
-    for (int i = 0; i < shards.size() - 1; i++) {
-      long payload = shards.get(i).size() - 1024; // minus the end-of-archive blocks
-      assertThat(payload).as("shard %d reached the size", i).isGreaterThanOrEqualTo(target);
-      assertThat(payload).as("shard %d overshoots by less than one record", i).isLessThan(target + largestRecord);
+    // The reference: each record's start is the sum of the raw tar bytes before it, each record counted at most
+    // the size; shard k holds the records starting in [k * size, (k + 1) * size).
+    Map<Long, Long> expected = new java.util.TreeMap<>();
+    long start = 0;
+    for (Record record : out) {
+      long size = record.members().stream()
+          .mapToLong(m -> 512 + dev.quarry.core.archive.tar.TarFormat.padded(m.data().length)).sum();
+      expected.merge(start / target, size, Long::sum);
+      start += Math.min(size, target);
     }
+    assertThat(manifest.shards()).extracting(shard -> shard.size() - 1024) // minus the end-of-archive blocks
+        .containsExactlyElementsOf(expected.values());
+  }
+
+  /** Runs the phases with {@code extract} extract workers and {@code partitions} partitions and create workers. */
+  private List<PhaseResult> runPartitioned(SortSpec spec, String scratchUrl, int extract, int partitions)
+      throws Exception {
+    SortPhases phases = phases(spec, scratchUrl);
+    List<PhaseResult> results = new ArrayList<>();
+    for (int index = extract - 1; index >= 0; index--) {
+      results.add(phases.extract(index, extract, partitions));
+    }
+    for (int index = partitions - 1; index >= 0; index--) {
+      results.addAll(phases.partitionThenPlan(index, partitions, extract));
+    }
+    for (int index = 0; index < partitions; index++) {
+      results.addAll(phases.createThenCommit(index, partitions));
+    }
+    return results;
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = OrderKind.class, names = {"SHUFFLE", "MD5", "ALPHANUMERIC", "KEYMAP"})
+  void theOutputIsByteIdenticalWhateverTheExtractWorkersAndPartitions(OrderKind kind) throws Exception {
+    // Plain tars are sampled for an alphanumeric order's splitters; compressed ones are packed the same way.
+    String input = input(kind == OrderKind.SHUFFLE ? ShardFormat.TAR_GZ : ShardFormat.TAR);
+    SortSpec.Order order = new SortSpec.Order(kind, null, kind == OrderKind.SHUFFLE ? 5L : null, null,
+        kind == OrderKind.KEYMAP ? new SortSpec.Keymap("img/.*[02468]\tev-{00..}.tar\n.*\tod-{00..}.tar\n", null,
+            null) : null);
+    Map<String, byte[]> first = null;
+    for (int[] workers : new int[][] {{1, 1}, {2, 3}, {4, 4}}) {
+      String run = "e" + workers[0] + "p" + workers[1];
+      // Shards of about 9 records, cut by bytes: shards go on across partitions.
+      SortSpec spec = spec(input, order, new SortSpec.Output(root + run + "/x-{000..}.tar", null, "40000", null,
+          null));
+      runPartitioned(spec, root + "scratch-" + run + "/", workers[0], workers[1]);
+      Map<String, byte[]> output = objects(root + run + "/");
+      assertThat(output).as(run).containsKey(kind == OrderKind.KEYMAP ? "ev.manifest.json" : "x.manifest.json");
+      if (first == null) {
+        first = output;
+        assertThat(output.size()).isGreaterThan(8);
+      } else {
+        assertThat(output.keySet()).as(run).isEqualTo(first.keySet());
+        for (var object : first.entrySet()) {
+          assertThat(output.get(object.getKey())).as(run + " " + object.getKey()).isEqualTo(object.getValue());
+        }
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = OrderKind.class, names = {"SHUFFLE", "ALPHANUMERIC"})
+  void eachPartitionOrdersItsShareOfTheRecordsAndCreateWorkersTheirPartitionsShards(OrderKind kind)
+      throws Exception {
+    dataset = SortFixture.dataset(8, 250, 5);
+    all = dataset.stream().flatMap(List::stream).toList();
+    String input = input(ShardFormat.TAR);
+    SortSpec spec = spec(input.replace("{000..005}", "{000..007}"),
+        new SortSpec.Order(kind, null, kind == OrderKind.SHUFFLE ? 11L : null, null, null),
+        records(root + "p/x-{000..}.tar", 50));
+    List<PhaseResult> results = runPartitioned(spec, root + "scratch/", 2, 4);
+    long mostOrdered = results.stream().filter(r -> r.phase().equals("partition")).mapToLong(PhaseResult::records)
+        .max().orElseThrow();
+    assertThat(mostOrdered).isLessThanOrEqualTo((long) (1.25 * all.size() / 4));
+    assertThat(results.stream().filter(r -> r.phase().equals("create")).mapToLong(PhaseResult::shards))
+        .allSatisfy(shards -> assertThat(shards).isBetween(8L, 12L)).hasSize(4);
+
+    Location scratch = stores.locate(root + "scratch/");
+    assertThat(objects(root + "scratch/").keySet()).anyMatch(name -> name.startsWith("packs/extract-"))
+        .anyMatch(name -> name.startsWith("partition/00003/"));
+    ScratchCleaning.clean(scratch, ScratchMarker.of(spec));
+    assertThat(objects(root + "scratch/")).as("clean deletes the packs and partition files too").isEmpty();
   }
 
   @ParameterizedTest

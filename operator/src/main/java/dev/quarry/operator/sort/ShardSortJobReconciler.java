@@ -178,7 +178,7 @@ public final class ShardSortJobReconciler implements Reconciler<ShardSortJob>, C
    * one report counts. The step before finishes in the same pass that looks here, so its pods are at hand.
    */
   private static boolean doneByLastWorker(SortStep step, List<WorkerPod> finishedPods, SortStatus status) {
-    if (step.runByLastOf() == null) {
+    if (!step.runByLastOfStepBefore()) {
       return false;
     }
     StepProgress progress = new StepProgress(step, 1, finishedPods);

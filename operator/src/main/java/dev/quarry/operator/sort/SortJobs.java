@@ -79,13 +79,18 @@ final class SortJobs {
     int workers = step.workers(spec);
     List<String> args = new ArrayList<>(List.of("sort", step.command(), "--spec", SPEC_DIR + "/" + SPEC_FILE,
         "--result", WorkerPods.RESULT_FILE));
-    if (step == SortStep.EXTRACT || step == SortStep.CREATE) {
+    if (step == SortStep.EXTRACT || step == SortStep.PARTITION || step == SortStep.CREATE) {
       // The Job controller sets JOB_COMPLETION_INDEX in every pod; the kubelet expands it in the arguments.
       args.addAll(List.of("--index", "$(JOB_COMPLETION_INDEX)", "--count", String.valueOf(workers)));
-      args.add(step.thenFlag());
     }
-    if (step == SortStep.PLAN) {
+    if (step == SortStep.EXTRACT && SortStep.partitions(spec) > 1) {
+      args.addAll(List.of("--partitions", String.valueOf(SortStep.partitions(spec))));
+    }
+    if (step == SortStep.PARTITION || step == SortStep.PLAN) {
       args.addAll(List.of("--extract-count", String.valueOf(SortStep.EXTRACT.workers(spec))));
+    }
+    if (step.thenFlag(spec) != null) {
+      args.add(step.thenFlag(spec));
     }
     PodSpec podSpec = withSpec(job, pods.spec(spec.store(), args,
         spec.workers() == null ? null : spec.workers().resources(), spec.workers(), List.of(specMount())), false);

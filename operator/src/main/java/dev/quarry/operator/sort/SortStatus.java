@@ -28,6 +28,8 @@ final class SortStatus {
   private String manifest;
   private PhaseMetrics extract;
   private PhaseMetrics plan;
+  /** The partition step's, known only in the pass that saw it finish (the plan, done after it, is kept). */
+  private PhaseMetrics partition;
   private PhaseMetrics create;
   private List<Condition> previousConditions;
 
@@ -53,6 +55,8 @@ final class SortStatus {
   boolean isDone(SortStep step) {
     PhaseMetrics metrics = switch (step) {
       case EXTRACT -> extract;
+      // The status keeps no metrics of its own for the partition step: the plan comes after it.
+      case PARTITION -> partition != null ? partition : plan;
       case PLAN -> plan;
       case CREATE -> create;
       case COMMIT -> null;
@@ -67,6 +71,7 @@ final class SortStatus {
         extract = metrics;
         records = metrics.records();
       }
+      case PARTITION -> partition = metrics;
       case PLAN -> {
         plan = metrics;
         shardsTotal = metrics.shards();
@@ -95,6 +100,7 @@ final class SortStatus {
     String message = switch (step) {
       case EXTRACT -> "Reading the input: " + done + " of " + workers + " extract workers done, " + records
           + " records so far";
+      case PARTITION -> "Ordering " + records + " records in " + workers + " partitions: " + done + " done";
       case PLAN -> "Ordering " + records + " records and cutting them into shards";
       case CREATE -> "Writing output shards: " + shardsCreated + " of " + shardsTotal + " done";
       case COMMIT -> "Writing the manifest and the WebDataset index";

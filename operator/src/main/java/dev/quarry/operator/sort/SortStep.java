@@ -7,13 +7,16 @@ import java.util.List;
 
 /**
  * The steps of a shard sort, in order, each one indexed Job running {@code quarry sort <step>}, except that plan and
- * commit run in the pod of the last extract and create worker to finish (a pod's start costs seconds; the plan of a
- * large job, less). The weights say how much of the whole job each step is, for the PROGRESS column (extract and
- * create move every byte; plan and commit only metadata).
+ * commit run in the pod of the last worker of the step before to finish (a pod's start costs seconds; the plan,
+ * less). With more than one create worker, the records are split into as many partitions, each ordered by an index
+ * of the partition step, whose last worker plans; with one, the plan orders the one partition after extract. The
+ * weights say how much of the whole job each step is, for the PROGRESS column (extract and create move every byte;
+ * partition, plan and commit only metadata).
  */
 enum SortStep {
   EXTRACT("extract", ShardSortPhase.Extracting, 40),
-  PLAN("plan", ShardSortPhase.Planning, 10),
+  PARTITION("partition", ShardSortPhase.Planning, 8),
+  PLAN("plan", ShardSortPhase.Planning, 2),
   CREATE("create", ShardSortPhase.Creating, 45),
   COMMIT("commit", ShardSortPhase.Creating, 5);
 
@@ -42,27 +45,37 @@ enum SortStep {
     return weight;
   }
 
-  /** The steps {@code spec} runs: a dry run stops after the plan. */
+  /**
+   * The steps {@code spec} runs: the partition step only with more than one partition; a dry run stops after the
+   * plan.
+   */
   static List<SortStep> of(ShardSortJobSpec spec) {
-    return Boolean.TRUE.equals(spec.dryRun()) ? List.of(EXTRACT, PLAN) : List.of(values());
+    List<SortStep> steps = new java.util.ArrayList<>(List.of(values()));
+    if (partitions(spec) == 1) {
+      steps.remove(PARTITION);
+    }
+    return Boolean.TRUE.equals(spec.dryRun()) ? steps.subList(0, steps.indexOf(PLAN) + 1) : steps;
+  }
+
+  /** How many partitions the records are split into: one per create worker. */
+  static int partitions(ShardSortJobSpec spec) {
+    return CREATE.workers(spec);
   }
 
   /**
-   * The step whose last worker to finish also runs this one, in the same pod (its {@link #thenFlag()}): plan after
-   * extract, commit after create. Such a step gets a Job of its own only if no worker reported running it.
+   * Whether the last worker of the step before this one (of {@link #of}) runs it too, in the same pod (the step
+   * before's {@link #thenFlag}): plan, commit. Such a step gets a Job of its own only if no worker reported running
+   * it.
    */
-  SortStep runByLastOf() {
-    return switch (this) {
-      case PLAN -> EXTRACT;
-      case COMMIT -> CREATE;
-      case EXTRACT, CREATE -> null;
-    };
+  boolean runByLastOfStepBefore() {
+    return this == PLAN || this == COMMIT;
   }
 
   /** The option that has this step's last worker to finish run the next step too, or null. */
-  String thenFlag() {
+  String thenFlag(ShardSortJobSpec spec) {
     return switch (this) {
-      case EXTRACT -> "--then-plan";
+      case EXTRACT -> partitions(spec) == 1 ? "--then-plan" : null;
+      case PARTITION -> "--then-plan";
       case CREATE -> "--then-commit";
       case PLAN, COMMIT -> null;
     };
@@ -72,7 +85,7 @@ enum SortStep {
   int workers(ShardSortJobSpec spec) {
     return switch (this) {
       case EXTRACT -> parallelism(spec.workers() == null ? null : spec.workers().extract());
-      case CREATE -> parallelism(spec.workers() == null ? null : spec.workers().create());
+      case PARTITION, CREATE -> parallelism(spec.workers() == null ? null : spec.workers().create());
       case PLAN, COMMIT -> 1;
     };
   }

@@ -44,7 +44,7 @@ final class StepProgress {
 
   /**
    * This step's result in a pod's termination message: the message holds one result, or a list when the worker also
-   * ran the step after its own ({@link SortStep#runByLastOf()}), so the pods of one step may carry the next's.
+   * ran the step after its own ({@link SortStep#runByLastOfStepBefore()}), so the pods of one step may carry the next's.
    */
   private Optional<PhaseReport> reportIn(WorkerPod pod) {
     Stream<PhaseReport> results = WorkerJson.parse(pod.terminationMessage(), PhaseReport[].class)

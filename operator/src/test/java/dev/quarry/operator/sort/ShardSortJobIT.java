@@ -88,7 +88,8 @@ class ShardSortJobIT {
     var container = extract.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(container.getImage()).isEqualTo(RunningOperator.WORKER_IMAGE);
     assertThat(container.getArgs()).containsExactly("sort", "extract", "--spec", "/etc/quarry/spec.json",
-        "--result", "/dev/termination-log", "--index", "$(JOB_COMPLETION_INDEX)", "--count", "8", "--then-plan");
+        "--result", "/dev/termination-log", "--index", "$(JOB_COMPLETION_INDEX)", "--count", "8", "--partitions",
+        "8");
     assertThat(container.getTerminationMessagePolicy()).isEqualTo("FallbackToLogsOnError");
     assertThat(container.getEnv()).extracting(EnvVar::getName)
         .contains("QUARRY_S3_ENDPOINT", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
@@ -116,13 +117,26 @@ class ShardSortJobIT {
     assertThat(get.stdout().lines().skip(1).findFirst().orElseThrow().split("\\s+"))
         .startsWith("shuffle", "Extracting", "20%", "4000");
 
-    // The last workers to finish also plan, and say so in their results: two finished together, and both planned.
-    String plan = Manifests.phaseResult("plan", 0, 31, 7990, 7_990_000);
     for (int index = 4; index < 8; index++) {
-      String extracted = Manifests.phaseResult("extract", index, 160, 1000, 1_000_000);
-      kubelet.finish(extract, index, 0, index < 6 ? extracted : "[" + extracted + "," + plan + "]");
+      kubelet.finish(extract, index, 0, Manifests.phaseResult("extract", index, 160, 1000, 1_000_000));
     }
     kubelet.complete(extract);
+
+    // One partition step per create worker orders its share of the records.
+    Job partition = awaitJob("shuffle-partition");
+    assertThat(partition.getSpec().getCompletions()).isEqualTo(8);
+    assertThat(partition.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs()).containsExactly(
+        "sort", "partition", "--spec", "/etc/quarry/spec.json", "--result", "/dev/termination-log", "--index",
+        "$(JOB_COMPLETION_INDEX)", "--count", "8", "--extract-count", "8", "--then-plan");
+    ShardSortJobStatus ordering = awaitStatus("shuffle", s -> s.phase() == ShardSortPhase.Planning);
+    assertThat(ready(ordering).getMessage()).isEqualTo("Ordering 8000 records in 8 partitions: 0 done");
+    // The last workers to finish also plan, and say so in their results: two finished together, and both planned.
+    String plan = Manifests.phaseResult("plan", 0, 31, 7990, 7_990_000);
+    for (int index = 0; index < 8; index++) {
+      String ordered = Manifests.phaseResult("partition", index, 0, 1000, 1_000_000);
+      kubelet.finish(partition, index, 0, index < 6 ? ordered : "[" + ordered + "," + plan + "]");
+    }
+    kubelet.complete(partition);
 
     Job create = awaitJob("shuffle-create");
     assertThat(create.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
@@ -226,6 +240,11 @@ class ShardSortJobIT {
       kubelet.finish(extract, index, 0, Manifests.phaseResult("extract", index, 160, 1000, 1_000_000));
     }
     kubelet.complete(extract);
+    Job partition = awaitJob("restart-partition");
+    for (int index = 0; index < 8; index++) {
+      kubelet.finish(partition, index, 0, Manifests.phaseResult("partition", index, 0, 1000, 1_000_000));
+    }
+    kubelet.complete(partition);
     // No worker reported a plan (a result the kubelet could not keep, say): the plan gets a Job of its own.
     Job plan = awaitJob("restart-plan");
     assertThat(plan.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
@@ -243,6 +262,9 @@ class ShardSortJobIT {
     assertThat(status.phases().extract().records()).isEqualTo(8000);
     assertThat(client.batch().v1().jobs().inNamespace(namespace).withName("restart-extract").get()
         .getMetadata().getUid()).as("the finished step is not run again").isEqualTo(extract.getMetadata().getUid());
+    assertThat(client.batch().v1().jobs().inNamespace(namespace).withName("restart-partition").get()
+        .getMetadata().getUid()).as("nor the partition step, done before the plan").isEqualTo(
+            partition.getMetadata().getUid());
     assertThat(create.getSpec().getCompletions()).isEqualTo(8);
   }
 

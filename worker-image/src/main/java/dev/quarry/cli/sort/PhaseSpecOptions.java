@@ -8,13 +8,16 @@ import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * The job options a phase command lists: --spec, the scratch and the options its phase reads for its own work (with
- * the phase it may run after it: {@code extract --then-plan}, {@code create --then-commit}), not every option of
+ * the phase it may run after it: {@code extract --then-plan}, {@code partition --then-plan},
+ * {@code create --then-commit}), not every option of
  * {@code sort run}. The options that define the job (input, output, order, policies) are still taken, unlisted:
  * every phase is given the same job, whose digest marks the scratch, and the help says so once.
  */
 final class PhaseSpecOptions implements IModelTransformer {
   private static final Set<String> EVERY_PHASE = Set.of("--spec", "--scratch", "--requests-in-flight", "--overwrite");
-  /** Extract and plan sort in memory and spill past the budget; plan stops at the plan in a dry run. */
+  /**
+   * Extract, partition and plan sort in memory and spill past the budget; plan stops at the plan in a dry run.
+   */
   private static final Set<String> SORTING_PHASE = Set.of("--spec", "--scratch", "--requests-in-flight",
       "--overwrite", "--memory-budget", "--dry-run");
   static final String JOB_OPTIONS = "The job: --spec FILE, as the operator gives it, or the options that define it"
@@ -24,10 +27,10 @@ final class PhaseSpecOptions implements IModelTransformer {
   /** The job options the phase command named {@code phase} lists. */
   static Set<String> listed(String phase) {
     return switch (phase) {
-      case "extract", "plan" -> SORTING_PHASE;
+      case "extract", "partition", "plan" -> SORTING_PHASE;
       case "create", "commit" -> EVERY_PHASE;
       default -> throw new IllegalArgumentException("Invalid phase: " + phase
-          + " (must be extract, plan, create or commit)");
+          + " (must be extract, partition, plan, create or commit)");
     };
   }
 

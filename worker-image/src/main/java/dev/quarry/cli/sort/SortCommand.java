@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
           + " rather than to the profile, web identity, container or instance role.",
       ""
     },
-    subcommands = {SortRunCommand.class, SortExtractCommand.class, SortPlanCommand.class, SortCreateCommand.class,
+    subcommands = {SortRunCommand.class, SortExtractCommand.class, SortPartitionCommand.class,
+        SortPlanCommand.class, SortCreateCommand.class,
         SortCommitCommand.class, SortCleanCommand.class})
 public final class SortCommand {}

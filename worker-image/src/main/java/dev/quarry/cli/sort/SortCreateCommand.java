@@ -11,7 +11,8 @@ import picocli.CommandLine.Option;
 @Command(name = "create", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = PhaseSpecOptions.class,
     description = {"Phase 3: builds this worker's share of the planned output shards, each a multipart upload"
-        + " committed only when whole. Idempotent: shards already created are skipped, the rest rewritten"
+        + " committed only when whole; with --count equal to extract's --partitions (and records spread over"
+        + " them), worker i builds the shards whose first record is in partition i. Idempotent: shards already created are skipped, the rest rewritten"
         + " identically.", ""})
 public final class SortCreateCommand extends PhaseCommand {
   @Mixin WorkerIndex worker;

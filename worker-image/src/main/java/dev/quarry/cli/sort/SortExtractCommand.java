@@ -11,18 +11,28 @@ import picocli.CommandLine.Option;
 @Command(name = "extract", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = PhaseSpecOptions.class,
     description = {"Phase 1: reads this worker's share of the input shards and writes its records' entries as sorted"
-        + " runs under --scratch. Idempotent: rerunning an index that finished does nothing; one that died starts"
-        + " over.", ""})
+        + " runs under --scratch, split into --partitions. Idempotent: rerunning an index that finished does"
+        + " nothing; one that died starts over.", ""})
 public final class SortExtractCommand extends PhaseCommand {
   @Mixin WorkerIndex worker;
 
+  @Option(names = "--partitions", defaultValue = "1", description = "Split the records into this many partitions,"
+      + " each merged and ordered by its own quarry sort partition step, best the number of create workers"
+      + " (shuffle and md5 spread records over them by their hash; the other orders keep them in the first)."
+      + " Default: ${DEFAULT-VALUE}.")
+  int partitions;
+
   @Option(names = "--then-plan", description = "If this is the last extract worker to finish, also run the plan"
-      + " phase (as quarry sort plan --extract-count COUNT), so that no process starts just for it.")
+      + " phase (as quarry sort plan --extract-count COUNT, which runs the partition steps not run yet), so that no"
+      + " process starts just for it.")
   boolean thenPlan;
 
   @Override
   List<PhaseResult> run(SortPhases phases) throws Exception {
-    return thenPlan ? phases.extractThenPlan(worker.index(), worker.count())
-        : List.of(phases.extract(worker.index(), worker.count()));
+    if (partitions < 1) {
+      throw new IllegalArgumentException("Invalid --partitions: " + partitions + " (must be at least 1)");
+    }
+    return thenPlan ? phases.extractThenPlan(worker.index(), worker.count(), partitions)
+        : List.of(phases.extract(worker.index(), worker.count(), partitions));
   }
 }

@@ -9,9 +9,9 @@ import picocli.CommandLine.Option;
 /** {@code quarry sort plan}: merges the runs, orders the records and cuts them into output shards. */
 @Command(name = "plan", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = PhaseSpecOptions.class,
-    description = {"Phase 2: merges every extract worker's runs, drops duplicate keys per policy, orders the records"
-        + " and cuts them into output shards; writes each shard's plan under --scratch. With --dry-run this is the"
-        + " last phase: the plan is printed and no shard written.", ""})
+    description = {"Phase 2: runs the partition steps that have not run (see quarry sort partition), then cuts the"
+        + " ordered records into output shards from the partitions' counts alone and writes the plan under"
+        + " --scratch. With --dry-run this is the last phase: the plan is printed and no shard written.", ""})
 public final class SortPlanCommand extends PhaseCommand {
   @Option(names = "--extract-count", required = true, description = "The number of extract workers that ran.")
   int extractCount;

@@ -74,7 +74,8 @@ public final class SortSpecOptions {
       description = "Output format: tar, tar.gz, tar.lz4, zip or msgpack (default: the input's).")
   String outputFormat;
 
-  @Option(names = "--shard-size", paramLabel = "BYTES", description = "Target shard size, as a quantity (256Mi).")
+  @Option(names = "--shard-size", paramLabel = "BYTES", description = "Target shard size, as a quantity (256Mi): a record goes to"
+      + " the shard its start offset falls in (docs/formats.md, Output sizing).")
   String shardSize;
 
   @Option(names = "--records-per-shard", paramLabel = "N", description = "Exactly N records per shard.")

@@ -31,7 +31,7 @@ class PhaseCommandOptionsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"extract", "plan", "create", "commit"})
+  @ValueSource(strings = {"extract", "partition", "plan", "create", "commit"})
   void aPhaseListsNoneOfTheOptionsThatOnlyDefineTheJob(String phase) {
     List<String> listed = listedOptions("sort", phase);
 
@@ -45,6 +45,9 @@ class PhaseCommandOptionsTest {
     assertThat(listedOptions("sort", "extract")).contains("--memory-budget", "--then-plan", "--dry-run");
     assertThat(listedOptions("sort", "create")).contains("--then-commit").doesNotContain("--memory-budget");
     assertThat(listedOptions("sort", "plan")).contains("--extract-count");
+    assertThat(listedOptions("sort", "extract")).contains("--partitions");
+    assertThat(listedOptions("sort", "partition")).contains("--index", "--count", "--extract-count", "--then-plan",
+        "--memory-budget");
   }
 
   @Test

@@ -10,7 +10,6 @@ import dev.quarry.core.sort.extract.PackStore;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.records.RecordEntry;
-import dev.quarry.core.sort.records.RunReader;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectInfo;
@@ -41,7 +40,9 @@ import java.util.concurrent.Semaphore;
 import org.apache.commons.io.output.CountingOutputStream;
 
 /**
- * Phase 3: create worker {@code index} of {@code count} builds its contiguous share of the planned output shards.
+ * Phase 3: create worker {@code index} of {@code count} builds its share of the planned output shards: with as many
+ * workers as partitions, and records spread over them, the shards whose first record is in partition {@code index};
+ * otherwise a contiguous share of the shards.
  * Each shard streams into a multipart upload that becomes visible only when complete, then gets a done marker with
  * its size and SHA-256; a rerun skips shards whose marker and object agree, and rewrites the rest, identically.
  */
@@ -79,14 +80,12 @@ public final class CreatePhase {
 
   public List<CreatedShard> run(int index, int count) throws IOException, InterruptedException {
     PlanSummary plan = readPlan(scratchStore, scratch);
-    List<PlannedShard> shards = plan.shards();
-    int from = (int) ((long) shards.size() * index / count);
-    int to = (int) ((long) shards.size() * (index + 1) / count);
+    List<PlannedShard> mine = share(plan, index, count);
     ShardFormat format = ShardFormat.ofExtension(plan.outputFormat());
-    Progress progress = new Progress("create " + index + "/" + count, to - from, log);
+    Progress progress = new Progress("create " + index + "/" + count, mine.size(), log);
     Map<Long, CreatedShard> created = new TreeMap<>();
     List<PlannedShard> todo = new ArrayList<>();
-    for (PlannedShard shard : shards.subList(from, to)) {
+    for (PlannedShard shard : mine) {
       Optional<CreatedShard> done = alreadyCreated(shard);
       if (done.isPresent()) {
         created.put(shard.index(), done.get());
@@ -95,11 +94,15 @@ public final class CreatePhase {
         todo.add(shard);
       }
     }
-    try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-create-")) {
-      RecordSource source = new RecordSource(plan.inputs(), stores, packs);
+    try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-create-");
+        OrderedEntries ordered = new OrderedEntries(plan, spec.output(), scratchStore, scratch)) {
+      RecordSource source = new RecordSource(plan.inputs(), stores, packs, scratchStore, plan.packs());
+      if (source.inPartitionPacks() && ownsPartition(plan, count) && !todo.isEmpty()) {
+        source.fetch(index, Files.createDirectories(work.path().resolve("segments")));
+      }
       for (int start = 0; start < todo.size(); start += SHARDS_PER_BATCH) {
         List<PlannedShard> batch = todo.subList(start, Math.min(todo.size(), start + SHARDS_PER_BATCH));
-        for (CreatedShard done : createBatch(batch, format, source, work.path(), progress)) {
+        for (CreatedShard done : createBatch(batch, ordered.of(batch), format, source, work.path(), progress)) {
           created.put(done.index(), done);
         }
       }
@@ -108,10 +111,26 @@ public final class CreatePhase {
     return List.copyOf(created.values());
   }
 
+  /** The shards worker {@code index} of {@code count} builds, in plan order. */
+  private static List<PlannedShard> share(PlanSummary plan, int index, int count) {
+    List<PlannedShard> shards = plan.shards();
+    if (ownsPartition(plan, count)) {
+      return shards.stream().filter(shard -> shard.partition() == index).toList();
+    }
+    int from = (int) ((long) shards.size() * index / count);
+    int to = (int) ((long) shards.size() * (index + 1) / count);
+    return shards.subList(from, to);
+  }
+
+  /** Whether each of {@code count} create workers builds the shards that start in its own partition. */
+  private static boolean ownsPartition(PlanSummary plan, int count) {
+    return plan.partitioned() && count == plan.partitions().size();
+  }
+
   /** Gathers one batch of shards (unless their records are in this process) and uploads them, a few at a time. */
-  private List<CreatedShard> createBatch(List<PlannedShard> batch, ShardFormat format, RecordSource source,
-      Path work, Progress progress) throws IOException, InterruptedException {
-    Map<Long, List<RecordEntry>> entries = readPlans(batch);
+  private List<CreatedShard> createBatch(List<PlannedShard> batch, Map<Long, List<RecordEntry>> entries,
+      ShardFormat format, RecordSource source, Path work, Progress progress)
+      throws IOException, InterruptedException {
     List<Path> files = batch.stream().map(shard -> work.resolve(shard.index() + ".raw")).toList();
     if (!recordsInProcess) {
       new ShardAssembly(source, spec.workers().requestsInFlight()).assemble(batch, entries, files);
@@ -145,35 +164,6 @@ public final class CreatePhase {
     } catch (ExecutionException e) {
       throw Futures.unwrap(e);
     }
-  }
-
-  private Map<Long, List<RecordEntry>> readPlans(List<PlannedShard> shards) throws IOException {
-    Map<Long, List<RecordEntry>> entries = new java.util.concurrent.ConcurrentHashMap<>();
-    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
-      List<Future<?>> reads = new ArrayList<>();
-      for (PlannedShard shard : shards) {
-        reads.add(pool.submit(() -> {
-          List<RecordEntry> list = new ArrayList<>((int) shard.records());
-          String name = scratch.shardPlan(shard.index());
-          try (RunReader reader = new RunReader(scratchStore.get(name), name)) {
-            for (RecordEntry entry = reader.next(); entry != null; entry = reader.next()) {
-              list.add(entry);
-            }
-          }
-          entries.put(shard.index(), list);
-          return null;
-        }));
-      }
-      for (Future<?> read : reads) {
-        read.get();
-      }
-    } catch (ExecutionException e) {
-      throw Futures.unwrap(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("Cannot read the shard plans: interrupted", e);
-    }
-    return entries;
   }
 
   /** The plan, or a clear error when the plan phase has not finished. */

@@ -2,29 +2,124 @@ package dev.quarry.core.sort.create;
 
 import dev.quarry.core.sort.extract.PackStore;
 import dev.quarry.core.sort.input.InputShard;
+import dev.quarry.core.sort.plan.PlanSummary;
+import dev.quarry.core.store.FileRangeStream;
 import dev.quarry.core.store.Location;
+import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
-/** Where a record's raw bytes are read from: the input object of a plain tar, or its shard's pack. */
+/**
+ * Where a record's raw bytes are read from: the input object of a plain tar, its shard's pack, or, when records
+ * spread over partitions, the pack of the extract worker that read it (from a local copy of a partition's segment
+ * once {@link #fetch} made one).
+ */
 public final class RecordSource {
   private final List<InputShard> inputs;
   private final ObjectStores stores;
   private final PackStore packs;
+  private final ObjectStore scratchStore;
+  private final List<PlanSummary.ExtractPack> partitionPacks;
+  /** Local copies of segments, by extract worker. */
+  private final Map<Integer, Fetched> fetched = new HashMap<>();
+
+  /** A segment's start and length in its pack, and the file holding its copy. */
+  private record Fetched(long start, long length, Path file) {
+    boolean holds(long offset, long bytes) {
+      return offset >= start && offset + bytes <= start + length;
+    }
+  }
 
   public RecordSource(List<InputShard> inputs, ObjectStores stores, PackStore packs) {
+    this(inputs, stores, packs, null, List.of());
+  }
+
+  RecordSource(List<InputShard> inputs, ObjectStores stores, PackStore packs, ObjectStore scratchStore,
+      List<PlanSummary.ExtractPack> extractPacks) {
     this.inputs = inputs;
     this.stores = stores;
     this.packs = packs;
+    this.scratchStore = scratchStore;
+    this.partitionPacks = extractPacks != null && extractPacks.stream().anyMatch(p -> p.pack() != null)
+        ? extractPacks : List.of();
+  }
+
+  /** Whether records' bytes are in the extract workers' partition packs. */
+  boolean inPartitionPacks() {
+    return !partitionPacks.isEmpty();
+  }
+
+  /**
+   * Copies partition {@code partition}'s segment of every extract worker's pack into {@code folder}: one ranged GET
+   * each, so that the partition's records are then read locally in any order.
+   */
+  void fetch(int partition, Path folder) throws IOException {
+    for (int worker = 0; worker < partitionPacks.size(); worker++) {
+      PlanSummary.ExtractPack pack = partitionPacks.get(worker);
+      long start = pack.segments().get(partition);
+      long length = pack.segments().get(partition + 1) - start;
+      Path file = folder.resolve(String.format("segment-%05d", worker));
+      try (OutputStream out = Files.newOutputStream(file)) {
+        if (length > 0) {
+          try (InputStream in = scratchStore.getRange(pack.pack(), start, length)) {
+            in.transferTo(out);
+          }
+        }
+      }
+      if (Files.size(file) != length) {
+        throw new IOException("Cannot read partition " + partition + " of " + scratchStore.url(pack.pack())
+            + ": it holds " + Files.size(file) + " bytes, not " + length + " (the scratch was changed; clean it and"
+            + " sort again)");
+      }
+      fetched.put(worker, new Fetched(start, length, file));
+    }
   }
 
   public InputStream open(int shard, boolean packed, long offset, long length) throws IOException {
+    if (packed && !partitionPacks.isEmpty()) {
+      int worker = PlanSummary.ExtractPack.indexOf(partitionPacks, shard);
+      Fetched local = fetched.get(worker);
+      if (local != null && local.holds(offset, length)) {
+        long from = offset - local.start();
+        return new FileRangeStream(FileChannel.open(local.file(), StandardOpenOption.READ), local.file().toString(),
+            from, from + length);
+      }
+      return scratchStore.getRange(partitionPacks.get(worker).pack(), offset, length);
+    }
     if (packed) {
       return packs.read(shard, offset, length);
     }
     Location location = stores.locate(inputs.get(shard).url());
     return location.store().getRange(location.key(), offset, length);
   }
+
+  /** Which source {@code open} reads bytes at {@code offset} from, for grouping neighbouring reads. */
+  String sourceOf(int shard, boolean packed, long offset) {
+    if (packed && !partitionPacks.isEmpty()) {
+      int worker = PlanSummary.ExtractPack.indexOf(partitionPacks, shard);
+      Fetched local = fetched.get(worker);
+      return (local != null && local.holds(offset, 0) ? "l" : SCATTERED) + worker;
+    }
+    return shard + (packed ? "p" : "i");
+  }
+
+  /**
+   * Whether the records a worker reads from this source ({@link #sourceOf}) are scattered among others it does not
+   * need: a segment of another partition than the worker's own, of which it reads only a shard's continuation. Such
+   * reads are not merged across gaps, which would read most of the segment for a few records.
+   */
+  static boolean isScattered(String source) {
+    return source.startsWith(SCATTERED);
+  }
+
+  private static final String SCATTERED = "r";
 }

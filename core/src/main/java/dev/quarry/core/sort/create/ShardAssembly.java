@@ -59,16 +59,17 @@ final class ShardAssembly {
       long position = 0;
       for (RecordEntry entry : entries.get(shards.get(file).index())) {
         for (RawRange range : entry.ranges()) {
-          bySource.computeIfAbsent(entry.shard() + (entry.packed() ? "p" : "i"), k -> new ArrayList<>())
+          bySource.computeIfAbsent(source.sourceOf(entry.shard(), entry.packed(), range.offset()),
+                  k -> new ArrayList<>())
               .add(new Piece(entry.shard(), entry.packed(), range.offset(), range.length(), file, position));
           position += range.length();
         }
       }
     }
     List<Read> reads = new ArrayList<>();
-    for (List<Piece> pieces : bySource.values()) {
-      pieces.sort(Comparator.comparingLong(Piece::offset));
-      reads.addAll(reads(pieces));
+    for (Map.Entry<String, List<Piece>> pieces : bySource.entrySet()) {
+      pieces.getValue().sort(Comparator.comparingLong(Piece::offset));
+      reads.addAll(reads(pieces.getValue(), RecordSource.isScattered(pieces.getKey()) ? 0 : GAP_BYTES));
     }
     List<FileChannel> channels = new ArrayList<>();
     try {
@@ -84,14 +85,14 @@ final class ShardAssembly {
     }
   }
 
-  /** Merges sorted pieces of one source into reads across small gaps. */
-  private static List<Read> reads(List<Piece> pieces) {
+  /** Merges sorted pieces of one source into reads across gaps of at most {@code gap} bytes. */
+  private static List<Read> reads(List<Piece> pieces, long gap) {
     List<Read> reads = new ArrayList<>();
     List<Piece> current = new ArrayList<>();
     long start = 0;
     long end = 0;
     for (Piece piece : pieces) {
-      boolean joins = !current.isEmpty() && piece.offset() - end <= GAP_BYTES
+      boolean joins = !current.isEmpty() && piece.offset() - end <= gap
           && Math.max(end, piece.offset() + piece.length()) - start <= MAX_READ;
       if (!joins && !current.isEmpty()) {
         reads.add(new Read(current.get(0).shard(), current.get(0).packed(), start, end - start, current));

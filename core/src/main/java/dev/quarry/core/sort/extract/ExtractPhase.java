@@ -7,9 +7,12 @@ import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Progress;
 import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.WorkFolder;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.input.InputShards;
 import dev.quarry.core.sort.order.KeyOrder;
+import dev.quarry.core.sort.plan.KeySample;
+import dev.quarry.core.sort.plan.Partitioner;
 import dev.quarry.core.sort.records.ExternalSorter;
 import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.SortSpec;
@@ -20,6 +23,7 @@ import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -33,7 +37,7 @@ import java.util.concurrent.Semaphore;
 
 /**
  * Phase 1: extract worker {@code index} of {@code count} reads its contiguous share of the input shards and writes
- * its records' entries as runs sorted by key under scratch. Rerunning an index whose done marker exists does nothing;
+ * its records' entries as runs sorted by key under scratch, one run per partition at each spill. Rerunning an index whose done marker exists does nothing;
  * one done with another {@code count} (another split of the inputs) is done again; rerunning one that died starts
  * it over, with runs of its own ({@link Scratch#runPrefix}), whatever the other attempt left or still writes.
  */
@@ -62,21 +66,28 @@ public final class ExtractPhase {
     this.log = log;
   }
 
-  public ExtractResult run(int index, int count, Problems problems) throws IOException, InterruptedException {
+  /** Extracts this index's share, its runs split into {@code partitions} by {@link Partitioner}. */
+  public ExtractResult run(int index, int count, int partitions, Problems problems)
+      throws IOException, InterruptedException {
     if (scratchStore.head(scratch.extractDone(index)).isPresent()) {
       ExtractResult done = StoredJson.read(scratchStore, scratch.extractDone(index), ExtractResult.class);
-      if (done.count() == count) {
+      if (done.count() == count && done.partitions() == partitions) {
         log.printf("extract %d/%d: already done%n", index, count);
         return done;
       }
-      // Done for another split of the inputs (another --count): its share is not this one's, so start over.
-      log.printf("extract %d/%d: done before with --count %d, extracting again%n", index, count, done.count());
+      // Done for another split of the inputs or of the records: its runs are not this one's, so start over.
+      log.printf("extract %d/%d: done before with --count %d --partitions %d, extracting again%n", index, count,
+          done.count(), done.partitions());
     }
     StoreRunStorage runs = new StoreRunStorage(scratchStore);
     List<InputShard> inputs = InputShards.resolve(spec.input(), stores);
     if (index == 0) {
       StoredJson.write(scratchStore, scratch.inputs(), inputs);
     }
+    // Every worker samples the same keys, so all find the same splitters; a key's partition depends on nothing else.
+    List<String> splitters = Partitioner.usesSplitters(spec.order())
+        ? KeySample.splitters(inputs, stores, partitions) : List.of();
+    Partitioner partitioner = new Partitioner(spec.order(), partitions, splitters);
     int from = (int) ((long) inputs.size() * index / count);
     int to = (int) ((long) inputs.size() * (index + 1) / count);
     List<InputShard> mine = inputs.subList(from, to);
@@ -84,11 +95,36 @@ public final class ExtractPhase {
 
     // The budget is shared between record metadata (the sorter) and the shards in flight.
     ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs, scratch.runPrefix(index, UUID.randomUUID()),
-        spec.workers().memory().entryBytes());
-    ShardExtractor extractor = new ShardExtractor(spec, packs, packEverything, problems);
+        spec.workers().memory().entryBytes(), partitions, partitioner::partitionOf);
     Progress progress = new Progress("extract " + index + "/" + count, mine.size(), log);
     long[] totals = new long[3]; // missing shards, input bytes, record bytes
     Semaphore slots = new Semaphore(SHARDS_IN_FLIGHT);
+    String packName = null;
+    List<Long> packSegments = List.of();
+    try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-extract-");
+        PartitionPacks partitionPacks = partitioner.spreads()
+            ? new PartitionPacks(work.path().resolve("packs"), partitions) : null) {
+      ShardExtractor extractor = partitionPacks != null
+          ? new ShardExtractor(spec, partitionPacks.spool(), true, problems)
+          : new ShardExtractor(spec, packs, packEverything, problems);
+      extractShards(mine, missing, extractor, partitionPacks, partitioner, sorter, progress, problems, totals, slots);
+      if (partitionPacks != null) {
+        packName = scratch.partitionPack(index, UUID.randomUUID());
+        packSegments = partitionPacks.upload(scratchStore, packName);
+      }
+    }
+    List<List<String>> runNames = sorter.finishPartitioned();
+    progress.print(true);
+    ExtractResult result = new ExtractResult(index, count, partitions, from, to, mine.size(), (int) totals[0],
+        sorter.entries(), totals[2], totals[1], runNames, sorter.peakBufferedBytes(), sorter.bytesPerEntry(),
+        packName, packSegments, splitters);
+    StoredJson.write(scratchStore, scratch.extractDone(index), result);
+    return result;
+  }
+
+  private void extractShards(List<InputShard> mine, Set<InputShard> missing, ShardExtractor extractor,
+      PartitionPacks partitionPacks, Partitioner partitioner, ExternalSorter sorter, Progress progress,
+      Problems problems, long[] totals, Semaphore slots) throws IOException, InterruptedException {
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       List<Future<?>> tasks = new ArrayList<>();
       for (InputShard shard : mine) {
@@ -102,7 +138,7 @@ public final class ExtractPhase {
         slots.acquire();
         tasks.add(pool.submit(() -> {
           try {
-            extractShard(shard, extractor, sorter, progress, problems, totals);
+            extractShard(shard, extractor, partitionPacks, partitioner, sorter, progress, problems, totals);
           } finally {
             slots.release();
           }
@@ -115,12 +151,6 @@ public final class ExtractPhase {
     } catch (ExecutionException e) {
       throw Futures.unwrap(e);
     }
-    List<String> runNames = sorter.finish();
-    progress.print(true);
-    ExtractResult result = new ExtractResult(index, count, from, to, mine.size(), (int) totals[0], sorter.entries(),
-        totals[2], totals[1], runNames, sorter.peakBufferedBytes(), sorter.bytesPerEntry());
-    StoredJson.write(scratchStore, scratch.extractDone(index), result);
-    return result;
   }
 
   /**
@@ -154,8 +184,9 @@ public final class ExtractPhase {
             + " missingShards is abort; set it to warn or ignore to sort without it)"));
   }
 
-  private void extractShard(InputShard shard, ShardExtractor extractor, ExternalSorter sorter, Progress progress,
-      Problems problems, long[] totals) throws IOException {
+  private void extractShard(InputShard shard, ShardExtractor extractor, PartitionPacks partitionPacks,
+      Partitioner partitioner, ExternalSorter sorter, Progress progress, Problems problems, long[] totals)
+      throws IOException {
     Location location = stores.locate(shard.url());
     InputStream in;
     try {
@@ -170,6 +201,10 @@ public final class ExtractPhase {
     }
     List<dev.quarry.core.sort.records.RecordEntry> entries = new ArrayList<>();
     long inputBytes = extractor.extract(shard, in, entries::add);
+    if (partitionPacks != null) {
+      entries = partitionPacks.move(shard.index(), entries, entries.stream().mapToInt(partitioner::partitionOf)
+          .toArray());
+    }
     long recordBytes = 0;
     synchronized (sorter) {
       for (var entry : entries) {

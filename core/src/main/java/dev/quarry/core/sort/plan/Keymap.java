@@ -30,6 +30,18 @@ public final class Keymap {
 
   private Keymap() {}
 
+  /** The job's key map, inline or read from its object, parsed as {@link #parse} does. */
+  static Keymap of(dev.quarry.core.sort.spec.SortSpec spec, dev.quarry.core.store.ObjectStores stores,
+      Problems problems) throws IOException {
+    dev.quarry.core.sort.spec.SortSpec.Keymap source = spec.order().keymap();
+    String text = source.inline();
+    if (text == null) {
+      dev.quarry.core.store.Location location = stores.locate(source.object());
+      text = new String(location.store().getBytes(location.key()), java.nio.charset.StandardCharsets.UTF_8);
+    }
+    return parse(text, source.separator(), spec.outputLocation(), spec.policies().keymapMalformedLine(), problems);
+  }
+
   /**
    * Parses the lines; malformed lines are handled by {@code malformedLine}. Each line's template is resolved in
    * {@code location} (a relative one is in it) and must stay in it. Messages name a line by its number and say what

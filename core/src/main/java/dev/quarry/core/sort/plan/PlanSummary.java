@@ -5,7 +5,43 @@ import java.util.List;
 
 /**
  * The plan, written last by the plan phase: every input shard (their indexes are what record entries point at),
- * every output shard in order, the output format, and the output templates (one unless the order is a key map).
+ * every output shard in order, the output format, the output templates (one unless the order is a key map), each
+ * template's record count, and where each partition starts in each template's order.
+ *
+ * @param partitioned whether records were spread over the partitions by their order (else all are in partition 0)
  */
 public record PlanSummary(List<InputShard> inputs, List<PlannedShard> shards, String outputFormat,
-    List<String> templates, long records, long bytes, long duplicatesDropped, long recordsDropped) {}
+    List<String> templates, long records, long bytes, long duplicatesDropped, long recordsDropped,
+    boolean partitioned, List<Long> templateRecords, List<PartitionStart> partitions, List<ExtractPack> packs) {
+
+  /**
+   * The pack extract worker of input shards [from, to) wrote, and where its partitions' segments start (its size
+   * last); pack null when it wrote none.
+   */
+  public record ExtractPack(int from, int to, String pack, List<Long> segments) {
+    /** The extract worker that read input shard {@code shard}. */
+    public static int indexOf(List<ExtractPack> packs, int shard) {
+      int low = 0;
+      int high = packs.size() - 1;
+      while (low <= high) {
+        int middle = (low + high) >>> 1;
+        ExtractPack pack = packs.get(middle);
+        if (shard < pack.from()) {
+          high = middle - 1;
+        } else if (shard >= pack.to()) {
+          low = middle + 1;
+        } else {
+          return middle;
+        }
+      }
+      throw new IllegalStateException("Cannot find the extract worker of input shard " + shard + " (the scratch was"
+          + " changed; clean it and sort again)");
+    }
+  }
+
+  /**
+   * The place of a partition's first record of each template in that template's order: records before it, and the
+   * start offset of {@link ShardCuts} (the prefix sums of the partitions' counts).
+   */
+  public record PartitionStart(List<Long> records, List<Long> starts) {}
+}

@@ -4,18 +4,21 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.ToIntFunction;
 
 /**
  * Sorts more entries than fit in memory: entries are gathered up to a memory budget, sorted and spilled as runs, and
- * the runs merged when read. Memory is the budget plus one entry per run.
+ * the runs merged when read. Memory is the budget plus one entry per run. A partitioned sorter spills one run per
+ * partition that has entries, so that each partition's runs can be merged on their own.
  */
 public final class ExternalSorter {
   private final Comparator<RecordEntry> order;
   private final RunStorage storage;
   private final String prefix;
   private final long budgetBytes;
-  private final List<RecordEntry> buffer = new ArrayList<>();
-  private final List<String> runs = new ArrayList<>();
+  private final ToIntFunction<RecordEntry> partitionOf;
+  private final List<List<RecordEntry>> buffers = new ArrayList<>();
+  private final List<List<String>> runs = new ArrayList<>();
   private long bufferedBytes;
   private int runNames;
   private long entries;
@@ -23,14 +26,28 @@ public final class ExternalSorter {
   private long totalEstimatedBytes;
 
   public ExternalSorter(Comparator<RecordEntry> order, RunStorage storage, String prefix, long budgetBytes) {
+    this(order, storage, prefix, budgetBytes, 1, entry -> 0);
+  }
+
+  /**
+   * Runs of each of {@code partitions} partitions, {@code partitionOf} saying which an entry belongs to. Names are
+   * the prefix, the partition in five digits, a '-' and the run's number.
+   */
+  public ExternalSorter(Comparator<RecordEntry> order, RunStorage storage, String prefix, long budgetBytes,
+      int partitions, ToIntFunction<RecordEntry> partitionOf) {
     this.order = order;
     this.storage = storage;
     this.prefix = prefix;
     this.budgetBytes = budgetBytes;
+    this.partitionOf = partitionOf;
+    for (int partition = 0; partition < partitions; partition++) {
+      buffers.add(new ArrayList<>());
+      runs.add(new ArrayList<>());
+    }
   }
 
   public void add(RecordEntry entry) throws IOException {
-    buffer.add(entry);
+    buffers.get(partitionOf.applyAsInt(entry)).add(entry);
     long estimate = entry.estimatedHeapBytes();
     bufferedBytes += estimate;
     totalEstimatedBytes += estimate;
@@ -43,25 +60,34 @@ public final class ExternalSorter {
 
   /** Sorts what is buffered and writes it as the next run. */
   public void spill() throws IOException {
-    if (buffer.isEmpty()) {
-      return;
-    }
-    buffer.sort(order);
-    String name = nextRunName();
-    try (RunWriter writer = new RunWriter(storage.create(name))) {
-      for (RecordEntry entry : buffer) {
-        writer.write(entry);
+    for (int partition = 0; partition < buffers.size(); partition++) {
+      List<RecordEntry> buffer = buffers.get(partition);
+      if (buffer.isEmpty()) {
+        continue;
       }
+      buffer.sort(order);
+      String name = buffers.size() == 1 ? nextRunName() : String.format("%s%05d-%06d.run", prefix, partition,
+          runNames++);
+      try (RunWriter writer = new RunWriter(storage.create(name))) {
+        for (RecordEntry entry : buffer) {
+          writer.write(entry);
+        }
+      }
+      runs.get(partition).add(name);
+      buffer.clear();
     }
-    runs.add(name);
-    buffer.clear();
     bufferedBytes = 0;
   }
 
-  /** Spills what is left and returns the names of all runs written. */
+  /** Spills what is left and returns the names of all runs written (of a sorter of one partition). */
   public List<String> finish() throws IOException {
+    return finishPartitioned().getFirst();
+  }
+
+  /** Spills what is left and returns the names of the runs written, partition by partition. */
+  public List<List<String>> finishPartitioned() throws IOException {
     spill();
-    return List.copyOf(runs);
+    return runs.stream().map(List::copyOf).toList();
   }
 
   /**

@@ -1,0 +1,133 @@
+package dev.quarry.core.sort.create;
+
+import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.plan.PlanSummary;
+import dev.quarry.core.sort.plan.PlannedShard;
+import dev.quarry.core.sort.plan.ShardCuts;
+import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.sort.records.RunReader;
+import dev.quarry.core.sort.records.StoreRunStorage;
+import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.ObjectStore;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The partitions' ordered entries read forward, each entry given its output shard by {@link ShardCuts} from its
+ * place in its template's order: the partition's start from the plan, then counting. A create worker reads from the
+ * partition of its first shard's first record, and on into the next partitions only while a shard goes on there.
+ */
+final class OrderedEntries implements AutoCloseable {
+  private final PlanSummary plan;
+  private final StoreRunStorage storage;
+  private final Scratch scratch;
+  private final ShardCuts[] cuts;
+  private final long[] firstShard;
+  private final long shardSize;
+  private int partition = -1;
+  private RunReader reader;
+  private long[] records;
+  private long[] starts;
+  private RecordEntry pending;
+  private long pendingShard;
+
+  OrderedEntries(PlanSummary plan, SortSpec.Output output, ObjectStore scratchStore, Scratch scratch) {
+    this.plan = plan;
+    this.storage = new StoreRunStorage(scratchStore);
+    this.scratch = scratch;
+    int templates = plan.templates().size();
+    this.cuts = new ShardCuts[templates];
+    this.firstShard = new long[templates];
+    for (int template = 0; template < templates; template++) {
+      cuts[template] = ShardCuts.of(output, plan.templateRecords().get(template));
+      firstShard[template] = -1;
+    }
+    for (PlannedShard shard : plan.shards()) {
+      if (firstShard[shard.template()] < 0) {
+        firstShard[shard.template()] = shard.index();
+      }
+    }
+    this.shardSize = output.shardSizeBytes();
+  }
+
+  /** The entries of each of {@code shards} (in plan order, after those asked for before), by shard index. */
+  Map<Long, List<RecordEntry>> of(List<PlannedShard> shards) throws IOException {
+    Map<Long, List<RecordEntry>> entries = new HashMap<>();
+    shards.forEach(shard -> entries.put(shard.index(), new ArrayList<>()));
+    long first = shards.getFirst().index();
+    long last = shards.getLast().index();
+    if (partition < shards.getFirst().partition()) {
+      open(shards.getFirst().partition());
+    }
+    while (true) {
+      if (pending == null && !advance()) {
+        break;
+      }
+      if (pendingShard > last) {
+        break;
+      }
+      if (pendingShard >= first) {
+        List<RecordEntry> list = entries.get(pendingShard);
+        if (list != null) {
+          list.add(pending);
+        }
+      }
+      pending = null;
+    }
+    for (PlannedShard shard : shards) {
+      if (entries.get(shard.index()).isEmpty()) {
+        throw new IllegalStateException("Cannot create shard " + shard.url() + ": the partitions' ordered entries"
+            + " hold none of its records (the scratch was changed; clean it and sort again)");
+      }
+    }
+    return entries;
+  }
+
+  /** Reads the next entry into {@link #pending}, moving on to the next partition at the end of one; false at the end. */
+  private boolean advance() throws IOException {
+    while (true) {
+      if (reader != null) {
+        RecordEntry entry = reader.next();
+        if (entry != null) {
+          int template = plan.templates().size() == 1 ? 0 : ((Long) entry.contentKey()).intValue();
+          if (template < 0 || template >= cuts.length || firstShard[template] < 0) {
+            throw new IllegalStateException("Cannot create shards: partition " + partition + " holds an entry of"
+                + " template " + template + ", which the plan has no shard of (the scratch was changed; clean it"
+                + " and sort again)");
+          }
+          pendingShard = firstShard[template] + cuts[template].shardOf(records[template], starts[template]);
+          records[template]++;
+          starts[template] += ShardCuts.span(entry.size(), shardSize);
+          pending = entry;
+          return true;
+        }
+      }
+      if (partition + 1 >= plan.partitions().size()) {
+        return false;
+      }
+      open(partition + 1);
+    }
+  }
+
+  private void open(int next) throws IOException {
+    close();
+    partition = next;
+    pending = null;
+    PlanSummary.PartitionStart start = plan.partitions().get(next);
+    records = start.records().stream().mapToLong(Long::longValue).toArray();
+    starts = start.starts().stream().mapToLong(Long::longValue).toArray();
+    String name = scratch.partitionOrdered(next);
+    reader = new RunReader(storage.open(name), name);
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (reader != null) {
+      reader.close();
+      reader = null;
+    }
+  }
+}

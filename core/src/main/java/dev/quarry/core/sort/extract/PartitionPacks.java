@@ -1,0 +1,145 @@
+package dev.quarry.core.sort.extract;
+
+import dev.quarry.core.archive.RawRange;
+import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.store.FileRangeStream;
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.store.ObjectUpload;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One extract worker's records' bytes, partition by partition, for a job whose records spread over partitions: each
+ * input shard is first spooled to a local file as raw tar ({@link #spool()}), then each of its records is appended
+ * to its partition's local segment file ({@link #move}), and at the end the segments go, one after the other, into
+ * one pack object. So a create worker reads its partition's records with one ranged GET per extract worker, and
+ * memory holds none of the bytes.
+ */
+public final class PartitionPacks implements AutoCloseable {
+  private final Path folder;
+  private final FileChannel[] segments;
+  private final long[] sizes;
+
+  public PartitionPacks(Path folder, int partitions) throws IOException {
+    this.folder = folder;
+    this.segments = new FileChannel[partitions];
+    this.sizes = new long[partitions];
+    Files.createDirectories(folder);
+    for (int partition = 0; partition < partitions; partition++) {
+      segments[partition] = FileChannel.open(folder.resolve(String.format("segment-%05d", partition)),
+          StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    }
+  }
+
+  /** Where input shards are spooled while they are read: local files, read back by {@link #move}. */
+  public PackStore spool() {
+    return new PackStore() {
+      @Override
+      public PackOutput create(int shard) throws IOException {
+        Path file = spooled(shard);
+        OutputStream out = Files.newOutputStream(file);
+        return new PackOutput() {
+          @Override
+          public OutputStream stream() {
+            return out;
+          }
+
+          @Override
+          public void commit() throws IOException {
+            out.close();
+          }
+
+          @Override
+          public void close() throws IOException {
+            out.close();
+          }
+        };
+      }
+
+      @Override
+      public InputStream read(int shard, long offset, long length) throws IOException {
+        return new FileRangeStream(FileChannel.open(spooled(shard), StandardOpenOption.READ),
+            spooled(shard).toString(), offset, offset + length);
+      }
+    };
+  }
+
+  private Path spooled(int shard) {
+    return folder.resolve(String.format("shard-%08d.tar", shard));
+  }
+
+  /**
+   * Appends the bytes of each of {@code entries} (one spooled input shard's) to its partition's segment, then deletes
+   * the spooled shard; returns the entries pointing into their segments, as one range each from the segment's start.
+   */
+  public List<RecordEntry> move(int shard, List<RecordEntry> entries, int[] partitionOf) throws IOException {
+    List<RecordEntry> moved = new ArrayList<>(entries.size());
+    Path file = spooled(shard);
+    try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+      for (int i = 0; i < entries.size(); i++) {
+        RecordEntry entry = entries.get(i);
+        int partition = partitionOf[i];
+        long offset;
+        synchronized (segments[partition]) {
+          offset = sizes[partition];
+          FileChannel segment = segments[partition];
+          long position = offset;
+          for (RawRange range : entry.ranges()) {
+            for (long done = 0; done < range.length(); ) {
+              long copied = in.transferTo(range.offset() + done, range.length() - done, segment.position(position));
+              if (copied <= 0) {
+                throw new IOException("Cannot pack record bytes of input shard " + shard + ": its spooled copy ends"
+                    + " before offset " + (range.offset() + done));
+              }
+              done += copied;
+              position += copied;
+            }
+          }
+          sizes[partition] = position;
+        }
+        moved.add(new RecordEntry(entry.key(), entry.shard(), entry.position(), true,
+            List.of(new RawRange(offset, entry.size())), entry.size(), entry.contentKey()));
+      }
+    }
+    Files.delete(file);
+    return moved;
+  }
+
+  /**
+   * Uploads the segments one after the other as the object {@code key}; returns where each segment starts, and the
+   * object's size last.
+   */
+  public List<Long> upload(ObjectStore store, String key) throws IOException {
+    List<Long> starts = new ArrayList<>();
+    long start = 0;
+    try (ObjectUpload upload = store.upload(key)) {
+      for (int partition = 0; partition < segments.length; partition++) {
+        starts.add(start);
+        try (InputStream in = Channels.newInputStream(segments[partition].position(0))) {
+          in.transferTo(upload.stream());
+        }
+        start += sizes[partition];
+      }
+      upload.commit();
+    }
+    starts.add(start);
+    return starts;
+  }
+
+  @Override
+  public void close() throws IOException {
+    for (FileChannel segment : segments) {
+      if (segment != null) {
+        segment.close();
+      }
+    }
+  }
+}

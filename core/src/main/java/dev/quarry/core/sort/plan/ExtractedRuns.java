@@ -1,0 +1,108 @@
+package dev.quarry.core.sort.plan;
+
+import dev.quarry.core.archive.RawRange;
+import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.StoredJson;
+import dev.quarry.core.sort.extract.ExtractResult;
+import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.store.ObjectStore;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The done markers of every extract worker, checked to be one split of the input list into one number of partitions
+ * before their runs are merged.
+ */
+final class ExtractedRuns {
+  private final List<ExtractResult> results;
+  private final List<PlanSummary.ExtractPack> packs;
+
+  private ExtractedRuns(List<ExtractResult> results) {
+    this.results = results;
+    this.packs = packs();
+  }
+
+  /** Reads and checks the markers; {@code action} names what refuses, as in "Cannot plan: ...". */
+  static ExtractedRuns read(ObjectStore store, Scratch scratch, int inputs, int extractCount, String action)
+      throws IOException {
+    List<ExtractResult> results = new ArrayList<>();
+    for (int index = 0; index < extractCount; index++) {
+      if (store.head(scratch.extractDone(index)).isEmpty()) {
+        throw new IllegalStateException("Cannot " + action + ": extract worker " + index + " of " + extractCount
+            + " has not finished (run quarry sort extract --index " + index + " first)");
+      }
+      ExtractResult done = StoredJson.read(store, scratch.extractDone(index), ExtractResult.class);
+      if (done.count() != extractCount) {
+        throw new IllegalStateException("Cannot " + action + ": extract worker " + index + " ran with --count "
+            + done.count() + ", not " + extractCount + " (rerun every extract worker with --count " + extractCount
+            + ")");
+      }
+      int expectedFrom = (int) ((long) inputs * index / extractCount);
+      int expectedTo = (int) ((long) inputs * (index + 1) / extractCount);
+      if (done.from() != expectedFrom || done.to() != expectedTo) {
+        throw new IllegalStateException("Cannot " + action + ": extract worker " + index + " of " + extractCount
+            + " read input shards " + done.from() + " to " + done.to() + ", not " + expectedFrom + " to "
+            + expectedTo + " of the " + inputs + " in the input list (the inputs changed; clean the scratch and sort"
+            + " again)");
+      }
+      int partitions = results.isEmpty() ? done.partitions() : results.getFirst().partitions();
+      if (done.partitions() != partitions || done.runs() == null || done.runs().size() != partitions) {
+        throw new IllegalStateException("Cannot " + action + ": extract worker " + index + " ran with --partitions "
+            + done.partitions() + ", not " + partitions + " as extract worker 0 (rerun every extract worker with"
+            + " the same --partitions)");
+      }
+      if (!results.isEmpty() && !java.util.Objects.equals(done.splitters(), results.getFirst().splitters())) {
+        throw new IllegalStateException("Cannot " + action + ": extract workers 0 and " + index + " split the keys"
+            + " into partitions differently (the input shards changed while they ran; clean the scratch and sort"
+            + " again)");
+      }
+      results.add(done);
+    }
+    return new ExtractedRuns(results);
+  }
+
+  /** The keys the extract workers split an alphanumeric order's partitions at. */
+  List<String> splitters() {
+    return results.getFirst().splitters();
+  }
+
+  /** How many partitions the extract workers split their runs into. */
+  int partitions() {
+    return results.getFirst().partitions();
+  }
+
+  /** Where each extract worker's records' bytes are: its pack and segments, if it wrote one. */
+  List<PlanSummary.ExtractPack> packs() {
+    return results.stream().map(result -> new PlanSummary.ExtractPack(result.from(), result.to(), result.pack(),
+        result.packSegments())).toList();
+  }
+
+  /**
+   * {@code entry} of {@code partition} with its range made an offset in its extract worker's pack, if that worker
+   * wrote one (an extract worker's entries point into their partition's segment).
+   */
+  RecordEntry located(RecordEntry entry, int partition) {
+    ExtractResult result = results.get(PlanSummary.ExtractPack.indexOf(packs, entry.shard()));
+    if (result.pack() == null || !entry.packed()) {
+      return entry;
+    }
+    long start = result.packSegments().get(partition);
+    long end = result.packSegments().get(partition + 1);
+    RawRange range = entry.ranges().getFirst();
+    if (entry.ranges().size() != 1 || range.offset() < 0 || start + range.end() > end) {
+      throw new IllegalStateException("Cannot read the record entries of partition " + partition + ": one points"
+          + " outside the partition's segment of " + result.pack() + " (the scratch was changed; clean it and sort"
+          + " again)");
+    }
+    return new RecordEntry(entry.key(), entry.shard(), entry.position(), true,
+        List.of(new RawRange(start + range.offset(), range.length())), entry.size(), entry.contentKey());
+  }
+
+  /** Every extract worker's runs of {@code partition}. */
+  List<String> runs(int partition) {
+    List<String> runs = new ArrayList<>();
+    results.forEach(result -> runs.addAll(result.runs().get(partition)));
+    return runs;
+  }
+}

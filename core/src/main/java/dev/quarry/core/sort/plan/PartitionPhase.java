@@ -1,0 +1,166 @@
+package dev.quarry.core.sort.plan;
+
+import dev.quarry.core.policy.Policy;
+import dev.quarry.core.policy.Problems;
+import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.StoredJson;
+import dev.quarry.core.sort.order.KeyOrder;
+import dev.quarry.core.sort.order.RecordOrders;
+import dev.quarry.core.sort.records.ExternalSorter;
+import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.sort.records.RunMerger;
+import dev.quarry.core.sort.records.RunWriter;
+import dev.quarry.core.sort.records.StoreRunStorage;
+import dev.quarry.core.sort.spec.OrderKind;
+import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.Location;
+import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.text.Printable;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The step of one partition: merges every extract worker's runs of the partition in key order, so that copies of a
+ * key arrive side by side and the first in input order is kept; maps keys through the key map; sorts into the job's
+ * order (an external sort, unless the order is the key order itself); writes the partition's ordered entries as one
+ * run, then its counts per template. Memory does not grow with the number of records nor with the number of runs:
+ * at most {@link RunMerger#FAN_IN} runs are read at once, and the sort's budget.
+ */
+public final class PartitionPhase {
+  /** The problem kind counted for a record key seen in more than one place. */
+  public static final String DUPLICATE_RECORD = "duplicateRecord";
+
+  private final SortSpec spec;
+  private final ObjectStores stores;
+  private final ObjectStore scratchStore;
+  private final Scratch scratch;
+  private final PrintStream log;
+
+  public PartitionPhase(SortSpec spec, ObjectStores stores, Location scratchRoot, PrintStream log) {
+    this.spec = spec;
+    this.stores = stores;
+    this.scratchStore = scratchRoot.store();
+    this.scratch = new Scratch(scratchRoot.key());
+    this.log = log;
+  }
+
+  /** Whether partition {@code index} of {@code count} is done for these extract workers; its counts if so. */
+  PartitionResult done(int index, int count, int extractCount) throws IOException {
+    if (scratchStore.head(scratch.partitionDone(index)).isEmpty()) {
+      return null;
+    }
+    PartitionResult done = StoredJson.read(scratchStore, scratch.partitionDone(index), PartitionResult.class);
+    return done.count() == count && done.extractCount() == extractCount && done.index() == index ? done : null;
+  }
+
+  public PartitionResult run(int index, int count, int extractCount, Problems problems)
+      throws IOException, InterruptedException {
+    PartitionResult done = done(index, count, extractCount);
+    if (done != null) {
+      log.printf("partition %d/%d: already done%n", index, count);
+      return done;
+    }
+    ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch, PlanPhase.readInputs(scratchStore, scratch)
+        .size(), extractCount, "partition");
+    if (extracted.partitions() != count) {
+      throw new IllegalArgumentException("Cannot partition: the extract workers split their records into "
+          + extracted.partitions() + " partitions, not " + count + " (run quarry sort partition with --count "
+          + extracted.partitions() + ", or extract again with --partitions " + count + ")");
+    }
+    if (index < 0 || index >= count) {
+      throw new IllegalArgumentException("Invalid --index: " + index + " (must be from 0 to " + (count - 1) + ")");
+    }
+    Keymap keymap = spec.order().kind() == OrderKind.KEYMAP ? Keymap.of(spec, stores, problems) : null;
+    int templates = keymap == null ? 1 : keymap.templates().size();
+    long shardSize = spec.output().shardSizeBytes();
+    PartitionResult.TemplateCounts[] counts = new PartitionResult.TemplateCounts[templates];
+    Arrays.fill(counts, PartitionResult.TemplateCounts.NONE);
+    long[] dropped = new long[3]; // records read, duplicates, records of no key map line
+    StoreRunStorage storage = new StoreRunStorage(scratchStore);
+    try (RunWriter ordered = new RunWriter(storage.create(scratch.partitionOrdered(index)))) {
+      EntryConsumer write = entry -> {
+        int template = keymap == null ? 0 : ((Long) entry.contentKey()).intValue();
+        counts[template] = counts[template].plus(entry.size(), shardSize);
+        ordered.write(entry);
+      };
+      if (RecordOrders.isKeyOrder(spec.order()) && keymap == null) {
+        forEachDistinct(index, extracted, storage, null, problems, dropped, write);
+      } else {
+        ExternalSorter sorter = new ExternalSorter(RecordOrders.of(spec.order()), storage,
+            scratch.partitionSortPrefix(index, UUID.randomUUID()), spec.workers().memory().entryBytes());
+        forEachDistinct(index, extracted, storage, keymap, problems, dropped,
+            entry -> sorter.add(RecordOrders.ranked(spec.order(), entry)));
+        try (RunMerger sorted = sorter.sorted()) {
+          for (RecordEntry entry = sorted.next(); entry != null; entry = sorted.next()) {
+            write.accept(entry);
+          }
+        }
+        for (String run : sorter.finish()) {
+          storage.delete(run);
+        }
+      }
+    }
+    PartitionResult result = new PartitionResult(index, count, extractCount, dropped[0], dropped[1], dropped[2],
+        List.of(counts));
+    StoredJson.write(scratchStore, scratch.partitionDone(index), result);
+    log.printf("partition %d/%d: ordered %d records%n", index, count, dropped[0]);
+    return result;
+  }
+
+  private interface EntryConsumer {
+    void accept(RecordEntry entry) throws IOException;
+  }
+
+  /**
+   * Every record once, in key order: the first copy of a key in input order is kept and the others handled by the
+   * duplicates policy; with a key map, each kept entry carries its template index as content key, and records no
+   * line matches are handled by the missing-key policy. Counts records read, duplicates and unmatched records in
+   * {@code dropped}.
+   */
+  private void forEachDistinct(int index, ExtractedRuns extracted, StoreRunStorage storage, Keymap keymap,
+      Problems problems, long[] dropped, EntryConsumer consumer) throws IOException {
+    Policy duplicates = spec.policies().duplicatedRecords();
+    String passPrefix = scratch.partitionSortPrefix(index, UUID.randomUUID());
+    AtomicInteger passRuns = new AtomicInteger();
+    try (RunMerger merger = RunMerger.open(storage, extracted.runs(index), KeyOrder.ENTRIES,
+        () -> String.format("%s%06d.run", passPrefix, passRuns.getAndIncrement()))) {
+      RecordEntry previous = null;
+      for (RecordEntry entry = merger.next(); entry != null; entry = merger.next()) {
+        dropped[0]++;
+        if (previous != null && previous.key().equals(entry.key())) {
+          RecordEntry kept = previous;
+          RecordEntry duplicate = entry;
+          // A key is read from an input shard: shown escaped, so that it cannot forge a line of the warnings.
+          problems.report(duplicates, DUPLICATE_RECORD, "record " + Printable.of(duplicate.key()) + " of input"
+              + " shard " + duplicate.shard() + " repeats a key of input shard " + kept.shard() + "; kept the first",
+              () -> new IllegalArgumentException("Cannot sort: record key " + Printable.of(duplicate.key())
+                  + " appears in input shards " + kept.shard() + " and " + duplicate.shard() + " (policy"
+                  + " duplicatedRecords is abort; set it to warn or ignore to keep the first occurrence)"));
+          dropped[1]++;
+          continue;
+        }
+        previous = entry;
+        entry = extracted.located(entry, index);
+        if (keymap != null) {
+          int template = keymap.match(entry.key());
+          if (template < 0) {
+            String key = Printable.of(entry.key());
+            problems.report(spec.policies().keymapMissingKey(), Keymap.MISSING_KEY, "record " + key
+                + " matches no key map line; dropped it", () -> new IllegalArgumentException("Cannot sort: record "
+                    + key + " matches no key map line (policy keymapMissingKey is abort; add a line for it, or set"
+                    + " the policy to warn or ignore to drop such records)"));
+            dropped[2]++;
+            continue;
+          }
+          entry = entry.withContentKey((long) template);
+        }
+        consumer.accept(entry);
+      }
+    }
+  }
+}

@@ -1,0 +1,45 @@
+package dev.quarry.core.sort.plan;
+
+import java.util.List;
+
+/**
+ * What one partition step did, written as its done marker after its ordered list: the counts the plan turns into
+ * every partition's global offsets, the only thing that crosses partitions.
+ *
+ * @param index the partition
+ * @param count how many partitions the job has
+ * @param extractCount how many extract workers wrote the runs it merged
+ * @param recordsOrdered records this step ordered (those of its partition, duplicates included)
+ * @param duplicatesDropped copies of a key dropped by the duplicates policy
+ * @param recordsDropped records dropped for matching no key map line
+ * @param templates the kept records' counts per output template, in template order
+ */
+public record PartitionResult(int index, int count, int extractCount, long recordsOrdered, long duplicatesDropped,
+    long recordsDropped, List<TemplateCounts> templates) {
+
+  /**
+   * The records of one template in a partition.
+   *
+   * @param records how many
+   * @param bytes their raw tar bytes
+   * @param span their bytes with each record counted at most the shard size (all of its bytes when shards are not
+   *     sized in bytes): byte-sized shards are cut by this offset ({@link ShardCuts})
+   * @param lastSpan the last record's part of the span
+   */
+  public record TemplateCounts(long records, long bytes, long span, long lastSpan) {
+    public static final TemplateCounts NONE = new TemplateCounts(0, 0, 0, 0);
+
+    public TemplateCounts {
+      if (records < 0 || bytes < 0 || span < 0 || lastSpan < 0 || lastSpan > span) {
+        throw new IllegalArgumentException("Invalid partition counts: " + records + " records, " + bytes
+            + " bytes, span " + span + ", last " + lastSpan + " (must be positive, the last within the span)");
+      }
+    }
+
+    /** These counts with one more record of {@code size} bytes at the end, {@code shardSize} 0 if not by bytes. */
+    public TemplateCounts plus(long size, long shardSize) {
+      long spanned = shardSize > 0 ? Math.min(size, shardSize) : size;
+      return new TemplateCounts(records + 1, bytes + size, span + spanned, spanned);
+    }
+  }
+}

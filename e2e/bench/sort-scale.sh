@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Benchmark: the store traffic of the shard sort as its workers grow. For each record size, shuffle and
+# alphanumeric, and each worker count W: W extract workers, W partition steps and W create workers, each index its own
+# quarry process, on a local MinIO; prints bytes read and written per input byte and requests per GiB (MinIO's own
+# counters) and the most records one process ordered. Counts, not timings.
+# Usage: e2e/bench/sort-scale.sh [record sizes, default 10Ki,100Ki] [worker counts, default 1,2,4]
+#        [MiB per dataset, default 32]
+# The issue's full grid: e2e/bench/sort-scale.sh 1Ki,10Ki,100Ki,1Mi 1,2,4,8,16,32,64 1024 (hours on 2 cores).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root"
+source e2e/lib/java.sh
+e2e/tools/install-test-tools.sh >/dev/null
+mvn -q -B -ntp -pl e2e -am install -Dmaven.test.skip=true
+work=$(mktemp -d /tmp/quarry-bench-sort-scale.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mvn -q -B -ntp -pl e2e dependency:build-classpath -Dmdep.outputFile="$work/classpath" -Dmdep.includeScope=runtime
+"$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "e2e/target/classes:$(cat "$work/classpath")" \
+  dev.quarry.bench.SortScaleBench "$root/quarry" "$work" "${3:-32}" "${1:-10Ki,100Ki}" "${2:-1,2,4}"

@@ -1,0 +1,122 @@
+package dev.quarry.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.quarry.testkit.MinioServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * How the phases' store traffic grows with the number of workers: for each record size, order and worker count W,
+ * a sort of the same generated dataset on a local MinIO with W extract workers, W partitions (partition steps) and W
+ * create workers, each index its own {@code quarry} process as in worker pods (at most {@value #AT_ONCE} at once).
+ * Prints, from MinIO's own counters, the bytes it sent (reads) and received (writes) per input byte and the requests
+ * per GiB of input, and from the phase results the most records one process ordered against N/W. Counts, not
+ * timings. Usage: SortScaleBench QUARRY_LAUNCHER WORKDIR MIB_PER_DATASET RECORD_SIZES WORKER_COUNTS
+ */
+public final class SortScaleBench {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  /** Processes run at once: the machine's cores are few, and each process is a JVM. */
+  private static final int AT_ONCE = 4;
+  private static final int INPUT_SHARDS = 16;
+  private static final int OUTPUT_SHARDS = 32;
+
+  public static void main(String[] args) throws Exception {
+    Path launcher = Path.of(args[0]);
+    Path work = Files.createDirectories(Path.of(args[1]));
+    long datasetBytes = Long.parseLong(args[2]) << 20;
+    List<String> recordSizes = List.of(args[3].split(","));
+    List<Integer> workerCounts = java.util.Arrays.stream(args[4].split(",")).map(Integer::valueOf).toList();
+    try (MinioServer minio = MinioServer.start(); S3Client s3 = minio.client()) {
+      String bucket = minio.createBucket("scale");
+      Map<String, String> environment = Map.of("QUARRY_S3_ENDPOINT", minio.endpoint().toString(),
+          "AWS_ACCESS_KEY_ID", minio.accessKey(), "AWS_SECRET_ACCESS_KEY", minio.secretKey());
+      SortBench.Quarry quarry = new SortBench.Quarry(launcher, work, environment);
+      quarry.heapMib = 512;
+      System.out.printf(Locale.ROOT, "%-8s %-13s %4s %9s %10s %10s %12s %12s %8s%n", "record", "order", "W",
+          "records", "read/in", "write/in", "requests/GiB", "most ordered", "x N/W");
+      for (String recordSize : recordSizes) {
+        long size = parseSize(recordSize);
+        long records = Math.max(INPUT_SHARDS, datasetBytes / size);
+        int perShard = (int) (records / INPUT_SHARDS);
+        Path local = work.resolve("in-" + recordSize);
+        quarry.run("gen", "--out", local.toString(), "--shards", "" + INPUT_SHARDS, "--records", "" + perShard,
+            "--image-size", recordSize);
+        SortBench.clear(minio, bucket, "in/");
+        long inputBytes = SortBench.upload(s3, bucket, local);
+        long total = (long) INPUT_SHARDS * perShard;
+        for (String order : List.of("shuffle", "alphanumeric")) {
+          for (int workers : workerCounts) {
+            String spec = spec(work, bucket, order, Math.max(1, inputBytes / OUTPUT_SHARDS));
+            long read = minio.bytesSent();
+            long written = minio.s3Metric("minio_api_requests_traffic_received_bytes");
+            long requests = minio.s3Metric("minio_api_requests_total");
+            long mostOrdered = run(quarry, spec, workers);
+            read = minio.bytesSent() - read;
+            written = minio.s3Metric("minio_api_requests_traffic_received_bytes") - written;
+            requests = minio.s3Metric("minio_api_requests_total") - requests;
+            System.out.printf(Locale.ROOT, "%-8s %-13s %4d %9d %10.2f %10.2f %12.0f %12d %8.2f%n", recordSize, order,
+                workers, total, (double) read / inputBytes, (double) written / inputBytes,
+                requests / (inputBytes / 1073741824.0), mostOrdered, mostOrdered / ((double) total / workers));
+            SortBench.clear(minio, bucket, "out/", "scratch/");
+          }
+        }
+      }
+      System.out.println();
+      System.out.println("read/in, write/in: bytes MinIO sent and received over the phases, per input byte (writes"
+          + " include the output, once); requests/GiB: every S3 request, per GiB of input; most ordered: the most"
+          + " records one partition step ordered (duplicates included), and that over N/W.");
+    }
+  }
+
+  /** Runs every phase with {@code workers} indexes each; returns the most records one partition step ordered. */
+  private static long run(SortBench.Quarry quarry, String spec, int workers) throws Exception {
+    waves(quarry, workers, i -> List.of("sort", "extract", "--spec", spec, "--index", "" + i, "--count",
+        "" + workers, "--partitions", "" + workers));
+    long most = 0;
+    for (Path result : waves(quarry, workers, i -> List.of("sort", "partition", "--spec", spec, "--index", "" + i,
+        "--count", "" + workers, "--extract-count", "" + workers, "--then-plan"))) {
+      JsonNode node = JSON.readTree(Files.readString(result));
+      for (JsonNode phase : node.isArray() ? node : List.of(node)) {
+        if (phase.path("phase").asText().equals("partition")) {
+          most = Math.max(most, phase.path("records").asLong());
+        }
+      }
+    }
+    waves(quarry, workers, i -> List.of("sort", "create", "--spec", spec, "--index", "" + i, "--count",
+        "" + workers, "--then-commit"));
+    return most;
+  }
+
+  /** Runs the indexes of one phase, at most {@value #AT_ONCE} processes at once; their result files. */
+  private static List<Path> waves(SortBench.Quarry quarry, int count, SortBench.Quarry.Args args) throws Exception {
+    List<Path> results = new ArrayList<>();
+    for (int start = 0; start < count; start += AT_ONCE) {
+      int first = start;
+      results.addAll(quarry.parallel(Math.min(AT_ONCE, count - start), i -> args.of(first + i)));
+    }
+    return results;
+  }
+
+  private static String spec(Path work, String bucket, String order, long shardSize) throws Exception {
+    String json = """
+        {"input": {"template": "s3://%s/in/train-{000000..%06d}.tar"},
+         "output": {"template": "s3://%s/out/x-{000000..}.tar", "shardSize": "%d"},
+         "order": {"kind": "%s"%s},
+         "workers": {"memoryBudget": "256Mi", "requestsInFlight": 32},
+         "scratch": "s3://%s/scratch/"}""".formatted(bucket, INPUT_SHARDS - 1, bucket, shardSize, order,
+        order.equals("shuffle") ? ", \"seed\": 7" : "", bucket);
+    return Files.writeString(work.resolve("scale.json"), json).toString();
+  }
+
+  private static long parseSize(String size) {
+    String digits = size.replaceAll("[^0-9]", "");
+    long unit = size.endsWith("Ki") ? 1024 : size.endsWith("Mi") ? 1 << 20 : 1;
+    return Long.parseLong(digits) * unit;
+  }
+}
