@@ -259,7 +259,13 @@ public final class S3Store implements ObjectStore {
   @Override
   public ObjectUpload upload(String key) {
     ObjectKeys.checkKey(key);
-    return new S3Upload(this, key, settings.partSizeBytes(), partUploads);
+    return upload(key, PartSizes.growingFrom(settings.partSizeBytes()));
+  }
+
+  /** An upload whose parts follow {@code sizes} (tests give small limits). */
+  ObjectUpload upload(String key, PartSizes sizes) {
+    ObjectKeys.checkKey(key);
+    return new S3Upload(this, key, sizes, partUploads);
   }
 
   String createMultipartUpload(String key) throws IOException {

@@ -27,7 +27,6 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
  */
 final class S3Upload implements ObjectUpload {
   static final int PARTS_IN_FLIGHT = 4;
-  private static final int MAX_PARTS = 10_000;
   private static final int FIRST_BUFFER_BYTES = 64 * 1024;
 
   private enum State { OPEN, COMMITTED, ABORTED }
@@ -35,7 +34,8 @@ final class S3Upload implements ObjectUpload {
   private final S3Store store;
   private final String key;
   private final String url;
-  private final int partSize;
+  private final PartSizes partSizes;
+  private int partSize;
   private final ExecutorService partUploads;
   private final Semaphore partsInFlight = new Semaphore(PARTS_IN_FLIGHT);
   private final ConcurrentLinkedQueue<byte[]> spareBuffers = new ConcurrentLinkedQueue<>();
@@ -48,11 +48,12 @@ final class S3Upload implements ObjectUpload {
   private volatile Throwable partFailure;
   private State state = State.OPEN;
 
-  S3Upload(S3Store store, String key, int partSize, ExecutorService partUploads) {
+  S3Upload(S3Store store, String key, PartSizes partSizes, ExecutorService partUploads) {
     this.store = store;
     this.key = key;
     this.url = store.url(key);
-    this.partSize = partSize;
+    this.partSizes = partSizes;
+    this.partSize = partSizes.ofPart(1);
     this.partUploads = partUploads;
   }
 
@@ -135,9 +136,10 @@ final class S3Upload implements ObjectUpload {
       uploadId = store.createMultipartUpload(key);
     }
     int number = parts.size() + 1;
-    if (number > MAX_PARTS) {
-      throw new IOException("Cannot write " + url + ": the object needs more than " + MAX_PARTS + " parts of "
-          + partSize + " bytes (raise the part size)");
+    if (number > partSizes.maxParts()) {
+      throw new IOException("Cannot write " + url + ": the object is larger than " + partSizes.maxObjectBytes()
+          + " bytes, the most " + partSizes.maxParts() + " parts from " + partSizes.firstBytes() + " bytes hold"
+          + " (raise the part size)");
     }
     try {
       partsInFlight.acquire();
@@ -148,6 +150,7 @@ final class S3Upload implements ObjectUpload {
     byte[] data = buffer;
     int length = filled;
     parts.add(partUploads.submit(() -> uploadPart(number, data, length)));
+    partSize = partSizes.ofPart(number + 1);
     buffer = takeBuffer();
     filled = 0;
   }
@@ -165,9 +168,14 @@ final class S3Upload implements ObjectUpload {
     }
   }
 
+  /** A buffer of the current part size: a spare one of an earlier, smaller size is dropped. */
   private byte[] takeBuffer() {
-    byte[] spare = spareBuffers.poll();
-    return spare != null ? spare : new byte[partSize];
+    for (byte[] spare = spareBuffers.poll(); spare != null; spare = spareBuffers.poll()) {
+      if (spare.length == partSize) {
+        return spare;
+      }
+    }
+    return new byte[partSize];
   }
 
   private void throwIfPartFailed() throws IOException {

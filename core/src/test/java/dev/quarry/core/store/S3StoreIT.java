@@ -96,6 +96,23 @@ class S3StoreIT extends ObjectStoreContract {
   }
 
   @Test
+  void anObjectOfMorePartsThanAllowedAtTheFirstSizeUploadsWholeAsItsPartsGrow() throws IOException {
+    // S3 allows 10,000 parts: at a fixed 8 MiB that is 78 GiB, less than one extract worker's pack of a 1 TiB sort on
+    // 8 workers. Here 4 parts allowed, growing every 2: 5, 5, 10, 10 MiB hold 27 MiB, 4 fixed parts of 5 MiB did not.
+    PartSizes sizes = new PartSizes(S3Settings.MIN_PART_SIZE_BYTES, 4, 2, 64 << 20);
+    S3Store s3 = (S3Store) store;
+    byte[] written;
+    try (ObjectUpload upload = s3.upload("grown/object", sizes)) {
+      written = writeRandom(upload.stream(), 27L * MIB);
+      upload.commit();
+    }
+    assertThat(store.head("grown/object").orElseThrow().size()).isEqualTo(27L * MIB);
+    try (InputStream in = store.get("grown/object")) {
+      assertThat(sha256Of(in)).isEqualTo(written);
+    }
+  }
+
+  @Test
   void aLargeUploadGoesInPartsWhileTheCallerWrites() throws IOException {
     RequestCounts before = store.requests().snapshot();
     byte[] written;

@@ -1,0 +1,38 @@
+package dev.quarry.core.store;
+
+/**
+ * The sizes of a multipart upload's parts. S3 allows 10,000 parts, so parts of a fixed 8 MiB cap an object at 78
+ * GiB, less than one extract worker's pack of a large sort. Parts start at the set size, so small objects keep small
+ * buffers, and double every {@code partsPerStep} parts up to {@link #MAX_GROWN_BYTES}: from 8 MiB an object of about
+ * 870 GiB fits. Memory grows with the object: the parts in flight are of the current size.
+ *
+ * @param firstBytes the set part size (at least S3's 5 MiB)
+ * @param maxParts the most parts an upload may have
+ * @param partsPerStep parts of one size before the size doubles
+ * @param maxGrownBytes the size doubling stops at (a larger set size stays as set)
+ */
+record PartSizes(int firstBytes, int maxParts, int partsPerStep, int maxGrownBytes) {
+  static final int MAX_PARTS = 10_000;
+  static final int MAX_GROWN_BYTES = 128 << 20;
+  private static final int PARTS_PER_STEP = 1_000;
+
+  static PartSizes growingFrom(int firstBytes) {
+    return new PartSizes(firstBytes, MAX_PARTS, PARTS_PER_STEP, MAX_GROWN_BYTES);
+  }
+
+  /** The size of part {@code number} (1-based). */
+  int ofPart(int number) {
+    int step = Math.min((number - 1) / partsPerStep, 30);
+    long grown = Math.min((long) firstBytes << step, maxGrownBytes);
+    return (int) Math.max(firstBytes, grown);
+  }
+
+  /** The largest object the parts hold. */
+  long maxObjectBytes() {
+    long total = 0;
+    for (int part = 1; part <= maxParts; part++) {
+      total += ofPart(part);
+    }
+    return total;
+  }
+}
