@@ -3,8 +3,8 @@ package dev.quarry.core.store;
 /**
  * The sizes of a multipart upload's parts. S3 allows 10,000 parts, so parts of a fixed 8 MiB cap an object at 78
  * GiB, less than one extract worker's pack of a large sort. Parts start at the set size, so small objects keep small
- * buffers, and double every {@code partsPerStep} parts up to {@link #MAX_GROWN_BYTES}: from 8 MiB an object of about
- * 870 GiB fits. Memory grows with the object: the parts in flight are of the current size.
+ * buffers, and double every {@code partsPerStep} parts up to {@link #MAX_GROWN_BYTES}: from 8 MiB an object of 1,061 GiB
+ * fits (one extract worker's pack of a 100 TiB sort on 100 workers). Memory grows with the object: the parts in flight are of the current size.
  *
  * @param firstBytes the set part size (at least S3's 5 MiB)
  * @param maxParts the most parts an upload may have
@@ -14,7 +14,7 @@ package dev.quarry.core.store;
 record PartSizes(int firstBytes, int maxParts, int partsPerStep, int maxGrownBytes) {
   static final int MAX_PARTS = 10_000;
   static final int MAX_GROWN_BYTES = 128 << 20;
-  private static final int PARTS_PER_STEP = 1_000;
+  private static final int PARTS_PER_STEP = 500;
 
   static PartSizes growingFrom(int firstBytes) {
     return new PartSizes(firstBytes, MAX_PARTS, PARTS_PER_STEP, MAX_GROWN_BYTES);

@@ -11,17 +11,17 @@ class PartSizesTest {
   @Test
   void theDefaultPartSizeHoldsObjectsFarBeyondTenThousandOfItsParts() {
     PartSizes sizes = PartSizes.growingFrom(S3Settings.DEFAULT_PART_SIZE_BYTES);
-    // A sort pack of one extract worker's share (1 TiB of input over 8 workers), more than 10,000 parts of 8 MiB.
-    assertThat(10_000 * 8 * MIB).isLessThan(128 * GIB);
-    assertThat(sizes.maxObjectBytes()).isGreaterThan(800 * GIB);
+    // One extract worker's pack of a 100 TiB sort on 100 workers: 1 TiB, far more than 10,000 parts of 8 MiB.
+    assertThat(10_000 * 8 * MIB).isLessThan(1024 * GIB);
+    assertThat(sizes.maxObjectBytes()).isGreaterThan(1024 * GIB);
   }
 
   @Test
   void partsStartAtTheSetSizeAndGrowToTheCapWithoutShrinking() {
     PartSizes sizes = PartSizes.growingFrom(S3Settings.DEFAULT_PART_SIZE_BYTES);
     assertThat(sizes.ofPart(1)).isEqualTo(8 << 20);
-    assertThat(sizes.ofPart(1000)).isEqualTo(8 << 20);
-    assertThat(sizes.ofPart(1001)).isEqualTo(16 << 20);
+    assertThat(sizes.ofPart(500)).isEqualTo(8 << 20);
+    assertThat(sizes.ofPart(501)).isEqualTo(16 << 20);
     int previous = 0;
     for (int part = 1; part <= PartSizes.MAX_PARTS; part++) {
       assertThat(sizes.ofPart(part)).isGreaterThanOrEqualTo(previous).isLessThanOrEqualTo(PartSizes.MAX_GROWN_BYTES);
