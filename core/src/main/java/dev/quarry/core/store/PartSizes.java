@@ -3,7 +3,7 @@ package dev.quarry.core.store;
 /**
  * The sizes of a multipart upload's parts. S3 allows 10,000 parts, so parts of a fixed 8 MiB cap an object at 78
  * GiB, less than one extract worker's pack of a large sort. Parts start at the set size, so small objects keep small
- * buffers, and double every {@code partsPerStep} parts up to {@link #MAX_GROWN_BYTES}: from 8 MiB an object of 1,061 GiB
+ * buffers, and double every {@code partsPerStep} parts up to {@link #MAX_GROWN_BYTES}: from 8 MiB an object of 1,058 GiB
  * fits (one extract worker's pack of a 100 TiB sort on 100 workers). Memory grows with the object: the parts in flight are of the current size.
  *
  * @param firstBytes the set part size (at least S3's 5 MiB)
