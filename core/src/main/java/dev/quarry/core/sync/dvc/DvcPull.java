@@ -94,7 +94,7 @@ public final class DvcPull {
         Counted.of(entries.size(), "file"), digests.size(), toRead.size(), dvc.url());
     fetch(toRead);
     long bytes = entries.stream().mapToLong(entry -> digests.get(entry.md5()).size()).sum();
-    if (filter.selectsEverything() && bytes != dvc.source().size()) {
+    if (filter.selectsEverything() && dvc.source().size() >= 0 && bytes != dvc.source().size()) {
       throw new IllegalArgumentException("Cannot pull " + dvc.source().hash() + ": its .dvc file declares "
           + dvc.source().size() + " bytes, but the files it lists hold " + bytes);
     }

@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * the {@code .dir} listing and each file's content under {@code files/md5/}. Nothing read is trusted: the listing is
  * read bounded by what its {@code nfiles} allows and refused unless it hashes to its md5; every content is read
  * bounded by the size the .dvc file declares for the whole version (a .dvc file without one is refused), each object
- * and all of them together (a running total: a .dir listing names no sizes), and refused unless its bytes hash to the md5 it is named by. Import,
+ * and all of them together (a running total: a .dir listing names no sizes), or, for a version named by its md5 alone
+ * ({@code import-dvc --md5}), each object by its size from a HEAD; and refused unless its bytes hash to the md5 it is named by. Import,
  * status and pull all read a DVC remote here; nothing is ever written to it.
  */
 public final class DvcRemote {
@@ -50,9 +51,6 @@ public final class DvcRemote {
    * does, for messages ("import", "pull").
    */
   public DvcRemote(ObjectStore store, String prefix, DvcFile source, String action) {
-    if (source.size() < 0) {
-      throw new IllegalArgumentException("Invalid .dvc file for " + source.hash() + ": " + DvcFile.NO_SIZE);
-    }
     this.store = store;
     this.prefix = prefix;
     this.source = source;
@@ -118,20 +116,21 @@ public final class DvcRemote {
    */
   public Digest download(String md5, Path file, Set<PosixFilePermission> permissions) throws IOException {
     String key = new DvcHash(md5, false).key(prefix);
-    long limit = source.size();
+    long limit = source.size() >= 0 ? source.size() : sizeOf(key);
     MessageDigest md5Hash = md5();
     MessageDigest sha256 = Digest.sha256();
     long length = 0;
     boolean created = false;
     try (InputStream in = new LimitedInputStream(store.get(key), limit, cannot() + store.url(key) + " is larger"
-        + " than " + limit + " bytes, the size of the whole folder its .dvc file declares")) {
+        + " than " + limit + " bytes, " + (source.size() >= 0 ? "the size of the whole folder its .dvc file declares"
+        : "its size when it was listed"))) {
       try (OutputStream out = Channels.newOutputStream(Files.newByteChannel(file,
           Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
           PosixFilePermissions.asFileAttribute(permissions)))) {
         created = true;
         byte[] buffer = new byte[256 << 10];
         for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
-          if (bytesRead.addAndGet(read) > source.size()) {
+          if (source.size() >= 0 && bytesRead.addAndGet(read) > source.size()) {
             throw new IllegalArgumentException(cannot() + "the files it lists hold more than the " + source.size()
                 + " bytes its .dvc file declares (" + store.url(key) + " was being read)");
           }
@@ -160,6 +159,10 @@ public final class DvcRemote {
   /** The size of a content the remote holds, or empty when it lacks it (a HEAD). */
   public Optional<Long> sizeIfPresent(String md5) throws IOException {
     return store.head(new DvcHash(md5, false).key(prefix)).map(ObjectInfo::size);
+  }
+
+  private long sizeOf(String key) throws IOException {
+    return store.head(key).map(ObjectInfo::size).orElseThrow(() -> missing(key));
   }
 
   private IOException missing(String key) {

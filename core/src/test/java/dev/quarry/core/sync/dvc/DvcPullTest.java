@@ -300,9 +300,6 @@ class DvcPullTest {
     String why = "its out has no size (must declare the bytes it tracks, as DVC 3 always writes: every read from the"
         + " remote is bounded by it)";
     assertThatThrownBy(() -> DvcFile.read(file)).hasMessage("Invalid .dvc file " + file + ": " + why);
-    DvcHash hash = new DvcHash(alpha, false);
-    assertThatThrownBy(() -> new DvcRemote(dvc, "store", new DvcFile(hash, -1, -1, "a"), "pull"))
-        .hasMessage("Invalid .dvc file for " + hash + ": " + why);
   }
 
   @Test
