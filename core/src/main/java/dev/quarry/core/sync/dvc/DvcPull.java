@@ -50,7 +50,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class DvcPull {
   /** The folder, in the state folder, of verified contents read from a DVC remote, each named by its md5. */
-  static final String CONTENTS = "dvc-contents";
+  private static final String CONTENTS = "dvc-contents";
   /** The name of this run's work folder in the state folder starts so ({@link WorkFolder}). */
   private static final String WORK = "dvc-pull-";
   private static final Set<PosixFilePermission> PRIVATE_FILE = PosixFilePermissions.fromString("rw-------");
