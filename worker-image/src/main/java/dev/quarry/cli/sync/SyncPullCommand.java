@@ -27,8 +27,11 @@ import picocli.CommandLine.Spec;
         + " local file edited since it was last pulled or pushed is replaced only with --force.",
         "With --dvc FILE.dvc --dvc-remote URL, writes the version a DVC 3 .dvc file names, read straight from its"
         + " DVC remote (files/md5/xx/..., .dir listings), by the same rules: files already in the folder are matched"
-        + " by MD5, every other content is read bounded by the .dvc file's size and verified by its MD5 before it is"
-        + " renamed into place, and the listing's paths are checked (no .., no absolute or repeated paths).", ""},
+        + " by MD5, the pull's refusals (local edits, paths in the way) are checked before any content is read,"
+        + " every other content is read bounded by the .dvc file's size (a .dvc file without one is refused) and"
+        + " verified by its MD5 before it is renamed into place, and the listing's paths are checked (no .., no"
+        + " absolute or repeated paths). Contents verified by a pull that failed are kept in the state folder"
+        + " (dvc-contents/) for the next one. --delete-extra is refused for a .dvc file of one file.", ""},
     footer = {"", "Examples:", "  quarry sync pull /scratch/coco --remote s3://datasets/cas/coco --version latest \\",
         "      --include 'val2017/**' --cache /scratch/.quarry-cache",
         "  quarry sync pull data --dvc data.dvc --dvc-remote s3://ml/dvcstore"})

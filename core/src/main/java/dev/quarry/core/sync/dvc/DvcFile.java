@@ -14,13 +14,16 @@ import java.nio.file.Path;
  * {@code path}. DVC 2 files (no {@code hash: md5}) hashed text with its line endings normalized, so their md5s name
  * other bytes than the files': they are refused.
  *
- * @param size bytes of all its files, -1 when the file does not say
+ * @param size bytes of all its files: every read from the remote is bounded by it, so a .dvc file without it is
+ *     refused; -1 only for a version named by its md5 alone ({@code import-dvc --md5}: each object bounded by a HEAD)
  * @param files files of a folder, -1 when the file does not say (or for a file)
  */
 public record DvcFile(DvcHash hash, long size, long files, String path) {
   /** A .dvc file is a few lines; anything larger is not one. */
   private static final long MAX_BYTES = 1 << 20;
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static final String NO_SIZE = "its out has no size (must declare the bytes it tracks, as DVC 3 always writes:"
+      + " every read from the remote is bounded by it)";
 
   public static DvcFile read(Path file) throws IOException {
     if (Files.size(file) > MAX_BYTES) {
@@ -44,8 +47,11 @@ public record DvcFile(DvcHash hash, long size, long files, String path) {
           : "hash " + Printable.of(hash)) + " (must be hash: md5, as DVC 3 writes; a DVC 2 file? re-add the data with"
           + " DVC 3)");
     }
-    return new DvcFile(DvcHash.parse(text(out, "md5")), number(file, out, "size"), number(file, out, "nfiles"),
-        text(out, "path"));
+    long size = number(file, out, "size");
+    if (size < 0) {
+      throw new IllegalArgumentException("Invalid .dvc file " + file + ": " + NO_SIZE);
+    }
+    return new DvcFile(DvcHash.parse(text(out, "md5")), size, number(file, out, "nfiles"), text(out, "path"));
   }
 
   private static String text(JsonNode node, String field) {

@@ -28,8 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The version one {@code .dvc} file names, as its DVC 3 remote holds it (docs/formats.md, "DVC layouts, as read"):
  * the {@code .dir} listing and each file's content under {@code files/md5/}. Nothing read is trusted: the listing is
  * read bounded by what its {@code nfiles} allows and refused unless it hashes to its md5; every content is read
- * bounded by the size the .dvc file declares for the whole version, each object and all of them together (a
- * running total: a .dir listing names no sizes), and refused unless its bytes hash to the md5 it is named by. Import,
+ * bounded by the size the .dvc file declares for the whole version (a .dvc file without one is refused), each object
+ * and all of them together (a running total: a .dir listing names no sizes), or, for a version named by its md5 alone
+ * ({@code import-dvc --md5}), each object by its size from a HEAD; and refused unless its bytes hash to the md5 it is named by. Import,
  * status and pull all read a DVC remote here; nothing is ever written to it.
  */
 public final class DvcRemote {
@@ -119,22 +120,25 @@ public final class DvcRemote {
     MessageDigest md5Hash = md5();
     MessageDigest sha256 = Digest.sha256();
     long length = 0;
+    boolean created = false;
     try (InputStream in = new LimitedInputStream(store.get(key), limit, cannot() + store.url(key) + " is larger"
-            + " than " + limit + " bytes, " + (source.size() >= 0 ? "the size of the whole folder its .dvc file"
-            + " declares" : "its size when it was listed"));
-        OutputStream out = Channels.newOutputStream(Files.newByteChannel(file,
-            Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-            PosixFilePermissions.asFileAttribute(permissions)))) {
-      byte[] buffer = new byte[256 << 10];
-      for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
-        if (source.size() >= 0 && bytesRead.addAndGet(read) > source.size()) {
-          throw new IllegalArgumentException(cannot() + "the files it lists hold more than the " + source.size()
-              + " bytes its .dvc file declares (" + store.url(key) + " was being read)");
+        + " than " + limit + " bytes, " + (source.size() >= 0 ? "the size of the whole folder its .dvc file declares"
+        : "its size when it was listed"))) {
+      try (OutputStream out = Channels.newOutputStream(Files.newByteChannel(file,
+          Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+          PosixFilePermissions.asFileAttribute(permissions)))) {
+        created = true;
+        byte[] buffer = new byte[256 << 10];
+        for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
+          if (source.size() >= 0 && bytesRead.addAndGet(read) > source.size()) {
+            throw new IllegalArgumentException(cannot() + "the files it lists hold more than the " + source.size()
+                + " bytes its .dvc file declares (" + store.url(key) + " was being read)");
+          }
+          md5Hash.update(buffer, 0, read);
+          sha256.update(buffer, 0, read);
+          out.write(buffer, 0, read);
+          length += read;
         }
-        md5Hash.update(buffer, 0, read);
-        sha256.update(buffer, 0, read);
-        out.write(buffer, 0, read);
-        length += read;
       }
       String actual = HexFormat.of().formatHex(md5Hash.digest());
       if (!actual.equals(md5)) {
@@ -143,10 +147,11 @@ public final class DvcRemote {
       }
       return Digest.of(sha256, length);
     } catch (NoSuchObjectException e) {
-      Files.deleteIfExists(file);
       throw missing(key);
     } catch (IOException | RuntimeException e) {
-      Files.deleteIfExists(file);
+      if (created) {
+        Files.deleteIfExists(file); // never a file this call did not create: CREATE_NEW may have found one
+      }
       throw e;
     }
   }
@@ -169,16 +174,20 @@ public final class DvcRemote {
     return "Cannot " + action + " " + source.hash() + ": ";
   }
 
-  /** The MD5 of a local file's bytes, as DVC 3 names content. */
-  public static String md5Of(Path file) throws IOException {
+  /** A local file's MD5, as DVC 3 names content, and its SHA-256 digest, hashed in one read. */
+  static LocalMd5s.Hashes hashesOf(Path file) throws IOException {
     MessageDigest md5 = md5();
+    MessageDigest sha256 = Digest.sha256();
+    long length = 0;
     try (InputStream in = Files.newInputStream(file)) {
       byte[] buffer = new byte[256 << 10];
       for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
         md5.update(buffer, 0, read);
+        sha256.update(buffer, 0, read);
+        length += read;
       }
     }
-    return HexFormat.of().formatHex(md5.digest());
+    return new LocalMd5s.Hashes(HexFormat.of().formatHex(md5.digest()), Digest.of(sha256, length));
   }
 
   static MessageDigest md5() {

@@ -58,7 +58,11 @@ public final class DvcStatus {
       if (!identity.isRegularFile()) {
         throw new IOException("Cannot compare " + file.file() + ": it stopped being a file while status ran");
       }
-      localMd5.put(file.path(), md5s.of(file.file(), identity));
+      LocalMd5s.Hashes hashes = md5s.of(file.file(), identity);
+      if (hashes == null) {
+        throw new IOException("Cannot compare " + file.file() + ": it changed while status read it");
+      }
+      localMd5.put(file.path(), hashes.md5());
       localSize.put(file.path(), identity.size());
     });
     md5s.save();

@@ -1,45 +1,66 @@
 package dev.quarry.core.sync.dvc;
 
+import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.local.FileIdentity;
 import dev.quarry.core.sync.local.StateDatabase;
-import dev.quarry.core.sync.local.StateDatabase.Md5State;
+import dev.quarry.core.sync.local.StateDatabase.FileState;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The MD5s of a folder's files, as DVC names content, cached in the state database by (inode, mtime, size) the way
- * its SHA-256 digests are: a file whose identity is unchanged is not read again. Safe to use from many threads.
+ * The MD5s of a folder's files, as DVC names content, with their SHA-256 digests: both from the file's state row
+ * when its (inode, mtime, size) is unchanged and the row holds an MD5, else both hashed in one read of the file and
+ * kept only if the file's identity is the same after the read as before (a file written meanwhile is not matched).
+ * The MD5 lives in the state row, so it is forgotten with it. Safe to use from many threads.
  */
 final class LocalMd5s {
+  /** A file's content by both names: its MD5 and its SHA-256 digest. */
+  record Hashes(String md5, Digest digest) {}
+
   private final StateDatabase state;
-  private final Map<String, Md5State> known;
-  private final Map<String, Md5State> found = new ConcurrentHashMap<>();
+  private final Map<String, FileState> known;
+  private final Map<String, FileState> found = new ConcurrentHashMap<>();
   private long hashed;
 
   LocalMd5s(StateDatabase state, Path root) throws IOException {
     this.state = state;
-    this.known = state.loadMd5s(root);
+    this.known = state.load(root);
   }
 
-  /** The MD5 of a regular file (lstat-ed as {@code identity}): from the cache, or read and hashed. */
-  String of(Path file, FileIdentity identity) throws IOException {
-    Md5State cached = known.get(file.toString());
-    if (cached != null && cached.matches(identity)) {
-      return cached.md5();
+  /** The state rows under the folder, as loaded (MD5s found in this run aside). */
+  Map<String, FileState> known() {
+    return known;
+  }
+
+  /**
+   * The hashes of a regular file (lstat-ed as {@code identity}): from its state row, or read once; null when the file
+   * changed while it was read.
+   */
+  Hashes of(Path file, FileIdentity identity) throws IOException {
+    FileState cached = known.get(file.toString());
+    if (cached != null && cached.md5() != null && cached.matches(identity)) {
+      return new Hashes(cached.md5(), cached.digest());
     }
-    String md5 = DvcRemote.md5Of(file);
-    record(file, identity, md5);
+    Hashes read = DvcRemote.hashesOf(file);
     synchronized (this) {
       hashed++;
     }
-    return md5;
+    if (!FileIdentity.of(file).equals(identity) || read.digest().size() != identity.size()) {
+      return null;
+    }
+    boolean synced = cached != null && cached.synced() && cached.matches(identity)
+        && cached.digest().equals(read.digest());
+    found.put(file.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(), read.digest(),
+        synced, read.md5()));
+    return read;
   }
 
-  /** Records what a file holds, known without reading it (a pull just wrote it). */
-  void record(Path file, FileIdentity identity, String md5) {
-    found.put(file.toString(), new Md5State(identity.inode(), identity.mtimeNanos(), identity.size(), md5));
+  /** Records what a file holds, known without reading it again (a pull just wrote it and recorded its row). */
+  void record(Path file, FileState pulled, String md5) {
+    found.put(file.toString(), new FileState(pulled.inode(), pulled.mtimeNanos(), pulled.size(), pulled.digest(),
+        pulled.synced(), md5));
   }
 
   synchronized long hashed() {
@@ -48,7 +69,7 @@ final class LocalMd5s {
 
   /** Writes what was found into the state database, in one transaction. */
   void save() throws IOException {
-    state.recordMd5s(found);
+    state.record(found);
     known.putAll(found);
     found.clear();
   }

@@ -18,26 +18,31 @@ import java.util.Map;
  * The local state database: for each file path, the (inode, mtime, size) it had when it was hashed and the digest it
  * had then. A file whose identity is unchanged is never read again. Each row also says whether that content is
  * synced: written by a pull, or part of a version pushed since it was hashed; a pull replaces a local file only if
- * its content is the synced one (else it is a local edit). The MD5s that DVC names content by are cached the same way,
- * in a table of their own, for status and pull against a DVC remote. One SQLite file, one writer at a time.
+ * its content is the synced one (else it is a local edit). A row may also hold the content's MD5, the name DVC gives
+ * it, for status and pull against a DVC remote: hashed in the same read as the SHA-256, and forgotten with the row.
+ * One SQLite file, one writer at a time.
  */
 public final class StateDatabase implements AutoCloseable {
-  /** What a file looked like when hashed, and whether that content came from or went to a remote. */
-  public record FileState(long inode, long mtimeNanos, long size, Digest digest, boolean synced) {
+  /**
+   * What a file looked like when hashed, whether that content came from or went to a remote, and its MD5 when known
+   * (null otherwise). Recording a row without an MD5 keeps the one recorded for the same identity and digest.
+   */
+  public record FileState(long inode, long mtimeNanos, long size, Digest digest, boolean synced, String md5) {
+    public FileState(long inode, long mtimeNanos, long size, Digest digest, boolean synced) {
+      this(inode, mtimeNanos, size, digest, synced, null);
+    }
+
     /** A state just hashed: not known to be synced. */
     public FileState(long inode, long mtimeNanos, long size, Digest digest) {
       this(inode, mtimeNanos, size, digest, false);
     }
 
+    public boolean matches(FileIdentity identity) {
+      return matches(identity.inode(), identity.mtimeNanos(), identity.size());
+    }
+
     public boolean matches(long inode, long mtimeNanos, long size) {
       return this.inode == inode && this.mtimeNanos == mtimeNanos && this.size == size;
-    }
-  }
-
-  /** A file's MD5 (what DVC names content by), and the (inode, mtime, size) it had when it was hashed. */
-  public record Md5State(long inode, long mtimeNanos, long size, String md5) {
-    public boolean matches(FileIdentity identity) {
-      return inode == identity.inode() && mtimeNanos == identity.mtimeNanos() && size == identity.size();
     }
   }
 
@@ -57,12 +62,15 @@ public final class StateDatabase implements AutoCloseable {
         statement.execute("CREATE TABLE IF NOT EXISTS file_state (path TEXT PRIMARY KEY, inode INTEGER NOT NULL,"
             + " mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL,"
             + " synced INTEGER NOT NULL DEFAULT 0)");
-        statement.execute("CREATE TABLE IF NOT EXISTS file_md5 (path TEXT PRIMARY KEY, inode INTEGER NOT NULL,"
-            + " mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, md5 TEXT NOT NULL)");
-        if (!hasSyncedColumn(statement)) {
+        if (!hasColumn(statement, "synced")) {
           // A database from before local edits were told apart: what it recorded counts as synced once.
           statement.execute("ALTER TABLE file_state ADD COLUMN synced INTEGER NOT NULL DEFAULT 1");
         }
+        if (!hasColumn(statement, "md5")) {
+          statement.execute("ALTER TABLE file_state ADD COLUMN md5 TEXT");
+        }
+        // MD5s were once kept apart, never forgotten with their files: they are hashed again as needed.
+        statement.execute("DROP TABLE IF EXISTS file_md5");
       }
       return new StateDatabase(connection);
     } catch (SQLException e) {
@@ -71,10 +79,10 @@ public final class StateDatabase implements AutoCloseable {
     }
   }
 
-  private static boolean hasSyncedColumn(Statement statement) throws SQLException {
+  private static boolean hasColumn(Statement statement, String name) throws SQLException {
     try (ResultSet columns = statement.executeQuery("PRAGMA table_info(file_state)")) {
       while (columns.next()) {
-        if (columns.getString("name").equals("synced")) {
+        if (columns.getString("name").equals(name)) {
           return true;
         }
       }
@@ -84,17 +92,11 @@ public final class StateDatabase implements AutoCloseable {
 
   /** Every recorded file under {@code root} (absolute paths), in one query. */
   public Map<String, FileState> load(Path root) throws IOException {
-    return loadUnder(root, "SELECT path, inode, mtime_ns, size, sha256, synced FROM file_state", rows -> {
+    return loadUnder(root, "SELECT path, inode, mtime_ns, size, sha256, synced, md5 FROM file_state", rows -> {
       long size = rows.getLong(4);
       return new FileState(rows.getLong(2), rows.getLong(3), size, new Digest(rows.getString(5), size),
-          rows.getInt(6) != 0);
+          rows.getInt(6) != 0, rows.getString(7));
     });
-  }
-
-  /** Every recorded MD5 of a file under {@code root} (absolute paths), in one query. */
-  public Map<String, Md5State> loadMd5s(Path root) throws IOException {
-    return loadUnder(root, "SELECT path, inode, mtime_ns, size, md5 FROM file_md5",
-        rows -> new Md5State(rows.getLong(2), rows.getLong(3), rows.getLong(4), rows.getString(5)));
   }
 
   private interface Row<T> {
@@ -124,32 +126,16 @@ public final class StateDatabase implements AutoCloseable {
     statement.setString(2, prefix.substring(0, prefix.length() - 1) + "0"); // '0' is the character after '/'
   }
 
-  /** Records the MD5s hashed in this run, in one transaction. */
-  public synchronized void recordMd5s(Map<String, Md5State> states) throws IOException {
-    if (states.isEmpty()) {
-      return;
-    }
-    inTransaction("INSERT OR REPLACE INTO file_md5 (path, inode, mtime_ns, size, md5) VALUES (?, ?, ?, ?, ?)",
-        statement -> {
-          for (var entry : states.entrySet()) {
-            Md5State state = entry.getValue();
-            statement.setString(1, entry.getKey());
-            statement.setLong(2, state.inode());
-            statement.setLong(3, state.mtimeNanos());
-            statement.setLong(4, state.size());
-            statement.setString(5, state.md5());
-            statement.addBatch();
-          }
-        });
-  }
-
   /** Records the files hashed in this run, in one transaction. */
   public synchronized void record(Map<String, FileState> states) throws IOException {
     if (states.isEmpty()) {
       return;
     }
-    inTransaction("INSERT OR REPLACE INTO file_state (path, inode, mtime_ns, size, sha256, synced)"
-        + " VALUES (?, ?, ?, ?, ?, ?)",
+    inTransaction("INSERT INTO file_state (path, inode, mtime_ns, size, sha256, synced, md5)"
+        + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET inode = excluded.inode,"
+        + " mtime_ns = excluded.mtime_ns, size = excluded.size, sha256 = excluded.sha256, synced = excluded.synced,"
+        + " md5 = CASE WHEN excluded.md5 IS NOT NULL THEN excluded.md5 WHEN inode = excluded.inode"
+        + " AND mtime_ns = excluded.mtime_ns AND size = excluded.size AND sha256 = excluded.sha256 THEN md5 END",
         statement -> {
           for (var entry : states.entrySet()) {
             FileState state = entry.getValue();
@@ -159,6 +145,7 @@ public final class StateDatabase implements AutoCloseable {
             statement.setLong(4, state.size());
             statement.setString(5, state.digest().hex());
             statement.setInt(6, state.synced() ? 1 : 0);
+            statement.setString(7, state.md5());
             statement.addBatch();
           }
         });

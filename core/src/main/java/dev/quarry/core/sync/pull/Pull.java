@@ -87,13 +87,16 @@ public final class Pull {
   /** Folders given their owner's write bit for this pull, with the permissions to give back at its end. */
   private final Map<Path, Set<PosixFilePermission>> opened = new ConcurrentHashMap<>();
   private final Set<String> writable = ConcurrentHashMap.newKeySet();
+  /** Only the refusals: nothing is read from the source but its trees, nothing is written. */
+  private final boolean checkOnly;
 
-  private Pull(SyncSession session, VersionSource source, Options options) {
+  private Pull(SyncSession session, VersionSource source, Options options, boolean checkOnly) {
     this.session = session;
     this.source = source;
     this.store = session.remote().store();
     this.options = options;
     this.target = new ConfinedFolder(session.folder());
+    this.checkOnly = checkOnly;
   }
 
   public static SyncResult run(SyncSession session, Options options) throws IOException {
@@ -102,7 +105,17 @@ public final class Pull {
 
   /** Pulls from another source than the session's remote (a DVC remote's version); the session's store is counted. */
   public static SyncResult run(SyncSession session, VersionSource source, Options options) throws IOException {
-    return new Pull(session, source, options).pull();
+    return new Pull(session, source, options, false).pull();
+  }
+
+  /**
+   * Throws what {@link #run} would refuse before writing anything (the tree's rules, the state folder, local edits,
+   * paths in the way, --delete-extra's local edits), and does nothing else: a source that must fetch blobs before it
+   * can name them all (a DVC remote's) asks this first, with a stand-in digest for each content it lacks. Only the
+   * answer "already there" needs the real digest, and a stand-in never gets it.
+   */
+  public static void check(SyncSession session, VersionSource source, Options options) throws IOException {
+    new Pull(session, source, options, true).pull();
   }
 
   private SyncResult pull() throws IOException {
@@ -116,14 +129,19 @@ public final class Pull {
     RunClock clock = new RunClock(store);
     TreeObject root = subtree(source.root(options.version()));
     Selection selection = Selection.of(source.trees(), root, filter, options.version(), reservedPaths(stateInside));
-    session.log("pull: %s selects %s (%s) in %s; read %s", options.version(),
-        Counted.of(selection.files().size(), "file"), Counted.of(selection.bytes(), "byte"),
-        Counted.of(selection.folders().size(), "folder"), Counted.of(selection.manifestsRead(), "manifest"));
+    if (!checkOnly) {
+      session.log("pull: %s selects %s (%s) in %s; read %s", options.version(),
+          Counted.of(selection.files().size(), "file"), Counted.of(selection.bytes(), "byte"),
+          Counted.of(selection.folders().size(), "folder"), Counted.of(selection.manifestsRead(), "manifest"));
+    }
     Files.createDirectories(session.folder());
     StateDatabase state = session.state();
     Map<String, FileState> known = state.load(session.folder());
     List<Path> extra = options.deleteExtra() ? extraPaths(selection, filter, known, stateInside) : List.of();
     List<Selection.File> toWrite = filesToWrite(selection, known);
+    if (checkOnly) {
+      return null;
+    }
     Map<Digest, List<Selection.File>> byDigest = toWrite.stream()
         .collect(Collectors.groupingBy(Selection.File::digest, HashMap::new, Collectors.toList()));
     BlobCache cache = options.cache() != null ? new BlobCache(options.cache(), state) : null;
@@ -290,6 +308,9 @@ public final class Pull {
       throw new IllegalStateException("Cannot pull " + options.version() + ": " + blocked.size() + " paths of the"
           + " version have a local folder or file in the way: " + listed(blocked)
           + " (pull with --delete-extra to replace them)");
+    }
+    if (checkOnly) {
+      return toWrite;
     }
     for (Map.Entry<Selection.File, FileIdentity> fix : modesToFix.entrySet()) {
       fixMode(fix.getKey(), fix.getValue(), toWrite);

@@ -125,7 +125,7 @@ class DvcImportTest {
         + entry(empty, "empty") + "]");
 
     DvcImport.Result first = importAs(new DvcFile(hash, 14, 4, "data"), "v1");
-    DvcImport.Result second = importAs(new DvcFile(hash, -1, -1, null), "v2");
+    DvcImport.Result second = importAs(new DvcFile(hash, 14, -1, null), "v2");
 
     assertThat(first.files()).isEqualTo(4);
     assertThat(first.bytes()).isEqualTo(14);

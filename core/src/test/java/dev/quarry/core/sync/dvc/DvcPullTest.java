@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.store.RequestTotals;
 import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.pull.Pull;
@@ -57,6 +58,29 @@ class DvcPullTest {
       return DvcPull.run(session, new DvcRemote(dvc, "store", source, "pull"),
           new Pull.Options("ignored", List.of(), false, null, force));
     }
+  }
+
+  /** A pull with one request in flight (contents are read in listing order) and this state folder (null: default). */
+  private SyncResult pullOneAtATime(DvcFile source, Path stateFolder) throws IOException {
+    try (SyncSession session = new SyncSession(folder, stateFolder, new CasRemote(dvc, "store", 1), QUIET)) {
+      return DvcPull.run(session, new DvcRemote(dvc, "store", source, "pull"),
+          new Pull.Options("ignored", List.of(), false, null, false));
+    }
+  }
+
+  /** GETs made by {@code action}, whether it succeeded or failed. */
+  private long gets(Action action) {
+    var before = dvc.requests().snapshot();
+    try {
+      action.run();
+    } catch (Exception e) {
+      // counted all the same
+    }
+    return RequestTotals.of(dvc.requests().snapshot().minus(before)).get();
+  }
+
+  private interface Action {
+    void run() throws Exception;
   }
 
   private SyncResult status(DvcFile source) throws IOException {
@@ -172,6 +196,137 @@ class DvcPullTest {
   }
 
   @Test
+  void aPullRefusedForALocalEditReadsNoContent() throws Exception {
+    String alpha = remote.file("alpha");
+    String beta = remote.file("beta");
+    pull(new DvcFile(remote.listing("[" + entry(alpha, "a") + ", " + entry(beta, "b") + "]"), 9, 2, "data"), false);
+    Files.writeString(folder.resolve("b"), "edited");
+    DvcFile next = new DvcFile(remote.listing("[" + entry(alpha, "a") + ", " + entry(beta, "b") + ", "
+        + entry(remote.file("gamma"), "c") + ", " + entry(remote.file("delta"), "d") + "]"), 19, 4, "data");
+
+    assertThat(gets(() -> assertRefused(next, "1 local files differ from both the version they came from and the new"
+        + " one: b (pull with --force to replace them)"))).isEqualTo(1); // the listing, no content
+  }
+
+  @Test
+  void aMissingContentStopsTheDownloadsKeepsTheVerifiedOnesAndARerunReadsOnlyWhatIsLacking() throws Exception {
+    String alpha = remote.file("alpha");
+    String beta = remote.file("beta");
+    String gamma = md5("gamma".getBytes(StandardCharsets.UTF_8)); // not pushed yet
+    DvcFile missingLast = new DvcFile(remote.listing("[" + entry(alpha, "a") + ", " + entry(beta, "b") + ", "
+        + entry(gamma, "c") + "]"), 14, 3, "data");
+    assertThat(gets(() -> assertThatThrownBy(() -> pullOneAtATime(missingLast, null))
+        .hasMessageContaining("is missing from the DVC remote (dvc push it first)"))).isEqualTo(4); // the listing and the three contents, in order
+    remote.file("gamma");
+    assertThat(pullOneAtATime(missingLast, null).requests().get()).isEqualTo(2); // the listing and gamma
+    assertThat(folder.resolve("a")).hasContent("alpha");
+    assertThat(folder.resolve("c")).hasContent("gamma");
+
+    // Missing first: nothing after it is read.
+    String delta = md5("delta".getBytes(StandardCharsets.UTF_8));
+    DvcFile missingFirst = new DvcFile(remote.listing("[" + entry(delta, "d") + ", " + entry(remote.file("eps"), "e")
+        + ", " + entry(remote.file("zeta"), "z") + "]"), 12, 3, "data");
+    Path other = Files.createDirectories(temp.resolve("other"));
+    assertThat(gets(() -> {
+      try (SyncSession session = new SyncSession(other, null, new CasRemote(dvc, "store", 1), QUIET)) {
+        DvcPull.run(session, new DvcRemote(dvc, "store", missingFirst, "pull"),
+            new Pull.Options("ignored", List.of(), false, null, false));
+      }
+    })).isEqualTo(2); // the listing and the missing content
+  }
+
+  @Test
+  void aKeptContentIsHashedAgainBeforeItIsUsed() throws Exception {
+    String alpha = remote.file("alpha");
+    String beta = md5("beta".getBytes(StandardCharsets.UTF_8)); // not pushed yet
+    DvcFile source = new DvcFile(remote.listing("[" + entry(alpha, "a") + ", " + entry(beta, "b") + "]"), 9, 2,
+        "data");
+    assertThatThrownBy(() -> pullOneAtATime(source, null)).hasMessageContaining("is missing from the DVC remote");
+    Path kept = folder.resolve(".quarry/dvc-contents/" + alpha);
+    assertThat(kept).hasContent("alpha");
+    Files.writeString(kept, "alphx"); // changed while it waited
+
+    remote.file("beta");
+    assertThat(pullOneAtATime(source, null).requests().get()).isEqualTo(3); // the listing, alpha again, beta
+    assertThat(folder.resolve("a")).hasContent("alpha");
+    assertThat(kept).doesNotExist();
+  }
+
+  @Test
+  void aPullDeletesNoFolderOfAnotherPullNorOfTheUserInTheStateFolder() throws Exception {
+    DvcFile source = new DvcFile(remote.listing("[" + entry(remote.file("alpha"), "a") + "]"), 5, 1, "data");
+    Path work = Files.createDirectories(temp.resolve("work"));
+    Path notes = Files.writeString(Files.createDirectories(work.resolve("dvc-pull-notes")).resolve("n"), "mine");
+    Path running = Files.createDirectories(work.resolve("dvc-pull-" + hostName() + "-" + ProcessHandle.current().pid()
+        + "-" + java.util.UUID.randomUUID())).resolve("part");
+    Files.writeString(running, "another pull's");
+
+    pullOneAtATime(source, work);
+    assertThat(folder.resolve("a")).hasContent("alpha");
+    assertThat(notes).hasContent("mine");
+    assertThat(running).hasContent("another pull's");
+
+    // A state folder that holds the folder is refused before anything in it is touched.
+    Path besideData = Files.writeString(Files.createDirectories(temp.resolve("dvc-pull-x")).resolve("n"), "mine");
+    assertThatThrownBy(() -> pullOneAtATime(source, temp)).hasMessageStartingWith("Invalid state folder: ");
+    assertThat(besideData).hasContent("mine");
+  }
+
+  private static String hostName() throws IOException {
+    return Files.readString(Path.of("/proc/sys/kernel/hostname")).strip().replaceAll("[^A-Za-z0-9.]", "_");
+  }
+
+  @Test
+  void aFileWhoseStateWasForgottenIsHashedAgainNotTakenForItsOldMd5() throws Exception {
+    String alpha = remote.file("alpha");
+    DvcFile source = new DvcFile(remote.listing("[" + entry(alpha, "a") + "]"), 5, 1, "data");
+    pull(source, false);
+    Path a = folder.resolve("a");
+    var mtime = Files.getLastModifiedTime(a);
+    Files.writeString(a, "alphx"); // same inode, same size...
+    Files.setLastModifiedTime(a, mtime); // ...and same mtime, as a restore could leave it
+    try (SyncSession session = session()) {
+      session.state().forget(List.of(a.toString())); // as a scan does when the file was gone once
+    }
+
+    assertRefused(source, "1 local files differ from both the version they came from and the new one: a");
+    assertThat(a).hasContent("alphx");
+  }
+
+  @Test
+  void aDvcFileWithoutASizeIsRefusedInOneLine() throws Exception {
+    String alpha = remote.file("alpha");
+    Path file = Files.writeString(temp.resolve("a.dvc"), "outs:\n- md5: " + alpha + "\n  hash: md5\n  path: a\n");
+    String why = "its out has no size (must declare the bytes it tracks, as DVC 3 always writes: every read from the"
+        + " remote is bounded by it)";
+    assertThatThrownBy(() -> DvcFile.read(file)).hasMessage("Invalid .dvc file " + file + ": " + why);
+  }
+
+  @Test
+  void deleteExtraIsRefusedForADvcFileOfOneFile() throws Exception {
+    DvcFile source = new DvcFile(new DvcHash(remote.file("alpha"), false), 5, -1, "a");
+    Files.writeString(folder.resolve("notes"), "mine");
+    try (SyncSession session = session()) {
+      assertThatThrownBy(() -> DvcPull.run(session, new DvcRemote(dvc, "store", source, "pull"),
+          new Pull.Options("ignored", List.of(), true, null, true)))
+          .hasMessage("Cannot pull " + source.hash() + " with --delete-extra: its .dvc file tracks one file, not a"
+              + " folder (--delete-extra would delete everything else in the folder)");
+    }
+    assertThat(folder.resolve("notes")).hasContent("mine");
+    assertThat(folder.resolve("a")).doesNotExist();
+  }
+
+  @Test
+  void aDownloadOntoAFileThatIsThereLeavesIt() throws Exception {
+    String alpha = remote.file("alpha");
+    Path existing = Files.writeString(temp.resolve("existing"), "mine");
+    DvcRemote source = new DvcRemote(dvc, "store", new DvcFile(new DvcHash(alpha, false), 5, -1, "a"), "pull");
+    assertThatThrownBy(() -> source.download(alpha, existing, java.util.Set.of()))
+        .isInstanceOf(java.nio.file.FileAlreadyExistsException.class);
+    assertThat(existing).hasContent("mine");
+  }
+
+  @Test
   void localMd5sAreCachedByFileIdentity() throws Exception {
     String alpha = remote.file("alpha");
     DvcFile source = new DvcFile(remote.listing("[" + entry(alpha, "a") + "]"), 5, 1, "data");
@@ -181,7 +336,7 @@ class DvcPullTest {
     try (SyncSession session = session()) {
       LocalMd5s md5s = new LocalMd5s(session.state(), folder);
       var identity = dev.quarry.core.sync.local.FileIdentity.of(folder.resolve("b"));
-      assertThat(md5s.of(folder.resolve("b"), identity)).isEqualTo(md5("beta".getBytes(StandardCharsets.UTF_8)));
+      assertThat(md5s.of(folder.resolve("b"), identity).md5()).isEqualTo(md5("beta".getBytes(StandardCharsets.UTF_8)));
       md5s.save();
       LocalMd5s again = new LocalMd5s(session.state(), folder);
       again.of(folder.resolve("b"), identity);

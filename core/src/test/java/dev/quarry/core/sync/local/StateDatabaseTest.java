@@ -1,0 +1,66 @@
+package dev.quarry.core.sync.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quarry.core.sync.cas.Digest;
+import dev.quarry.core.sync.local.StateDatabase.FileState;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A file's MD5 lives in its state row: kept while the file is as hashed, forgotten with the row or a new identity. */
+class StateDatabaseTest {
+  private static final Digest ALPHA = Digest.of("alpha".getBytes(StandardCharsets.UTF_8));
+  private static final Digest BETA = Digest.of("betaa".getBytes(StandardCharsets.UTF_8));
+  private static final String MD5 = "2c1743a391305fbf367df8e4f069f9f9";
+
+  @TempDir Path temp;
+
+  @Test
+  void anMd5IsKeptForTheSameIdentityAndContentAndForgottenOtherwise() throws Exception {
+    Path root = temp.resolve("data");
+    String a = root.resolve("a").toString();
+    String b = root.resolve("b").toString();
+    try (StateDatabase state = StateDatabase.open(temp.resolve("state.db"))) {
+      state.record(Map.of(a, new FileState(1, 10, 5, ALPHA, true, MD5), b, new FileState(2, 10, 5, ALPHA, true, MD5)));
+      state.record(Map.of(a, new FileState(1, 10, 5, ALPHA, false))); // a scan of the same file: the md5 stays
+      state.record(Map.of(b, new FileState(2, 11, 5, BETA, false))); // b changed: its md5 goes
+      assertThat(state.load(root).get(a).md5()).isEqualTo(MD5);
+      assertThat(state.load(root).get(a).synced()).isFalse();
+      assertThat(state.load(root).get(b).md5()).isNull();
+
+      state.forget(List.of(a));
+      state.record(Map.of(a, new FileState(1, 10, 5, ALPHA, false))); // the same identity again, after the row went
+      assertThat(state.load(root).get(a).md5()).isNull();
+    }
+  }
+
+  @Test
+  void aDatabaseWithTheOldMd5TableIsMigrated() throws Exception {
+    Path file = temp.resolve("state.db");
+    try (var connection = DriverManager.getConnection("jdbc:sqlite:" + file);
+        Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TABLE file_state (path TEXT PRIMARY KEY, inode INTEGER NOT NULL, mtime_ns INTEGER NOT"
+          + " NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL, synced INTEGER NOT NULL DEFAULT 0)");
+      statement.execute("CREATE TABLE file_md5 (path TEXT PRIMARY KEY, inode INTEGER NOT NULL, mtime_ns INTEGER NOT"
+          + " NULL, size INTEGER NOT NULL, md5 TEXT NOT NULL)");
+      statement.execute("INSERT INTO file_state VALUES ('" + temp.resolve("data/a") + "', 1, 10, 5, '" + ALPHA.hex()
+          + "', 1)");
+    }
+    try (StateDatabase state = StateDatabase.open(file)) {
+      FileState a = state.load(temp.resolve("data")).get(temp.resolve("data/a").toString());
+      assertThat(a.digest()).isEqualTo(ALPHA);
+      assertThat(a.md5()).isNull();
+    }
+    try (var connection = DriverManager.getConnection("jdbc:sqlite:" + file);
+        var tables = connection.createStatement().executeQuery(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'file_md5'")) {
+      assertThat(tables.next()).isFalse();
+    }
+  }
+}
