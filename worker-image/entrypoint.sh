@@ -7,4 +7,4 @@ home=${QUARRY_HOME:-/opt/quarry}
 . "$home/memory-options.sh"
 # One option a line, none with a space: word splitting makes them arguments.
 # shellcheck disable=SC2046
-exec java "@$home/jvm.options" $(quarry_memory_options "$@") -jar "$home/quarry.jar" "$@"
+exec java "@$home/jvm.options" $(quarry_memory_options java "$home/quarry.jar" "$@") -jar "$home/quarry.jar" "$@"

@@ -58,7 +58,7 @@ class LauncherIT {
   @Test
   void aSortsHeapComesFromItsMemoryBudgetAsMemoryBudgetSays() throws Exception {
     Path spec = cacheHome.resolve("job.yaml");
-    Files.writeString(spec, "spec:\n  workers:\n    memoryBudget: \"96Mi\"\n");
+    Files.writeString(spec, "kind: ShardSortJob\nspec:\n  workers:\n    memoryBudget: \"96Mi\"\n");
 
     assertThat(maxHeap("", "sort", "run", "--memory-budget", "192Mi", "--help"))
         .isEqualTo(new MemoryBudget(192L << 20).heapBytes(true)).isEqualTo(96L << 20);
@@ -75,6 +75,26 @@ class LauncherIT {
     assertThat(maxHeap("-Xmx200m", "sort", "run", "--memory-budget", "96Mi", "--help")).as("the user's heap wins")
         .isEqualTo(200L << 20);
   }
+
+  /**
+   * Budgets past 2 GiB, every suffix of ByteSize and a spec whose other strings mention memoryBudget: the launcher
+   * read them in the shell before, where mawk's printf capped 4Gi at 2047m and 16Gi's half at 1023m, 512000k gave
+   * no heap at all and the last "memoryBudget:" on the line won.
+   */
+  @Test
+  void everyBudgetQuarryAcceptsSizesTheHeapExactly() throws Exception {
+    Path spec = Files.writeString(cacheHome.resolve("spec.json"), SPEC_MENTIONING_MEMORY_BUDGET);
+
+    assertThat(maxHeap("", "sort", "extract", "--memory-budget", "4Gi", "--help")).isEqualTo(4L << 30);
+    assertThat(maxHeap("", "sort", "run", "--memory-budget", "16Gi", "--help")).isEqualTo(8L << 30);
+    assertThat(maxHeap("", "sort", "plan", "--memory-budget", "512000k", "--help"))
+        .isCloseTo(512_000_000L, withinPercentage(1));
+    assertThat(maxHeap("", "sort", "extract", "--spec", spec.toString(), "--help")).isEqualTo(80L << 20);
+  }
+
+  /** A spec file's budget is its workers.memoryBudget, whatever its other strings say. */
+  private static final String SPEC_MENTIONING_MEMORY_BUDGET = "{\"input\":{\"template\":\"s3://b/in-{0..1}.tar\"},"
+      + "\"workers\":{\"memoryBudget\":\"80Mi\"},\"scratch\":\"s3://b/memoryBudget:4Ti/\"}";
 
   /**
    * The worker image's entrypoint sizes a pod's heap by the same rule, from the spec file the operator mounts: the
@@ -95,6 +115,9 @@ class LauncherIT {
     long limit = MemoryLimit.ofThisProcess().bytes();
 
     assertThat(podHeap(pod, "sort", "extract", "--spec", spec.toString(), "--help")).isEqualTo(80L << 20);
+    Path mentioning = Files.writeString(cacheHome.resolve("mentioning.json"), SPEC_MENTIONING_MEMORY_BUDGET);
+    assertThat(podHeap(pod, "sort", "extract", "--spec", mentioning.toString(), "--help")).isEqualTo(80L << 20);
+    assertThat(podHeap(pod, "sort", "run", "--memory-budget", "16Gi", "--help")).isEqualTo(8L << 30);
     assertThat(podHeap(pod, "sort", "run", "--memory-budget", "192Mi", "--help")).isEqualTo(96L << 20);
     assertThat(podHeap(pod, "sort", "plan", "--help")).as("no budget: 80% of the limit")
         .isCloseTo(MemoryBudget.defaultFor(MemoryLimit.ofThisProcess()).heapBytes(false), withinPercentage(1));

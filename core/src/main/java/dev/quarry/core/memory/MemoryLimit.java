@@ -117,6 +117,11 @@ public record MemoryLimit(long bytes, String source) {
     if (value.equals("max") || value.isEmpty()) {
       return Optional.empty();
     }
+    // A value that is no number (a kernel or container runtime writing something new) limits nothing this can
+    // tell: the next file up, else the physical memory, is the limit, as when the file is missing.
+    if (!value.matches("[0-9]{1,19}")) {
+      return Optional.empty();
+    }
     long bytes = Long.parseLong(value);
     return bytes >= UNLIMITED ? Optional.empty() : Optional.of(bytes);
   }

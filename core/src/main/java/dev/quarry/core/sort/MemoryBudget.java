@@ -2,6 +2,7 @@ package dev.quarry.core.sort;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import dev.quarry.core.memory.MemoryLimit;
+import dev.quarry.core.units.ByteSize;
 import java.lang.management.ManagementFactory;
 
 /**
@@ -17,17 +18,33 @@ import java.lang.management.ManagementFactory;
  *       JDK's own direct buffers, and within this JVM's direct memory limit.</li>
  * </ul>
  * Without a budget, the default is {@value #DEFAULT_PERCENT}% of the process's {@link MemoryLimit} (as dSort takes
- * 80% of a target's memory), leaving the rest for the fixed overhead and the kernel.
+ * 80% of a target's memory), leaving the rest for the fixed overhead and the kernel; under a small limit, the limit
+ * less the fixed overhead and {@link #MARGIN_BYTES} ({@link #defaultFor}).
  */
 public record MemoryBudget(long bytes) {
   /** The default budget's share of the process's memory limit, in percent. */
   public static final int DEFAULT_PERCENT = 80;
   /** What a sort's JVM takes besides its budget, at most: measured 70 to 90 MiB (docs/operations.md). */
   public static final long FIXED_OVERHEAD_BYTES = 96L << 20;
+  /** What the default budget leaves besides the fixed overhead, at least: the kernel's pages and the unforeseen. */
+  public static final long MARGIN_BYTES = 32L << 20;
 
-  /** {@value #DEFAULT_PERCENT}% of {@code limit}. */
+  /**
+   * {@value #DEFAULT_PERCENT}% of {@code limit}, and at most the limit less the fixed overhead and
+   * {@link #MARGIN_BYTES} (the smaller under 640 MiB, where 80% plus the overhead would pass the limit).
+   *
+   * @throws IllegalArgumentException when that leaves less than {@link #MIN_HEAP_BYTES}: the limit is too small to
+   *     sort
+   */
   public static MemoryBudget defaultFor(MemoryLimit limit) {
-    return new MemoryBudget(limit.bytes() * DEFAULT_PERCENT / 100);
+    long bytes = Math.min(limit.bytes() * DEFAULT_PERCENT / 100,
+        limit.bytes() - FIXED_OVERHEAD_BYTES - MARGIN_BYTES);
+    if (bytes < MIN_HEAP_BYTES) {
+      throw new IllegalArgumentException("Cannot sort: the memory limit is " + ByteSize.format(limit.bytes()) + " ("
+          + limit.source() + "), less than the " + ByteSize.format(MIN_HEAP_BYTES + FIXED_OVERHEAD_BYTES + MARGIN_BYTES)
+          + " a sort needs at least");
+    }
+    return new MemoryBudget(bytes);
   }
 
   /**

@@ -82,6 +82,19 @@ class MemoryLimitTest {
     assertThat(MemoryLimit.read(root).bytes()).isEqualTo(1L << 30);
   }
 
+  /** A limit file that holds no number (a kernel or runtime writing something new) is passed over, not fatal. */
+  @Test
+  void aLimitThatIsNoNumberIsPassedOverForTheNextOne() throws IOException {
+    write("proc/self/cgroup", "0::/kubepods/pod1\n");
+    write("proc/self/mountinfo", V2_MOUNT);
+    write("sys/fs/cgroup/kubepods/pod1/memory.max", "lots\n");
+    write("sys/fs/cgroup/kubepods/memory.max", "2147483648\n");
+    assertThat(MemoryLimit.read(root)).isEqualTo(new MemoryLimit(2L << 30, "/sys/fs/cgroup/kubepods/memory.max"));
+
+    write("sys/fs/cgroup/kubepods/memory.max", "2G\n");
+    assertThat(MemoryLimit.read(root)).isEqualTo(new MemoryLimit(16L << 30, "/proc/meminfo"));
+  }
+
   /** This process's limit is the one the JVM sizes its heap from (it reads the same cgroup files itself). */
   @Test
   void thisProcessesLimitIsTheJvmsOwn() {

@@ -1,6 +1,7 @@
 package dev.quarry.core.sort;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.core.memory.MemoryLimit;
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,29 @@ class MemoryBudgetTest {
   void theDefaultIsEightyPercentOfTheLimit() {
     assertThat(MemoryBudget.defaultFor(new MemoryLimit(10 * GIB, "/sys/fs/cgroup/memory.max")).bytes())
         .isEqualTo(8 * GIB);
+  }
+
+  /**
+   * Under a small limit 80% leaves less than the JVM's fixed overhead and a margin: the budget is then the limit less
+   * both, so that budget plus overhead fits (80% of 256Mi plus 96 MiB was 301 MiB, an OOM kill).
+   */
+  @Test
+  void underASmallLimitTheDefaultLeavesTheFixedOverheadAndAMargin() {
+    long mib = 1L << 20;
+    assertThat(MemoryBudget.defaultFor(new MemoryLimit(256 * mib, "/sys/fs/cgroup/memory.max")).bytes())
+        .isEqualTo(256 * mib - MemoryBudget.FIXED_OVERHEAD_BYTES - MemoryBudget.MARGIN_BYTES).isEqualTo(128 * mib);
+    assertThat(MemoryBudget.defaultFor(new MemoryLimit(640 * mib, "/sys/fs/cgroup/memory.max")).bytes())
+        .as("where both rules meet").isEqualTo(512 * mib);
+    assertThat(MemoryBudget.defaultFor(new MemoryLimit(192 * mib, "/sys/fs/cgroup/memory.max")).bytes())
+        .as("the least: the least heap").isEqualTo(MemoryBudget.MIN_HEAP_BYTES);
+  }
+
+  @Test
+  void aLimitTooSmallForTheLeastHeapAndTheOverheadIsRefused() {
+    assertThatThrownBy(() -> MemoryBudget.defaultFor(new MemoryLimit(128L << 20, "/sys/fs/cgroup/memory.max")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot sort: the memory limit is 128.0 MiB (/sys/fs/cgroup/memory.max), less than the 192.0 MiB"
+            + " a sort needs at least");
   }
 
   @Test

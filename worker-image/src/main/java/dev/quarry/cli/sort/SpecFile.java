@@ -51,22 +51,8 @@ record SpecFile(SortSpec spec, SpecStore store) {
   }
 
   static SpecFile read(Path path) throws IOException {
-    String text;
-    try (InputStream in = Files.newInputStream(path)) {
-      byte[] bytes = in.readNBytes(MAX_BYTES + 1);
-      if (bytes.length > MAX_BYTES) {
-        throw refused(path, "it is larger than 1 MiB " + EXPECTED);
-      }
-      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
-    } catch (CharacterCodingException e) {
-      throw refused(path, "it is not UTF-8 text " + EXPECTED);
-    } catch (NoSuchFileException e) {
-      throw refused(path, "no such file");
-    } catch (IOException e) {
-      throw refused(path, Files.isDirectory(path) ? "it is a folder" : String.valueOf(e.getMessage()));
-    }
-    ObjectMapper mapper = text.stripLeading().startsWith("{") ? JSON : YAML;
+    String text = text(path);
+    ObjectMapper mapper = mapperFor(text);
     try {
       Job job = job(path, mapper, text);
       try (JsonParser parser = mapper.createParser(text)) {
@@ -78,6 +64,44 @@ record SpecFile(SortSpec spec, SpecStore store) {
       }
     } catch (JsonProcessingException e) {
       throw refused(path, problem(e));
+    }
+  }
+
+  /**
+   * The job's {@code workers.memoryBudget} as written, else null: what sizes the heap of the JVM that will run the
+   * job ({@link MemoryOptions}), read before it starts. The rest of the spec is that JVM's to check (a phase's
+   * options complete it).
+   */
+  static String memoryBudget(Path path) throws IOException {
+    String text = text(path);
+    ObjectMapper mapper = mapperFor(text);
+    try {
+      JsonNode budget = job(path, mapper, text).spec().path("workers").path("memoryBudget");
+      return budget.isValueNode() && !budget.isNull() ? budget.asText() : null;
+    } catch (JsonProcessingException e) {
+      throw refused(path, problem(e));
+    }
+  }
+
+  private static ObjectMapper mapperFor(String text) {
+    return text.stripLeading().startsWith("{") ? JSON : YAML;
+  }
+
+  /** The file's text, when it is UTF-8 and at most {@link #MAX_BYTES}. */
+  private static String text(Path path) throws IOException {
+    try (InputStream in = Files.newInputStream(path)) {
+      byte[] bytes = in.readNBytes(MAX_BYTES + 1);
+      if (bytes.length > MAX_BYTES) {
+        throw refused(path, "it is larger than 1 MiB " + EXPECTED);
+      }
+      return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+    } catch (CharacterCodingException e) {
+      throw refused(path, "it is not UTF-8 text " + EXPECTED);
+    } catch (NoSuchFileException e) {
+      throw refused(path, "no such file");
+    } catch (IOException e) {
+      throw refused(path, Files.isDirectory(path) ? "it is a folder" : String.valueOf(e.getMessage()));
     }
   }
 
