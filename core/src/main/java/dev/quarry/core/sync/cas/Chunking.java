@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * Where a large folder's sorted entries are cut into chunks (docs/formats.md, "Chunked folders"): after a name whose
@@ -21,6 +22,10 @@ public final class Chunking {
   /** A name is a boundary when this divides the first four bytes of its SHA-256: on average one name in 1024. */
   public static final int BOUNDARY_DIVISOR = 1024;
 
+  /** Above this many items, work that is the same for each item runs on all cores. */
+  static final int PARALLEL_ITEMS = 4 * MAX_ITEMS;
+  private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(Digest::sha256);
+
   private Chunking() {}
 
   /** Whether a folder of this many entries is stored as chunks under an index rather than one manifest. */
@@ -30,12 +35,12 @@ public final class Chunking {
 
   /** The exclusive end of each chunk over items with these names, in order; the last is {@code names.size()}. */
   public static List<Integer> cuts(List<String> names) {
-    MessageDigest sha256 = Digest.sha256();
+    boolean[] boundaries = boundaries(names);
     List<Integer> ends = new ArrayList<>();
     int start = 0;
     for (int i = 0; i < names.size(); i++) {
       int held = i + 1 - start;
-      if (held >= MAX_ITEMS || (held >= MIN_ITEMS && isBoundary(sha256, names.get(i)))) {
+      if (held >= MAX_ITEMS || (held >= MIN_ITEMS && boundaries[i])) {
         ends.add(i + 1);
         start = i + 1;
       }
@@ -44,6 +49,20 @@ public final class Chunking {
       ends.add(names.size());
     }
     return ends;
+  }
+
+  /**
+   * Which names are boundaries, hashed on all cores when there are many (a folder of a million entries hashes a
+   * million names): whether a name is one depends on that name alone.
+   */
+  private static boolean[] boundaries(List<String> names) {
+    boolean[] boundaries = new boolean[names.size()];
+    IntStream indexes = IntStream.range(0, names.size());
+    if (names.size() > PARALLEL_ITEMS) {
+      indexes = indexes.parallel();
+    }
+    indexes.forEach(i -> boundaries[i] = isBoundary(SHA256.get(), names.get(i)));
+    return boundaries;
   }
 
   static boolean isBoundary(MessageDigest sha256, String name) {

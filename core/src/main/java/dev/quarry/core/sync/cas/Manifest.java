@@ -11,11 +11,13 @@ import dev.quarry.core.store.KeyOrder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * A directory's canonical manifest (docs/formats.md, "Tree manifests"): its entries sorted by the UTF-8 bytes of
@@ -34,7 +36,7 @@ public final class Manifest {
    * about a million entries, as format 1 wrote for a folder before folders were chunked.
    */
   public static final int MAX_BYTES = 256 << 20;
-  private static final Comparator<TreeEntry> BY_NAME = Comparator.comparing(TreeEntry::name, KeyOrder.UTF8_BINARY);
+  private static final Comparator<TreeEntry> BY_NAME = (a, b) -> KeyOrder.compare(a.name(), b.name());
   private static final JsonFactory JSON =
       JsonFactory.builder().disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION).build();
 
@@ -69,24 +71,25 @@ public final class Manifest {
 
   /** The manifest of a folder with these entries, in any order; chunked when there are more than a manifest holds. */
   public static Manifest of(List<TreeEntry> entries) {
-    List<TreeEntry> sorted = new ArrayList<>(entries);
-    sorted.sort(BY_NAME);
-    requireUniqueSorted(sorted);
+    List<TreeEntry> sorted = sortedByName(entries);
     if (!Chunking.isChunked(sorted.size())) {
       return new Manifest(sorted, encode(sorted));
     }
+    List<Integer> ends = Chunking.cuts(sorted.stream().map(TreeEntry::name).toList());
+    // Each chunk is encoded and hashed on its own, on all cores: a folder of a million entries has about a thousand.
+    List<Manifest> chunks = IntStream.range(0, ends.size()).parallel().mapToObj(i -> {
+      List<TreeEntry> slice = sorted.subList(i == 0 ? 0 : ends.get(i - 1), ends.get(i));
+      return new Manifest(slice, encode(slice));
+    }).toList();
     List<TreeObject> parts = new ArrayList<>();
     List<ChunkIndex.Chunk> level = new ArrayList<>();
-    int start = 0;
-    for (int end : Chunking.cuts(sorted.stream().map(TreeEntry::name).toList())) {
-      List<TreeEntry> slice = sorted.subList(start, end);
-      Manifest chunk = new Manifest(slice, encode(slice));
+    for (Manifest chunk : chunks) {
       parts.add(TreeObject.of(chunk));
-      level.add(new ChunkIndex.Chunk(slice.getFirst().name(), chunk.digest(), slice.size(), chunk.files(),
-          chunk.bytes()));
-      start = end;
+      level.add(new ChunkIndex.Chunk(chunk.entries().getFirst().name(), chunk.digest(), chunk.entries().size(),
+          chunk.files(), chunk.bytes()));
     }
     int height = 1;
+    int start;
     while (level.size() > Chunking.MAX_ITEMS) {
       List<ChunkIndex.Chunk> above = new ArrayList<>();
       start = 0;
@@ -101,6 +104,33 @@ public final class Manifest {
       height++;
     }
     return new Manifest(sorted, ChunkIndex.of(height, level), parts);
+  }
+
+  /** An entry with its name's UTF-8 bytes, whose unsigned order is the manifest's order. */
+  private record Keyed(byte[] name, TreeEntry entry) {}
+
+  /**
+   * The entries sorted by the UTF-8 bytes of their names, refused if two share a name. Compares the bytes rather
+   * than the strings: unsigned byte arrays compare eight bytes at a time, and sorting a folder of a million entries
+   * was a fifth of its status.
+   */
+  private static List<TreeEntry> sortedByName(List<TreeEntry> entries) {
+    Keyed[] keyed = new Keyed[entries.size()];
+    for (int i = 0; i < keyed.length; i++) {
+      TreeEntry entry = entries.get(i);
+      keyed[i] = new Keyed(entry.name().getBytes(StandardCharsets.UTF_8), entry);
+    }
+    // In place, on all cores from 8192 entries.
+    Arrays.parallelSort(keyed, (a, b) -> Arrays.compareUnsigned(a.name(), b.name()));
+    List<TreeEntry> sorted = new ArrayList<>(keyed.length);
+    for (int i = 0; i < keyed.length; i++) {
+      if (i > 0 && Arrays.equals(keyed[i - 1].name(), keyed[i].name())) {
+        throw new IllegalArgumentException("Invalid tree manifest: entry "
+            + TreeEntry.printable(keyed[i].entry().name()) + " is duplicated or out of order");
+      }
+      sorted.add(keyed[i].entry());
+    }
+    return sorted;
   }
 
   /**

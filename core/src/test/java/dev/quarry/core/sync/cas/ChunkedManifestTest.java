@@ -35,6 +35,42 @@ class ChunkedManifestTest {
   }
 
   @Test
+  void aFolderSortedAndChunkedOnAllCoresIsTheOneTheSequentialRuleGives() {
+    // Names around the UTF-16 surrogates: UTF-8 order puts U+E000..U+FFFF before them, Java's String order after.
+    String[] stems = {"a", "\uE000", "\uFFFD", "\uD83D\uDE00", "\u00E9", "z"};
+    List<TreeEntry> entries = new ArrayList<>();
+    for (int i = 0; i < 60_000; i++) {
+      entries.add(TreeEntry.file(stems[i % stems.length] + i, 0644, CONTENT));
+    }
+    java.util.Collections.shuffle(entries, new java.util.Random(21));
+
+    Manifest folder = Manifest.of(entries);
+
+    List<String> names = entries.stream().map(TreeEntry::name).sorted(dev.quarry.core.store.KeyOrder.UTF8_BINARY)
+        .toList();
+    assertThat(folder.entries()).extracting(TreeEntry::name).containsExactlyElementsOf(names);
+    List<String> firsts = new ArrayList<>();
+    java.security.MessageDigest sha256 = Digest.sha256();
+    int start = 0;
+    for (int i = 0; i < names.size(); i++) {
+      if (i == start) {
+        firsts.add(names.get(i));
+      }
+      int held = i + 1 - start;
+      if (held >= Chunking.MAX_ITEMS || (held >= Chunking.MIN_ITEMS && Chunking.isBoundary(sha256, names.get(i)))) {
+        start = i + 1;
+      }
+    }
+    List<String> chunkFirsts = folder.objects().stream().filter(object -> !object.isIndex())
+        .map(object -> object.leaf().entries().getFirst().name()).toList();
+    assertThat(chunkFirsts).containsExactlyElementsOf(firsts);
+    assertThat(Manifest.of(folder.entries()).digest()).isEqualTo(folder.digest());
+    assertThatThrownBy(() -> Manifest.of(List.of(entries.get(0), entries.get(1), entries.get(0))))
+        .hasMessage("Invalid tree manifest: entry " + TreeEntry.printable(entries.get(0).name())
+            + " is duplicated or out of order");
+  }
+
+  @Test
   void anInsertOrADeleteWritesAtMostTwoChunksAndTheIndex() {
     List<TreeEntry> entries = files(50_000);
     Manifest before = Manifest.of(entries);
