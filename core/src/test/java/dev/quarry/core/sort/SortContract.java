@@ -628,6 +628,92 @@ abstract class SortContract {
     }
   }
 
+  /** Eight plain tar shards, the first much the largest, so that it is read last of the four read at once. */
+  private String unevenInput() throws Exception {
+    dataset = new ArrayList<>(SortFixture.dataset(8, 200, 13));
+    for (int shard = 1; shard < 8; shard++) {
+      dataset.set(shard, dataset.get(shard).subList(0, 2 + shard));
+    }
+    all = dataset.stream().flatMap(List::stream).toList();
+    return input(ShardFormat.TAR).replace("{000..005}", "{000..007}");
+  }
+
+  /** The keys of the raw tar members in {@code bytes}, each once, in the order they come. */
+  private static List<String> tarKeys(byte[] bytes) {
+    List<String> keys = new ArrayList<>();
+    for (int at = 0; at + 512 <= bytes.length; ) {
+      String name = new String(bytes, at, 100, StandardCharsets.US_ASCII).replace("\0", "");
+      long size = Long.parseLong(new String(bytes, at + 124, 11, StandardCharsets.US_ASCII).trim(), 8);
+      String key = name.substring(0, name.indexOf('.', name.lastIndexOf('/')));
+      if (keys.isEmpty() || !keys.getLast().equals(key)) {
+        keys.add(key);
+      }
+      at += 512 + (size + 511) / 512 * 512;
+    }
+    return keys;
+  }
+
+  @Test
+  void anExtractWorkersPackHoldsEachPartitionsRecordsInInputShardOrder() throws Exception {
+    SortSpec spec = spec(unevenInput(), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 20));
+    Location scratch = stores.locate(root + "scratch/");
+    phases(spec, root + "scratch/").extract(0, 1, 2);
+    var done = StoredJson.read(scratch.store(), new Scratch(scratch.key()).extractDone(0),
+        dev.quarry.core.sort.extract.ExtractResult.class);
+    byte[] pack = bytes(scratch.store().url(done.pack()));
+    List<String> inputOrder = keys();
+    for (int partition = 0; partition < 2; partition++) {
+      byte[] segment = Arrays.copyOfRange(pack, done.packSegments().get(partition).intValue(),
+          done.packSegments().get(partition + 1).intValue());
+      List<String> keys = tarKeys(segment);
+      assertThat(keys).as("partition " + partition).hasSizeGreaterThan(10);
+      assertThat(keys).as("partition " + partition).isSortedAccordingTo(Comparator.comparingInt(inputOrder::indexOf));
+    }
+  }
+
+  @Test
+  void partitionStepsOfAnEarlierExtractAttemptAreOrderedAgainNotReadWithTheNewPacks() throws Exception {
+    String input = unevenInput();
+    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null);
+    SortSpec spec = spec(input, shuffle, records(root + "out/x-{000..}.tar", 20));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    phases.partition(0, 2, 1);
+    phases.partition(1, 2, 1);
+    // An input shard is replaced before extract runs again: the earlier ordered lists point into the old pack.
+    dataset.set(2, SortFixture.dataset(1, 30, 99).getFirst());
+    all = dataset.stream().flatMap(List::stream).toList();
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    phases.extract(0, 1, 3);
+    phases.extract(0, 1, 2);
+    phases.plan(1);
+    phases.createThenCommit(0, 1);
+
+    runPartitioned(spec(input, shuffle, records(root + "fresh/x-{000..}.tar", 20)), root + "scratch-fresh/", 1, 1);
+    Map<String, byte[]> expected = objects(root + "fresh/");
+    Map<String, byte[]> output = objects(root + "out/");
+    assertThat(output.keySet()).isEqualTo(expected.keySet());
+    for (var object : expected.entrySet()) {
+      assertThat(output.get(object.getKey())).as(object.getKey()).isEqualTo(object.getValue());
+    }
+  }
+
+  @Test
+  void createRefusesAPartitionOrderedAgainAfterThePlanFromAnotherExtractAttempt() throws Exception {
+    SortSpec spec = spec(unevenInput(), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 20));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    phases.plan(1);
+    phases.extract(0, 1, 3);
+    phases.extract(0, 1, 2);
+    phases.partition(0, 2, 1);
+    assertThatThrownBy(() -> phases.create(0, 2)).hasMessage("Cannot create shards: partition 0 was ordered from"
+        + " other extract packs than the plan's (a step ran again after the plan; clean the scratch and sort again)");
+    assertThat(objects(root + "out/").keySet()).as("no shard written").containsExactly("x.pending.json");
+  }
+
   @ParameterizedTest
   @EnumSource(value = OrderKind.class, names = {"SHUFFLE", "ALPHANUMERIC"})
   void eachPartitionOrdersItsShareOfTheRecordsAndCreateWorkersTheirPartitionsShards(OrderKind kind)

@@ -78,6 +78,11 @@ final class ExtractedRuns {
         result.packSegments())).toList();
   }
 
+  /** The pack of each extract worker, null for one that wrote none. */
+  List<String> packNames() {
+    return results.stream().map(ExtractResult::pack).toList();
+  }
+
   /**
    * {@code entry} of {@code partition} with its range made an offset in its extract worker's pack, if that worker
    * wrote one (an extract worker's entries point into their partition's segment).
