@@ -714,6 +714,53 @@ abstract class SortContract {
     assertThat(objects(root + "out/").keySet()).as("no shard written").containsExactly("x.pending.json");
   }
 
+  @Test
+  void createRefusesAnOrderedListShorterThanThePlanCounts() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 20));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    phases.plan(1);
+    Location scratch = stores.locate(root + "scratch/");
+    Scratch names = new Scratch(scratch.key());
+    var storage = new dev.quarry.core.sort.records.StoreRunStorage(scratch.store());
+    String ordered = names.partitionOrdered(1);
+    List<dev.quarry.core.sort.records.RecordEntry> entries = new ArrayList<>();
+    try (var reader = new dev.quarry.core.sort.records.RunReader(storage.open(ordered), ordered)) {
+      for (var entry = reader.next(); entry != null; entry = reader.next()) {
+        entries.add(entry);
+      }
+    }
+    try (var writer = new dev.quarry.core.sort.records.RunWriter(storage.create(ordered))) {
+      for (var entry : entries.subList(1, entries.size())) {
+        writer.write(entry);
+      }
+      writer.finish();
+    }
+    assertThatThrownBy(() -> phases.create(1, 2)).hasMessage("Cannot create shards: partition 1's ordered list holds "
+        + (entries.size() - 1) + " records of template 0, not the " + entries.size() + " the plan counts (the scratch"
+        + " was changed; clean it and sort again)");
+  }
+
+  @Test
+  void commitRefusesCreatedShardsWhoseRecordsAreNotThePlans() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 20));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    phases.plan(1);
+    phases.create(0, 1);
+    Location scratch = stores.locate(root + "scratch/");
+    String created = new Scratch(scratch.key()).created(0);
+    var shard = StoredJson.read(scratch.store(), created, dev.quarry.core.sort.create.CreatedShard.class);
+    StoredJson.write(scratch.store(), created, new dev.quarry.core.sort.create.CreatedShard(shard.index(), shard.url(),
+        shard.size(), shard.records() + 1, shard.sha256()));
+    assertThatThrownBy(phases::commit).hasMessage("Cannot commit: the created shards of template " + root
+        + "out/x-{000..}.tar hold " + (all.size() + 1) + " records, not the " + all.size() + " of the plan (the"
+        + " scratch was changed; clean it and sort again)");
+    assertThat(objects(root + "out/").keySet()).noneMatch(name -> name.endsWith(".manifest.json"));
+  }
+
   @ParameterizedTest
   @EnumSource(value = OrderKind.class, names = {"SHUFFLE", "ALPHANUMERIC"})
   void eachPartitionOrdersItsShareOfTheRecordsAndCreateWorkersTheirPartitionsShards(OrderKind kind)

@@ -109,6 +109,7 @@ final class OrderedEntries implements AutoCloseable {
           pending = entry;
           return true;
         }
+        checkAllRead();
       }
       if (partition + 1 >= plan.partitions().size()) {
         return false;
@@ -127,6 +128,23 @@ final class OrderedEntries implements AutoCloseable {
     checkOrderedFromThePlansPacks(next);
     String name = scratch.partitionOrdered(next);
     reader = new RunReader(storage.open(name), name);
+  }
+
+  /**
+   * At the end of a partition's ordered list: refuses it unless it held, template by template, the records the plan
+   * counts between this partition's start and the next one's (a list cut short or changed would shift every shard).
+   */
+  private void checkAllRead() {
+    for (int template = 0; template < records.length; template++) {
+      long end = partition + 1 < plan.partitions().size()
+          ? plan.partitions().get(partition + 1).records().get(template) : plan.templateRecords().get(template);
+      long start = plan.partitions().get(partition).records().get(template);
+      if (records[template] != end) {
+        throw new IllegalStateException("Cannot create shards: partition " + partition + "'s ordered list holds "
+            + (records[template] - start) + " records of template " + template + ", not the " + (end - start)
+            + " the plan counts (the scratch was changed; clean it and sort again)");
+      }
+    }
   }
 
   /**

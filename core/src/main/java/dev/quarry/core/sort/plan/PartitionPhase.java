@@ -109,6 +109,7 @@ public final class PartitionPhase {
           storage.delete(run);
         }
       }
+      ordered.finish();
     }
     PartitionResult result = new PartitionResult(index, count, extractCount, extracted.packNames(), dropped[0], dropped[1], dropped[2],
         List.of(counts));
