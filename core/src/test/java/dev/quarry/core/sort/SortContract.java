@@ -761,6 +761,58 @@ abstract class SortContract {
     assertThat(objects(root + "out/").keySet()).noneMatch(name -> name.endsWith(".manifest.json"));
   }
 
+  @Test
+  void planRefusesExtractAndPartitionMarkersWhoseNamesSegmentsOrCountsItsWorkersCannotHaveWritten() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 1));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    phases.partition(0, 2, 1);
+    phases.partition(1, 2, 1);
+    Location scratch = stores.locate(root + "scratch/");
+    Scratch names = new Scratch(scratch.key());
+    var extract = StoredJson.read(scratch.store(), names.extractDone(0),
+        dev.quarry.core.sort.extract.ExtractResult.class);
+    java.util.function.Function<String, dev.quarry.core.sort.extract.ExtractResult> withPack = pack ->
+        new dev.quarry.core.sort.extract.ExtractResult(extract.index(), extract.count(), extract.partitions(),
+            extract.from(), extract.to(), extract.shards(), extract.missingShards(), extract.records(),
+            extract.bytes(), extract.inputBytes(), extract.runs(), extract.peakMetadataBytes(),
+            extract.metadataBytesPerRecord(), pack, extract.packSegments(), extract.splitters());
+
+    StoredJson.write(scratch.store(), names.extractDone(0), withPack.apply(names.prefix() + "inputs.json"));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the done marker of extract worker 0 names a"
+        + " run or pack that is not one of its own (the scratch was changed; clean it and sort again)");
+
+    StoredJson.write(scratch.store(), names.extractDone(0), new dev.quarry.core.sort.extract.ExtractResult(
+        extract.index(), extract.count(), extract.partitions(), extract.from(), extract.to(), extract.shards(),
+        extract.missingShards(), extract.records(), extract.bytes(), extract.inputBytes(), extract.runs(),
+        extract.peakMetadataBytes(), extract.metadataBytesPerRecord(), extract.pack(),
+        List.of(0L, extract.packSegments().get(2), extract.packSegments().get(1)), extract.splitters()));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the pack segments of extract worker 0 are not"
+        + " 3 offsets rising from 0 (the scratch was changed; clean it and sort again)");
+
+    StoredJson.write(scratch.store(), names.extractDone(0), extract);
+    var partition = StoredJson.read(scratch.store(), names.partitionDone(1),
+        dev.quarry.core.sort.plan.PartitionResult.class);
+    var counts = partition.templates().getFirst();
+    long more = 1L << 20;
+    StoredJson.write(scratch.store(), names.partitionDone(1), new dev.quarry.core.sort.plan.PartitionResult(
+        partition.index(), partition.count(), partition.extractCount(), partition.packs(),
+        partition.recordsOrdered() + more, partition.duplicatesDropped(), partition.recordsDropped(),
+        List.of(new dev.quarry.core.sort.plan.PartitionResult.TemplateCounts(counts.records() + more, counts.bytes()
+            + more, counts.span() + more, counts.lastSpan()))));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the partition steps ordered "
+        + (all.size() + more) + " records, not the " + all.size() + " the extract workers found (the scratch was"
+        + " changed; clean it and sort again)");
+
+    String json = new String(Json.bytes(partition), StandardCharsets.UTF_8).replace("\"duplicatesDropped\" : 0",
+        "\"duplicatesDropped\" : 1");
+    scratch.store().put(names.partitionDone(1), json.getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot read " + scratch.store().url(names.partitionDone(1))
+        + ": it is not a valid PartitionResult document (it was changed or is corrupt; rerun the phase that wrote"
+        + " it)");
+  }
+
   @ParameterizedTest
   @EnumSource(value = OrderKind.class, names = {"SHUFFLE", "ALPHANUMERIC"})
   void eachPartitionOrdersItsShareOfTheRecordsAndCreateWorkersTheirPartitionsShards(OrderKind kind)
