@@ -791,6 +791,15 @@ abstract class SortContract {
     assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the pack segments of extract worker 0 are not"
         + " 3 offsets rising from 0 (the scratch was changed; clean it and sort again)");
 
+    long size = extract.packSegments().getLast();
+    StoredJson.write(scratch.store(), names.extractDone(0), new dev.quarry.core.sort.extract.ExtractResult(
+        extract.index(), extract.count(), extract.partitions(), extract.from(), extract.to(), extract.shards(),
+        extract.missingShards(), extract.records(), extract.bytes(), extract.inputBytes(), extract.runs(),
+        extract.peakMetadataBytes(), extract.metadataBytesPerRecord(), extract.pack(),
+        List.of(0L, extract.packSegments().get(1), size + 1), extract.splitters()));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the pack of extract worker 0 holds " + size
+        + " bytes, not " + (size + 1) + " (the scratch was changed; clean it and sort again)");
+
     StoredJson.write(scratch.store(), names.extractDone(0), extract);
     var partition = StoredJson.read(scratch.store(), names.partitionDone(1),
         dev.quarry.core.sort.plan.PartitionResult.class);
