@@ -48,6 +48,21 @@ public final class Scratch {
     return prefix + "inputs.json";
   }
 
+  /** Whether {@code name} is one of the runs {@link #runPrefix} names for extract worker {@code index}. */
+  public boolean isExtractRun(int index, String name) {
+    return isUnder(name, String.format("extract/%05d/", index) + "run-[0-9a-f-]{36}-([0-9]{5,}-)?[0-9]{6,}\\.run");
+  }
+
+  /** Whether {@code name} is one of the packs {@link #partitionPack} names for extract worker {@code index}. */
+  public boolean isPartitionPack(int index, String name) {
+    return isUnder(name, String.format("packs/extract-%05d-", index) + "[0-9a-f-]{36}\\.pack");
+  }
+
+  private boolean isUnder(String name, String relative) {
+    return name != null && name.startsWith(prefix)
+        && java.util.regex.Pattern.matches(relative, name.substring(prefix.length()));
+  }
+
   /**
    * Sorted runs of record entries written by one attempt of extract worker {@code index} (then the partition and the
    * run's number when there is more than one partition): named for the attempt, so

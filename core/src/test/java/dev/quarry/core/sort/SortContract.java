@@ -628,6 +628,200 @@ abstract class SortContract {
     }
   }
 
+  /** Eight plain tar shards, the first much the largest, so that it is read last of the four read at once. */
+  private String unevenInput() throws Exception {
+    dataset = new ArrayList<>(SortFixture.dataset(8, 200, 13));
+    for (int shard = 1; shard < 8; shard++) {
+      dataset.set(shard, dataset.get(shard).subList(0, 2 + shard));
+    }
+    all = dataset.stream().flatMap(List::stream).toList();
+    return input(ShardFormat.TAR).replace("{000..005}", "{000..007}");
+  }
+
+  /** The keys of the raw tar members in {@code bytes}, each once, in the order they come. */
+  private static List<String> tarKeys(byte[] bytes) {
+    List<String> keys = new ArrayList<>();
+    for (int at = 0; at + 512 <= bytes.length; ) {
+      String name = new String(bytes, at, 100, StandardCharsets.US_ASCII).replace("\0", "");
+      long size = Long.parseLong(new String(bytes, at + 124, 11, StandardCharsets.US_ASCII).trim(), 8);
+      String key = name.substring(0, name.indexOf('.', name.lastIndexOf('/')));
+      if (keys.isEmpty() || !keys.getLast().equals(key)) {
+        keys.add(key);
+      }
+      at += 512 + (size + 511) / 512 * 512;
+    }
+    return keys;
+  }
+
+  @Test
+  void anExtractWorkersPackHoldsEachPartitionsRecordsInInputShardOrder() throws Exception {
+    SortSpec spec = spec(unevenInput(), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 20));
+    Location scratch = stores.locate(root + "scratch/");
+    phases(spec, root + "scratch/").extract(0, 1, 2);
+    var done = StoredJson.read(scratch.store(), new Scratch(scratch.key()).extractDone(0),
+        dev.quarry.core.sort.extract.ExtractResult.class);
+    byte[] pack = bytes(scratch.store().url(done.pack()));
+    List<String> inputOrder = keys();
+    for (int partition = 0; partition < 2; partition++) {
+      byte[] segment = Arrays.copyOfRange(pack, done.packSegments().get(partition).intValue(),
+          done.packSegments().get(partition + 1).intValue());
+      List<String> keys = tarKeys(segment);
+      assertThat(keys).as("partition " + partition).hasSizeGreaterThan(10);
+      assertThat(keys).as("partition " + partition).isSortedAccordingTo(Comparator.comparingInt(inputOrder::indexOf));
+    }
+  }
+
+  @Test
+  void partitionStepsOfAnEarlierExtractAttemptAreOrderedAgainNotReadWithTheNewPacks() throws Exception {
+    String input = unevenInput();
+    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null);
+    SortSpec spec = spec(input, shuffle, records(root + "out/x-{000..}.tar", 20));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    phases.partition(0, 2, 1);
+    phases.partition(1, 2, 1);
+    // An input shard is replaced before extract runs again: the earlier ordered lists point into the old pack.
+    dataset.set(2, SortFixture.dataset(1, 30, 99).getFirst());
+    all = dataset.stream().flatMap(List::stream).toList();
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    phases.extract(0, 1, 3);
+    phases.extract(0, 1, 2);
+    phases.plan(1);
+    phases.createThenCommit(0, 1);
+
+    runPartitioned(spec(input, shuffle, records(root + "fresh/x-{000..}.tar", 20)), root + "scratch-fresh/", 1, 1);
+    Map<String, byte[]> expected = objects(root + "fresh/");
+    Map<String, byte[]> output = objects(root + "out/");
+    assertThat(output.keySet()).isEqualTo(expected.keySet());
+    for (var object : expected.entrySet()) {
+      assertThat(output.get(object.getKey())).as(object.getKey()).isEqualTo(object.getValue());
+    }
+  }
+
+  @Test
+  void createRefusesAPartitionOrderedAgainAfterThePlanFromAnotherExtractAttempt() throws Exception {
+    SortSpec spec = spec(unevenInput(), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 20));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    phases.plan(1);
+    phases.extract(0, 1, 3);
+    phases.extract(0, 1, 2);
+    phases.partition(0, 2, 1);
+    assertThatThrownBy(() -> phases.create(0, 2)).hasMessage("Cannot create shards: partition 0 was ordered from"
+        + " other extract packs than the plan's (a step ran again after the plan; clean the scratch and sort again)");
+    assertThat(objects(root + "out/").keySet()).as("no shard written").containsExactly("x.pending.json");
+  }
+
+  @Test
+  void createRefusesAnOrderedListShorterThanThePlanCounts() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 20));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    phases.plan(1);
+    Location scratch = stores.locate(root + "scratch/");
+    Scratch names = new Scratch(scratch.key());
+    var storage = new dev.quarry.core.sort.records.StoreRunStorage(scratch.store());
+    String ordered = names.partitionOrdered(1);
+    List<dev.quarry.core.sort.records.RecordEntry> entries = new ArrayList<>();
+    try (var reader = new dev.quarry.core.sort.records.RunReader(storage.open(ordered), ordered)) {
+      for (var entry = reader.next(); entry != null; entry = reader.next()) {
+        entries.add(entry);
+      }
+    }
+    try (var writer = new dev.quarry.core.sort.records.RunWriter(storage.create(ordered))) {
+      for (var entry : entries.subList(1, entries.size())) {
+        writer.write(entry);
+      }
+      writer.finish();
+    }
+    assertThatThrownBy(() -> phases.create(1, 2)).hasMessage("Cannot create shards: partition 1's ordered list holds "
+        + (entries.size() - 1) + " records of template 0, not the " + entries.size() + " the plan counts (the scratch"
+        + " was changed; clean it and sort again)");
+  }
+
+  @Test
+  void commitRefusesCreatedShardsWhoseRecordsAreNotThePlans() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 20));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    phases.plan(1);
+    phases.create(0, 1);
+    Location scratch = stores.locate(root + "scratch/");
+    String created = new Scratch(scratch.key()).created(0);
+    var shard = StoredJson.read(scratch.store(), created, dev.quarry.core.sort.create.CreatedShard.class);
+    StoredJson.write(scratch.store(), created, new dev.quarry.core.sort.create.CreatedShard(shard.index(), shard.url(),
+        shard.size(), shard.records() + 1, shard.sha256()));
+    assertThatThrownBy(phases::commit).hasMessage("Cannot commit: the created shards of template " + root
+        + "out/x-{000..}.tar hold " + (all.size() + 1) + " records, not the " + all.size() + " of the plan (the"
+        + " scratch was changed; clean it and sort again)");
+    assertThat(objects(root + "out/").keySet()).noneMatch(name -> name.endsWith(".manifest.json"));
+  }
+
+  @Test
+  void planRefusesExtractAndPartitionMarkersWhoseNamesSegmentsOrCountsItsWorkersCannotHaveWritten() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 1));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    phases.partition(0, 2, 1);
+    phases.partition(1, 2, 1);
+    Location scratch = stores.locate(root + "scratch/");
+    Scratch names = new Scratch(scratch.key());
+    var extract = StoredJson.read(scratch.store(), names.extractDone(0),
+        dev.quarry.core.sort.extract.ExtractResult.class);
+    java.util.function.Function<String, dev.quarry.core.sort.extract.ExtractResult> withPack = pack ->
+        new dev.quarry.core.sort.extract.ExtractResult(extract.index(), extract.count(), extract.partitions(),
+            extract.from(), extract.to(), extract.shards(), extract.missingShards(), extract.records(),
+            extract.bytes(), extract.inputBytes(), extract.runs(), extract.peakMetadataBytes(),
+            extract.metadataBytesPerRecord(), pack, extract.packSegments(), extract.splitters());
+
+    StoredJson.write(scratch.store(), names.extractDone(0), withPack.apply(names.prefix() + "inputs.json"));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the done marker of extract worker 0 names a"
+        + " run or pack that is not one of its own (the scratch was changed; clean it and sort again)");
+
+    StoredJson.write(scratch.store(), names.extractDone(0), new dev.quarry.core.sort.extract.ExtractResult(
+        extract.index(), extract.count(), extract.partitions(), extract.from(), extract.to(), extract.shards(),
+        extract.missingShards(), extract.records(), extract.bytes(), extract.inputBytes(), extract.runs(),
+        extract.peakMetadataBytes(), extract.metadataBytesPerRecord(), extract.pack(),
+        List.of(0L, extract.packSegments().get(2), extract.packSegments().get(1)), extract.splitters()));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the pack segments of extract worker 0 are not"
+        + " 3 offsets rising from 0 (the scratch was changed; clean it and sort again)");
+
+    long size = extract.packSegments().getLast();
+    StoredJson.write(scratch.store(), names.extractDone(0), new dev.quarry.core.sort.extract.ExtractResult(
+        extract.index(), extract.count(), extract.partitions(), extract.from(), extract.to(), extract.shards(),
+        extract.missingShards(), extract.records(), extract.bytes(), extract.inputBytes(), extract.runs(),
+        extract.peakMetadataBytes(), extract.metadataBytesPerRecord(), extract.pack(),
+        List.of(0L, extract.packSegments().get(1), size + 1), extract.splitters()));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the pack of extract worker 0 holds " + size
+        + " bytes, not " + (size + 1) + " (the scratch was changed; clean it and sort again)");
+
+    StoredJson.write(scratch.store(), names.extractDone(0), extract);
+    var partition = StoredJson.read(scratch.store(), names.partitionDone(1),
+        dev.quarry.core.sort.plan.PartitionResult.class);
+    var counts = partition.templates().getFirst();
+    long more = 1L << 20;
+    StoredJson.write(scratch.store(), names.partitionDone(1), new dev.quarry.core.sort.plan.PartitionResult(
+        partition.index(), partition.count(), partition.extractCount(), partition.packs(),
+        partition.recordsOrdered() + more, partition.duplicatesDropped(), partition.recordsDropped(),
+        List.of(new dev.quarry.core.sort.plan.PartitionResult.TemplateCounts(counts.records() + more, counts.bytes()
+            + more, counts.span() + more, counts.lastSpan()))));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the partition steps ordered "
+        + (all.size() + more) + " records, not the " + all.size() + " the extract workers found (the scratch was"
+        + " changed; clean it and sort again)");
+
+    String json = new String(Json.bytes(partition), StandardCharsets.UTF_8).replace("\"duplicatesDropped\" : 0",
+        "\"duplicatesDropped\" : 1");
+    scratch.store().put(names.partitionDone(1), json.getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot read " + scratch.store().url(names.partitionDone(1))
+        + ": it is not a valid PartitionResult document (it was changed or is corrupt; rerun the phase that wrote"
+        + " it)");
+  }
+
   @ParameterizedTest
   @EnumSource(value = OrderKind.class, names = {"SHUFFLE", "ALPHANUMERIC"})
   void eachPartitionOrdersItsShareOfTheRecordsAndCreateWorkersTheirPartitionsShards(OrderKind kind)

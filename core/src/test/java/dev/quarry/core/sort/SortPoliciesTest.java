@@ -8,6 +8,7 @@ import dev.quarry.core.archive.Member;
 import dev.quarry.core.archive.Record;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.policy.Policy;
+import dev.quarry.core.sort.extract.ScratchPacks;
 import dev.quarry.core.sort.spec.InvalidSpecException;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
@@ -96,6 +97,21 @@ class SortPoliciesTest {
         alphanumeric(), policies(Policy.ABORT, null, null, null, null)))
         .hasMessage("Cannot sort: record key same appears in input shards 0 and 1 (policy duplicatedRecords is"
             + " abort; set it to warn or ignore to keep the first occurrence)");
+  }
+
+  @Test
+  void aPartitionStepThatAbortsLeavesNoOrderedList() throws Exception {
+    SortFixture.write(stores, temp + "/in/", ShardFormat.TAR,
+        List.of(List.of(record("a", "1"), record("same", "1")), List.of(record("same", "2"))));
+    SortSpec spec = new SortSpec(new SortSpec.Input(temp + "/in/in-{000..001}.tar", null, null, null),
+        new SortSpec.Output(temp + "/out/x-{0..}.tar", null, null, 100L, null), alphanumeric(),
+        policies(Policy.ABORT, null, null, null, null), null, null, false);
+    var scratch = stores.locate(temp + "/scratch/");
+    SortPhases phases = new SortPhases(spec, stores, scratch,
+        new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, SortContract.QUIET);
+    phases.extract(0, 1, 1);
+    assertThatThrownBy(() -> phases.partition(0, 1, 1)).hasMessageStartingWith("Cannot sort: record key same");
+    assertThat(scratch.store().head(new Scratch(scratch.key()).partitionOrdered(0))).as("ordered list").isEmpty();
   }
 
   @Test

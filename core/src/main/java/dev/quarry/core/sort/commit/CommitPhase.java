@@ -56,6 +56,7 @@ public final class CommitPhase {
   public Committed run() throws IOException {
     PlanSummary plan = CreatePhase.readPlan(scratchStore, scratch);
     Map<Long, CreatedShard> created = readCreated(plan.shards());
+    checkRecordsArePlanned(plan, created);
     List<String> manifests = new ArrayList<>();
     long allRecords = 0;
     long allBytes = 0;
@@ -91,6 +92,31 @@ public final class CommitPhase {
       log.printf("commit: %s, %s in %s%n", Counted.of(shards.size(), "shard"), Counted.of(records, "record"), manifest);
     }
     return new Committed(manifests, plan.shards().size(), allRecords, allBytes);
+  }
+
+  /**
+   * Refuses to write any manifest unless each template's created shards hold the records the plan counts for it, and
+   * all of them the plan's total.
+   */
+  private static void checkRecordsArePlanned(PlanSummary plan, Map<Long, CreatedShard> created) {
+    long[] records = new long[plan.templates().size()];
+    for (PlannedShard planned : plan.shards()) {
+      records[planned.template()] += created.get(planned.index()).records();
+    }
+    long all = 0;
+    for (int template = 0; template < records.length; template++) {
+      if (records[template] != plan.templateRecords().get(template)) {
+        throw new IllegalStateException("Cannot commit: the created shards of template "
+            + plan.templates().get(template) + " hold " + records[template] + " records, not the "
+            + plan.templateRecords().get(template) + " of the plan (the scratch was changed; clean it and sort"
+            + " again)");
+      }
+      all += records[template];
+    }
+    if (all != plan.records()) {
+      throw new IllegalStateException("Cannot commit: the created shards hold " + all + " records, not the "
+          + plan.records() + " of the plan (the scratch was changed; clean it and sort again)");
+    }
   }
 
   /**

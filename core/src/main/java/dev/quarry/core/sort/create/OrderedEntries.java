@@ -1,6 +1,8 @@
 package dev.quarry.core.sort.create;
 
 import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.StoredJson;
+import dev.quarry.core.sort.plan.PartitionResult;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.plan.ShardCuts;
@@ -14,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The partitions' ordered entries read forward, each entry given its output shard by {@link ShardCuts} from its
@@ -22,6 +25,7 @@ import java.util.Map;
  */
 final class OrderedEntries implements AutoCloseable {
   private final PlanSummary plan;
+  private final ObjectStore scratchStore;
   private final StoreRunStorage storage;
   private final Scratch scratch;
   private final ShardCuts[] cuts;
@@ -36,6 +40,7 @@ final class OrderedEntries implements AutoCloseable {
 
   OrderedEntries(PlanSummary plan, SortSpec.Output output, ObjectStore scratchStore, Scratch scratch) {
     this.plan = plan;
+    this.scratchStore = scratchStore;
     this.storage = new StoreRunStorage(scratchStore);
     this.scratch = scratch;
     int templates = plan.templates().size();
@@ -104,6 +109,7 @@ final class OrderedEntries implements AutoCloseable {
           pending = entry;
           return true;
         }
+        checkAllRead();
       }
       if (partition + 1 >= plan.partitions().size()) {
         return false;
@@ -119,8 +125,38 @@ final class OrderedEntries implements AutoCloseable {
     PlanSummary.PartitionStart start = plan.partitions().get(next);
     records = start.records().stream().mapToLong(Long::longValue).toArray();
     starts = start.starts().stream().mapToLong(Long::longValue).toArray();
+    checkOrderedFromThePlansPacks(next);
     String name = scratch.partitionOrdered(next);
     reader = new RunReader(storage.open(name), name);
+  }
+
+  /**
+   * At the end of a partition's ordered list: refuses it unless it held, template by template, the records the plan
+   * counts between this partition's start and the next one's (a list cut short or changed would shift every shard).
+   */
+  private void checkAllRead() {
+    for (int template = 0; template < records.length; template++) {
+      long end = partition + 1 < plan.partitions().size()
+          ? plan.partitions().get(partition + 1).records().get(template) : plan.templateRecords().get(template);
+      long start = plan.partitions().get(partition).records().get(template);
+      if (records[template] != end) {
+        throw new IllegalStateException("Cannot create shards: partition " + partition + "'s ordered list holds "
+            + (records[template] - start) + " records of template " + template + ", not the " + (end - start)
+            + " the plan counts (the scratch was changed; clean it and sort again)");
+      }
+    }
+  }
+
+  /**
+   * Refuses partition {@code partition}'s ordered list unless it was ordered from the packs the plan names: a
+   * partition step that ran again after the plan (over another extract attempt) points into other packs.
+   */
+  private void checkOrderedFromThePlansPacks(int partition) throws IOException {
+    PartitionResult done = StoredJson.read(scratchStore, scratch.partitionDone(partition), PartitionResult.class);
+    if (!Objects.equals(done.packs(), plan.packs().stream().map(PlanSummary.ExtractPack::pack).toList())) {
+      throw new IllegalStateException("Cannot create shards: partition " + partition + " was ordered from other"
+          + " extract packs than the plan's (a step ran again after the plan; clean the scratch and sort again)");
+    }
   }
 
   @Override

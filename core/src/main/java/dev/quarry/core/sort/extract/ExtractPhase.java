@@ -103,7 +103,7 @@ public final class ExtractPhase {
     List<Long> packSegments = List.of();
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-extract-");
         PartitionPacks partitionPacks = partitioner.spreads()
-            ? new PartitionPacks(work.path().resolve("packs"), partitions) : null) {
+            ? new PartitionPacks(work.path().resolve("packs"), partitions, from) : null) {
       ShardExtractor extractor = partitionPacks != null
           ? new ShardExtractor(spec, partitionPacks.spool(), true, problems)
           : new ShardExtractor(spec, packs, packEverything, problems);
@@ -133,6 +133,9 @@ public final class ExtractPhase {
             totals[0]++;
           }
           progress.shardDone(0, 0);
+          if (partitionPacks != null) {
+            partitionPacks.pass(shard.index());
+          }
           continue;
         }
         slots.acquire();
@@ -140,6 +143,9 @@ public final class ExtractPhase {
           try {
             extractShard(shard, extractor, partitionPacks, partitioner, sorter, progress, problems, totals);
           } finally {
+            if (partitionPacks != null) {
+              partitionPacks.pass(shard.index()); // one that failed or went missing lets the next ones move
+            }
             slots.release();
           }
           return null;

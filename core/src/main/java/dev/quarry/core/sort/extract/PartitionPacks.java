@@ -7,6 +7,7 @@ import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectUpload;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
@@ -14,22 +15,30 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * One extract worker's records' bytes, partition by partition, for a job whose records spread over partitions: each
  * input shard is first spooled to a local file as raw tar ({@link #spool()}), then each of its records is appended
  * to its partition's local segment file ({@link #move}), and at the end the segments go, one after the other, into
  * one pack object. So a create worker reads its partition's records with one ranged GET per extract worker, and
- * memory holds none of the bytes.
+ * memory holds none of the bytes. Shards are moved in input order whatever order they are read in, so every attempt
+ * over the same inputs writes the same pack bytes.
  */
 public final class PartitionPacks implements AutoCloseable {
   private final Path folder;
   private final FileChannel[] segments;
   private final long[] sizes;
+  /** The first input shard not yet moved nor passed over, and those after it that are. */
+  private int next;
+  private final Set<Integer> finished = new HashSet<>();
 
-  public PartitionPacks(Path folder, int partitions) throws IOException {
+  /** Packs of the input shards from {@code firstShard} on, moved in their order. */
+  public PartitionPacks(Path folder, int partitions, int firstShard) throws IOException {
     this.folder = folder;
+    this.next = firstShard;
     this.segments = new FileChannel[partitions];
     this.sizes = new long[partitions];
     Files.createDirectories(folder);
@@ -79,32 +88,65 @@ public final class PartitionPacks implements AutoCloseable {
   /**
    * Appends the bytes of each of {@code entries} (one spooled input shard's) to its partition's segment, then deletes
    * the spooled shard; returns the entries pointing into their segments, as one range each from the segment's start.
+   * Waits until every shard before it is moved or {@link #pass passed over}.
    */
   public List<RecordEntry> move(int shard, List<RecordEntry> entries, int[] partitionOf) throws IOException {
+    awaitTurn(shard);
+    try {
+      return moveInTurn(shard, entries, partitionOf);
+    } finally {
+      pass(shard);
+    }
+  }
+
+  private void awaitTurn(int shard) throws InterruptedIOException {
+    synchronized (finished) {
+      while (next < shard) {
+        try {
+          finished.wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("Cannot pack input shard " + shard + ": interrupted");
+        }
+      }
+    }
+  }
+
+  /** Marks input shard {@code shard} as done (moved, missing or failed), so that the shards after it can move. */
+  public void pass(int shard) {
+    synchronized (finished) {
+      if (shard >= next) {
+        finished.add(shard);
+      }
+      while (finished.remove(next)) {
+        next++;
+      }
+      finished.notifyAll();
+    }
+  }
+
+  private List<RecordEntry> moveInTurn(int shard, List<RecordEntry> entries, int[] partitionOf) throws IOException {
     List<RecordEntry> moved = new ArrayList<>(entries.size());
     Path file = spooled(shard);
     try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
       for (int i = 0; i < entries.size(); i++) {
         RecordEntry entry = entries.get(i);
         int partition = partitionOf[i];
-        long offset;
-        synchronized (segments[partition]) {
-          offset = sizes[partition];
-          FileChannel segment = segments[partition];
-          long position = offset;
-          for (RawRange range : entry.ranges()) {
-            for (long done = 0; done < range.length(); ) {
-              long copied = in.transferTo(range.offset() + done, range.length() - done, segment.position(position));
-              if (copied <= 0) {
-                throw new IOException("Cannot pack record bytes of input shard " + shard + ": its spooled copy ends"
-                    + " before offset " + (range.offset() + done));
-              }
-              done += copied;
-              position += copied;
+        long offset = sizes[partition];
+        FileChannel segment = segments[partition];
+        long position = offset;
+        for (RawRange range : entry.ranges()) {
+          for (long done = 0; done < range.length(); ) {
+            long copied = in.transferTo(range.offset() + done, range.length() - done, segment.position(position));
+            if (copied <= 0) {
+              throw new IOException("Cannot pack record bytes of input shard " + shard + ": its spooled copy ends"
+                  + " before offset " + (range.offset() + done));
             }
+            done += copied;
+            position += copied;
           }
-          sizes[partition] = position;
         }
+        sizes[partition] = position;
         moved.add(new RecordEntry(entry.key(), entry.shard(), entry.position(), true,
             List.of(new RawRange(offset, entry.size())), entry.size(), entry.contentKey()));
       }

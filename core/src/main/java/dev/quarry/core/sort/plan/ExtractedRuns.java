@@ -5,6 +5,7 @@ import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.extract.ExtractResult;
 import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -57,9 +58,54 @@ final class ExtractedRuns {
             + " into partitions differently (the input shards changed while they ran; clean the scratch and sort"
             + " again)");
       }
+      checkNamesAndSegments(scratch, index, done, action);
       results.add(done);
     }
     return new ExtractedRuns(results);
+  }
+
+  /**
+   * Refuses a marker naming a run or pack that is not one its worker writes (names are used as keys in scratch), or
+   * whose pack segments are not one start per partition rising from 0, then the pack's size.
+   */
+  private static void checkNamesAndSegments(Scratch scratch, int index, ExtractResult done, String action) {
+    boolean names = done.runs().stream().allMatch(runs -> runs != null
+        && runs.stream().allMatch(run -> scratch.isExtractRun(index, run)))
+        && (done.pack() == null || scratch.isPartitionPack(index, done.pack()));
+    if (!names) {
+      throw new IllegalStateException("Cannot " + action + ": the done marker of extract worker " + index + " names"
+          + " a run or pack that is not one of its own (the scratch was changed; clean it and sort again)");
+    }
+    List<Long> segments = done.packSegments() == null ? List.of() : done.packSegments();
+    boolean rising = done.pack() == null ? segments.isEmpty()
+        : segments.size() == done.partitions() + 1 && segments.getFirst() == 0;
+    for (int i = 1; rising && i < segments.size(); i++) {
+      rising = segments.get(i - 1) <= segments.get(i);
+    }
+    if (!rising) {
+      throw new IllegalStateException("Cannot " + action + ": the pack segments of extract worker " + index + " are"
+          + " not " + (done.partitions() + 1) + " offsets rising from 0 (the scratch was changed; clean it and"
+          + " sort again)");
+    }
+  }
+
+  /** Refuses a pack whose size is not the end of its last segment: one HEAD per extract worker that wrote one. */
+  void checkPackSizes(ObjectStore store, String action) throws IOException {
+    for (ExtractResult result : results) {
+      if (result.pack() != null) {
+        long size = store.head(result.pack()).map(ObjectInfo::size).orElse(-1L);
+        if (size != result.packSegments().getLast()) {
+          throw new IllegalStateException("Cannot " + action + ": the pack of extract worker " + results.indexOf(result)
+              + (size < 0 ? " does not exist" : " holds " + size + " bytes, not " + result.packSegments().getLast())
+              + " (the scratch was changed; clean it and sort again)");
+        }
+      }
+    }
+  }
+
+  /** The records the extract workers found, all partitions together. */
+  long records() {
+    return results.stream().mapToLong(ExtractResult::records).sum();
   }
 
   /** The keys the extract workers split an alphanumeric order's partitions at. */
@@ -76,6 +122,11 @@ final class ExtractedRuns {
   List<PlanSummary.ExtractPack> packs() {
     return results.stream().map(result -> new PlanSummary.ExtractPack(result.from(), result.to(), result.pack(),
         result.packSegments())).toList();
+  }
+
+  /** The pack of each extract worker, null for one that wrote none. */
+  List<String> packNames() {
+    return results.stream().map(ExtractResult::pack).toList();
   }
 
   /**

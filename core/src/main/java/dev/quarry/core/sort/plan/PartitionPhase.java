@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -49,24 +50,28 @@ public final class PartitionPhase {
     this.log = log;
   }
 
-  /** Whether partition {@code index} of {@code count} is done for these extract workers; its counts if so. */
-  PartitionResult done(int index, int count, int extractCount) throws IOException {
+  /**
+   * Whether partition {@code index} of {@code count} is done for these extract workers and their packs (an extract
+   * worker that ran again wrote another pack, which the earlier ordered list does not point into); its counts if so.
+   */
+  PartitionResult done(int index, int count, int extractCount, List<String> packs) throws IOException {
     if (scratchStore.head(scratch.partitionDone(index)).isEmpty()) {
       return null;
     }
     PartitionResult done = StoredJson.read(scratchStore, scratch.partitionDone(index), PartitionResult.class);
-    return done.count() == count && done.extractCount() == extractCount && done.index() == index ? done : null;
+    return done.count() == count && done.extractCount() == extractCount && done.index() == index
+        && Objects.equals(done.packs(), packs) ? done : null;
   }
 
   public PartitionResult run(int index, int count, int extractCount, Problems problems)
       throws IOException, InterruptedException {
-    PartitionResult done = done(index, count, extractCount);
+    ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch, PlanPhase.readInputs(scratchStore, scratch)
+        .size(), extractCount, "partition");
+    PartitionResult done = done(index, count, extractCount, extracted.packNames());
     if (done != null) {
       log.printf("partition %d/%d: already done%n", index, count);
       return done;
     }
-    ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch, PlanPhase.readInputs(scratchStore, scratch)
-        .size(), extractCount, "partition");
     if (extracted.partitions() != count) {
       throw new IllegalArgumentException("Cannot partition: the extract workers split their records into "
           + extracted.partitions() + " partitions, not " + count + " (run quarry sort partition with --count "
@@ -104,8 +109,9 @@ public final class PartitionPhase {
           storage.delete(run);
         }
       }
+      ordered.finish();
     }
-    PartitionResult result = new PartitionResult(index, count, extractCount, dropped[0], dropped[1], dropped[2],
+    PartitionResult result = new PartitionResult(index, count, extractCount, extracted.packNames(), dropped[0], dropped[1], dropped[2],
         List.of(counts));
     StoredJson.write(scratchStore, scratch.partitionDone(index), result);
     log.printf("partition %d/%d: ordered %d records%n", index, count, dropped[0]);

@@ -9,13 +9,42 @@ import java.util.List;
  * @param index the partition
  * @param count how many partitions the job has
  * @param extractCount how many extract workers wrote the runs it merged
+ * @param packs the pack of each of those extract workers (null for one that wrote none): its ordered list points
+ *     into these, so it is done only for the packs the extract done markers name now
  * @param recordsOrdered records this step ordered (those of its partition, duplicates included)
  * @param duplicatesDropped copies of a key dropped by the duplicates policy
  * @param recordsDropped records dropped for matching no key map line
  * @param templates the kept records' counts per output template, in template order
  */
-public record PartitionResult(int index, int count, int extractCount, long recordsOrdered, long duplicatesDropped,
+public record PartitionResult(int index, int count, int extractCount, List<String> packs, long recordsOrdered, long duplicatesDropped,
     long recordsDropped, List<TemplateCounts> templates) {
+
+  public PartitionResult {
+    boolean complete = templates != null && templates.stream().noneMatch(java.util.Objects::isNull);
+    long kept = complete ? templates.stream().mapToLong(TemplateCounts::records).sum() : -1;
+    if (kept < 0 || duplicatesDropped < 0 || recordsDropped < 0
+        || kept + duplicatesDropped + recordsDropped != recordsOrdered) {
+      throw new IllegalArgumentException("Invalid partition counts: " + recordsOrdered + " records ordered, not the "
+          + kept + " kept and " + duplicatesDropped + " and " + recordsDropped + " dropped (must add up)");
+    }
+  }
+
+  /**
+   * Refuses counts that records of at most {@code shardSize} counted bytes each (0: shards not sized in bytes) cannot
+   * give: a planted marker must not make the plan cut more shards than its records fill.
+   */
+  public void checkSpans(long shardSize) {
+    for (TemplateCounts counts : templates) {
+      boolean fits = shardSize > 0
+          ? counts.lastSpan() <= shardSize && counts.span() / shardSize <= counts.records()
+              && counts.span() <= counts.bytes()
+          : counts.span() == counts.bytes();
+      if (!fits || (counts.records() == 0) != (counts.span() == 0)) {
+        throw new IllegalStateException("Cannot plan: the counts of partition " + index + " do not fit its records"
+            + " (the scratch was changed; clean it and sort again)");
+      }
+    }
+  }
 
   /**
    * The records of one template in a partition.

@@ -18,6 +18,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Phase 2, after the partition steps (it runs those not done yet itself, one after the other): turns the partitions'
@@ -49,12 +50,29 @@ public final class PlanPhase {
     }
     List<InputShard> inputs = readInputs(scratchStore, scratch);
     ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch, inputs.size(), extractCount, "plan");
+    extracted.checkPackSizes(scratchStore, "plan");
     int partitionCount = extracted.partitions();
     PartitionPhase partitioning = new PartitionPhase(spec, stores, scratchRoot, log);
     List<PartitionResult> partitions = new ArrayList<>();
     for (int index = 0; index < partitionCount; index++) {
-      PartitionResult done = partitioning.done(index, partitionCount, extractCount);
+      PartitionResult done = partitioning.done(index, partitionCount, extractCount, extracted.packNames());
       partitions.add(done != null ? done : partitioning.run(index, partitionCount, extractCount, problems));
+    }
+    long ordered = 0;
+    for (PartitionResult partition : partitions) {
+      partition.checkSpans(spec.output().shardSizeBytes());
+      ordered = Math.addExact(ordered, partition.recordsOrdered());
+    }
+    if (ordered != extracted.records()) {
+      throw new IllegalStateException("Cannot plan: the partition steps ordered " + ordered + " records, not the "
+          + extracted.records() + " the extract workers found (the scratch was changed; clean it and sort again)");
+    }
+    for (PartitionResult partition : partitions) {
+      if (!Objects.equals(partition.packs(), extracted.packNames())) {
+        throw new IllegalStateException("Cannot plan: partition " + partition.index() + " was ordered from other"
+            + " extract packs than the extract workers' done markers name (an extract worker ran again meanwhile;"
+            + " clean the scratch and sort again)");
+      }
     }
     ShardFormat outputFormat = outputFormat(inputs);
     List<BraceTemplate> templates = spec.order().kind() == OrderKind.KEYMAP

@@ -72,6 +72,7 @@ public final class ExternalSorter {
         for (RecordEntry entry : buffer) {
           writer.write(entry);
         }
+        writer.finish();
       }
       runs.get(partition).add(name);
       buffer.clear();

@@ -64,6 +64,7 @@ public final class RunMerger implements AutoCloseable {
           for (RecordEntry entry = merger.next(); entry != null; entry = merger.next()) {
             writer.write(entry);
           }
+          writer.finish();
         }
         written.add(merged);
         next.add(merged);

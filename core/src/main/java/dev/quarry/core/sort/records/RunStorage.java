@@ -2,13 +2,12 @@ package dev.quarry.core.sort.records;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.util.List;
 
 /** Where runs are kept: object storage under a scratch prefix (across pods) or a local folder (within one process). */
 public interface RunStorage {
-  /** A new run to write; it exists for readers once the stream is closed. */
-  OutputStream create(String name) throws IOException;
+  /** A new run to write; it exists for readers once committed. */
+  RunOutput create(String name) throws IOException;
 
   InputStream open(String name) throws IOException;
 

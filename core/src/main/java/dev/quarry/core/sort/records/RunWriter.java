@@ -2,21 +2,39 @@ package dev.quarry.core.sort.records;
 
 import java.io.BufferedOutputStream;
 import java.io.DataOutputStream;
+import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import net.jpountz.lz4.LZ4FrameOutputStream;
 
-/** Writes record entries as an LZ4-framed run: a magic line, then entries each behind a marker byte, then an end. */
+/**
+ * Writes record entries as an LZ4-framed run: a magic line, then entries each behind a marker byte, then an end. The
+ * run exists only once {@link #finish()} ran: closed without it (its writer failed), it is discarded.
+ */
 public final class RunWriter implements AutoCloseable {
   static final byte[] MAGIC = {'Q', 'R', 'U', 'N', '1'};
   static final int ENTRY = 1;
   static final int END = 0;
 
+  private final RunOutput target;
   private final DataOutputStream out;
   private long entries;
 
-  public RunWriter(OutputStream target) throws IOException {
-    this.out = new DataOutputStream(new BufferedOutputStream(new LZ4FrameOutputStream(target,
+  public RunWriter(RunOutput target) throws IOException {
+    this.target = target;
+    // The LZ4 frame's end is written when its stream closes; the target commits or discards after that.
+    OutputStream unclosed = new FilterOutputStream(target.stream()) {
+      @Override
+      public void write(byte[] b, int off, int len) throws IOException {
+        out.write(b, off, len);
+      }
+
+      @Override
+      public void close() throws IOException {
+        flush();
+      }
+    };
+    this.out = new DataOutputStream(new BufferedOutputStream(new LZ4FrameOutputStream(unclosed,
         LZ4FrameOutputStream.BLOCKSIZE.SIZE_256KB), 1 << 16));
     out.write(MAGIC);
   }
@@ -31,10 +49,16 @@ public final class RunWriter implements AutoCloseable {
     return entries;
   }
 
-  /** Writes the end marker and closes the target; a run without its end marker is refused when read. */
-  @Override
-  public void close() throws IOException {
+  /** Writes the end marker and commits the run; a run without its end marker is refused when read. */
+  public void finish() throws IOException {
     out.writeByte(END);
     out.close();
+    target.commit();
+  }
+
+  /** Discards the run unless {@link #finish()} ran. */
+  @Override
+  public void close() throws IOException {
+    target.close();
   }
 }

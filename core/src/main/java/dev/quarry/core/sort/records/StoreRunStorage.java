@@ -4,7 +4,6 @@ import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectUpload;
-import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,7 +11,7 @@ import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
- * Runs as objects in a store: each is uploaded while written and becomes visible when its stream closes, and read a
+ * Runs as objects in a store: each is uploaded while written and becomes visible when committed, and read a
  * window at a time.
  */
 public final class StoreRunStorage implements RunStorage {
@@ -23,22 +22,22 @@ public final class StoreRunStorage implements RunStorage {
   }
 
   @Override
-  public OutputStream create(String name) throws IOException {
+  public RunOutput create(String name) throws IOException {
     ObjectUpload upload = store.upload(name);
-    return new FilterOutputStream(upload.stream()) {
+    return new RunOutput() {
       @Override
-      public void write(byte[] b, int off, int len) throws IOException {
-        out.write(b, off, len);
+      public OutputStream stream() {
+        return upload.stream();
+      }
+
+      @Override
+      public void commit() throws IOException {
+        upload.commit();
       }
 
       @Override
       public void close() throws IOException {
-        try {
-          flush();
-          upload.commit();
-        } finally {
-          upload.close();
-        }
+        upload.close();
       }
     };
   }

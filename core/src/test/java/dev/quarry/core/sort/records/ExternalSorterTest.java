@@ -28,10 +28,11 @@ class ExternalSorterTest {
     List<RecordEntry> entries = List.of(entry("a/b", 0, 0, null), entry("données/é", 7, 123456, 42L),
         entry("x", 3, 1, 2.5), entry("y", 3, 2, "label"), entry("z".repeat(300), Integer.MAX_VALUE, 9, -7L));
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    try (RunWriter writer = new RunWriter(bytes)) {
+    try (RunWriter writer = new RunWriter(into(bytes))) {
       for (RecordEntry e : entries) {
         writer.write(e);
       }
+      writer.finish();
     }
     List<RecordEntry> read = new ArrayList<>();
     try (RunReader reader = new RunReader(new ByteArrayInputStream(bytes.toByteArray()), "test")) {
@@ -42,13 +43,45 @@ class ExternalSorterTest {
     assertThat(read).isEqualTo(entries);
   }
 
+  /** A run written to {@code bytes}: visible to the test whether committed or not. */
+  private static RunOutput into(ByteArrayOutputStream bytes) {
+    return new RunOutput() {
+      @Override
+      public java.io.OutputStream stream() {
+        return bytes;
+      }
+
+      @Override
+      public void commit() {}
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  @Test
+  void aRunWriterClosedWithoutFinishLeavesNoRun(@TempDir Path runs) throws Exception {
+    LocalRunStorage storage = new LocalRunStorage(runs);
+    assertThatThrownBy(() -> {
+      try (RunWriter writer = new RunWriter(storage.create("run-1"))) {
+        writer.write(entry("a", 0, 0, null));
+        throw new IllegalStateException("the writer failed");
+      }
+    }).hasMessage("the writer failed");
+    try (RunWriter writer = new RunWriter(storage.create("run-2"))) {
+      writer.write(entry("b", 0, 0, null));
+      writer.finish();
+    }
+    assertThat(storage.list("run-")).containsExactly("run-2");
+  }
+
   @Test
   void aRunWithoutItsEndMarkerIsRefused() throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    RunWriter writer = new RunWriter(bytes);
+    RunWriter writer = new RunWriter(into(bytes));
     writer.write(entry("a", 0, 0, null));
     byte[] whole;
-    writer.close();
+    writer.finish();
     whole = bytes.toByteArray();
     byte[] cut = Arrays.copyOf(whole, whole.length - 12);
     assertThatThrownBy(() -> {

@@ -17,8 +17,27 @@ final class LocalRunStorage implements RunStorage {
   }
 
   @Override
-  public OutputStream create(String name) throws IOException {
-    return Files.newOutputStream(dir.resolve(name));
+  public RunOutput create(String name) throws IOException {
+    Path partial = dir.resolve(name + ".partial");
+    OutputStream out = Files.newOutputStream(partial);
+    return new RunOutput() {
+      @Override
+      public OutputStream stream() {
+        return out;
+      }
+
+      @Override
+      public void commit() throws IOException {
+        out.close();
+        Files.move(partial, dir.resolve(name));
+      }
+
+      @Override
+      public void close() throws IOException {
+        out.close();
+        Files.deleteIfExists(partial);
+      }
+    };
   }
 
   @Override
