@@ -255,11 +255,12 @@ part_sort() {
   apply_ssj e2e-shuffle sort/out
   watch_ssj e2e-shuffle 600
   local step
-  for step in extract create; do
+  # Two create workers: extract splits the records into two partitions, and a partition Job orders each.
+  for step in extract partition create; do
     [ "$(kubectl -n "$E2E_NS" get job "e2e-shuffle-$step" -o 'jsonpath={.status.succeeded}')" -ge 1 ] \
       || fail "ssj e2e-shuffle" "Job e2e-shuffle-$step has no succeeded pod"
   done
-  # The last extract worker to finish plans, and the last create worker commits, in their own pods.
+  # The last partition step to finish plans, and the last create worker commits, in their own pods.
   for step in plan commit; do
     ! kubectl -n "$E2E_NS" get job "e2e-shuffle-$step" >/dev/null 2>&1 \
       || fail "ssj e2e-shuffle" "Job e2e-shuffle-$step exists: the last $step worker should have run it"
@@ -269,7 +270,7 @@ part_sort() {
   [ "$planned" = 1600 ] || fail "ssj e2e-shuffle" "status.phases.plan.records is '$planned', not 1600"
   note "phases seen: $PHASES; pods: $(kubectl -n "$E2E_NS" get pods -l quarry.dev/shardsortjob=e2e-shuffle \
     --no-headers 2>/dev/null | wc -l)"
-  pass "ssj e2e-shuffle Succeeded: extract and create ran as pods, the last of each also planned or committed" "$t"
+  pass "ssj e2e-shuffle Succeeded: extract, partition and create ran as pods; the last partition step planned, the last create worker committed" "$t"
   check_sort_output e2e-shuffle sort/out
 
   # The same job again, with an extract worker and then a create worker killed while they run.
