@@ -17,7 +17,10 @@ quarry_memory_options() {
   java=$1 jar=$2
   shift 2
   [ "${1:-}" = sort ] || return 0
-  # A small heap and the quick compiler: it reads one file and exits, in a few tenths of a second.
+  # A small heap and the quick compiler: it reads one file and exits, in a few tenths of a second. A budget the
+  # command will refuse prints nothing and exits 0 (the command says what is wrong); only a JVM that could not run
+  # it fails, and then the command still runs, on the JVM's default heap, which this line says.
   "$java" -Xmx32m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$jar" dev.quarry.cli.sort.MemoryOptions "$@" \
-    2>/dev/null || true
+    2>/dev/null \
+    || echo "quarry: cannot work out the heap of this sort's memory budget (running $java failed); the JVM's default heap applies" >&2
 }

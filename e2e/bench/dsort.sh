@@ -45,6 +45,7 @@ if [ "$(df --output=avail -B1 /dev/shm 2>/dev/null | tail -1)" -gt $((8 << 30)) 
 fi
 pids=()
 cleanup() {
+  # A node may have exited already (kill fails), and wait returns the status of the killed ones: neither is news.
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work" "$fs_root"
@@ -133,7 +134,8 @@ for round in $(seq "$rounds"); do
     -d "{\"action\":\"copy-bck\",\"value\":{\"prefix\":\"\",\"prepend\":\"\"}}" | tr -d '"')
   wait_xaction "$xid" copy-bck
   ais_copy_s[round]=$(echo "$(now) - $start" | bc)
-  ais_json -X DELETE "$proxy/v1/buckets/copy$round" -d '{"action":"destroy-bck"}' >/dev/null || true
+  ais_json -X DELETE "$proxy/v1/buckets/copy$round" -d '{"action":"destroy-bck"}' >/dev/null \
+    || echo "warning: cannot remove AIS bucket copy$round; its space stays in use until the run ends" >&2
 
   sync
   start=$(now)
@@ -145,7 +147,8 @@ for round in $(seq "$rounds"); do
   wait_dsort "$id"
   dsort_s[round]=$(echo "$(now) - $start" | bc)
   dsort_sums+=("$(ais_objects_md5 "out$round")")
-  ais_json -X DELETE "$proxy/v1/buckets/out$round" -d '{"action":"destroy-bck"}' >/dev/null || true
+  ais_json -X DELETE "$proxy/v1/buckets/out$round" -d '{"action":"destroy-bck"}' >/dev/null \
+    || echo "warning: cannot remove AIS bucket out$round; its space stays in use until the run ends" >&2
 
   sync
   start=$(now)

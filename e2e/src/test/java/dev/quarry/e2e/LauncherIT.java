@@ -124,6 +124,22 @@ class LauncherIT {
     assertThat(podHeap(pod, "sync", "status", "--help")).isCloseTo(limit / 4 * 3, withinPercentage(1));
   }
 
+  /**
+   * When the small JVM that works out a sort's heap cannot run at all, the sort still runs on the JVM's default heap,
+   * and a line says so: before, the failure was silent.
+   */
+  @Test
+  void aHeapThatCannotBeWorkedOutIsSaidNotHidden() throws Exception {
+    CommandResult run = CommandResult.run(cacheHome, List.of("sh", "-c",
+        ". \"$0\"; quarry_memory_options /bin/false quarry.jar sort run --memory-budget 1Gi",
+        LAUNCHER.resolveSibling("worker-image").resolve("memory-options.sh").toString()));
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.stdout()).isEmpty();
+    assertThat(run.stderr().strip()).isEqualTo("quarry: cannot work out the heap of this sort's memory budget"
+        + " (running /bin/false failed); the JVM's default heap applies");
+  }
+
   private long podHeap(Map<String, String> environment, String... args) throws IOException, InterruptedException {
     CommandResult run = CommandResult.run(cacheHome, environment, Stream.concat(
         Stream.of("sh", LAUNCHER.resolveSibling("worker-image").resolve("entrypoint.sh").toString()),
