@@ -56,6 +56,8 @@ public final class PartitionPacks implements AutoCloseable {
         Path file = spooled(shard);
         OutputStream out = Files.newOutputStream(file);
         return new PackOutput() {
+          private boolean committed;
+
           @Override
           public OutputStream stream() {
             return out;
@@ -64,11 +66,16 @@ public final class PartitionPacks implements AutoCloseable {
           @Override
           public void commit() throws IOException {
             out.close();
+            committed = true;
           }
 
+          /** A shard whose read failed leaves nothing on local disk. */
           @Override
           public void close() throws IOException {
             out.close();
+            if (!committed) {
+              Files.deleteIfExists(file);
+            }
           }
         };
       }
