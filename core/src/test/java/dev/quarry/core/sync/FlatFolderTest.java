@@ -170,6 +170,47 @@ class FlatFolderTest {
     assertThat(pulled.resolve("zz-last")).doesNotExist();
   }
 
+  /**
+   * A wildcard pattern reads, in a chunked folder, only the chunks that can hold names starting with its literal
+   * part (chunks are in name order), also when a wildcard stands above the folder; without a literal part, all.
+   */
+  @Test
+  void aWildcardPullReadsOnlyTheChunksItsLiteralPrefixBounds() throws Exception {
+    Path data = flatFolder(temp.resolve("top/data"));
+    Files.createDirectories(data.resolve("sub"));
+    Files.writeString(data.resolve("sub/a.jpg"), "in sub");
+    Files.writeString(data.resolve(name(10_050)), "changed");
+    push(temp.resolve("top"), "v1");
+
+    for (String pattern : List.of("data/img-0100*", "*/img-0100*", "data/img-0100[0-9]?.jpg")) {
+      Path part = temp.resolve("part-" + pattern.hashCode());
+      store.reset();
+      SyncResult pulled = pullInto(part, pattern);
+      assertThat(pulled.files()).as(pattern).isEqualTo(100);
+      assertThat(Files.readString(part.resolve("data/" + name(10_050)))).isEqualTo("changed");
+      assertThat(part.resolve("data/" + name(9_999))).doesNotExist();
+      assertThat(part.resolve("data/" + name(10_100))).doesNotExist();
+      assertThat(store.treeGets.get()).as("GETs of trees by a pull of %s: the root, the folder's index and the"
+          + " chunks that can hold img-0100", pattern).isLessThanOrEqualTo(4);
+    }
+
+    store.reset();
+    SyncResult sub = pullInto(temp.resolve("part-sub"), "data/sub/*.jpg");
+    assertThat(sub.files()).isEqualTo(1);
+    assertThat(store.treeGets.get()).as("the root, the index, the chunk that holds sub, sub").isLessThanOrEqualTo(4);
+
+    store.reset();
+    SyncResult all = pullInto(temp.resolve("part-all"), "data/*.jpg");
+    assertThat(all.files()).as("no literal part: every chunk").isEqualTo(FILES);
+    assertThat(store.treeGets.get()).as("GETs of trees by a pull of data/*.jpg").isGreaterThan(10);
+  }
+
+  private SyncResult pullInto(Path folder, String pattern) throws IOException {
+    try (SyncSession session = new SyncSession(folder, null, remote, QUIET)) {
+      return Pull.run(session, new Pull.Options("v1", List.of(pattern), false, null));
+    }
+  }
+
   @Test
   void aVersionWrittenAsOneFormat1ManifestStillPullsDiffsAndTakesAPush() throws Exception {
     HandMadeRemote hand = new HandMadeRemote(remote);

@@ -238,6 +238,14 @@ class SyncIT {
       Pull.run(session, new Pull.Options("latest", List.of("img-05000.jpg"), false, null));
     }
     assertThat(Files.readString(pulled.resolve("img-05000.jpg"))).isEqualTo("changed");
+    SyncResult wildcard;
+    try (SyncSession session = session(temp.resolve("wildcard"))) {
+      wildcard = Pull.run(session, new Pull.Options("latest", List.of("img-050*"), false, null));
+    }
+    assertThat(wildcard.files()).isEqualTo(100);
+    assertThat(temp.resolve("wildcard/img-05100.jpg")).doesNotExist();
+    assertThat(wildcard.requests().get()).as("the ref, the index, the chunks that can hold img-050, two blobs: "
+        + wildcard.requests()).isLessThanOrEqualTo(6);
     var listing = VersionListing.list(remote, remote.resolveRoot("latest"), "latest", "img-09999.jpg", false);
     assertThat(listing.manifestsRead()).as("the chunk that holds the name").isEqualTo(1);
   }

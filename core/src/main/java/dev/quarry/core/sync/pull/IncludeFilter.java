@@ -1,10 +1,10 @@
 package dev.quarry.core.sync.pull;
 
+import dev.quarry.core.sync.remote.ChildNames;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -18,6 +18,8 @@ import java.util.regex.PatternSyntaxException;
  * manifests.
  */
 public final class IncludeFilter {
+  /** The characters that make a pattern component a glob (']' and '}' too, to be safe). */
+  private static final String GLOB_CHARACTERS = "*?[]{}\\";
   private final List<PathMatcher> matchers = new ArrayList<>();
   private final List<String> patterns = new ArrayList<>();
 
@@ -72,40 +74,82 @@ public final class IncludeFilter {
   }
 
   /**
-   * The only names that a selected path can have directly under {@code folder} ("" for the top), when every pattern
-   * fixes them (as {@code a/b/c.jpg} fixes {@code b} under {@code a}); empty when a pattern leaves them open or there
-   * are no patterns. A pull reads in a chunked folder only the chunks that hold them.
+   * The names that a selected path can have directly under {@code folder} ("" for the top), when every pattern bounds
+   * them: a pattern whose components on the way match the folder's names the child exactly ({@code a/b/c.jpg} names
+   * {@code b} under {@code a}) or by the literal start of its component ({@code *}{@code /img_001*.jpg} wants the
+   * names starting with {@code img_001} under any top folder); a pattern that ends above the folder names nothing
+   * there. Empty when a pattern leaves the names open (a {@code **} on the way, a component that starts with a
+   * wildcard, a brace group that spans folders) or there are no patterns. A pull reads in a chunked folder only the
+   * chunks that can hold the names.
    */
-  public Optional<Set<String>> namesUnder(String folder) {
+  public Optional<ChildNames> namesUnder(String folder) {
     if (patterns.isEmpty()) {
       return Optional.empty();
     }
     String[] path = folder.isEmpty() ? new String[0] : folder.split("/");
-    Set<String> names = new HashSet<>();
+    Set<String> exact = new HashSet<>();
+    Set<String> prefixes = new HashSet<>();
     for (String pattern : patterns) {
+      if (bracesSpanFolders(pattern)) {
+        return Optional.empty();
+      }
       String[] parts = pattern.split("/");
-      if (parts.length <= path.length) {
-        if (Arrays.stream(parts).anyMatch(IncludeFilter::isGlob)) {
-          return Optional.empty(); // it may match the folder itself, or one above it, and so all of it
-        }
-        continue;
-      }
       boolean onPath = true;
-      for (int i = 0; i <= path.length; i++) {
-        if (isGlob(parts[i])) {
-          return Optional.empty();
+      for (int i = 0; i < Math.min(path.length, parts.length) && onPath; i++) {
+        if (parts[i].contains("**")) {
+          return Optional.empty(); // it crosses folders from here on: any name below
         }
-        onPath &= i == path.length || parts[i].equals(path[i]);
+        onPath = isGlob(parts[i]) ? componentMatcher(parts[i]).matches(Path.of(path[i])) : parts[i].equals(path[i]);
       }
-      if (onPath) {
-        names.add(parts[path.length]);
+      if (!onPath || parts.length <= path.length) {
+        continue; // without ** it matches nothing below the folder
+      }
+      String child = parts[path.length];
+      String literal = literalStart(child);
+      if (literal.length() == child.length()) {
+        exact.add(child);
+      } else if (literal.isEmpty()) {
+        return Optional.empty();
+      } else {
+        prefixes.add(literal);
       }
     }
-    return Optional.of(names);
+    return Optional.of(new ChildNames(exact, prefixes));
+  }
+
+  /** The characters of a pattern component before its first glob character. */
+  private static String literalStart(String component) {
+    int end = 0;
+    while (end < component.length() && GLOB_CHARACTERS.indexOf(component.charAt(end)) < 0) {
+      end++;
+    }
+    return component.substring(0, end);
+  }
+
+  /** Whether a brace group holds a '/': then the pattern's components are not its '/'-separated parts. */
+  private static boolean bracesSpanFolders(String pattern) {
+    int depth = 0;
+    for (int i = 0; i < pattern.length(); i++) {
+      char c = pattern.charAt(i);
+      if (c == '\\') {
+        i++;
+      } else if (c == '{') {
+        depth++;
+      } else if (c == '}') {
+        depth = Math.max(0, depth - 1);
+      } else if (c == '/' && depth > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static PathMatcher componentMatcher(String component) {
+    return FileSystems.getDefault().getPathMatcher("glob:" + component);
   }
 
   private static boolean isGlob(String component) {
-    return component.matches(".*[*?\\[\\]{}\\\\].*");
+    return !literalStart(component).equals(component);
   }
 
   /** The folders before the first component with a glob character: {@code a/b/*.jpg} gives {@code a/b}. */

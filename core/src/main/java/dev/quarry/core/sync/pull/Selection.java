@@ -6,6 +6,7 @@ import dev.quarry.core.sync.cas.EntryType;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
 import dev.quarry.core.sync.cas.TreeObject;
+import dev.quarry.core.sync.remote.ChildNames;
 import dev.quarry.core.sync.remote.TreeDiff;
 import dev.quarry.core.sync.remote.VersionPath;
 import java.io.IOException;
@@ -23,8 +24,8 @@ import java.util.Set;
  * state nor a {@code .quarry} at any depth (as git refuses {@code .git}), a level's manifests are fetched only when
  * the bytes their digests declare fit in memory (so a wide fan-out of large manifests is refused before it is read),
  * and the paths must fit in memory (a "bomb" of manifests that name one child many times declares its
- * expansion, or is stopped while it is walked). In a chunked folder whose names the patterns fix
- * ({@link IncludeFilter#namesUnder}), only the chunks that hold those names are read.
+ * expansion, or is stopped while it is walked). In a chunked folder whose names the patterns bound, exactly or by
+ * a literal start ({@link IncludeFilter#namesUnder}), only the chunks that can hold those names are read.
  */
 record Selection(List<Folder> folders, List<File> files, List<Link> links, long manifestsRead) {
   /** What a selected path costs in memory, about, through the pull: its path, digest, states and records. */
@@ -142,15 +143,15 @@ record Selection(List<Folder> folders, List<File> files, List<Link> links, long 
   }
 
   /**
-   * The entries of a folder a pull may select: in a chunked folder whose names the patterns fix, those read from the
-   * chunks that hold them; otherwise all of them.
+   * The entries of a folder a pull may select: in a chunked folder whose names the patterns bound, those read from
+   * the chunks that can hold them; otherwise all of them.
    */
   private static VersionPath.Named entries(TreeDiff.Trees trees, Pending pending, IncludeFilter filter)
       throws IOException {
     if (!pending.folder().isIndex()) {
       return new VersionPath.Named(pending.folder().leaf().entries(), 0);
     }
-    Optional<Set<String>> names = filter.namesUnder(pending.path());
+    Optional<ChildNames> names = filter.namesUnder(pending.path());
     if (names.isPresent()) {
       return VersionPath.named(trees, pending.folder(), names.get());
     }

@@ -1,6 +1,5 @@
 package dev.quarry.core.sync.remote;
 
-import dev.quarry.core.store.KeyOrder;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.cas.ChunkIndex;
 import dev.quarry.core.sync.cas.Digest;
@@ -13,7 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * A path inside a version, found by reading only the manifests of the folders on the way: a path at depth d costs d
@@ -80,13 +78,8 @@ public record VersionPath(String path, TreeEntry entry, TreeObject folder, int m
     }
     Map<Digest, TreeObject> parts = new HashMap<>();
     List<Digest> level = top.index().chunks().stream().map(ChunkIndex.Chunk::digest).toList();
-    long maxLevelBytes = Runtime.getRuntime().maxMemory() / 8;
     for (int height = top.index().height(); height >= 1 && !level.isEmpty(); height--) {
-      long declared = level.stream().mapToLong(Digest::size).reduce(0, (a, b) -> a + b < a ? Long.MAX_VALUE : a + b);
-      if (declared > maxLevelBytes) {
-        throw new IllegalArgumentException("Cannot read folder " + top.digest().text() + ": its chunks declare "
-            + declared + " bytes, more than this JVM can read at once (at most " + maxLevelBytes + ")");
-      }
+      requireFitsInMemory(top, level);
       Map<Digest, TreeObject> fetched = trees.fetch(level);
       parts.putAll(fetched);
       level = height == 1 ? List.of() : fetched.values().stream().filter(TreeObject::isIndex)
@@ -96,46 +89,53 @@ public record VersionPath(String path, TreeEntry entry, TreeObject folder, int m
   }
 
   /**
-   * The entries of these names in a folder (those it has), reading in a chunked folder only the chunks whose ranges
-   * hold them, each once and checked against its index.
+   * The entries of the wanted names in a folder (those it has), reading in a chunked folder only the chunks whose
+   * ranges can hold them ({@link ChildNames#byChunk}), a level at a time once the sizes their digests declare fit in
+   * memory, each chunk once and checked against its index.
    */
-  public static Named named(DifferentChunks.Objects trees, TreeObject folder, Set<String> names)
-      throws IOException {
-    record Node(TreeObject object, String end, List<String> names) {}
-    List<Node> level = List.of(new Node(folder, null, names.stream().sorted(KeyOrder.UTF8_BINARY).toList()));
+  public static Named named(DifferentChunks.Objects trees, TreeObject folder, ChildNames names) throws IOException {
+    record Node(TreeObject object, String end, ChildNames names) {}
+    record Part(Node parent, int place, ChildNames names) {}
+    List<Node> level = List.of(new Node(folder, null, names));
     List<TreeEntry> found = new ArrayList<>();
     int read = 0;
     while (!level.isEmpty()) {
-      List<Node> next = new ArrayList<>();
-      Map<Digest, TreeObject> fetched = trees.fetch(level.stream().filter(node -> node.object().isIndex())
-          .flatMap(node -> node.names().stream().map(name -> node.object().index().chunkOf(name))
-              .filter(place -> place >= 0).map(place -> node.object().index().chunks().get(place).digest()))
-          .toList());
-      read += fetched.size();
+      List<Part> parts = new ArrayList<>();
       for (Node node : level) {
-        if (!node.object().isIndex()) {
-          Set<String> wanted = Set.copyOf(node.names());
-          node.object().leaf().entries().stream().filter(entry -> wanted.contains(entry.name())).forEach(found::add);
-          continue;
+        if (node.object().isIndex()) {
+          node.names().byChunk(node.object().index())
+              .forEach((place, wanted) -> parts.add(new Part(node, place, wanted)));
+        } else {
+          node.object().leaf().entries().stream().filter(entry -> node.names().holds(entry.name()))
+              .forEach(found::add);
         }
-        ChunkIndex index = node.object().index();
-        Map<Integer, List<String>> byChunk = new TreeMap<>();
-        for (String name : node.names()) {
-          int place = index.chunkOf(name);
-          if (place >= 0) {
-            byChunk.computeIfAbsent(place, p -> new ArrayList<>()).add(name);
-          }
-        }
-        for (Map.Entry<Integer, List<String>> chunk : byChunk.entrySet()) {
-          TreeObject object = fetched.get(index.chunks().get(chunk.getKey()).digest());
-          String end = index.endOf(chunk.getKey(), node.end());
-          index.requireChild(chunk.getKey(), object, end);
-          next.add(new Node(object, end, chunk.getValue()));
-        }
+      }
+      List<Digest> digests = parts.stream()
+          .map(part -> part.parent().object().index().chunks().get(part.place()).digest()).distinct().toList();
+      requireFitsInMemory(folder, digests);
+      Map<Digest, TreeObject> fetched = trees.fetch(digests);
+      read += fetched.size();
+      List<Node> next = new ArrayList<>();
+      for (Part part : parts) {
+        ChunkIndex index = part.parent().object().index();
+        TreeObject object = fetched.get(index.chunks().get(part.place()).digest());
+        String end = index.endOf(part.place(), part.parent().end());
+        index.requireChild(part.place(), object, end);
+        next.add(new Node(object, end, part.names()));
       }
       level = next;
     }
     return new Named(found, read);
+  }
+
+  /** Refuses to read chunks of a folder whose declared sizes, together, do not fit in memory. */
+  private static void requireFitsInMemory(TreeObject top, List<Digest> chunks) {
+    long maxLevelBytes = Runtime.getRuntime().maxMemory() / 8;
+    long declared = chunks.stream().mapToLong(Digest::size).reduce(0, (a, b) -> a + b < a ? Long.MAX_VALUE : a + b);
+    if (declared > maxLevelBytes) {
+      throw new IllegalArgumentException("Cannot read folder " + top.digest().text() + ": its chunks declare "
+          + declared + " bytes, more than this JVM can read at once (at most " + maxLevelBytes + ")");
+    }
   }
 
   /** Refuses a folder's manifest that holds other totals than its parent's entry declares. */
@@ -170,7 +170,7 @@ public record VersionPath(String path, TreeEntry entry, TreeObject folder, int m
 
   /** The entry of this name in a folder, or null ({@link #named}); {@code read[0]} counts the objects read. */
   private static TreeEntry lookup(CasRemote remote, TreeObject folder, String name, int[] read) throws IOException {
-    Named found = named(remote::fetchObjects, folder, Set.of(name));
+    Named found = named(remote::fetchObjects, folder, ChildNames.exactly(Set.of(name)));
     read[0] += found.read();
     return found.entries().isEmpty() ? null : found.entries().getFirst();
   }

@@ -3,6 +3,7 @@ package dev.quarry.core.sync.pull;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quarry.core.sync.remote.ChildNames;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -34,18 +35,38 @@ class IncludeFilterTest {
   }
 
   @Test
-  void namesUnderAFolderAreKnownOnlyWhenEveryPatternFixesThem() {
+  void namesUnderAFolderAreKnownOnlyWhenEveryPatternBoundsThem() {
     IncludeFilter fixed = new IncludeFilter(List.of("img-05000.jpg", "labels/val/a.json", "labels/train.json"));
-    assertThat(fixed.namesUnder("")).contains(Set.of("img-05000.jpg", "labels"));
-    assertThat(fixed.namesUnder("labels")).contains(Set.of("val", "train.json"));
-    assertThat(fixed.namesUnder("labels/val")).contains(Set.of("a.json"));
-    assertThat(fixed.namesUnder("other")).contains(Set.of());
+    assertThat(fixed.namesUnder("")).contains(exactly("img-05000.jpg", "labels"));
+    assertThat(fixed.namesUnder("labels")).contains(exactly("val", "train.json"));
+    assertThat(fixed.namesUnder("labels/val")).contains(exactly("a.json"));
+    assertThat(fixed.namesUnder("other")).contains(exactly());
     IncludeFilter open = new IncludeFilter(List.of("labels/*.json", "img-05000.jpg"));
-    assertThat(open.namesUnder("")).contains(Set.of("labels", "img-05000.jpg"));
+    assertThat(open.namesUnder("")).contains(exactly("labels", "img-05000.jpg"));
     assertThat(open.namesUnder("labels")).isEmpty();
     assertThat(new IncludeFilter(List.of("**/a.jpg")).namesUnder("")).isEmpty();
-    assertThat(new IncludeFilter(List.of("*")).namesUnder("x")).isEmpty();
+    assertThat(new IncludeFilter(List.of("data/**/a.jpg")).namesUnder("data/x")).isEmpty();
+    assertThat(new IncludeFilter(List.of("{data/x,y}/a.jpg")).namesUnder("data")).isEmpty();
     assertThat(new IncludeFilter(List.of()).namesUnder("")).isEmpty();
+    assertThat(new IncludeFilter(List.of("*")).namesUnder("x")).as("* matches nothing below x").contains(exactly());
+  }
+
+  @Test
+  void aWildcardAfterALiteralStartBoundsTheNamesByThatStart() {
+    IncludeFilter filter = new IncludeFilter(List.of("data/img_001*", "*/sub/x?.jpg", "data/a[0-9]/b.jpg"));
+    assertThat(filter.namesUnder("data")).contains(new ChildNames(Set.of("sub"), Set.of("img_001", "a")));
+    assertThat(filter.namesUnder("other")).contains(exactly("sub"));
+    assertThat(filter.namesUnder("data/sub")).contains(new ChildNames(Set.of(), Set.of("x")));
+    assertThat(filter.namesUnder("data/a1")).contains(exactly("b.jpg"));
+    assertThat(filter.namesUnder("data/b1")).contains(exactly());
+    assertThat(new IncludeFilter(List.of("data/img**")).namesUnder("data")).contains(
+        new ChildNames(Set.of(), Set.of("img")));
+    assertThat(new IncludeFilter(List.of("data/\\*x")).namesUnder("data")).as("an escape ends the literal start")
+        .isEmpty();
+  }
+
+  private static ChildNames exactly(String... names) {
+    return ChildNames.exactly(Set.of(names));
   }
 
   @Test
