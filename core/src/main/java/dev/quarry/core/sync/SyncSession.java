@@ -104,6 +104,14 @@ public final class SyncSession implements AutoCloseable {
   }
 
   /**
+   * Adds rules after the folder's own ({@link IgnoreRules#then}): a DVC status or pull leaves out what DVC's
+   * {@code .dvcignore} files ignore, as DVC does, from the scan and from a pull's --delete-extra.
+   */
+  public synchronized void ignoreAlso(IgnoreRules more) throws IOException {
+    ignoreRules = ignoreRules().then(more);
+  }
+
+  /**
    * Scans the folder into a Merkle tree, hashing only what the state database does not know and leaving out what
    * {@link #ignoreRules()} ignores. A folder that does not
    * exist is refused before any state is opened, so that a mistyped path is never created. {@code action}: what the

@@ -45,7 +45,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * SHA-256 on the way) into this run's work folder and moved, verified, into the state folder's
  * {@value #CONTENTS}/{@code <md5>}; no download starts after one failed. The pull moves them into place; what a
  * failed or stopped pull leaves there is hashed again and used by the next pull, which so reads only what it lacks.
- * Nothing is written to the DVC remote. With include patterns, only the listed files they select make the version
+ * Nothing is written to the DVC remote. A path DVC ignores ({@link DvcIgnore}) is never extra to --delete-extra.
+ * With include patterns, only the listed files they select make the version
  * (and are read).
  */
 public final class DvcPull {
@@ -76,6 +77,7 @@ public final class DvcPull {
 
   private SyncResult pull(Pull.Options options) throws IOException {
     session.stateInFolder(); // refuses a state folder that holds the folder, before anything in it is touched
+    session.ignoreAlso(DvcIgnore.of(session.folder())); // --delete-extra keeps what DVC ignores, as DVC does
     RunClock clock = new RunClock(session.remote().store());
     IncludeFilter filter = new IncludeFilter(options.include());
     if (options.deleteExtra() && !dvc.source().hash().isDir()) {

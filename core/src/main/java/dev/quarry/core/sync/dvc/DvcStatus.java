@@ -30,7 +30,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code quarry sync status --dvc}: the folder against the version a {@code .dvc} file names on its DVC 3 remote, in
  * {@code sync status}'s terms: the paths added, modified (another MD5, or a link where the version has a file) and
  * deleted since that version, and the files whose content the DVC remote lacks. The folder is scanned as status
- * scans it ({@code .quarryignore} applied), and each file's MD5 comes from {@link LocalMd5s}. The remote is asked
+ * scans it ({@code .quarryignore} applied), leaving out what DVC leaves out when it hashes the folder
+ * ({@link DvcIgnore}), and each file's MD5 comes from {@link LocalMd5s}. The remote is asked
  * (by HEAD) only about the contents on changed paths: those of added and modified files (does it lack them?) and
  * those the version has at modified and deleted paths (their sizes, what a pull would read). A file the version
  * holds unchanged is taken to be on the remote, as {@code dvc status} without {@code --cloud} does; a pull checks
@@ -43,6 +44,7 @@ public final class DvcStatus {
 
   public static SyncResult run(SyncSession session, DvcRemote dvc) throws IOException {
     RunClock clock = new RunClock(session.remote().store());
+    session.ignoreAlso(DvcIgnore.of(session.folder()));
     CompletableFuture<List<DirListing.Entry>> listing = Futures.async(dvc::files); // read while the folder is scanned
     LocalTree tree = session.scan("compare");
     List<DirListing.Entry> entries = Futures.join(listing);
@@ -134,6 +136,11 @@ public final class DvcStatus {
       if (entry.isDirectory()) {
         walk(folder.subdirectories().get(entry.name()), path + "/", files, links);
       } else if (entry.isFile()) {
+        if (entry.name().equals(DvcIgnore.FILE_NAME)) {
+          throw new IllegalArgumentException("Cannot compare " + folder.path().resolve(entry.name()) + " with a DVC"
+              + " version: DVC refuses a " + DvcIgnore.FILE_NAME + " inside a folder it tracks (move its rules to a "
+              + DvcIgnore.FILE_NAME + " above the folder)");
+        }
         files.add(new LocalFile(path, folder.path().resolve(entry.name())));
       } else {
         links.add(path);

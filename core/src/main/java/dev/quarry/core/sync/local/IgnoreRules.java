@@ -16,6 +16,8 @@ import java.util.List;
  * components ({@code **}/x, x/{@code **}, a/{@code **}/b); a backslash escapes the next character (a trailing space,
  * a leading {@code #} or {@code !}); the last matching rule wins; and, as in git, nothing inside an ignored folder can
  * be re-included. Only the file at the folder's top is read; a {@code .quarryignore} deeper down is an ordinary file.
+ * Rules may also come from a file in a folder above ({@link #parse(List, String, String)}, as DVC reads its
+ * {@code .dvcignore} files): theirs match paths as seen from that folder, and rules added later ({@link #then}) win.
  */
 public final class IgnoreRules {
   public static final String FILE_NAME = ".quarryignore";
@@ -23,7 +25,8 @@ public final class IgnoreRules {
   static final int MAX_BYTES = 1 << 20;
   private static final IgnoreRules NONE = new IgnoreRules(List.of());
 
-  private record Rule(Glob glob, boolean negated, boolean foldersOnly, boolean wholePath) {}
+  /** {@code base}: the path from the folder of the rule's file to the folder whose paths it is asked about. */
+  private record Rule(Glob glob, boolean negated, boolean foldersOnly, boolean wholePath, String base) {}
 
   private final List<Rule> rules;
 
@@ -53,9 +56,17 @@ public final class IgnoreRules {
 
   /** {@code source}: the file the lines came from, named in a refusal. */
   private static IgnoreRules parse(List<String> lines, String source) {
+    return parse(lines, source, "");
+  }
+
+  /**
+   * The rules of lines from a file in a folder above the one asked about: {@code base} is the path from the file's
+   * folder down to that one, ending with '/' ("" for the same folder), which a rule with a '/' matches paths under.
+   */
+  public static IgnoreRules parse(List<String> lines, String source, String base) {
     List<Rule> rules = new ArrayList<>();
     for (int number = 1; number <= lines.size(); number++) {
-      Rule rule = rule(lines.get(number - 1), " (line " + number + " of " + source + ")");
+      Rule rule = rule(lines.get(number - 1), " (line " + number + " of " + source + ")", base);
       if (rule != null) {
         rules.add(rule);
       }
@@ -65,6 +76,13 @@ public final class IgnoreRules {
 
   public boolean isEmpty() {
     return rules.isEmpty();
+  }
+
+  /** These rules, then {@code later}'s: where both match a path, {@code later}'s decides. */
+  public IgnoreRules then(IgnoreRules later) {
+    List<Rule> all = new ArrayList<>(rules);
+    all.addAll(later.rules);
+    return new IgnoreRules(all);
   }
 
   /**
@@ -91,7 +109,7 @@ public final class IgnoreRules {
     String name = path.substring(path.lastIndexOf('/') + 1);
     for (int i = rules.size() - 1; i >= 0; i--) {
       Rule rule = rules.get(i);
-      if ((folder || !rule.foldersOnly()) && rule.glob().matches(rule.wholePath() ? path : name)) {
+      if ((folder || !rule.foldersOnly()) && rule.glob().matches(rule.wholePath() ? rule.base() + path : name)) {
         return !rule.negated();
       }
     }
@@ -99,7 +117,7 @@ public final class IgnoreRules {
   }
 
   /** One line as a rule, or null for a blank line or a comment. */
-  private static Rule rule(String line, String where) {
+  private static Rule rule(String line, String where, String base) {
     if (line.startsWith("#")) {
       return null;
     }
@@ -119,7 +137,7 @@ public final class IgnoreRules {
     if (text.startsWith("/")) {
       text = text.substring(1);
     }
-    return new Rule(Glob.compile(text, where), negated, foldersOnly, wholePath);
+    return new Rule(Glob.compile(text, where), negated, foldersOnly, wholePath, base);
   }
 
   /** Drops trailing spaces, but not one escaped by a backslash. */

@@ -1,6 +1,7 @@
 package dev.quarry.core.sync.dvc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.ObjectStore;
@@ -104,5 +105,55 @@ class DvcCompatibilityTest {
       Pull.run(session, new Pull.Options(version, List.of(), false, null));
     }
     return into;
+  }
+
+  /**
+   * DVC leaves out of a folder it hashes what the {@code .dvcignore} files of its project ignore, from the project's
+   * top down to the folder's parent (a deeper file's rules after a higher one's, each relative to its own folder),
+   * and {@code .git}, {@code .hg} and {@code .dvc} folders: status shows none of them as added, a pull with
+   * --delete-extra keeps them, and a pull writes DVC's files only.
+   */
+  @Test
+  void statusAndPullLeaveOutWhatTheDvcignoreFilesAboveTheFolderIgnore() throws Exception {
+    RealDvc dvc = new RealDvc(temp.resolve("project"), Map.of());
+    Files.writeString(dvc.project().resolve(".dvcignore"), ".quarry/\n*.tmp\n  /group/data/cache/  \n/data/x\n");
+    Path data = dvc.dataset("group/data", 12, 5);
+    Files.writeString(data.getParent().resolve(".dvcignore"), "# notes stay local\n/data/notes.txt\n!keep.tmp\n");
+    Files.writeString(data.resolve("scratch.tmp"), "scratch");
+    Files.writeString(data.resolve("part-1/deeper.tmp"), "deeper");
+    Files.writeString(data.resolve("keep.tmp"), "kept by the deeper .dvcignore");
+    Files.writeString(Files.createDirectories(data.resolve("cache")).resolve("big.bin"), "cache");
+    Files.writeString(data.resolve("notes.txt"), "notes");
+    Files.writeString(Files.createDirectories(data.resolve("part-2/.git")).resolve("HEAD"), "ref: main");
+    Files.writeString(data.resolve("x"), "not ignored: /data/x is the project's data, not group's");
+    Path remoteFolder = temp.resolve("dvc-remote");
+    dvc.dvc("add", "-q", "group/data");
+    dvc.dvc("remote", "add", "-d", "local", remoteFolder.toString());
+    dvc.dvc("push", "-q");
+    Path dvcFile = dvc.project().resolve("group/data.dvc");
+
+    try (ObjectStore store = new FileStore(temp)) {
+      SyncResult clean = RealDvc.statusFromDvc(store, "dvc-remote", dvcFile, data);
+      assertThat(clean.differs()).as("%s", clean.changes()).isFalse();
+
+      Path pulled = temp.resolve("pulled");
+      SyncResult fresh = RealDvc.pullFromDvc(store, "dvc-remote", dvcFile, data, pulled, List.of(
+          "scratch.tmp", "part-1/deeper.tmp", "cache/big.bin", "notes.txt", "part-2/.git/HEAD"));
+      assertThat(fresh.files()).isEqualTo(13 + 2);
+      assertThat(Files.readString(pulled.resolve("keep.tmp"))).isEqualTo("kept by the deeper .dvcignore");
+
+      try (SyncSession session = new SyncSession(data, null, new CasRemote(store, "dvc-remote", 8), QUIET)) {
+        DvcPull.run(session, new DvcRemote(store, "dvc-remote", DvcFile.read(dvcFile), "pull"),
+            new Pull.Options("", List.of(), true, null));
+      }
+      assertThat(data.resolve("scratch.tmp")).as("ignored, so not extra").hasContent("scratch");
+      assertThat(data.resolve("cache/big.bin")).hasContent("cache");
+      assertThat(data.resolve("part-2/.git/HEAD")).hasContent("ref: main");
+
+      Files.writeString(data.resolve("part-1/.dvcignore"), "*.bin\n");
+      assertThatThrownBy(() -> RealDvc.statusFromDvc(store, "dvc-remote", dvcFile, data)).hasMessage(
+          "Cannot compare " + data.resolve("part-1/.dvcignore") + " with a DVC version: DVC refuses a .dvcignore"
+              + " inside a folder it tracks (move its rules to a .dvcignore above the folder)");
+    }
   }
 }

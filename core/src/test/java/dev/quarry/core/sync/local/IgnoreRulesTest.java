@@ -168,4 +168,18 @@ class IgnoreRulesTest {
     assertThat(process.exitValue()).as("%s: %s", String.join(" ", command), output).isIn(0, 1);
     return output;
   }
+
+  @Test
+  void rulesFromAFolderAboveMatchPathsAsSeenFromThereAndLaterRulesWin() {
+    IgnoreRules top = IgnoreRules.parse(List.of("*.tmp", "/group/data/cache/", "/data/x"), "top", "group/data/");
+    IgnoreRules group = IgnoreRules.parse(List.of("/data/notes.txt", "!keep.tmp"), "group", "data/");
+    IgnoreRules rules = top.then(group);
+    assertThat(rules.ignores("a.tmp", false)).isTrue();
+    assertThat(rules.ignores("keep.tmp", false)).as("the later file re-includes it").isFalse();
+    assertThat(rules.ignores("cache/big.bin", false)).isTrue();
+    assertThat(rules.ignores("notes.txt", false)).isTrue();
+    assertThat(rules.ignores("sub/notes.txt", false)).isFalse();
+    assertThat(rules.ignores("x", false)).as("/data/x is under the top, not under group").isFalse();
+    assertThat(group.then(top).ignores("keep.tmp", false)).as("the other order: *.tmp wins").isTrue();
+  }
 }
