@@ -31,7 +31,9 @@ import picocli.CommandLine.Spec;
         + " every other content is read bounded by the .dvc file's size (a .dvc file without one is refused) and"
         + " verified by its MD5 before it is renamed into place, and the listing's paths are checked (no .., no"
         + " absolute or repeated paths). Contents verified by a pull that failed are kept in the state folder"
-        + " (dvc-contents/) for the next one. --delete-extra is refused for a .dvc file of one file.", ""},
+        + " (dvc-contents/) for the next one. --delete-extra is refused for a .dvc file of one file, and never deletes"
+        + " what DVC ignores (the .dvcignore files from the DVC project's top down to the folder, and .git, .hg,"
+        + " .dvc).", ""},
     footer = {"", "Examples:", "  quarry sync pull /scratch/coco --remote s3://datasets/cas/coco --version latest \\",
         "      --include 'val2017/**' --cache /scratch/.quarry-cache",
         "  quarry sync pull data --dvc data.dvc --dvc-remote s3://ml/dvcstore"})
@@ -51,7 +53,8 @@ public final class SyncPullCommand implements Callable<Integer> {
   String version;
 
   @Option(names = "--include", paramLabel = "GLOB", description = "Pull only matching paths (repeatable); * stays"
-      + " in a folder, ** crosses folders: 'images/**/*.jpg'.")
+      + " in a folder, ** crosses folders: 'images/**/*.jpg'. Only the manifests a pattern can reach are read; in a"
+      + " large folder, only the chunks of the names starting with the pattern's text before its first wildcard.")
   List<String> include = new ArrayList<>();
 
   @Option(names = "--delete-extra", description = "Delete files in the folder (within the included paths) that are"

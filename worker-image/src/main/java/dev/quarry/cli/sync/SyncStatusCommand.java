@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
         "With --dvc FILE.dvc --dvc-remote URL, compares with the version a DVC 3 .dvc file names instead, on its DVC"
         + " remote: paths by MD5 (cached in the state folder), and asks the DVC remote only about the contents on"
         + " changed paths (a file unchanged since the .dvc file is taken to be on it, as dvc status without --cloud"
-        + " does).", ""},
+        + " does). Paths DVC ignores (the .dvcignore files from the DVC project's top down to the folder, and .git,"
+        + " .hg, .dvc) are left out, as dvc add leaves them out.", ""},
     footer = {"", "Exit status: 0, or with --exit-code or -q 1 when the folder and the ref's version differ or the"
         + " remote lacks something; an error exits 1, with a message on stderr, or with --exit-code or -q an error"
         + " exits 2 (as diff(1)), so that a script can tell a difference from a failure.", "",
