@@ -11,11 +11,26 @@ import java.io.InputStream;
 import java.util.Optional;
 
 /** A store that runs {@link #before} ahead of every request of another: for injected faults and delays in tests. */
-class DelegatingStore implements ObjectStore {
+public class DelegatingStore implements ObjectStore {
   private final ObjectStore delegate;
 
   DelegatingStore(ObjectStore delegate) {
     this.delegate = delegate;
+  }
+
+  /** What runs before each request of a store made by {@link #withHook}. */
+  public interface Hook {
+    void before(String kind, String key) throws IOException;
+  }
+
+  /** {@code delegate} with {@code hook} run ahead of every request: for tests of other packages. */
+  public static ObjectStore withHook(ObjectStore delegate, Hook hook) {
+    return new DelegatingStore(delegate) {
+      @Override
+      void before(String kind, String key) throws IOException {
+        hook.before(kind, key);
+      }
+    };
   }
 
   /** Called with the request kind and key before each request; may throw or sleep. */

@@ -40,7 +40,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * local edits kept, atomic renames, --include, --delete-extra, --cache). A pull names files by SHA-256, DVC by MD5, so
  * first each listed file already in the folder is matched by its MD5 ({@link LocalMd5s}: both hashes in one read, or
  * the file's state row). Then, before any content is read, the pull's refusals are checked ({@link Pull#check}, with a
- * stand-in digest for each content the folder lacks): a local edit or a path in the way costs no download. Every
+ * stand-in digest for each content the folder lacks): a local edit or a path in the way costs no download, and what
+ * --delete-extra deletes is found by this one walk of the folder, which the pull then takes. Every
  * other content is then read from the DVC remote ({@link DvcRemote#download}: bounded, verified by MD5, hashed with
  * SHA-256 on the way) into this run's work folder and moved, verified, into the state folder's
  * {@value #CONTENTS}/{@code <md5>}; no download starts after one failed. The pull moves them into place; what a
@@ -91,7 +92,7 @@ public final class DvcPull {
     entries.stream().map(DirListing.Entry::md5).filter(md5 -> !digests.containsKey(md5)).forEach(toRead::add);
     Pull.Options pullOptions = new Pull.Options(dvc.source().hash().toString(), options.include(),
         options.deleteExtra(), options.cache(), options.force());
-    Pull.check(session, source(DvcTree.of(entries, withStandIns(toRead))), pullOptions);
+    Pull.Checked checked = Pull.check(session, source(DvcTree.of(entries, withStandIns(toRead))), pullOptions);
     session.log("pull: %s lists %s; %d contents are in the folder already, %d to read from %s", dvc.source().hash(),
         Counted.of(entries.size(), "file"), digests.size(), toRead.size(), dvc.url());
     fetch(toRead);
@@ -100,7 +101,7 @@ public final class DvcPull {
       throw new IllegalArgumentException("Cannot pull " + dvc.source().hash() + ": its .dvc file declares "
           + dvc.source().size() + " bytes, but the files it lists hold " + bytes);
     }
-    SyncResult pulled = Pull.run(session, source(DvcTree.of(entries, digests)), pullOptions);
+    SyncResult pulled = Pull.run(session, source(DvcTree.of(entries, digests)), pullOptions, checked);
     recordWritten(entries, md5s);
     for (Path left : staged.values()) {
       Files.deleteIfExists(left); // a content the folder turned out to hold already

@@ -89,14 +89,30 @@ public final class Pull {
   private final Set<String> writable = ConcurrentHashMap.newKeySet();
   /** Only the refusals: nothing is read from the source but its trees, nothing is written. */
   private final boolean checkOnly;
+  /** What a {@link #check} of this pull found, or null: the run walks the folder itself. */
+  private final Checked checked;
 
-  private Pull(SyncSession session, VersionSource source, Options options, boolean checkOnly) {
+  /**
+   * What a {@link #check} found that a run of the same pull takes instead of walking the folder again: the local paths
+   * --delete-extra deletes (those the version lacks, found before any content is read, as a pull from a Quarry remote
+   * finds them before its downloads), deepest first.
+   */
+  public static final class Checked {
+    private final List<Path> extra;
+
+    private Checked(List<Path> extra) {
+      this.extra = List.copyOf(extra);
+    }
+  }
+
+  private Pull(SyncSession session, VersionSource source, Options options, boolean checkOnly, Checked checked) {
     this.session = session;
     this.source = source;
     this.store = session.remote().store();
     this.options = options;
     this.target = new ConfinedFolder(session.folder());
     this.checkOnly = checkOnly;
+    this.checked = checked;
   }
 
   public static SyncResult run(SyncSession session, Options options) throws IOException {
@@ -105,7 +121,16 @@ public final class Pull {
 
   /** Pulls from another source than the session's remote (a DVC remote's version); the session's store is counted. */
   public static SyncResult run(SyncSession session, VersionSource source, Options options) throws IOException {
-    return new Pull(session, source, options, false).pull();
+    return new Pull(session, source, options, false, null).pull().result();
+  }
+
+  /**
+   * Pulls after a {@link #check} of the same pull (the same paths: only digests the check stood in for may differ),
+   * taking what it found instead of walking the folder again.
+   */
+  public static SyncResult run(SyncSession session, VersionSource source, Options options, Checked checked)
+      throws IOException {
+    return new Pull(session, source, options, false, checked).pull().result();
   }
 
   /**
@@ -114,11 +139,14 @@ public final class Pull {
    * can name them all (a DVC remote's) asks this first, with a stand-in digest for each content it lacks. Only the
    * answer "already there" needs the real digest, and a stand-in never gets it.
    */
-  public static void check(SyncSession session, VersionSource source, Options options) throws IOException {
-    new Pull(session, source, options, true).pull();
+  public static Checked check(SyncSession session, VersionSource source, Options options) throws IOException {
+    return new Pull(session, source, options, true, null).pull().checked();
   }
 
-  private SyncResult pull() throws IOException {
+  /** A run's result, or a check's findings. */
+  private record Outcome(SyncResult result, Checked checked) {}
+
+  private Outcome pull() throws IOException {
     FileIdentity.requireUtf8FileNames();
     String stateInside = session.stateInFolder();
     if (options.cache() != null && session.isSyncedPath(options.cache())) {
@@ -137,10 +165,11 @@ public final class Pull {
     Files.createDirectories(session.folder());
     StateDatabase state = session.state();
     Map<String, FileState> known = state.load(session.folder());
-    List<Path> extra = options.deleteExtra() ? extraPaths(selection, filter, known, stateInside) : List.of();
+    List<Path> extra = !options.deleteExtra() ? List.of()
+        : checked != null ? checked.extra : extraPaths(selection, filter, known, stateInside);
     List<Selection.File> toWrite = filesToWrite(selection, known);
     if (checkOnly) {
-      return null;
+      return new Outcome(null, new Checked(extra));
     }
     Map<Digest, List<Selection.File>> byDigest = toWrite.stream()
         .collect(Collectors.groupingBy(Selection.File::digest, HashMap::new, Collectors.toList()));
@@ -178,10 +207,10 @@ public final class Pull {
     }
     session.log("pull: %s written, %d already there", Counted.of(pulled.size() - alreadyThere.get(), "file"),
         alreadyThere.get());
-    return new SyncResult("pull", source.url(), options.version(), root.digest().text(),
+    return new Outcome(new SyncResult("pull", source.url(), options.version(), root.digest().text(),
         selection.files().size() + selection.links().size(), selection.bytes(), 0, null, null, progress.moved(), null,
         null, clock.requests(), null, null, 0, List.of(), List.of(), clock.startTime(), clock.now(),
-        clock.elapsedSeconds());
+        clock.elapsedSeconds()), null);
   }
 
   /** The folder of the version that {@link Options#path()} names; the root itself when that is empty. */
@@ -606,17 +635,22 @@ public final class Pull {
       }
     }
     Path root = session.folder();
-    Set<String> keptIgnored = ignoredAndTheirFolders(root);
-    List<Path> extra;
+    IgnoreRules rules = session.ignoreRules();
+    Set<String> keptIgnored = new HashSet<>();
+    List<Path> candidates = new ArrayList<>();
     try (Stream<Path> walk = Files.walk(root)) {
-      extra = walk.filter(path -> !path.equals(root))
-          .filter(path -> {
-            String relative = root.relativize(path).toString();
-            return !wanted.contains(relative) && filter.matches(relative) && !isStateOrHoldsIt(relative, stateInside)
-                && !keptIgnored.contains(relative);
-          })
-          .sorted(Comparator.reverseOrder()).toList();
+      walk.filter(path -> !path.equals(root)).forEach(path -> {
+        String relative = root.relativize(path).toString();
+        if (!rules.isEmpty() && rules.ignores(relative, Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS))) {
+          keepWithItsFolders(relative, keptIgnored);
+        } else if (!wanted.contains(relative) && filter.matches(relative)
+            && !isStateOrHoldsIt(relative, stateInside)) {
+          candidates.add(path);
+        }
+      });
     }
+    List<Path> extra = candidates.stream().filter(path -> !keptIgnored.contains(root.relativize(path).toString()))
+        .sorted(Comparator.reverseOrder()).toList();
     if (!options.force()) {
       Set<String> edited = new HashSet<>();
       for (Path path : extra) {
@@ -635,27 +669,14 @@ public final class Pull {
   }
 
   /**
-   * The local paths the folder's {@code .quarryignore} ignores, with every folder that holds one: --delete-extra keeps
-   * them, as a push never saw them. Empty without rules.
+   * Adds an ignored path and every folder that holds it: --delete-extra keeps them, as a push never saw the path (the
+   * folder's {@code .quarryignore}, or for a DVC pull what DVC ignores).
    */
-  private Set<String> ignoredAndTheirFolders(Path root) throws IOException {
-    IgnoreRules rules = session.ignoreRules();
-    Set<String> kept = new HashSet<>();
-    if (rules.isEmpty()) {
-      return kept;
+  private static void keepWithItsFolders(String relative, Set<String> kept) {
+    kept.add(relative);
+    for (int slash = relative.lastIndexOf('/'); slash > 0; slash = relative.lastIndexOf('/', slash - 1)) {
+      kept.add(relative.substring(0, slash));
     }
-    try (Stream<Path> walk = Files.walk(root)) {
-      walk.filter(path -> !path.equals(root)).forEach(path -> {
-        String relative = root.relativize(path).toString();
-        if (rules.ignores(relative, Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS))) {
-          kept.add(relative);
-          for (int slash = relative.lastIndexOf('/'); slash > 0; slash = relative.lastIndexOf('/', slash - 1)) {
-            kept.add(relative.substring(0, slash));
-          }
-        }
-      });
-    }
-    return kept;
   }
 
   private void deleteExtra(List<Path> extra) throws IOException {

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.RequestTotals;
+import dev.quarry.core.sync.DelegatingStore;
 import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.pull.Pull;
@@ -206,6 +207,30 @@ class DvcPullTest {
 
     assertThat(gets(() -> assertRefused(next, "1 local files differ from both the version they came from and the new"
         + " one: b (pull with --force to replace them)"))).isEqualTo(1); // the listing, no content
+  }
+
+  /**
+   * A pull walks the folder for --delete-extra once, in its check before any content is read, as a pull from a
+   * Quarry remote does before its downloads: a file that appears while the contents are read is not extra.
+   */
+  @Test
+  void deleteExtraDeletesWhatTheWalkBeforeTheDownloadsFoundOnly() throws Exception {
+    DvcFile first = new DvcFile(remote.listing("[" + entry(remote.file("alpha"), "a") + ", "
+        + entry(remote.file("beta"), "b") + "]"), 9, 2, "data");
+    pull(first, false);
+    String gamma = remote.file("gamma");
+    DvcFile next = new DvcFile(remote.listing("[" + entry(md5("alpha".getBytes(StandardCharsets.UTF_8)), "a") + ", "
+        + entry(gamma, "c") + "]"), 10, 2, "data");
+    ObjectStore appearing = DelegatingStore.withHook(dvc, (kind, key) -> {
+      if (key.endsWith(gamma.substring(2)) && !Files.exists(folder.resolve("late"))) {
+        Files.writeString(folder.resolve("late"), "written while the pull read gamma");
+      }
+    });
+    try (SyncSession session = session()) {
+      DvcPull.run(session, new DvcRemote(appearing, "store", next, "pull"),
+          new Pull.Options("ignored", List.of(), true, null, false));
+    }
+    assertThat(files()).containsExactly("a", "c", "late");
   }
 
   @Test
