@@ -1,5 +1,6 @@
 package dev.quarry.core.sort;
 
+import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.sort.extract.LocalPacks;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;

@@ -2,7 +2,7 @@ package dev.quarry.cli.sync;
 
 import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.cli.output.StandardOutput;
-import dev.quarry.core.sort.WorkFolder;
+import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.pull.Get;

@@ -2,7 +2,7 @@ package dev.quarry.cli.sync;
 
 import dev.quarry.cli.output.ProgressLog;
 import dev.quarry.core.json.Json;
-import dev.quarry.core.sort.WorkFolder;
+import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.sync.SyncSession;

@@ -5,7 +5,7 @@ import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.Progress;
 import dev.quarry.core.sort.Scratch;
-import dev.quarry.core.sort.WorkFolder;
+import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.sort.extract.PackStore;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;

@@ -7,7 +7,7 @@ import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Progress;
 import dev.quarry.core.sort.Scratch;
-import dev.quarry.core.sort.WorkFolder;
+import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.input.InputShards;
 import dev.quarry.core.sort.order.KeyOrder;

@@ -3,7 +3,7 @@ package dev.quarry.core.sync.dvc;
 import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.fs.ConfinedFolder;
-import dev.quarry.core.sort.WorkFolder;
+import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.sync.RunClock;
 import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.sync.SyncSession;

@@ -1,4 +1,4 @@
-package dev.quarry.core.sort;
+package dev.quarry.core.fs;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

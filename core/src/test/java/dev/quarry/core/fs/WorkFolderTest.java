@@ -1,4 +1,4 @@
-package dev.quarry.core.sort;
+package dev.quarry.core.fs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
