@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 
 /**
  * Splitters for partitions by key range: the keys found in the first {@value #BYTES} bytes of up to {@value #SHARDS}
@@ -31,10 +32,12 @@ public final class KeySample {
   private KeySample() {}
 
   /**
-   * At most {@code partitions - 1} increasing keys; none (one partition) when there is one partition or the sample
+   * At most {@code partitions - 1} increasing range keys (what {@code rangeKey} makes of a sample key; null leaves
+   * the key out); none (one partition) when there is one partition or the sample
    * found no key (inputs that are not plain tars).
    */
-  public static List<String> splitters(List<InputShard> inputs, ObjectStores stores, int partitions) throws IOException {
+  static List<String> splitters(List<InputShard> inputs, ObjectStores stores, int partitions,
+      UnaryOperator<String> rangeKey) throws IOException {
     if (partitions < 2 || inputs.isEmpty()) {
       return List.of();
     }
@@ -43,7 +46,12 @@ public final class KeySample {
     for (int i = 0; i < count; i++) {
       InputShard shard = inputs.get((int) ((long) inputs.size() * i / count));
       if (shard.format() == ShardFormat.TAR) {
-        keys.addAll(firstKeys(shard, stores));
+        for (String key : firstKeys(shard, stores)) {
+          String ranged = rangeKey.apply(key);
+          if (ranged != null) {
+            keys.add(ranged);
+          }
+        }
       }
     }
     List<String> sorted = new ArrayList<>(keys);
