@@ -844,8 +844,11 @@ abstract class SortContract {
     long mostOrdered = results.stream().filter(r -> r.phase().equals("partition")).mapToLong(PhaseResult::records)
         .max().orElseThrow();
     assertThat(mostOrdered).isLessThanOrEqualTo((long) (1.25 * all.size() / 4));
+    // Two templates for the key map: a partition may own the last, partial shard of the first and the first of the
+    // second, and its splitters come from a sample of about 50 keys.
+    long[] shardRange = kind == OrderKind.KEYMAP ? new long[] {7, 13} : new long[] {8, 12};
     assertThat(results.stream().filter(r -> r.phase().equals("create")).mapToLong(PhaseResult::shards))
-        .allSatisfy(shards -> assertThat(shards).isBetween(8L, 12L)).hasSize(4);
+        .allSatisfy(shards -> assertThat(shards).isBetween(shardRange[0], shardRange[1])).hasSize(4);
 
     Location scratch = stores.locate(root + "scratch/");
     assertThat(objects(root + "scratch/").keySet()).anyMatch(name -> name.startsWith("packs/extract-"))

@@ -23,11 +23,13 @@ import java.util.function.UnaryOperator;
  * Splitters for partitions by key range: the keys found in the first {@value #BYTES} bytes of up to {@value #SHARDS}
  * plain tar input shards spread evenly over the input list, cut into equal parts. Every extract worker reads the
  * same sample and so finds the same splitters (their done markers say which, and the plan refuses a mix). They only
- * decide how even the partitions are, never the output: any splitters give the same shards.
+ * decide how even the partitions are, never the output: any splitters give the same shards. Since every worker reads
+ * it, the sample is small: at most 1 MiB per worker, the first keys of records up to about 8 KiB and the first key
+ * of any larger record.
  */
 public final class KeySample {
   static final int SHARDS = 64;
-  static final int BYTES = 64 << 10;
+  static final int BYTES = 16 << 10;
 
   private KeySample() {}
 
@@ -65,7 +67,7 @@ public final class KeySample {
     return splitters;
   }
 
-  /** The keys of the members whose headers lie in the shard's first bytes; none for a missing shard. */
+  /** The keys of the members whose headers lie in the shard's first {@value #BYTES} bytes; none for a missing shard. */
   private static List<String> firstKeys(InputShard shard, ObjectStores stores) throws IOException {
     Location location = stores.locate(shard.url());
     Optional<ObjectInfo> info = location.store().head(location.key());
