@@ -11,7 +11,6 @@ import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.input.InputShards;
 import dev.quarry.core.sort.order.KeyOrder;
-import dev.quarry.core.sort.plan.KeySample;
 import dev.quarry.core.sort.plan.Partitioner;
 import dev.quarry.core.sort.records.ExternalSorter;
 import dev.quarry.core.sort.records.StoreRunStorage;
@@ -85,9 +84,7 @@ public final class ExtractPhase {
       StoredJson.write(scratchStore, scratch.inputs(), inputs);
     }
     // Every worker samples the same keys, so all find the same splitters; a key's partition depends on nothing else.
-    List<String> splitters = Partitioner.usesSplitters(spec.order())
-        ? KeySample.splitters(inputs, stores, partitions) : List.of();
-    Partitioner partitioner = new Partitioner(spec.order(), partitions, splitters);
+    Partitioner partitioner = Partitioner.sampled(spec, stores, inputs, partitions);
     int from = (int) ((long) inputs.size() * index / count);
     int to = (int) ((long) inputs.size() * (index + 1) / count);
     List<InputShard> mine = inputs.subList(from, to);
@@ -117,7 +114,7 @@ public final class ExtractPhase {
     progress.print(true);
     ExtractResult result = new ExtractResult(index, count, partitions, from, to, mine.size(), (int) totals[0],
         sorter.entries(), totals[2], totals[1], runNames, sorter.peakBufferedBytes(), sorter.bytesPerEntry(),
-        packName, packSegments, splitters);
+        packName, packSegments, partitioner.splitters());
     StoredJson.write(scratchStore, scratch.extractDone(index), result);
     return result;
   }

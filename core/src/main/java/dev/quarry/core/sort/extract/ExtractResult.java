@@ -21,7 +21,8 @@ import java.util.List;
  * @param pack the object holding its records' bytes partition by partition, or null when records stay where they
  *     are (one partition, or an order that does not spread records over partitions)
  * @param packSegments where each partition's segment starts in the pack, and the pack's size last; empty without
- * @param splitters the keys that start partitions 1, 2, ... of an alphanumeric order, from the input sample
+ * @param splitters the range keys that start partitions 1, 2, ... of an alphanumeric or key map order, from the
+ *     input sample (see Partitioner)
  */
 public record ExtractResult(int index, int count, int partitions, int from, int to, int shards, int missingShards,
     long records, long bytes, long inputBytes, List<List<String>> runs, long peakMetadataBytes, long metadataBytesPerRecord, String pack, List<Long> packSegments,

@@ -17,24 +17,29 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 
 /**
  * Splitters for partitions by key range: the keys found in the first {@value #BYTES} bytes of up to {@value #SHARDS}
  * plain tar input shards spread evenly over the input list, cut into equal parts. Every extract worker reads the
  * same sample and so finds the same splitters (their done markers say which, and the plan refuses a mix). They only
- * decide how even the partitions are, never the output: any splitters give the same shards.
+ * decide how even the partitions are, never the output: any splitters give the same shards. Since every worker reads
+ * it, the sample is small: at most 1 MiB per worker, the first keys of records up to about 8 KiB and the first key
+ * of any larger record.
  */
 public final class KeySample {
   static final int SHARDS = 64;
-  static final int BYTES = 64 << 10;
+  static final int BYTES = 16 << 10;
 
   private KeySample() {}
 
   /**
-   * At most {@code partitions - 1} increasing keys; none (one partition) when there is one partition or the sample
+   * At most {@code partitions - 1} increasing range keys (what {@code rangeKey} makes of a sample key; null leaves
+   * the key out); none (one partition) when there is one partition or the sample
    * found no key (inputs that are not plain tars).
    */
-  public static List<String> splitters(List<InputShard> inputs, ObjectStores stores, int partitions) throws IOException {
+  static List<String> splitters(List<InputShard> inputs, ObjectStores stores, int partitions,
+      UnaryOperator<String> rangeKey) throws IOException {
     if (partitions < 2 || inputs.isEmpty()) {
       return List.of();
     }
@@ -43,7 +48,12 @@ public final class KeySample {
     for (int i = 0; i < count; i++) {
       InputShard shard = inputs.get((int) ((long) inputs.size() * i / count));
       if (shard.format() == ShardFormat.TAR) {
-        keys.addAll(firstKeys(shard, stores));
+        for (String key : firstKeys(shard, stores)) {
+          String ranged = rangeKey.apply(key);
+          if (ranged != null) {
+            keys.add(ranged);
+          }
+        }
       }
     }
     List<String> sorted = new ArrayList<>(keys);
@@ -57,7 +67,7 @@ public final class KeySample {
     return splitters;
   }
 
-  /** The keys of the members whose headers lie in the shard's first bytes; none for a missing shard. */
+  /** The keys of the members whose headers lie in the shard's first {@value #BYTES} bytes; none for a missing shard. */
   private static List<String> firstKeys(InputShard shard, ObjectStores stores) throws IOException {
     Location location = stores.locate(shard.url());
     Optional<ObjectInfo> info = location.store().head(location.key());

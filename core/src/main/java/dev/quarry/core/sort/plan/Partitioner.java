@@ -1,42 +1,81 @@
 package dev.quarry.core.sort.plan;
 
+import dev.quarry.core.policy.Problems;
+import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.order.KeyOrder;
 import dev.quarry.core.sort.order.RecordOrders;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.ObjectStores;
+import java.io.IOException;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * Which partition a record goes to, so that the job's order is the partitions' orders one after the other and every
  * copy of a key meets in one partition. Shuffle and md5 split the 64-bit rank the order compares first (the XXHash or
  * the MD5's first 8 bytes) into equal ranges: no sample is needed, and a key's copies share their rank. Alphanumeric
- * splits keys at splitters ({@link KeySample}), partition 0 holding the first keys in the job's direction. The other
- * orders keep every record in partition 0 (the others stay empty), which is right whatever the keys: their records
- * are ordered by one process, as before partitions.
+ * splits keys at splitters ({@link KeySample}), partition 0 holding the first keys in the job's direction. A key map
+ * splits its order, by template then key, at splitters of the same form ({@link #rangeKey}): a key's template is a
+ * function of the key, so its copies meet too. Content and none keep every record in partition 0 (the others stay
+ * empty): they order by a value copies of a key need not share (the content key, the input position), so no range of
+ * theirs brings copies together.
  */
 public final class Partitioner {
+  private static final int TEMPLATE_DIGITS = 10;
+
   private final SortSpec.Order order;
   private final int partitions;
   private final List<String> splitters;
+  /** The splitters as (template, key), each as {@link #templateOf} and {@link #keyOf} read it. */
+  private final int[] splitterTemplates;
+  private final String[] splitterKeys;
+  private final Keymap keymap;
   private final boolean spreads;
 
-  /** {@code splitters}: for alphanumeric order, the keys that start partitions 1, 2, ... in key order. */
-  public Partitioner(SortSpec.Order order, int partitions, List<String> splitters) {
+  /**
+   * {@code splitters}: for alphanumeric and key map orders, the range keys ({@link #rangeKey}) that start partitions
+   * 1, 2, ... in increasing order; {@code keymap}: the job's key map, for a key map order.
+   */
+  public Partitioner(SortSpec.Order order, int partitions, List<String> splitters, Keymap keymap) {
     if (partitions < 1) {
       throw new IllegalArgumentException("Invalid partition count: " + partitions + " (must be at least 1)");
     }
+    if (order.kind() == OrderKind.KEYMAP && keymap == null) {
+      throw new IllegalArgumentException("Cannot partition a key map order without its key map");
+    }
     this.order = order;
     this.partitions = partitions;
-    this.splitters = order.kind() == OrderKind.ALPHANUMERIC && splitters != null
-        && splitters.size() < partitions ? List.copyOf(splitters) : List.of();
-    this.spreads = partitions > 1 && (order.kind() == OrderKind.SHUFFLE || order.kind() == OrderKind.MD5
-        || !this.splitters.isEmpty());
+    this.splitters = usesSplitters(order) && splitters != null && splitters.size() < partitions
+        ? List.copyOf(splitters) : List.of();
+    this.splitterTemplates = this.splitters.stream().mapToInt(this::templateOf).toArray();
+    this.splitterKeys = this.splitters.stream().map(this::keyOf).toArray(String[]::new);
+    this.keymap = keymap;
+    this.spreads = spreads(order, partitions, splitters);
+  }
+
+  /**
+   * The partitioner of extract: samples the inputs for splitters when the order uses them ({@link KeySample}). The
+   * key map's malformed lines are the partition steps' to report: here they are only parsed (an abort still fails).
+   */
+  public static Partitioner sampled(SortSpec spec, ObjectStores stores, List<InputShard> inputs, int partitions)
+      throws IOException {
+    Keymap keymap = spec.order().kind() == OrderKind.KEYMAP ? Keymap.of(spec, stores, new Problems()) : null;
+    List<String> splitters = usesSplitters(spec.order())
+        ? KeySample.splitters(inputs, stores, partitions, rangeKeys(spec.order(), keymap)) : List.of();
+    return new Partitioner(spec.order(), partitions, splitters, keymap);
   }
 
   /** Whether the order's partitions are cut by keys sampled from the input. */
   public static boolean usesSplitters(SortSpec.Order order) {
-    return order.kind() == OrderKind.ALPHANUMERIC;
+    return order.kind() == OrderKind.ALPHANUMERIC || order.kind() == OrderKind.KEYMAP;
+  }
+
+  /** Whether records of {@code order} split by these splitters spread over the partitions. */
+  public static boolean spreads(SortSpec.Order order, int partitions, List<String> splitters) {
+    return partitions > 1 && (order.kind() == OrderKind.SHUFFLE || order.kind() == OrderKind.MD5
+        || usesSplitters(order) && splitters != null && !splitters.isEmpty() && splitters.size() < partitions);
   }
 
   public int partitions() {
@@ -48,20 +87,30 @@ public final class Partitioner {
     return spreads;
   }
 
+  public List<String> splitters() {
+    return splitters;
+  }
+
   /**
    * The record's partition: for shuffle and md5 the rank's range, {@code floor(rank * partitions / 2^64)}, rank
-   * unsigned; for alphanumeric the number of splitters at or below the key (reversed when descending).
+   * unsigned; for alphanumeric and key map orders the number of splitters at or below the record's range key
+   * (reversed when descending). A record of no key map line goes to partition 0, whose step drops it.
    */
   public int partitionOf(RecordEntry entry) {
     if (!spreads) {
       return 0;
     }
     if (!splitters.isEmpty()) {
-      int low = 0; // the number of splitters at or below the key
+      int template = order.kind() == OrderKind.KEYMAP ? keymap.match(entry.key()) : 0;
+      if (template < 0) {
+        return 0;
+      }
+      int low = 0; // the number of splitters at or below the record's (template, key)
       int high = splitters.size();
       while (low < high) {
         int middle = (low + high) >>> 1;
-        if (KeyOrder.compareKeys(splitters.get(middle), entry.key()) <= 0) {
+        int byTemplate = Integer.compare(splitterTemplates[middle], template);
+        if (byTemplate < 0 || byTemplate == 0 && KeyOrder.compareKeys(splitterKeys[middle], entry.key()) <= 0) {
           low = middle + 1;
         } else {
           high = middle;
@@ -71,5 +120,30 @@ public final class Partitioner {
     }
     long rank = (Long) RecordOrders.ranked(order, entry).contentKey();
     return (int) Math.unsignedMultiplyHigh(rank, partitions);
+  }
+
+  private int templateOf(String rangeKey) {
+    return order.kind() == OrderKind.KEYMAP ? Integer.parseInt(rangeKey.substring(0, TEMPLATE_DIGITS)) : 0;
+  }
+
+  private String keyOf(String rangeKey) {
+    return order.kind() == OrderKind.KEYMAP ? rangeKey.substring(TEMPLATE_DIGITS + 1) : rangeKey;
+  }
+
+  private static UnaryOperator<String> rangeKeys(SortSpec.Order order, Keymap keymap) {
+    return key -> rangeKey(order, keymap, key);
+  }
+
+  /**
+   * What splitters split for a record key, compared by code point as the order compares records: the key itself for
+   * alphanumeric; for a key map, its template's index in ten digits, ':' and the key (so the template comes first),
+   * or null when no line matches the key.
+   */
+  static String rangeKey(SortSpec.Order order, Keymap keymap, String key) {
+    if (order.kind() != OrderKind.KEYMAP) {
+      return key;
+    }
+    int template = keymap.match(key);
+    return template < 0 ? null : String.format("%0" + TEMPLATE_DIGITS + "d:%s", template, key);
   }
 }

@@ -101,7 +101,7 @@ public final class PlanPhase {
         templates.stream().map(BraceTemplate::toString).toList(), cuts.records, cuts.bytes,
         partitions.stream().mapToLong(PartitionResult::duplicatesDropped).sum(),
         partitions.stream().mapToLong(PartitionResult::recordsDropped).sum(),
-        new Partitioner(spec.order(), partitionCount, extracted.splitters()).spreads(), Arrays.stream(cuts.templateRecords).boxed().toList(),
+        Partitioner.spreads(spec.order(), partitionCount, extracted.splitters()), Arrays.stream(cuts.templateRecords).boxed().toList(),
         cuts.starts, extracted.packs());
     StoredJson.write(scratchStore, scratch.planDone(), summary);
     log.printf("plan: %d records into %d %s shards%n", summary.records(), summary.shards().size(),
