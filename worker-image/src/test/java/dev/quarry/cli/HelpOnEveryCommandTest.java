@@ -2,7 +2,10 @@ package dev.quarry.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,18 +43,33 @@ class HelpOnEveryCommandTest {
     for (String help : List.of("--help", "-h")) {
       StringWriter out = new StringWriter();
       StringWriter err = new StringWriter();
+      ByteArrayOutputStream processErr = new ByteArrayOutputStream();
       CommandLine commandLine = QuarryCommand.commandLine();
       commandLine.setOut(new PrintWriter(out, true));
       commandLine.setErr(new PrintWriter(err, true));
       List<String> args = new ArrayList<>(words);
       args.add(help);
 
-      int exit = commandLine.execute(args.toArray(String[]::new));
+      int exit = executeWatchingTheProcessErr(commandLine, args, processErr);
 
       assertThat(exit).as(String.join(" ", args) + ": " + err).isZero();
       assertThat(out.toString()).contains("Usage: " + String.join(" ", Stream.concat(Stream.of("quarry"),
           words.stream()).toList()));
       assertThat(err.toString()).isEmpty();
+      assertThat(processErr.toString()).as("what picocli itself printed, e.g. a description it could not format")
+          .isEmpty();
+    }
+  }
+
+  /** Runs the command while catching the process's standard error, where picocli's own warnings go. */
+  private static int executeWatchingTheProcessErr(CommandLine commandLine, List<String> args,
+      ByteArrayOutputStream processErr) {
+    PrintStream previous = System.err;
+    System.setErr(new PrintStream(processErr, true, StandardCharsets.UTF_8));
+    try {
+      return commandLine.execute(args.toArray(String[]::new));
+    } finally {
+      System.setErr(previous);
     }
   }
 

@@ -125,7 +125,7 @@ public final class SortSpecOptions {
   String contentKeyMissing;
 
   @Option(names = "--memory-budget", paramLabel = "BYTES", description = "Memory of the whole process but"
-      + " for the JVM's own 96 MiB; past it, data spills (default: 80% of the process's memory limit, its cgroup's"
+      + " for the JVM's own 96 MiB; past it, data spills (default: 80%% of the process's memory limit, its cgroup's"
       + " or else the machine's). The ./quarry launcher and the worker image size the heap from it: all of it for a"
       + " phase, half for sort run, whose record bytes take the other half outside the heap.")
   String memoryBudget;
