@@ -699,19 +699,69 @@ abstract class SortContract {
     }
   }
 
+  /**
+   * Create checks what it reads, then a partition step runs again (over an extract attempt of changed inputs) and
+   * writes its ordered list, then create reads the list: it reads the one the plan was made from, never the new one.
+   * The store holds create at its first request for the ordered list until the rerun is done.
+   */
   @Test
-  void createRefusesAPartitionOrderedAgainAfterThePlanFromAnotherExtractAttempt() throws Exception {
-    SortSpec spec = spec(unevenInput(), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
-        records(root + "out/x-{000..}.tar", 20));
+  void createReadsThePlannedOrderedListWhileAPartitionStepRunsAgain() throws Exception {
+    String input = unevenInput();
+    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null);
+    SortSpec spec = spec(input, shuffle, records(root + "out/x-{000..}.tar", 20));
     SortPhases phases = phases(spec, root + "scratch/");
     phases.extract(0, 1, 2);
-    phases.plan(1);
-    phases.extract(0, 1, 3);
-    phases.extract(0, 1, 2);
     phases.partition(0, 2, 1);
-    assertThatThrownBy(() -> phases.create(0, 2)).hasMessage("Cannot create shards: partition 0 was ordered from"
-        + " other extract packs than the plan's (a step ran again after the plan; clean the scratch and sort again)");
-    assertThat(objects(root + "out/").keySet()).as("no shard written").containsExactly("x.pending.json");
+    phases.partition(1, 2, 1);
+    phases.plan(1);
+
+    Location scratch = stores.locate(root + "scratch/");
+    String orderedOfPartition0 = new Scratch(scratch.key()).prefix() + "partition/00000/ordered";
+    java.util.concurrent.CountDownLatch createChecked = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch rerunDone = new java.util.concurrent.CountDownLatch(1);
+    var held = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
+      @Override
+      public void before(String kind, String key) throws java.io.IOException {
+        if (key.startsWith(orderedOfPartition0) && createChecked.getCount() > 0) {
+          createChecked.countDown();
+          try {
+            rerunDone.await();
+          } catch (InterruptedException e) {
+            throw new java.io.InterruptedIOException();
+          }
+        }
+      }
+    };
+    SortPhases heldPhases = new SortPhases(spec, stores, new Location(held, scratch.key()),
+        new ScratchPacks(held, new Scratch(scratch.key())), false, QUIET);
+    try (ExecutorService worker = Executors.newSingleThreadExecutor()) {
+      Future<PhaseResult> create = worker.submit(() -> heldPhases.create(0, 2));
+      createChecked.await();
+      // An input shard is replaced and extract runs again: partition 0's step orders the new records again.
+      List<Record> original = dataset.set(2, SortFixture.dataset(1, 30, 99).getFirst());
+      SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+      phases.extract(0, 1, 3);
+      phases.extract(0, 1, 2);
+      phases.partition(0, 2, 1);
+      rerunDone.countDown();
+      create.get();
+      dataset.set(2, original);
+    }
+    phases.create(1, 2);
+    phases.commit();
+
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    runPartitioned(spec(input, shuffle, records(root + "fresh/x-{000..}.tar", 20)), root + "scratch-fresh/", 1, 2);
+    Map<String, byte[]> expected = objects(root + "fresh/");
+    Map<String, byte[]> output = objects(root + "out/");
+    assertThat(output.keySet()).isEqualTo(expected.keySet());
+    for (var object : expected.entrySet()) {
+      assertThat(output.get(object.getKey())).as(object.getKey()).isEqualTo(object.getValue());
+    }
+    assertThat(objects(root + "scratch/").keySet()).filteredOn(name -> name.startsWith("partition/00000/ordered-"))
+        .as("both attempts' lists").hasSize(2);
+    ScratchCleaning.clean(scratch, ScratchMarker.of(spec));
+    assertThat(objects(root + "scratch/")).as("clean deletes the lists of every attempt").isEmpty();
   }
 
   @Test
@@ -724,7 +774,8 @@ abstract class SortContract {
     Location scratch = stores.locate(root + "scratch/");
     Scratch names = new Scratch(scratch.key());
     var storage = new dev.quarry.core.sort.records.StoreRunStorage(scratch.store());
-    String ordered = names.partitionOrdered(1);
+    String ordered = StoredJson.read(scratch.store(), names.partitionDone(1),
+        dev.quarry.core.sort.plan.PartitionResult.class).ordered();
     List<dev.quarry.core.sort.records.RecordEntry> entries = new ArrayList<>();
     try (var reader = new dev.quarry.core.sort.records.RunReader(storage.open(ordered), ordered)) {
       for (var entry = reader.next(); entry != null; entry = reader.next()) {
@@ -806,13 +857,21 @@ abstract class SortContract {
     var counts = partition.templates().getFirst();
     long more = 1L << 20;
     StoredJson.write(scratch.store(), names.partitionDone(1), new dev.quarry.core.sort.plan.PartitionResult(
-        partition.index(), partition.count(), partition.extractCount(), partition.packs(),
+        partition.index(), partition.count(), partition.extractCount(), partition.packs(), partition.ordered(),
         partition.recordsOrdered() + more, partition.duplicatesDropped(), partition.recordsDropped(),
         List.of(new dev.quarry.core.sort.plan.PartitionResult.TemplateCounts(counts.records() + more, counts.bytes()
             + more, counts.span() + more, counts.lastSpan()))));
     assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the partition steps ordered "
         + (all.size() + more) + " records, not the " + all.size() + " the extract workers found (the scratch was"
         + " changed; clean it and sort again)");
+
+    String otherList = StoredJson.read(scratch.store(), names.partitionDone(0),
+        dev.quarry.core.sort.plan.PartitionResult.class).ordered();
+    StoredJson.write(scratch.store(), names.partitionDone(1), new dev.quarry.core.sort.plan.PartitionResult(
+        partition.index(), partition.count(), partition.extractCount(), partition.packs(), otherList,
+        partition.recordsOrdered(), partition.duplicatesDropped(), partition.recordsDropped(), partition.templates()));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the done marker of partition 1 names an"
+        + " ordered list that is not one of its own (the scratch was changed; clean it and sort again)");
 
     String json = new String(Json.bytes(partition), StandardCharsets.UTF_8).replace("\"duplicatesDropped\" : 0",
         "\"duplicatesDropped\" : 1");

@@ -41,7 +41,8 @@ public record PlanSummary(List<InputShard> inputs, List<PlannedShard> shards, St
 
   /**
    * The place of a partition's first record of each template in that template's order: records before it, and the
-   * start offset of {@link ShardCuts} (the prefix sums of the partitions' counts).
+   * start offset of {@link ShardCuts} (the prefix sums of the partitions' counts); and the ordered list the plan
+   * counted, which create reads (a step of the partition that runs again writes another).
    */
-  public record PartitionStart(List<Long> records, List<Long> starts) {}
+  public record PartitionStart(List<Long> records, List<Long> starts, String ordered) {}
 }

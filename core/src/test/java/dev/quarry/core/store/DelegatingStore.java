@@ -1,25 +1,20 @@
-package dev.quarry.core.sync;
+package dev.quarry.core.store;
 
-import dev.quarry.core.store.ListPage;
-import dev.quarry.core.store.ObjectInfo;
-import dev.quarry.core.store.ObjectStore;
-import dev.quarry.core.store.ObjectUpload;
-import dev.quarry.core.store.RequestCounts;
 import java.io.IOException;
 import java.time.Duration;
 import java.io.InputStream;
 import java.util.Optional;
 
 /** A store that runs {@link #before} ahead of every request of another: for injected faults and delays in tests. */
-class DelegatingStore implements ObjectStore {
+public class DelegatingStore implements ObjectStore {
   private final ObjectStore delegate;
 
-  DelegatingStore(ObjectStore delegate) {
+  public DelegatingStore(ObjectStore delegate) {
     this.delegate = delegate;
   }
 
   /** Called with the request kind and key before each request; may throw or sleep. */
-  void before(String kind, String key) throws IOException {}
+  public void before(String kind, String key) throws IOException {}
 
   @Override
   public Optional<ObjectInfo> head(String key) throws IOException {
