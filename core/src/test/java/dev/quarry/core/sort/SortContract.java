@@ -905,6 +905,56 @@ abstract class SortContract {
     assertThat(objects(root + "scratch/")).as("clean deletes the packs and partition files too").isEmpty();
   }
 
+  /**
+   * Shards go on across partitions: a create worker reads their continuation in the next partitions' segments with
+   * reads merged across small gaps, as it reads anything else, not with one GET per record. With 2 extract workers
+   * and 4 partitions, the create workers make about one GET per segment they read: 8 to fetch their own, and a few
+   * for the continuations (there are over 100 records in them).
+   */
+  @Test
+  void createWorkersReadTheContinuationOfTheirShardsWithAGetPerSegmentNotPerRecord() throws Exception {
+    dataset = SortFixture.dataset(8, 250, 5);
+    all = dataset.stream().flatMap(List::stream).toList();
+    SortSpec spec = spec(input(ShardFormat.TAR).replace("{000..005}", "{000..007}"),
+        new SortSpec.Order(OrderKind.SHUFFLE, null, 11L, null, null), records(root + "p/x-{000..}.tar", 90));
+    SortPhases phases = phases(spec, root + "scratch/");
+    for (int index = 0; index < 2; index++) {
+      phases.extract(index, 2, 4);
+    }
+    for (int index = 0; index < 4; index++) {
+      phases.partitionThenPlan(index, 4, 2);
+    }
+    Location scratch = stores.locate(root + "scratch/");
+    java.util.concurrent.atomic.AtomicInteger packGets = new java.util.concurrent.atomic.AtomicInteger();
+    var counted = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
+      @Override
+      public void before(String kind, String key) {
+        if (kind.equals("GET") && key.contains("/packs/extract-")) {
+          packGets.incrementAndGet();
+        }
+      }
+    };
+    SortPhases countedPhases = new SortPhases(spec, stores, new Location(counted, scratch.key()),
+        new ScratchPacks(counted, new Scratch(scratch.key())), false, QUIET);
+    for (int index = 0; index < 4; index++) {
+      countedPhases.create(index, 4);
+    }
+    var plan = StoredJson.read(scratch.store(), new Scratch(scratch.key()).planDone(),
+        dev.quarry.core.sort.plan.PlanSummary.class);
+    long continued = plan.partitions().stream().skip(1).filter(start -> start.records().getFirst() % 90 != 0)
+        .count();
+    assertThat(continued).as("shards that go on into the next partition").isEqualTo(3);
+    assertThat(packGets.get()).as("GETs of the packs by the create workers").isLessThanOrEqualTo(2 * 4 + 2 * 3);
+    phases.commit();
+
+    LocalSort.run(spec(spec.input().template(), spec.order(), records(root + "local/x-{000..}.tar", 90)), stores,
+        temp.resolve("work"), QUIET);
+    var localObjects = objects(root + "local/");
+    var partitionedObjects = objects(root + "p/");
+    assertThat(partitionedObjects.keySet()).isEqualTo(localObjects.keySet()).contains("x.manifest.json");
+    localObjects.forEach((name, bytes) -> assertThat(partitionedObjects.get(name)).as(name).isEqualTo(bytes));
+  }
+
   @ParameterizedTest
   @EnumSource(value = ShardFormat.class, names = {"TAR", "TAR_GZ"})
   void phasesInSeparateWorkersGiveByteIdenticalOutputToALocalRun(ShardFormat format) throws Exception {

@@ -102,24 +102,17 @@ public final class RecordSource {
     return location.store().getRange(location.key(), offset, length);
   }
 
-  /** Which source {@code open} reads bytes at {@code offset} from, for grouping neighbouring reads. */
+  /**
+   * Which source {@code open} reads bytes at {@code offset} from, for grouping neighbouring reads: an input object,
+   * a shard's pack, a fetched segment's local copy, or an extract worker's pack in the store (the segments not
+   * fetched, where a shard's continuation into the next partitions is read).
+   */
   String sourceOf(int shard, boolean packed, long offset) {
     if (packed && !partitionPacks.isEmpty()) {
       int worker = PlanSummary.ExtractPack.indexOf(partitionPacks, shard);
       Fetched local = fetched.get(worker);
-      return (local != null && local.holds(offset, 0) ? "l" : SCATTERED) + worker;
+      return (local != null && local.holds(offset, 0) ? "l" : "s") + worker;
     }
     return shard + (packed ? "p" : "i");
   }
-
-  /**
-   * Whether the records a worker reads from this source ({@link #sourceOf}) are scattered among others it does not
-   * need: a segment of another partition than the worker's own, of which it reads only a shard's continuation. Such
-   * reads are not merged across gaps, which would read most of the segment for a few records.
-   */
-  static boolean isScattered(String source) {
-    return source.startsWith(SCATTERED);
-  }
-
-  private static final String SCATTERED = "r";
 }
