@@ -78,6 +78,14 @@ public final class Scratch {
     return String.format("%sextract/%05d/run-%s-", prefix, index, attempt);
   }
 
+  /**
+   * What the names of the runs of partition {@code partition} (of {@code partitions}) written by one attempt of
+   * extract worker {@code index} start with: a listing of it finds them.
+   */
+  public String extractRunsOf(int index, UUID attempt, int partition, int partitions) {
+    return runPrefix(index, attempt) + (partitions > 1 ? String.format("%05d-", partition) : "");
+  }
+
   /** Written last by extract worker {@code index}: its counts. */
   public String extractDone(int index) {
     return String.format("%sextract/%05d/done.json", prefix, index);

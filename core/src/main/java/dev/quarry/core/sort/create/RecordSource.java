@@ -1,6 +1,7 @@
 package dev.quarry.core.sort.create;
 
 import dev.quarry.core.sort.extract.PackStore;
+import dev.quarry.core.sort.extract.SegmentTable;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.store.FileRangeStream;
@@ -59,14 +60,19 @@ public final class RecordSource {
   }
 
   /**
-   * Copies partition {@code partition}'s segment of every extract worker's pack into {@code folder}: one ranged GET
-   * each, so that the partition's records are then read locally in any order.
+   * Copies partition {@code partition}'s segment of every extract worker's pack into {@code folder}: a ranged GET of
+   * its place in the pack's segment table, then one of its bytes, so that the partition's records are then read
+   * locally in any order.
    */
   void fetch(int partition, Path folder) throws IOException {
     for (int worker = 0; worker < partitionPacks.size(); worker++) {
       PlanSummary.ExtractPack pack = partitionPacks.get(worker);
-      long start = pack.segments().get(partition);
-      long length = pack.segments().get(partition + 1) - start;
+      if (pack.pack() == null) {
+        continue;
+      }
+      SegmentTable.Segment segment = SegmentTable.segment(scratchStore, pack.pack(), pack.recordBytes(), partition);
+      long start = segment.start();
+      long length = segment.length();
       Path file = folder.resolve(String.format("segment-%05d", worker));
       try (OutputStream out = Files.newOutputStream(file)) {
         if (length > 0) {

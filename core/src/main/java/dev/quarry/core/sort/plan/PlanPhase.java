@@ -50,7 +50,7 @@ public final class PlanPhase {
     }
     List<InputShard> inputs = readInputs(scratchStore, scratch);
     ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch, inputs.size(), extractCount, "plan");
-    extracted.checkPackSizes(scratchStore, "plan");
+    extracted.checkPacks("plan");
     int partitionCount = extracted.partitions();
     PartitionPhase partitioning = new PartitionPhase(spec, stores, scratchRoot, log);
     List<PartitionResult> partitions = new ArrayList<>();
@@ -105,7 +105,7 @@ public final class PlanPhase {
         templates.stream().map(BraceTemplate::toString).toList(), cuts.records, cuts.bytes,
         partitions.stream().mapToLong(PartitionResult::duplicatesDropped).sum(),
         partitions.stream().mapToLong(PartitionResult::recordsDropped).sum(),
-        new Partitioner(spec.order(), partitionCount, extracted.splitters()).spreads(), Arrays.stream(cuts.templateRecords).boxed().toList(),
+        extracted.spread(), Arrays.stream(cuts.templateRecords).boxed().toList(),
         cuts.starts, extracted.packs());
     StoredJson.write(scratchStore, scratch.planDone(), summary);
     log.printf("plan: %d records into %d %s shards%n", summary.records(), summary.shards().size(),
