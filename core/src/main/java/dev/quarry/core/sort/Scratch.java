@@ -37,7 +37,7 @@ public final class Scratch {
       "packs/[0-9]{8,}\\.tar",
       "packs/extract-[0-9]{5,}-[0-9a-f-]{36}\\.pack",
       "partition/[0-9]{5,}/sort/run-[0-9a-f-]{36}-[0-9]{6,}\\.run",
-      "partition/[0-9]{5,}/ordered\\.run",
+      "partition/[0-9]{5,}/ordered-[0-9a-f-]{36}\\.run",
       "partition/[0-9]{5,}/done\\.json",
       "plan/plan\\.json",
       "create/[0-9]{8,}\\.json",
@@ -51,6 +51,11 @@ public final class Scratch {
   /** Whether {@code name} is one of the runs {@link #runPrefix} names for extract worker {@code index}. */
   public boolean isExtractRun(int index, String name) {
     return isUnder(name, String.format("extract/%05d/", index) + "run-[0-9a-f-]{36}-([0-9]{5,}-)?[0-9]{6,}\\.run");
+  }
+
+  /** Whether {@code name} is one of the ordered lists {@link #partitionOrdered} names for partition {@code index}. */
+  public boolean isPartitionOrdered(int index, String name) {
+    return isUnder(name, String.format("partition/%05d/ordered-", index) + "[0-9a-f-]{36}\\.run");
   }
 
   /** Whether {@code name} is one of the packs {@link #partitionPack} names for extract worker {@code index}. */
@@ -71,6 +76,14 @@ public final class Scratch {
    */
   public String runPrefix(int index, UUID attempt) {
     return String.format("%sextract/%05d/run-%s-", prefix, index, attempt);
+  }
+
+  /**
+   * What the names of the runs of partition {@code partition} (of {@code partitions}) written by one attempt of
+   * extract worker {@code index} start with: a listing of it finds them.
+   */
+  public String extractRunsOf(int index, UUID attempt, int partition, int partitions) {
+    return runPrefix(index, attempt) + (partitions > 1 ? String.format("%05d-", partition) : "");
   }
 
   /** Written last by extract worker {@code index}: its counts. */
@@ -100,11 +113,12 @@ public final class Scratch {
   }
 
   /**
-   * Every kept record entry of partition {@code partition}, in the job's order: one run. Attempts of a partition
-   * write the same bytes, so they share the name.
+   * Every kept record entry of partition {@code partition}, in the job's order: one run per attempt, named for it and
+   * never overwritten, so that a create worker reads the very list the plan was made from while a step of the
+   * partition runs again (over another extract attempt, whose list differs). Its done marker and the plan name it.
    */
-  public String partitionOrdered(int partition) {
-    return String.format("%spartition/%05d/ordered.run", prefix, partition);
+  public String partitionOrdered(int partition, UUID attempt) {
+    return String.format("%spartition/%05d/ordered-%s.run", prefix, partition, attempt);
   }
 
   /** Written last by the step of partition {@code partition}: its counts. */

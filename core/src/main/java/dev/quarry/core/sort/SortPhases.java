@@ -114,7 +114,7 @@ public final class SortPhases {
       details.put("inputBytes", result.inputBytes());
       details.put("missingShards", result.missingShards());
       details.put("partitions", result.partitions());
-      details.put("runs", result.runs().stream().mapToInt(List::size).sum());
+      details.put("runs", result.runs());
       details.put("peakMetadataBytes", result.peakMetadataBytes());
       details.put("metadataBytesPerRecord", result.metadataBytesPerRecord());
       return new long[] {result.shards(), result.records(), result.bytes()};

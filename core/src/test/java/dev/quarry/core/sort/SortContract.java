@@ -661,9 +661,13 @@ abstract class SortContract {
         dev.quarry.core.sort.extract.ExtractResult.class);
     byte[] pack = bytes(scratch.store().url(done.pack()));
     List<String> inputOrder = keys();
+    assertThat((long) pack.length).as("records, then 3 offsets").isEqualTo(done.packRecordBytes() + 3 * 8);
+    var table = java.nio.ByteBuffer.wrap(pack, (int) done.packRecordBytes(), 3 * 8);
+    long[] offsets = {table.getLong(), table.getLong(), table.getLong()};
+    assertThat(offsets[0]).isZero();
+    assertThat(offsets[2]).isEqualTo(done.packRecordBytes());
     for (int partition = 0; partition < 2; partition++) {
-      byte[] segment = Arrays.copyOfRange(pack, done.packSegments().get(partition).intValue(),
-          done.packSegments().get(partition + 1).intValue());
+      byte[] segment = Arrays.copyOfRange(pack, (int) offsets[partition], (int) offsets[partition + 1]);
       List<String> keys = tarKeys(segment);
       assertThat(keys).as("partition " + partition).hasSizeGreaterThan(10);
       assertThat(keys).as("partition " + partition).isSortedAccordingTo(Comparator.comparingInt(inputOrder::indexOf));
@@ -697,19 +701,69 @@ abstract class SortContract {
     }
   }
 
+  /**
+   * Create checks what it reads, then a partition step runs again (over an extract attempt of changed inputs) and
+   * writes its ordered list, then create reads the list: it reads the one the plan was made from, never the new one.
+   * The store holds create at its first request for the ordered list until the rerun is done.
+   */
   @Test
-  void createRefusesAPartitionOrderedAgainAfterThePlanFromAnotherExtractAttempt() throws Exception {
-    SortSpec spec = spec(unevenInput(), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
-        records(root + "out/x-{000..}.tar", 20));
+  void createReadsThePlannedOrderedListWhileAPartitionStepRunsAgain() throws Exception {
+    String input = unevenInput();
+    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null);
+    SortSpec spec = spec(input, shuffle, records(root + "out/x-{000..}.tar", 20));
     SortPhases phases = phases(spec, root + "scratch/");
     phases.extract(0, 1, 2);
-    phases.plan(1);
-    phases.extract(0, 1, 3);
-    phases.extract(0, 1, 2);
     phases.partition(0, 2, 1);
-    assertThatThrownBy(() -> phases.create(0, 2)).hasMessage("Cannot create shards: partition 0 was ordered from"
-        + " other extract packs than the plan's (a step ran again after the plan; clean the scratch and sort again)");
-    assertThat(objects(root + "out/").keySet()).as("no shard written").containsExactly("x.pending.json");
+    phases.partition(1, 2, 1);
+    phases.plan(1);
+
+    Location scratch = stores.locate(root + "scratch/");
+    String orderedOfPartition0 = new Scratch(scratch.key()).prefix() + "partition/00000/ordered";
+    java.util.concurrent.CountDownLatch createChecked = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch rerunDone = new java.util.concurrent.CountDownLatch(1);
+    var held = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
+      @Override
+      public void before(String kind, String key) throws java.io.IOException {
+        if (key.startsWith(orderedOfPartition0) && createChecked.getCount() > 0) {
+          createChecked.countDown();
+          try {
+            rerunDone.await();
+          } catch (InterruptedException e) {
+            throw new java.io.InterruptedIOException();
+          }
+        }
+      }
+    };
+    SortPhases heldPhases = new SortPhases(spec, stores, new Location(held, scratch.key()),
+        new ScratchPacks(held, new Scratch(scratch.key())), false, QUIET);
+    try (ExecutorService worker = Executors.newSingleThreadExecutor()) {
+      Future<PhaseResult> create = worker.submit(() -> heldPhases.create(0, 2));
+      createChecked.await();
+      // An input shard is replaced and extract runs again: partition 0's step orders the new records again.
+      List<Record> original = dataset.set(2, SortFixture.dataset(1, 30, 99).getFirst());
+      SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+      phases.extract(0, 1, 3);
+      phases.extract(0, 1, 2);
+      phases.partition(0, 2, 1);
+      rerunDone.countDown();
+      create.get();
+      dataset.set(2, original);
+    }
+    phases.create(1, 2);
+    phases.commit();
+
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    runPartitioned(spec(input, shuffle, records(root + "fresh/x-{000..}.tar", 20)), root + "scratch-fresh/", 1, 2);
+    Map<String, byte[]> expected = objects(root + "fresh/");
+    Map<String, byte[]> output = objects(root + "out/");
+    assertThat(output.keySet()).isEqualTo(expected.keySet());
+    for (var object : expected.entrySet()) {
+      assertThat(output.get(object.getKey())).as(object.getKey()).isEqualTo(object.getValue());
+    }
+    assertThat(objects(root + "scratch/").keySet()).filteredOn(name -> name.startsWith("partition/00000/ordered-"))
+        .as("both attempts' lists").hasSize(2);
+    ScratchCleaning.clean(scratch, ScratchMarker.of(spec));
+    assertThat(objects(root + "scratch/")).as("clean deletes the lists of every attempt").isEmpty();
   }
 
   @Test
@@ -722,7 +776,8 @@ abstract class SortContract {
     Location scratch = stores.locate(root + "scratch/");
     Scratch names = new Scratch(scratch.key());
     var storage = new dev.quarry.core.sort.records.StoreRunStorage(scratch.store());
-    String ordered = names.partitionOrdered(1);
+    String ordered = StoredJson.read(scratch.store(), names.partitionDone(1),
+        dev.quarry.core.sort.plan.PartitionResult.class).ordered();
     List<dev.quarry.core.sort.records.RecordEntry> entries = new ArrayList<>();
     try (var reader = new dev.quarry.core.sort.records.RunReader(storage.open(ordered), ordered)) {
       for (var entry = reader.next(); entry != null; entry = reader.next()) {
@@ -771,32 +826,39 @@ abstract class SortContract {
     Scratch names = new Scratch(scratch.key());
     var extract = StoredJson.read(scratch.store(), names.extractDone(0),
         dev.quarry.core.sort.extract.ExtractResult.class);
-    java.util.function.Function<String, dev.quarry.core.sort.extract.ExtractResult> withPack = pack ->
-        new dev.quarry.core.sort.extract.ExtractResult(extract.index(), extract.count(), extract.partitions(),
-            extract.from(), extract.to(), extract.shards(), extract.missingShards(), extract.records(),
-            extract.bytes(), extract.inputBytes(), extract.runs(), extract.peakMetadataBytes(),
-            extract.metadataBytesPerRecord(), pack, extract.packSegments(), extract.splitters());
-
-    StoredJson.write(scratch.store(), names.extractDone(0), withPack.apply(names.prefix() + "inputs.json"));
-    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the done marker of extract worker 0 names a"
-        + " run or pack that is not one of its own (the scratch was changed; clean it and sort again)");
-
-    StoredJson.write(scratch.store(), names.extractDone(0), new dev.quarry.core.sort.extract.ExtractResult(
+    interface Tampered {
+      dev.quarry.core.sort.extract.ExtractResult with(String attempt, String pack, long recordBytes);
+    }
+    Tampered tampered = (attempt, pack, recordBytes) -> new dev.quarry.core.sort.extract.ExtractResult(
         extract.index(), extract.count(), extract.partitions(), extract.from(), extract.to(), extract.shards(),
-        extract.missingShards(), extract.records(), extract.bytes(), extract.inputBytes(), extract.runs(),
-        extract.peakMetadataBytes(), extract.metadataBytesPerRecord(), extract.pack(),
-        List.of(0L, extract.packSegments().get(2), extract.packSegments().get(1)), extract.splitters()));
-    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the pack segments of extract worker 0 are not"
-        + " 3 offsets rising from 0 (the scratch was changed; clean it and sort again)");
+        extract.missingShards(), extract.records(), extract.bytes(), extract.inputBytes(), attempt, extract.runs(),
+        extract.peakMetadataBytes(), extract.metadataBytesPerRecord(), pack, recordBytes, extract.splittersSha256());
+    String notItsOwn = "Cannot plan: the done marker of extract worker 0 names an attempt or pack that is not one of"
+        + " its own (the scratch was changed; clean it and sort again)";
 
-    long size = extract.packSegments().getLast();
-    StoredJson.write(scratch.store(), names.extractDone(0), new dev.quarry.core.sort.extract.ExtractResult(
-        extract.index(), extract.count(), extract.partitions(), extract.from(), extract.to(), extract.shards(),
-        extract.missingShards(), extract.records(), extract.bytes(), extract.inputBytes(), extract.runs(),
-        extract.peakMetadataBytes(), extract.metadataBytesPerRecord(), extract.pack(),
-        List.of(0L, extract.packSegments().get(1), size + 1), extract.splitters()));
-    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the pack of extract worker 0 holds " + size
-        + " bytes, not " + (size + 1) + " (the scratch was changed; clean it and sort again)");
+    StoredJson.write(scratch.store(), names.extractDone(0), tampered.with(extract.attempt(),
+        names.prefix() + "inputs.json", extract.packRecordBytes()));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage(notItsOwn);
+    StoredJson.write(scratch.store(), names.extractDone(0), tampered.with("../../x", extract.pack(),
+        extract.packRecordBytes()));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage(notItsOwn);
+
+    long size = extract.packRecordBytes();
+    StoredJson.write(scratch.store(), names.extractDone(0), tampered.with(extract.attempt(), extract.pack(),
+        size + 1));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the pack of extract worker 0 holds "
+        + (size + 3 * 8) + " bytes, not " + (size + 1 + 3 * 8) + " (the scratch was changed; clean it and sort"
+        + " again)");
+
+    StoredJson.write(scratch.store(), names.extractDone(0), extract);
+    byte[] pack = bytes(scratch.store().url(extract.pack()));
+    byte[] swapped = pack.clone();
+    java.nio.ByteBuffer.wrap(swapped).putLong((int) size + 8, size + 1); // segment 1 starts past the records' end
+    scratch.store().put(extract.pack(), swapped);
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot read the pack " + scratch.store().url(extract.pack())
+        + ": its segment table is not 3 offsets rising from 0 to " + size + " (the scratch was changed; clean it and"
+        + " sort again)");
+    scratch.store().put(extract.pack(), pack);
 
     StoredJson.write(scratch.store(), names.extractDone(0), extract);
     var partition = StoredJson.read(scratch.store(), names.partitionDone(1),
@@ -804,13 +866,21 @@ abstract class SortContract {
     var counts = partition.templates().getFirst();
     long more = 1L << 20;
     StoredJson.write(scratch.store(), names.partitionDone(1), new dev.quarry.core.sort.plan.PartitionResult(
-        partition.index(), partition.count(), partition.extractCount(), partition.packs(),
+        partition.index(), partition.count(), partition.extractCount(), partition.packs(), partition.ordered(),
         partition.recordsOrdered() + more, partition.duplicatesDropped(), partition.recordsDropped(),
         List.of(new dev.quarry.core.sort.plan.PartitionResult.TemplateCounts(counts.records() + more, counts.bytes()
             + more, counts.span() + more, counts.lastSpan()))));
     assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the partition steps ordered "
         + (all.size() + more) + " records, not the " + all.size() + " the extract workers found (the scratch was"
         + " changed; clean it and sort again)");
+
+    String otherList = StoredJson.read(scratch.store(), names.partitionDone(0),
+        dev.quarry.core.sort.plan.PartitionResult.class).ordered();
+    StoredJson.write(scratch.store(), names.partitionDone(1), new dev.quarry.core.sort.plan.PartitionResult(
+        partition.index(), partition.count(), partition.extractCount(), partition.packs(), otherList,
+        partition.recordsOrdered(), partition.duplicatesDropped(), partition.recordsDropped(), partition.templates()));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the done marker of partition 1 names an"
+        + " ordered list that is not one of its own (the scratch was changed; clean it and sort again)");
 
     String json = new String(Json.bytes(partition), StandardCharsets.UTF_8).replace("\"duplicatesDropped\" : 0",
         "\"duplicatesDropped\" : 1");
@@ -855,6 +925,129 @@ abstract class SortContract {
         .anyMatch(name -> name.startsWith("partition/00003/"));
     ScratchCleaning.clean(scratch, ScratchMarker.of(spec));
     assertThat(objects(root + "scratch/")).as("clean deletes the packs and partition files too").isEmpty();
+  }
+
+  /**
+   * Shards go on across partitions: a create worker reads their continuation in the next partitions' segments with
+   * reads merged across small gaps, as it reads anything else, not with one GET per record. With 2 extract workers
+   * and 4 partitions, the create workers make about one GET per segment they read: 8 to fetch their own (and 8 of
+   * the packs' segment tables), and one per segment for the continuations (there are over 100 records in them).
+   */
+  @Test
+  void createWorkersReadTheContinuationOfTheirShardsWithAGetPerSegmentNotPerRecord() throws Exception {
+    dataset = SortFixture.dataset(8, 250, 5);
+    all = dataset.stream().flatMap(List::stream).toList();
+    SortSpec spec = spec(input(ShardFormat.TAR).replace("{000..005}", "{000..007}"),
+        new SortSpec.Order(OrderKind.SHUFFLE, null, 11L, null, null), records(root + "p/x-{000..}.tar", 90));
+    SortPhases phases = phases(spec, root + "scratch/");
+    for (int index = 0; index < 2; index++) {
+      phases.extract(index, 2, 4);
+    }
+    for (int index = 0; index < 4; index++) {
+      phases.partitionThenPlan(index, 4, 2);
+    }
+    Location scratch = stores.locate(root + "scratch/");
+    java.util.concurrent.atomic.AtomicInteger packGets = new java.util.concurrent.atomic.AtomicInteger();
+    var counted = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
+      @Override
+      public void before(String kind, String key) {
+        if (kind.equals("GET") && key.contains("/packs/extract-")) {
+          packGets.incrementAndGet();
+        }
+      }
+    };
+    SortPhases countedPhases = new SortPhases(spec, stores, new Location(counted, scratch.key()),
+        new ScratchPacks(counted, new Scratch(scratch.key())), false, QUIET);
+    for (int index = 0; index < 4; index++) {
+      countedPhases.create(index, 4);
+    }
+    var plan = StoredJson.read(scratch.store(), new Scratch(scratch.key()).planDone(),
+        dev.quarry.core.sort.plan.PlanSummary.class);
+    long continued = plan.partitions().stream().skip(1).filter(start -> start.records().getFirst() % 90 != 0)
+        .count();
+    assertThat(continued).as("shards that go on into the next partition").isEqualTo(3);
+    assertThat(packGets.get()).as("GETs of the packs by the create workers").isLessThanOrEqualTo(2 * 4 + 2 * 4 + 2 * 3);
+    phases.commit();
+
+    LocalSort.run(spec(spec.input().template(), spec.order(), records(root + "local/x-{000..}.tar", 90)), stores,
+        temp.resolve("work"), QUIET);
+    var localObjects = objects(root + "local/");
+    var partitionedObjects = objects(root + "p/");
+    assertThat(partitionedObjects.keySet()).isEqualTo(localObjects.keySet()).contains("x.manifest.json");
+    localObjects.forEach((name, bytes) -> assertThat(partitionedObjects.get(name)).as(name).isEqualTo(bytes));
+  }
+
+  /**
+   * What a partition step and a create worker read of the scratch's metadata (done markers, the plan, the packs'
+   * segment tables) is their own column: it stays about the same with 8 partitions as with 1, for 8 extract workers.
+   */
+  @Test
+  void aPartitionStepAndACreateWorkerReadMetadataOfTheirOwnPartitionNotOfEveryPartition() throws Exception {
+    dataset = SortFixture.dataset(8, 40, 7);
+    all = dataset.stream().flatMap(List::stream).toList();
+    String input = input(ShardFormat.TAR).replace("{000..005}", "{000..007}");
+    long[] one = metadataRead(input, 1);
+    long[] eight = metadataRead(input, 8);
+    assertThat(eight[0]).as("metadata bytes read by partition step 0 of 8, of 1: " + one[0])
+        .isLessThanOrEqualTo(one[0] * 3 / 2);
+    assertThat(eight[1]).as("metadata bytes read by create worker 0 of 8, of 1: " + one[1])
+        .isLessThanOrEqualTo(one[1] * 3 / 2);
+  }
+
+  /**
+   * Sorts {@code input} with 8 extract workers and {@code partitions} partitions; returns the bytes of metadata
+   * partition step 0 and create worker 0 read from scratch (JSON documents, and ranged reads of segment tables).
+   */
+  private long[] metadataRead(String input, int partitions) throws Exception {
+    String run = "p" + partitions;
+    SortSpec spec = spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + run + "/x-{000..}.tar", 10));
+    SortPhases phases = phases(spec, root + "scratch-" + run + "/");
+    for (int index = 0; index < 8; index++) {
+      phases.extract(index, 8, partitions);
+    }
+    for (int index = 1; index < partitions; index++) {
+      phases.partition(index, partitions, 8);
+    }
+    Location scratch = stores.locate(root + "scratch-" + run + "/");
+    java.util.concurrent.atomic.AtomicLong metadata = new java.util.concurrent.atomic.AtomicLong();
+    var counted = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
+      @Override
+      public java.io.InputStream get(String key) throws java.io.IOException {
+        return key.endsWith(".json") ? counting(super.get(key)) : super.get(key);
+      }
+
+      @Override
+      public java.io.InputStream getRange(String key, long offset, long length) throws java.io.IOException {
+        boolean table = key.endsWith(".pack") && length <= 16;
+        return table ? counting(super.getRange(key, offset, length)) : super.getRange(key, offset, length);
+      }
+
+      private java.io.InputStream counting(java.io.InputStream in) {
+        return new java.io.FilterInputStream(in) {
+          @Override
+          public int read() throws java.io.IOException {
+            int b = super.read();
+            metadata.addAndGet(b < 0 ? 0 : 1);
+            return b;
+          }
+
+          @Override
+          public int read(byte[] buffer, int offset, int length) throws java.io.IOException {
+            int n = super.read(buffer, offset, length);
+            metadata.addAndGet(Math.max(n, 0));
+            return n;
+          }
+        };
+      }
+    };
+    SortPhases countedPhases = new SortPhases(spec, stores, new Location(counted, scratch.key()),
+        new ScratchPacks(counted, new Scratch(scratch.key())), false, QUIET);
+    countedPhases.partition(0, partitions, 8);
+    long partitionStep = metadata.getAndSet(0);
+    phases.plan(8);
+    countedPhases.create(0, partitions);
+    return new long[] {partitionStep, metadata.get()};
   }
 
   @ParameterizedTest

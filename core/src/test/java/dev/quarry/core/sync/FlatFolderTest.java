@@ -3,6 +3,7 @@ package dev.quarry.core.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quarry.core.store.DelegatingStore;
 import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;

@@ -3,6 +3,7 @@ package dev.quarry.core.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quarry.core.store.DelegatingStore;
 import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.sync.cas.Chunking;
@@ -93,7 +94,7 @@ class GcKilledTest {
       }
       DelegatingStore noRef = new DelegatingStore(files) {
         @Override
-        void before(String kind, String key) throws IOException {
+        public void before(String kind, String key) throws IOException {
           if (kind.equals("PUT") && key.startsWith("cas/refs-log/")) {
             throw new IOException("refused");
           }
@@ -131,7 +132,7 @@ class GcKilledTest {
       AtomicBoolean killed = new AtomicBoolean();
       DelegatingStore dying = new DelegatingStore(files) {
         @Override
-        void before(String kind, String key) throws IOException {
+        public void before(String kind, String key) throws IOException {
           if (!killed.get() && kind.equals("DELETE") && (key.contains("/trees/") || key.contains("/blobs/"))
               && deleted.getAndIncrement() == limit) {
             killed.set(true);

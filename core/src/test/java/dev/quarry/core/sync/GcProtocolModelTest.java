@@ -2,6 +2,7 @@ package dev.quarry.core.sync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quarry.core.store.DelegatingStore;
 import dev.quarry.core.store.FileStore;
 import dev.quarry.core.sync.GcProtocolModel.GcOrder;
 import dev.quarry.core.sync.GcProtocolModel.PushSpec;
@@ -164,7 +165,7 @@ class GcProtocolModelTest {
     try (FileStore files = new FileStore(temp.resolve("remote"))) {
       DelegatingStore recording = new DelegatingStore(files) {
         @Override
-        void before(String kind, String key) {
+        public void before(String kind, String key) {
           if (!process[0].equals("setup")) {
             requests.add(process[0] + ": " + label(kind, key));
           }

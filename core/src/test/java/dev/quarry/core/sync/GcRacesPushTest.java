@@ -2,6 +2,7 @@ package dev.quarry.core.sync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quarry.core.store.DelegatingStore;
 import dev.quarry.core.store.FileStore;
 import dev.quarry.core.sync.gc.GarbageCollector;
 import dev.quarry.core.sync.push.Push;
@@ -50,7 +51,7 @@ class GcRacesPushTest {
     try (FileStore files = new FileStore(temp.resolve("remote"))) {
       DelegatingStore jittery = new DelegatingStore(files) {
         @Override
-        void before(String kind, String key) throws IOException {
+        public void before(String kind, String key) throws IOException {
           long delay;
           synchronized (random) {
             delay = random.nextInt(4) == 0 ? random.nextInt(3) : 0;

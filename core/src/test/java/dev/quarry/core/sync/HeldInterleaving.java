@@ -2,6 +2,7 @@ package dev.quarry.core.sync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quarry.core.store.DelegatingStore;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.sync.gc.GarbageCollector;
 import dev.quarry.core.sync.push.Push;
@@ -40,7 +41,7 @@ final class HeldInterleaving {
     AtomicBoolean gcHeld = new AtomicBoolean();
     DelegatingStore held = new DelegatingStore(base) {
       @Override
-      void before(String kind, String key) throws IOException {
+      public void before(String kind, String key) throws IOException {
         if (kind.equals("GET") && key.equals("cas/refs/latest") && !pushHeld.getAndSet(true)) {
           pushPastFence.countDown();
           await(gcAtLeases);

@@ -2,6 +2,7 @@ package dev.quarry.core.sync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quarry.core.store.DelegatingStore;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.S3Settings;
 import dev.quarry.core.store.S3Store;

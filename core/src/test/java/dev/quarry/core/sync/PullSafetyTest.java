@@ -3,6 +3,7 @@ package dev.quarry.core.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quarry.core.store.DelegatingStore;
 import dev.quarry.core.store.FileStore;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
@@ -354,7 +355,7 @@ class PullSafetyTest {
     List<String> modesWhileWriting = new java.util.concurrent.CopyOnWriteArrayList<>();
     var watching = new DelegatingStore(remote.store()) {
       @Override
-      void before(String kind, String key) throws IOException {
+      public void before(String kind, String key) throws IOException {
         if (key.endsWith(b.hex())) {
           modesWhileWriting.add(mode(target.resolve("ro")));
         }

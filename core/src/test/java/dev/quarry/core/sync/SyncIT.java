@@ -3,6 +3,7 @@ package dev.quarry.core.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quarry.core.store.DelegatingStore;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.RequestTotals;
 import dev.quarry.core.store.S3Settings;
@@ -341,7 +342,7 @@ class SyncIT {
     AtomicInteger refused = new AtomicInteger();
     DelegatingStore failing = new DelegatingStore(store) {
       @Override
-      void before(String kind, String key) throws IOException {
+      public void before(String kind, String key) throws IOException {
         if (kind.equals("PUT") && key.endsWith(doomed.hex())) {
           refused.incrementAndGet();
           throw new IOException("injected: the network ate it");

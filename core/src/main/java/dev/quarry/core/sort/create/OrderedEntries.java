@@ -1,8 +1,6 @@
 package dev.quarry.core.sort.create;
 
 import dev.quarry.core.sort.Scratch;
-import dev.quarry.core.sort.StoredJson;
-import dev.quarry.core.sort.plan.PartitionResult;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.plan.ShardCuts;
@@ -16,7 +14,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * The partitions' ordered entries read forward, each entry given its output shard by {@link ShardCuts} from its
@@ -25,7 +22,6 @@ import java.util.Objects;
  */
 final class OrderedEntries implements AutoCloseable {
   private final PlanSummary plan;
-  private final ObjectStore scratchStore;
   private final StoreRunStorage storage;
   private final Scratch scratch;
   private final ShardCuts[] cuts;
@@ -40,7 +36,6 @@ final class OrderedEntries implements AutoCloseable {
 
   OrderedEntries(PlanSummary plan, SortSpec.Output output, ObjectStore scratchStore, Scratch scratch) {
     this.plan = plan;
-    this.scratchStore = scratchStore;
     this.storage = new StoreRunStorage(scratchStore);
     this.scratch = scratch;
     int templates = plan.templates().size();
@@ -125,8 +120,12 @@ final class OrderedEntries implements AutoCloseable {
     PlanSummary.PartitionStart start = plan.partitions().get(next);
     records = start.records().stream().mapToLong(Long::longValue).toArray();
     starts = start.starts().stream().mapToLong(Long::longValue).toArray();
-    checkOrderedFromThePlansPacks(next);
-    String name = scratch.partitionOrdered(next);
+    // The list the plan counted: it points into the plan's packs, and no step writes it again.
+    String name = start.ordered();
+    if (!scratch.isPartitionOrdered(next, name)) {
+      throw new IllegalStateException("Cannot create shards: the plan names an ordered list of partition " + next
+          + " that is not one of its own (the scratch was changed; clean it and sort again)");
+    }
     reader = new RunReader(storage.open(name), name);
   }
 
@@ -144,18 +143,6 @@ final class OrderedEntries implements AutoCloseable {
             + (records[template] - start) + " records of template " + template + ", not the " + (end - start)
             + " the plan counts (the scratch was changed; clean it and sort again)");
       }
-    }
-  }
-
-  /**
-   * Refuses partition {@code partition}'s ordered list unless it was ordered from the packs the plan names: a
-   * partition step that ran again after the plan (over another extract attempt) points into other packs.
-   */
-  private void checkOrderedFromThePlansPacks(int partition) throws IOException {
-    PartitionResult done = StoredJson.read(scratchStore, scratch.partitionDone(partition), PartitionResult.class);
-    if (!Objects.equals(done.packs(), plan.packs().stream().map(PlanSummary.ExtractPack::pack).toList())) {
-      throw new IllegalStateException("Cannot create shards: partition " + partition + " was ordered from other"
-          + " extract packs than the plan's (a step ran again after the plan; clean the scratch and sort again)");
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.quarry.core.sort.create;
 
 import dev.quarry.core.sort.extract.PackStore;
+import dev.quarry.core.sort.extract.SegmentTable;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.store.FileRangeStream;
@@ -59,14 +60,19 @@ public final class RecordSource {
   }
 
   /**
-   * Copies partition {@code partition}'s segment of every extract worker's pack into {@code folder}: one ranged GET
-   * each, so that the partition's records are then read locally in any order.
+   * Copies partition {@code partition}'s segment of every extract worker's pack into {@code folder}: a ranged GET of
+   * its place in the pack's segment table, then one of its bytes, so that the partition's records are then read
+   * locally in any order.
    */
   void fetch(int partition, Path folder) throws IOException {
     for (int worker = 0; worker < partitionPacks.size(); worker++) {
       PlanSummary.ExtractPack pack = partitionPacks.get(worker);
-      long start = pack.segments().get(partition);
-      long length = pack.segments().get(partition + 1) - start;
+      if (pack.pack() == null) {
+        continue;
+      }
+      SegmentTable.Segment segment = SegmentTable.segment(scratchStore, pack.pack(), pack.recordBytes(), partition);
+      long start = segment.start();
+      long length = segment.length();
       Path file = folder.resolve(String.format("segment-%05d", worker));
       try (OutputStream out = Files.newOutputStream(file)) {
         if (length > 0) {
@@ -102,24 +108,17 @@ public final class RecordSource {
     return location.store().getRange(location.key(), offset, length);
   }
 
-  /** Which source {@code open} reads bytes at {@code offset} from, for grouping neighbouring reads. */
+  /**
+   * Which source {@code open} reads bytes at {@code offset} from, for grouping neighbouring reads: an input object,
+   * a shard's pack, a fetched segment's local copy, or an extract worker's pack in the store (the segments not
+   * fetched, where a shard's continuation into the next partitions is read).
+   */
   String sourceOf(int shard, boolean packed, long offset) {
     if (packed && !partitionPacks.isEmpty()) {
       int worker = PlanSummary.ExtractPack.indexOf(partitionPacks, shard);
       Fetched local = fetched.get(worker);
-      return (local != null && local.holds(offset, 0) ? "l" : SCATTERED) + worker;
+      return (local != null && local.holds(offset, 0) ? "l" : "s") + worker;
     }
     return shard + (packed ? "p" : "i");
   }
-
-  /**
-   * Whether the records a worker reads from this source ({@link #sourceOf}) are scattered among others it does not
-   * need: a segment of another partition than the worker's own, of which it reads only a shard's continuation. Such
-   * reads are not merged across gaps, which would read most of the segment for a few records.
-   */
-  static boolean isScattered(String source) {
-    return source.startsWith(SCATTERED);
-  }
-
-  private static final String SCATTERED = "r";
 }

@@ -29,6 +29,8 @@ import java.util.concurrent.Semaphore;
  * costs less than another request ({@value #GAP_BYTES} bytes: a small ranged GET costs about as much as streaming
  * 1 MiB, measured on MinIO), up to {@value #MAX_READ} bytes a read. So a worker that needs much of an input streams
  * it in large reads, and one that needs a few records reads just those; either way the bytes land where they belong.
+ * The same rule reads a shard's continuation in the next partitions' segments: a GET per segment while its records
+ * there lie within 1 MiB of each other, never more than a GET per record, and never more than 1 MiB skipped a GET.
  */
 final class ShardAssembly {
   static final long GAP_BYTES = 1 << 20;
@@ -69,7 +71,7 @@ final class ShardAssembly {
     List<Read> reads = new ArrayList<>();
     for (Map.Entry<String, List<Piece>> pieces : bySource.entrySet()) {
       pieces.getValue().sort(Comparator.comparingLong(Piece::offset));
-      reads.addAll(reads(pieces.getValue(), RecordSource.isScattered(pieces.getKey()) ? 0 : GAP_BYTES));
+      reads.addAll(reads(pieces.getValue()));
     }
     List<FileChannel> channels = new ArrayList<>();
     try {
@@ -85,14 +87,14 @@ final class ShardAssembly {
     }
   }
 
-  /** Merges sorted pieces of one source into reads across gaps of at most {@code gap} bytes. */
-  private static List<Read> reads(List<Piece> pieces, long gap) {
+  /** Merges sorted pieces of one source into reads across gaps of at most {@link #GAP_BYTES}. */
+  private static List<Read> reads(List<Piece> pieces) {
     List<Read> reads = new ArrayList<>();
     List<Piece> current = new ArrayList<>();
     long start = 0;
     long end = 0;
     for (Piece piece : pieces) {
-      boolean joins = !current.isEmpty() && piece.offset() - end <= gap
+      boolean joins = !current.isEmpty() && piece.offset() - end <= GAP_BYTES
           && Math.max(end, piece.offset() + piece.length()) - start <= MAX_READ;
       if (!joins && !current.isEmpty()) {
         reads.add(new Read(current.get(0).shard(), current.get(0).packed(), start, end - start, current));

@@ -91,13 +91,14 @@ public final class ExtractPhase {
     Set<InputShard> missing = missingShards(mine, problems);
 
     // The budget is shared between record metadata (the sorter) and the shards in flight.
-    ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs, scratch.runPrefix(index, UUID.randomUUID()),
+    UUID attempt = UUID.randomUUID();
+    ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs, scratch.runPrefix(index, attempt),
         spec.workers().memory().entryBytes(), partitions, partitioner::partitionOf);
     Progress progress = new Progress("extract " + index + "/" + count, mine.size(), log);
     long[] totals = new long[3]; // missing shards, input bytes, record bytes
     Semaphore slots = new Semaphore(SHARDS_IN_FLIGHT);
     String packName = null;
-    List<Long> packSegments = List.of();
+    long packRecordBytes = 0;
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-extract-");
         PartitionPacks partitionPacks = partitioner.spreads()
             ? new PartitionPacks(work.path().resolve("packs"), partitions, from) : null) {
@@ -106,15 +107,15 @@ public final class ExtractPhase {
           : new ShardExtractor(spec, packs, packEverything, problems);
       extractShards(mine, missing, extractor, partitionPacks, partitioner, sorter, progress, problems, totals, slots);
       if (partitionPacks != null) {
-        packName = scratch.partitionPack(index, UUID.randomUUID());
-        packSegments = partitionPacks.upload(scratchStore, packName);
+        packName = scratch.partitionPack(index, attempt);
+        packRecordBytes = partitionPacks.upload(scratchStore, packName);
       }
     }
-    List<List<String>> runNames = sorter.finishPartitioned();
+    int runCount = sorter.finishPartitioned().stream().mapToInt(List::size).sum();
     progress.print(true);
     ExtractResult result = new ExtractResult(index, count, partitions, from, to, mine.size(), (int) totals[0],
-        sorter.entries(), totals[2], totals[1], runNames, sorter.peakBufferedBytes(), sorter.bytesPerEntry(),
-        packName, packSegments, partitioner.splitters());
+        sorter.entries(), totals[2], totals[1], attempt.toString(), runCount, sorter.peakBufferedBytes(),
+        sorter.bytesPerEntry(), packName, packRecordBytes, ExtractResult.splittersSha256(partitioner.splitters()));
     StoredJson.write(scratchStore, scratch.extractDone(index), result);
     return result;
   }

@@ -1,5 +1,8 @@
 package dev.quarry.core.sort.extract;
 
+import dev.quarry.core.json.Json;
+import dev.quarry.core.sync.cas.Digest;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -15,15 +18,25 @@ import java.util.List;
  * @param records records found
  * @param bytes raw tar bytes of those records
  * @param inputBytes bytes read from the input objects
- * @param runs names of the sorted runs written, partition by partition
+ * @param attempt the attempt that wrote its runs and pack: its runs of partition p are those whose names start
+ *     with {@code Scratch#extractRunsOf} (a listing finds them, so the marker does not grow with the partitions)
+ * @param runs how many sorted runs it wrote, all partitions together
  * @param peakMetadataBytes the most record metadata held in memory at once (estimated)
  * @param metadataBytesPerRecord heap bytes of one record's metadata (estimated, on average)
- * @param pack the object holding its records' bytes partition by partition, or null when records stay where they
- *     are (one partition, or an order that does not spread records over partitions)
- * @param packSegments where each partition's segment starts in the pack, and the pack's size last; empty without
- * @param splitters the range keys that start partitions 1, 2, ... of an alphanumeric or key map order, from the
- *     input sample (see Partitioner)
+ * @param pack the object holding its records' bytes partition by partition, then their {@link SegmentTable}, or
+ *     null when records stay where they are (one partition, or an order that does not spread records over
+ *     partitions)
+ * @param packRecordBytes the bytes of records in the pack, where its segment table starts; 0 without a pack
+ * @param splittersSha256 the SHA-256 (hex) of the JSON of the keys that start partitions 1, 2, ... of an
+ *     alphanumeric or key map order, from the input sample: workers that split differently are refused without every marker
+ *     carrying every key; null without splitters
  */
 public record ExtractResult(int index, int count, int partitions, int from, int to, int shards, int missingShards,
-    long records, long bytes, long inputBytes, List<List<String>> runs, long peakMetadataBytes, long metadataBytesPerRecord, String pack, List<Long> packSegments,
-    List<String> splitters) {}
+    long records, long bytes, long inputBytes, String attempt, int runs, long peakMetadataBytes,
+    long metadataBytesPerRecord, String pack, long packRecordBytes, String splittersSha256) {
+
+  /** The {@code splittersSha256} of {@code splitters}. */
+  public static String splittersSha256(List<String> splitters) {
+    return splitters.isEmpty() ? null : HexFormat.of().formatHex(Digest.sha256().digest(Json.bytes(splitters)));
+  }
+}

@@ -23,7 +23,8 @@ import java.util.Set;
  * One extract worker's records' bytes, partition by partition, for a job whose records spread over partitions: each
  * input shard is first spooled to a local file as raw tar ({@link #spool()}), then each of its records is appended
  * to its partition's local segment file ({@link #move}), and at the end the segments go, one after the other, into
- * one pack object. So a create worker reads its partition's records with one ranged GET per extract worker, and
+ * one pack object, followed by their {@link SegmentTable}. So a create worker reads its partition's records with one
+ * ranged GET per extract worker (and one of 16 bytes for where they are), and
  * memory holds none of the bytes. Shards are moved in input order whatever order they are read in, so every attempt
  * over the same inputs writes the same pack bytes.
  */
@@ -163,24 +164,22 @@ public final class PartitionPacks implements AutoCloseable {
   }
 
   /**
-   * Uploads the segments one after the other as the object {@code key}; returns where each segment starts, and the
-   * object's size last.
+   * Uploads the segments one after the other as the object {@code key}, then their {@link SegmentTable}; returns
+   * the bytes of records, where the table starts.
    */
-  public List<Long> upload(ObjectStore store, String key) throws IOException {
-    List<Long> starts = new ArrayList<>();
-    long start = 0;
+  public long upload(ObjectStore store, String key) throws IOException {
+    long[] offsets = new long[segments.length + 1];
     try (ObjectUpload upload = store.upload(key)) {
       for (int partition = 0; partition < segments.length; partition++) {
-        starts.add(start);
         try (InputStream in = Channels.newInputStream(segments[partition].position(0))) {
           in.transferTo(upload.stream());
         }
-        start += sizes[partition];
+        offsets[partition + 1] = offsets[partition] + sizes[partition];
       }
+      upload.stream().write(SegmentTable.encode(offsets));
       upload.commit();
     }
-    starts.add(start);
-    return starts;
+    return offsets[segments.length];
   }
 
   @Override

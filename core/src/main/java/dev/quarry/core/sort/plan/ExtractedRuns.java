@@ -4,22 +4,35 @@ import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.extract.ExtractResult;
+import dev.quarry.core.sort.extract.SegmentTable;
 import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 
 /**
  * The done markers of every extract worker, checked to be one split of the input list into one number of partitions
- * before their runs are merged.
+ * before their runs are merged. A marker does not grow with the partitions: a partition step finds its runs by
+ * listing and its segments in the packs' segment tables, so what it reads grows with the extract workers alone.
  */
 final class ExtractedRuns {
+  private final ObjectStore store;
+  private final Scratch scratch;
   private final List<ExtractResult> results;
   private final List<PlanSummary.ExtractPack> packs;
+  /** The segments of the partition {@link #located} was last asked about, by extract worker, read when needed. */
+  private final Map<Integer, SegmentTable.Segment> segments = new HashMap<>();
+  private int segmentsPartition = -1;
 
-  private ExtractedRuns(List<ExtractResult> results) {
+  private ExtractedRuns(ObjectStore store, Scratch scratch, List<ExtractResult> results) {
+    this.store = store;
+    this.scratch = scratch;
     this.results = results;
     this.packs = packs();
   }
@@ -48,57 +61,61 @@ final class ExtractedRuns {
             + " again)");
       }
       int partitions = results.isEmpty() ? done.partitions() : results.getFirst().partitions();
-      if (done.partitions() != partitions || done.runs() == null || done.runs().size() != partitions) {
+      if (done.partitions() != partitions) {
         throw new IllegalStateException("Cannot " + action + ": extract worker " + index + " ran with --partitions "
             + done.partitions() + ", not " + partitions + " as extract worker 0 (rerun every extract worker with"
             + " the same --partitions)");
       }
-      if (!results.isEmpty() && !java.util.Objects.equals(done.splitters(), results.getFirst().splitters())) {
+      if (!results.isEmpty()
+          && !java.util.Objects.equals(done.splittersSha256(), results.getFirst().splittersSha256())) {
         throw new IllegalStateException("Cannot " + action + ": extract workers 0 and " + index + " split the keys"
             + " into partitions differently (the input shards changed while they ran; clean the scratch and sort"
             + " again)");
       }
-      checkNamesAndSegments(scratch, index, done, action);
+      checkNames(scratch, index, done, action);
       results.add(done);
     }
-    return new ExtractedRuns(results);
+    return new ExtractedRuns(store, scratch, results);
   }
 
   /**
-   * Refuses a marker naming a run or pack that is not one its worker writes (names are used as keys in scratch), or
-   * whose pack segments are not one start per partition rising from 0, then the pack's size.
+   * Refuses a marker whose attempt is not an attempt's id, or naming a pack that is not one its worker writes (names
+   * are used as keys in scratch), or whose pack holds a negative number of bytes of records.
    */
-  private static void checkNamesAndSegments(Scratch scratch, int index, ExtractResult done, String action) {
-    boolean names = done.runs().stream().allMatch(runs -> runs != null
-        && runs.stream().allMatch(run -> scratch.isExtractRun(index, run)))
-        && (done.pack() == null || scratch.isPartitionPack(index, done.pack()));
+  private static void checkNames(Scratch scratch, int index, ExtractResult done, String action) {
+    boolean names = attempt(done) != null
+        && (done.pack() == null ? done.packRecordBytes() == 0
+            : scratch.isPartitionPack(index, done.pack()) && done.packRecordBytes() >= 0);
     if (!names) {
       throw new IllegalStateException("Cannot " + action + ": the done marker of extract worker " + index + " names"
-          + " a run or pack that is not one of its own (the scratch was changed; clean it and sort again)");
-    }
-    List<Long> segments = done.packSegments() == null ? List.of() : done.packSegments();
-    boolean rising = done.pack() == null ? segments.isEmpty()
-        : segments.size() == done.partitions() + 1 && segments.getFirst() == 0;
-    for (int i = 1; rising && i < segments.size(); i++) {
-      rising = segments.get(i - 1) <= segments.get(i);
-    }
-    if (!rising) {
-      throw new IllegalStateException("Cannot " + action + ": the pack segments of extract worker " + index + " are"
-          + " not " + (done.partitions() + 1) + " offsets rising from 0 (the scratch was changed; clean it and"
-          + " sort again)");
+          + " an attempt or pack that is not one of its own (the scratch was changed; clean it and sort again)");
     }
   }
 
-  /** Refuses a pack whose size is not the end of its last segment: one HEAD per extract worker that wrote one. */
-  void checkPackSizes(ObjectStore store, String action) throws IOException {
+  private static UUID attempt(ExtractResult done) {
+    try {
+      UUID attempt = done.attempt() == null ? null : UUID.fromString(done.attempt());
+      return attempt != null && attempt.toString().equals(done.attempt()) ? attempt : null;
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Refuses a pack whose size is not its records and segment table, or whose table does not rise from 0 to the end
+   * of its records: a HEAD and a ranged GET of the table per extract worker that wrote one.
+   */
+  void checkPacks(String action) throws IOException {
     for (ExtractResult result : results) {
       if (result.pack() != null) {
+        long expected = SegmentTable.packSize(result.packRecordBytes(), partitions());
         long size = store.head(result.pack()).map(ObjectInfo::size).orElse(-1L);
-        if (size != result.packSegments().getLast()) {
+        if (size != expected) {
           throw new IllegalStateException("Cannot " + action + ": the pack of extract worker " + results.indexOf(result)
-              + (size < 0 ? " does not exist" : " holds " + size + " bytes, not " + result.packSegments().getLast())
+              + (size < 0 ? " does not exist" : " holds " + size + " bytes, not " + expected)
               + " (the scratch was changed; clean it and sort again)");
         }
+        SegmentTable.all(store, result.pack(), result.packRecordBytes(), partitions());
       }
     }
   }
@@ -108,20 +125,20 @@ final class ExtractedRuns {
     return results.stream().mapToLong(ExtractResult::records).sum();
   }
 
-  /** The keys the extract workers split an alphanumeric order's partitions at. */
-  List<String> splitters() {
-    return results.getFirst().splitters();
-  }
-
   /** How many partitions the extract workers split their runs into. */
   int partitions() {
     return results.getFirst().partitions();
   }
 
-  /** Where each extract worker's records' bytes are: its pack and segments, if it wrote one. */
+  /** Whether the extract workers spread records over the partitions (then each wrote a pack). */
+  boolean spread() {
+    return results.stream().anyMatch(result -> result.pack() != null);
+  }
+
+  /** Where each extract worker's records' bytes are: its pack and the bytes of records in it, if it wrote one. */
   List<PlanSummary.ExtractPack> packs() {
     return results.stream().map(result -> new PlanSummary.ExtractPack(result.from(), result.to(), result.pack(),
-        result.packSegments())).toList();
+        result.packRecordBytes())).toList();
   }
 
   /** The pack of each extract worker, null for one that wrote none. */
@@ -131,29 +148,45 @@ final class ExtractedRuns {
 
   /**
    * {@code entry} of {@code partition} with its range made an offset in its extract worker's pack, if that worker
-   * wrote one (an extract worker's entries point into their partition's segment).
+   * wrote one (an extract worker's entries point into their partition's segment, which its segment table gives).
    */
-  RecordEntry located(RecordEntry entry, int partition) {
-    ExtractResult result = results.get(PlanSummary.ExtractPack.indexOf(packs, entry.shard()));
+  RecordEntry located(RecordEntry entry, int partition) throws IOException {
+    int worker = PlanSummary.ExtractPack.indexOf(packs, entry.shard());
+    ExtractResult result = results.get(worker);
     if (result.pack() == null || !entry.packed()) {
       return entry;
     }
-    long start = result.packSegments().get(partition);
-    long end = result.packSegments().get(partition + 1);
+    if (partition != segmentsPartition) {
+      segments.clear();
+      segmentsPartition = partition;
+    }
+    SegmentTable.Segment segment = segments.get(worker);
+    if (segment == null) {
+      segment = SegmentTable.segment(store, result.pack(), result.packRecordBytes(), partition);
+      segments.put(worker, segment);
+    }
     RawRange range = entry.ranges().getFirst();
-    if (entry.ranges().size() != 1 || range.offset() < 0 || start + range.end() > end) {
+    if (entry.ranges().size() != 1 || range.offset() < 0 || segment.start() + range.end() > segment.end()) {
       throw new IllegalStateException("Cannot read the record entries of partition " + partition + ": one points"
           + " outside the partition's segment of " + result.pack() + " (the scratch was changed; clean it and sort"
           + " again)");
     }
     return new RecordEntry(entry.key(), entry.shard(), entry.position(), true,
-        List.of(new RawRange(start + range.offset(), range.length())), entry.size(), entry.contentKey());
+        List.of(new RawRange(segment.start() + range.offset(), range.length())), entry.size(), entry.contentKey());
   }
 
-  /** Every extract worker's runs of {@code partition}. */
-  List<String> runs(int partition) {
+  /** Every extract worker's runs of {@code partition}: a listing of each worker's attempt's runs of it. */
+  List<String> runs(int partition) throws IOException {
+    StoreRunStorage storage = new StoreRunStorage(store);
     List<String> runs = new ArrayList<>();
-    results.forEach(result -> runs.addAll(result.runs().get(partition)));
+    for (int index = 0; index < results.size(); index++) {
+      for (String run : storage.list(scratch.extractRunsOf(index, attempt(results.get(index)), partition,
+          partitions()))) {
+        if (scratch.isExtractRun(index, run)) {
+          runs.add(run);
+        }
+      }
+    }
     return runs;
   }
 }

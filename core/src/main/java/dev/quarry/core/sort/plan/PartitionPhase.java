@@ -87,7 +87,8 @@ public final class PartitionPhase {
     Arrays.fill(counts, PartitionResult.TemplateCounts.NONE);
     long[] dropped = new long[3]; // records read, duplicates, records of no key map line
     StoreRunStorage storage = new StoreRunStorage(scratchStore);
-    try (RunWriter ordered = new RunWriter(storage.create(scratch.partitionOrdered(index)))) {
+    String orderedName = scratch.partitionOrdered(index, UUID.randomUUID());
+    try (RunWriter ordered = new RunWriter(storage.create(orderedName))) {
       EntryConsumer write = entry -> {
         int template = keymap == null ? 0 : ((Long) entry.contentKey()).intValue();
         counts[template] = counts[template].plus(entry.size(), shardSize);
@@ -111,8 +112,8 @@ public final class PartitionPhase {
       }
       ordered.finish();
     }
-    PartitionResult result = new PartitionResult(index, count, extractCount, extracted.packNames(), dropped[0], dropped[1], dropped[2],
-        List.of(counts));
+    PartitionResult result = new PartitionResult(index, count, extractCount, extracted.packNames(), orderedName,
+        dropped[0], dropped[1], dropped[2], List.of(counts));
     StoredJson.write(scratchStore, scratch.partitionDone(index), result);
     log.printf("partition %d/%d: ordered %d records%n", index, count, dropped[0]);
     return result;

@@ -50,7 +50,7 @@ public final class PlanPhase {
     }
     List<InputShard> inputs = readInputs(scratchStore, scratch);
     ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch, inputs.size(), extractCount, "plan");
-    extracted.checkPackSizes(scratchStore, "plan");
+    extracted.checkPacks("plan");
     int partitionCount = extracted.partitions();
     PartitionPhase partitioning = new PartitionPhase(spec, stores, scratchRoot, log);
     List<PartitionResult> partitions = new ArrayList<>();
@@ -68,6 +68,10 @@ public final class PlanPhase {
           + extracted.records() + " the extract workers found (the scratch was changed; clean it and sort again)");
     }
     for (PartitionResult partition : partitions) {
+      if (!scratch.isPartitionOrdered(partition.index(), partition.ordered())) {
+        throw new IllegalStateException("Cannot plan: the done marker of partition " + partition.index() + " names"
+            + " an ordered list that is not one of its own (the scratch was changed; clean it and sort again)");
+      }
       if (!Objects.equals(partition.packs(), extracted.packNames())) {
         throw new IllegalStateException("Cannot plan: partition " + partition.index() + " was ordered from other"
             + " extract packs than the extract workers' done markers name (an extract worker ran again meanwhile;"
@@ -101,7 +105,7 @@ public final class PlanPhase {
         templates.stream().map(BraceTemplate::toString).toList(), cuts.records, cuts.bytes,
         partitions.stream().mapToLong(PartitionResult::duplicatesDropped).sum(),
         partitions.stream().mapToLong(PartitionResult::recordsDropped).sum(),
-        Partitioner.spreads(spec.order(), partitionCount, extracted.splitters()), Arrays.stream(cuts.templateRecords).boxed().toList(),
+        extracted.spread(), Arrays.stream(cuts.templateRecords).boxed().toList(),
         cuts.starts, extracted.packs());
     StoredJson.write(scratchStore, scratch.planDone(), summary);
     log.printf("plan: %d records into %d %s shards%n", summary.records(), summary.shards().size(),
@@ -148,7 +152,7 @@ public final class PlanPhase {
       long[] lastStarts = new long[count];
       for (PartitionResult partition : partitions) {
         starts.add(new PlanSummary.PartitionStart(Arrays.stream(templateRecords).boxed().toList(),
-            Arrays.stream(spans).boxed().toList()));
+            Arrays.stream(spans).boxed().toList(), partition.ordered()));
         for (int template = 0; template < count; template++) {
           PartitionResult.TemplateCounts counts = partition.templates().get(template);
           if (counts.records() > 0) {

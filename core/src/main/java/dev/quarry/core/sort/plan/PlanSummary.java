@@ -15,10 +15,10 @@ public record PlanSummary(List<InputShard> inputs, List<PlannedShard> shards, St
     boolean partitioned, List<Long> templateRecords, List<PartitionStart> partitions, List<ExtractPack> packs) {
 
   /**
-   * The pack extract worker of input shards [from, to) wrote, and where its partitions' segments start (its size
-   * last); pack null when it wrote none.
+   * The pack extract worker of input shards [from, to) wrote, and its bytes of records, where its segment table
+   * starts ({@code SegmentTable}); pack null when it wrote none.
    */
-  public record ExtractPack(int from, int to, String pack, List<Long> segments) {
+  public record ExtractPack(int from, int to, String pack, long recordBytes) {
     /** The extract worker that read input shard {@code shard}. */
     public static int indexOf(List<ExtractPack> packs, int shard) {
       int low = 0;
@@ -41,7 +41,8 @@ public record PlanSummary(List<InputShard> inputs, List<PlannedShard> shards, St
 
   /**
    * The place of a partition's first record of each template in that template's order: records before it, and the
-   * start offset of {@link ShardCuts} (the prefix sums of the partitions' counts).
+   * start offset of {@link ShardCuts} (the prefix sums of the partitions' counts); and the ordered list the plan
+   * counted, which create reads (a step of the partition that runs again writes another).
    */
-  public record PartitionStart(List<Long> records, List<Long> starts) {}
+  public record PartitionStart(List<Long> records, List<Long> starts, String ordered) {}
 }

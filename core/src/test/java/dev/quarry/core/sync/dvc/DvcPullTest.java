@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.RequestTotals;
-import dev.quarry.core.sync.DelegatingStore;
+import dev.quarry.core.store.DelegatingStore;
 import dev.quarry.core.sync.SyncResult;
 import dev.quarry.core.sync.SyncSession;
 import dev.quarry.core.sync.pull.Pull;

@@ -1,10 +1,5 @@
-package dev.quarry.core.sync;
+package dev.quarry.core.store;
 
-import dev.quarry.core.store.ListPage;
-import dev.quarry.core.store.ObjectInfo;
-import dev.quarry.core.store.ObjectStore;
-import dev.quarry.core.store.ObjectUpload;
-import dev.quarry.core.store.RequestCounts;
 import java.io.IOException;
 import java.time.Duration;
 import java.io.InputStream;
@@ -14,7 +9,7 @@ import java.util.Optional;
 public class DelegatingStore implements ObjectStore {
   private final ObjectStore delegate;
 
-  DelegatingStore(ObjectStore delegate) {
+  public DelegatingStore(ObjectStore delegate) {
     this.delegate = delegate;
   }
 
@@ -27,14 +22,14 @@ public class DelegatingStore implements ObjectStore {
   public static ObjectStore withHook(ObjectStore delegate, Hook hook) {
     return new DelegatingStore(delegate) {
       @Override
-      void before(String kind, String key) throws IOException {
+      public void before(String kind, String key) throws IOException {
         hook.before(kind, key);
       }
     };
   }
 
   /** Called with the request kind and key before each request; may throw or sleep. */
-  void before(String kind, String key) throws IOException {}
+  public void before(String kind, String key) throws IOException {}
 
   @Override
   public Optional<ObjectInfo> head(String key) throws IOException {
