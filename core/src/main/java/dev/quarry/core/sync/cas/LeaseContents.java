@@ -5,11 +5,10 @@ import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
+import java.io.OutputStream;
 import java.util.Collection;
 import java.util.Set;
+import java.util.zip.Deflater;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
@@ -27,21 +26,69 @@ public final class LeaseContents {
 
   private LeaseContents() {}
 
+  /**
+   * The gzip of the digest lines of these folders: each folder's objects ({@code tree}), then its files ({@code blob}).
+   * The lines are written as bytes, compressed a megabyte at a time at gzip's fastest level: hex digests compress
+   * about as well at any level, and a push of 100,000 files spent seconds writing them line by line at the default.
+   */
   public static byte[] encode(Collection<Manifest> manifests) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    try (Writer out = new OutputStreamWriter(new GZIPOutputStream(bytes), StandardCharsets.US_ASCII)) {
+    try (Lines lines = new Lines(new FastestGzip(bytes))) {
       for (Manifest manifest : manifests) {
         for (TreeObject object : manifest.objects()) {
-          out.write("tree " + object.digest().hex() + "\n");
+          lines.add("tree ", object.digest());
         }
         for (TreeEntry entry : manifest.entries()) {
           if (entry.isFile()) {
-            out.write("blob " + entry.digest().hex() + "\n");
+            lines.add("blob ", entry.digest());
           }
         }
       }
     }
     return bytes.toByteArray();
+  }
+
+  /** Digest lines gathered into a buffer and written to {@code out} when it is full. */
+  private static final class Lines implements AutoCloseable {
+    private final OutputStream out;
+    private final byte[] buffer = new byte[(1 << 20) / (LINE + 1) * (LINE + 1)];
+    private int length;
+
+    Lines(OutputStream out) {
+      this.out = out;
+    }
+
+    /** {@code kind} (five ASCII characters), the digest's hex, a newline. */
+    void add(String kind, Digest digest) throws IOException {
+      if (length == buffer.length) {
+        out.write(buffer, 0, length);
+        length = 0;
+      }
+      String hex = digest.hex();
+      for (int i = 0; i < kind.length(); i++) {
+        buffer[length + i] = (byte) kind.charAt(i);
+      }
+      for (int i = 0; i < hex.length(); i++) {
+        buffer[length + kind.length() + i] = (byte) hex.charAt(i);
+      }
+      buffer[length + LINE] = '\n';
+      length += LINE + 1;
+    }
+
+    @Override
+    public void close() throws IOException {
+      try (out) {
+        out.write(buffer, 0, length);
+      }
+    }
+  }
+
+  /** Gzip at {@link Deflater#BEST_SPEED}. */
+  private static final class FastestGzip extends GZIPOutputStream {
+    FastestGzip(ByteArrayOutputStream out) throws IOException {
+      super(out, 1 << 16);
+      def.setLevel(Deflater.BEST_SPEED);
+    }
   }
 
   /**

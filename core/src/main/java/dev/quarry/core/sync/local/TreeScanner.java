@@ -2,6 +2,7 @@ package dev.quarry.core.sync.local;
 
 import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.concurrent.Throttle;
+import dev.quarry.core.sync.cas.Chunking;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
@@ -39,6 +40,7 @@ import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.stream.IntStream;
 
 /**
  * Turns a folder into a {@link LocalTree}: walks it with lstat, takes digests of unchanged files from the state
@@ -194,39 +196,64 @@ public final class TreeScanner {
     List<String> warnings = task.warnings;
     List<Node> children = new ArrayList<>();
     List<WalkTask> subfolders = new ArrayList<>();
+    List<Path> paths = new ArrayList<>();
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
       for (Path path : entries) {
-        if (excluded.contains(path) || path.getFileName().toString().equals(STATE_FOLDER_NAME)) {
-          continue;
+        if (!excluded.contains(path) && !path.getFileName().toString().equals(STATE_FOLDER_NAME)) {
+          paths.add(path);
         }
-        String childName = path.getFileName().toString();
-        FileIdentity identity = FileIdentity.of(path);
-        if (!identity.isDirectory() && PartFiles.isPartFile(childName)) {
-          continue; // A killed pull's temporary: never part of a version.
-        }
-        if (!ignored.isEmpty() && ignored.ignoresItself(task.prefix + childName, identity.isDirectory())) {
-          continue; // its folders were checked on the way down
-        }
-        if (identity.isDirectory()) {
-          WalkTask subfolder = new WalkTask(childName, task.prefix + childName + "/", path, identity.permissions(),
-              files, warnings);
-          subfolder.fork();
-          subfolders.add(subfolder);
-        } else if (identity.isSymbolicLink()) {
-          children.add(new LinkNode(childName, Files.readSymbolicLink(path).toString()));
-        } else if (identity.isRegularFile()) {
-          FileNode file = new FileNode(childName, path, identity);
-          files.add(file);
-          children.add(file);
-        } else {
-          warnings.add("Left out " + path + ": not a regular file, folder or symbolic link");
-        }
+      }
+    }
+    FileIdentity[] identities = lstat(paths);
+    for (int i = 0; i < identities.length; i++) {
+      Path path = paths.get(i);
+      FileIdentity identity = identities[i];
+      String childName = path.getFileName().toString();
+      if (!identity.isDirectory() && PartFiles.isPartFile(childName)) {
+        continue; // A killed pull's temporary: never part of a version.
+      }
+      if (!ignored.isEmpty() && ignored.ignoresItself(task.prefix + childName, identity.isDirectory())) {
+        continue; // its folders were checked on the way down
+      }
+      if (identity.isDirectory()) {
+        WalkTask subfolder = new WalkTask(childName, task.prefix + childName + "/", path, identity.permissions(),
+            files, warnings);
+        subfolder.fork();
+        subfolders.add(subfolder);
+      } else if (identity.isSymbolicLink()) {
+        children.add(new LinkNode(childName, Files.readSymbolicLink(path).toString()));
+      } else if (identity.isRegularFile()) {
+        FileNode file = new FileNode(childName, path, identity);
+        files.add(file);
+        children.add(file);
+      } else {
+        warnings.add("Left out " + path + ": not a regular file, folder or symbolic link");
       }
     }
     for (WalkTask subfolder : subfolders) {
       children.add(subfolder.join());
     }
     return new DirNode(name, dir, mode, children);
+  }
+
+  /**
+   * The lstat of each path, in order: on all cores of the scan's pool in a folder of more entries than one manifest
+   * holds (a flat folder of a million files is one folder, so its walk would otherwise be one core's).
+   */
+  private static FileIdentity[] lstat(List<Path> paths) throws IOException {
+    FileIdentity[] identities = new FileIdentity[paths.size()];
+    IntStream indexes = IntStream.range(0, identities.length);
+    if (Chunking.isChunked(identities.length)) {
+      indexes = indexes.parallel();
+    }
+    indexes.forEach(i -> {
+      try {
+        identities[i] = FileIdentity.of(paths.get(i));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+    return identities;
   }
 
   private Map<String, StateDatabase.FileState> hash(List<FileNode> files) throws IOException {

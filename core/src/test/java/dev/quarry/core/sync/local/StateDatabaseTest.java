@@ -41,6 +41,25 @@ class StateDatabaseTest {
   }
 
   @Test
+  void aLoadReadsTheRowsUnderItsFolderAndNoOther() throws Exception {
+    Path root = temp.resolve("data");
+    FileState state = new FileState(1, 10, 5, ALPHA, true, MD5);
+    List<String> under = List.of(root + "/a", root + "/sub/b", root + "/\u00e9", root + "/0");
+    List<String> beside = List.of(root.toString(), root + "0/x", root + "-b/x", root + ".old/x", temp + "/dat/a");
+    try (StateDatabase database = StateDatabase.open(temp.resolve("state.db"))) {
+      Map<String, FileState> rows = new java.util.HashMap<>();
+      under.forEach(path -> rows.put(path, state));
+      beside.forEach(path -> rows.put(path, new FileState(2, 20, 5, BETA, false)));
+      database.record(rows);
+
+      Map<String, FileState> loaded = database.load(root);
+
+      assertThat(loaded).containsOnlyKeys(under);
+      assertThat(loaded.values()).containsOnly(state);
+    }
+  }
+
+  @Test
   void aDatabaseWithTheOldMd5TableIsMigrated() throws Exception {
     Path file = temp.resolve("state.db");
     try (var connection = DriverManager.getConnection("jdbc:sqlite:" + file);

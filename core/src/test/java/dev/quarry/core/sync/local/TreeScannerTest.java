@@ -3,6 +3,7 @@ package dev.quarry.core.sync.local;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.EntryType;
 import dev.quarry.core.sync.cas.TreeEntry;
 import java.nio.file.Files;
@@ -39,6 +40,48 @@ class TreeScannerTest {
       LocalTree third = scanner.scan(temp.resolve("data"));
       assertThat(third.hashedFiles()).isEqualTo(1);
       assertThat(third.root()).isNotEqualTo(first.root());
+    }
+  }
+
+  @Test
+  void aBigFolderWalkedOnAllCoresGivesWhatTheSequentialWalkGivesAndMissesNoChange() throws Exception {
+    // More entries than one manifest holds: their lstat runs on all cores. Files, links, folders, mixed.
+    Path data = Files.createDirectories(temp.resolve("data"));
+    for (int i = 0; i < 6000; i++) {
+      String name = String.format("f%05d", i);
+      if (i % 1000 == 7) {
+        Files.createDirectories(data.resolve(name)).resolve("inside").toFile().createNewFile();
+      } else if (i % 100 == 3) {
+        Files.createSymbolicLink(data.resolve(name), Path.of("target-" + i));
+      } else {
+        Files.writeString(data.resolve(name), i % 10 == 0 ? "content " + i : "");
+      }
+    }
+    try (StateDatabase state = StateDatabase.open(temp.resolve("state/state.db"))) {
+      TreeScanner parallel = new TreeScanner(state, 4, Set.of(), line -> {});
+      LocalTree first = parallel.scan(data);
+      assertThat(first.files()).isEqualTo(6000);
+      assertThat(first.root()).isEqualTo(freshSequentialScan(data));
+
+      Files.writeString(data.resolve("f00010"), "content 10, longer"); // content
+      Files.move(data.resolve("f00020"), data.resolve("f00020-renamed")); // name
+      Files.setPosixFilePermissions(data.resolve("f00030"), java.nio.file.attribute.PosixFilePermissions
+          .fromString("rwxr-x---")); // mode, nothing else
+      Files.delete(data.resolve("f00103"));
+      Files.createSymbolicLink(data.resolve("f00103"), Path.of("another-target")); // link target
+      LocalTree second = parallel.scan(data);
+      assertThat(second.hashedFiles()).isEqualTo(2); // the new content, and the renamed file under its new path
+      assertThat(second.root()).isNotEqualTo(first.root()).isEqualTo(freshSequentialScan(data));
+      assertThat(second.top().manifest().entries()).extracting(TreeEntry::name).contains("f00020-renamed")
+          .doesNotContain("f00020");
+    }
+  }
+
+  /** The root digest a scan on one thread with an empty state database gives: every file read and hashed. */
+  private Digest freshSequentialScan(Path data) throws Exception {
+    Path database = Files.createTempDirectory(temp, "fresh").resolve("state.db");
+    try (StateDatabase state = StateDatabase.open(database)) {
+      return new TreeScanner(state, 1, Set.of(), line -> {}).scan(data).root();
     }
   }
 
