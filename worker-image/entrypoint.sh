@@ -1,6 +1,7 @@
 #!/bin/sh
 # The worker image's entrypoint: java with the options decided when the image was built (jvm.options) and, for a
-# sort, the heap its memory budget gives (memory-options.sh, the rule of the ./quarry launcher too). QUARRY_HOME
+# sort, the heap its memory budget gives (memory-options.sh, the rule of the ./quarry launcher too; the operator
+# passes it in QUARRY_SORT_HEAP, so that no JVM starts to work it out). QUARRY_HOME
 # (default /opt/quarry) is where the image keeps these files; tests point it elsewhere.
 set -eu
 home=${QUARRY_HOME:-/opt/quarry}

@@ -10,6 +10,9 @@
 # the heap grow far past the budget: `sort run` of 1M tiny records was 4.6 GB resident under a 1Gi budget, 1.0 GB with
 # the heap sized. Reading the budget in the shell went wrong (awk's 32-bit printf, other suffixes than quarry's, the
 # spec's other strings), so nothing here parses it. Other commands get no option and start no extra JVM.
+#
+# A worker pod gets its heap from the operator instead, in QUARRY_SORT_HEAP (as -Xmx takes it, 819m), worked out by
+# the same Java rule from the pod's memory limit and the spec's budget: then no small JVM starts before each command.
 
 # Prints the memory options for the command line "$3" ... run by the java command "$1" from the jar "$2" (nothing
 # for a command other than sort, or a budget the command will refuse: it says what is wrong itself).
@@ -17,6 +20,16 @@ quarry_memory_options() {
   java=$1 jar=$2
   shift 2
   [ "${1:-}" = sort ] || return 0
+  heap=${QUARRY_SORT_HEAP:-}
+  if [ -n "$heap" ]; then
+    case ${heap%m} in
+      "$heap" | "" | *[!0-9]*)
+        echo "quarry: Invalid QUARRY_SORT_HEAP: $heap (must be a heap in MiB, such as 819m); working it out from the memory budget" >&2 ;;
+      *)
+        echo "-Xmx$heap"
+        return 0 ;;
+    esac
+  fi
   # A small heap and the quick compiler: it reads one file and exits, in a few tenths of a second. A budget the
   # command will refuse prints nothing and exits 0 (the command says what is wrong); only a JVM that could not run
   # it fails, and then the command still runs, on the JVM's default heap, which this line says.

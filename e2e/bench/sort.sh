@@ -14,6 +14,8 @@ e2e/tools/install-test-tools.sh >/dev/null
 mvn -q -B -ntp -pl e2e -am install -Dmaven.test.skip=true
 work=$(mktemp -d /tmp/quarry-bench-sort.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-mvn -q -B -ntp -pl e2e dependency:build-classpath -Dmdep.outputFile="$work/classpath" -Dmdep.includeScope=runtime
-"$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "e2e/target/classes:$(cat "$work/classpath")" \
+# Copies of the jars, not ~/.m2's: a build of the same snapshot elsewhere (another checkout) replaces those while the
+# benchmark runs, and its next class load failed (NoClassDefFoundError) after the first round.
+mvn -q -B -ntp -pl e2e dependency:copy-dependencies -DoutputDirectory="$work/lib" -DincludeScope=runtime
+"$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "e2e/target/classes:$work/lib/*" \
   dev.quarry.bench.SortBench "$root/quarry" "$work" "${1:-2}" "${2:-256Mi}" "${3:-1}" "${4:-1}" "${5:-5}"

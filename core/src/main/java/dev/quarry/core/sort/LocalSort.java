@@ -29,7 +29,8 @@ public final class LocalSort {
     List<PhaseResult> results = new ArrayList<>();
     try (WorkFolder work = WorkFolder.create(workParent, "quarry-sort-");
         LocalPacks packs = new LocalPacks(work.path().resolve("packs"), spec.workers().memory().recordBytes())) {
-      Location scratch = stores.locate(work.path().resolve("scratch").toAbsolutePath() + "/");
+      // Removed when the run ends, and started over by a rerun: nothing in it needs to reach the disk.
+      Location scratch = stores.locateUnsynced(work.path().resolve("scratch"));
       SortPhases phases = new SortPhases(spec, stores, scratch, packs, true, log);
       results.add(phases.extract(0, 1));
       // Record bytes held outside the heap, and those that a larger memory budget would have kept in memory.

@@ -62,6 +62,14 @@ public record MemoryBudget(long bytes) {
     return Math.max(holdsRecordBytes ? bytes / 2 : bytes, MIN_HEAP_BYTES);
   }
 
+  /**
+   * {@link #heapBytes} as the JVM's {@code -Xmx} takes it, in whole MiB ({@code 819m}): what the launchers pass, and
+   * what the operator puts in a worker pod's {@code QUARRY_SORT_HEAP} so that its entrypoint need not work it out.
+   */
+  public String heapSize(boolean holdsRecordBytes) {
+    return (heapBytes(holdsRecordBytes) >> 20) + "m";
+  }
+
   /** The most estimated heap bytes of record entries a sorter holds before it writes a run. */
   public long entryBytes() {
     return Math.min(bytes / 2, Runtime.getRuntime().maxMemory() / 2);

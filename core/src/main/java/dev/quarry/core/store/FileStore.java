@@ -45,12 +45,28 @@ public final class FileStore implements ObjectStore {
 
   private final Path root;
   private final String rootUrl;
+  private final boolean synced;
   private final RequestCounts requests = new RequestCounts();
   /** The directories this store has written into, and so swept of abandoned temp files. */
   private final Set<Path> swept = ConcurrentHashMap.newKeySet();
 
   /** A store rooted at {@code root}, which need not exist yet; relative roots resolve against the working directory. */
   public FileStore(Path root) {
+    this(root, true);
+  }
+
+  /**
+   * As {@link #FileStore(Path)}, but writes are not fsynced: still whole or absent to readers (the rename), though a
+   * crash of the machine may lose them. For data that does not outlive its process, such as the scratch of a local
+   * sort, which is removed when it ends and started over when it is run again: its 70 or so small writes each waited
+   * for the disk, twice, while the output's shards were being written to it.
+   */
+  public static FileStore unsynced(Path root) {
+    return new FileStore(root, false);
+  }
+
+  private FileStore(Path root, boolean synced) {
+    this.synced = synced;
     this.root = root.toAbsolutePath().normalize();
     String path = this.root.toString();
     this.rootUrl = "file://" + path + (path.endsWith("/") ? "" : "/");
@@ -58,6 +74,11 @@ public final class FileStore implements ObjectStore {
 
   public Path root() {
     return root;
+  }
+
+  /** Whether writes wait until their bytes are on disk: false for an {@link #unsynced} store. */
+  public boolean synced() {
+    return synced;
   }
 
   @Override
@@ -134,7 +155,7 @@ public final class FileStore implements ObjectStore {
         while (buffer.hasRemaining()) {
           channel.write(buffer);
         }
-        channel.force(true);
+        force(channel);
       }
       publish(temp, path);
     } catch (IOException e) {
@@ -207,9 +228,19 @@ public final class FileStore implements ObjectStore {
     }
   }
 
+  /** Waits until the file's bytes are on disk, unless this store is {@link #unsynced}. */
+  void force(FileChannel channel) throws IOException {
+    if (synced) {
+      channel.force(true);
+    }
+  }
+
   /** Renames a complete, fsynced temp file over the target: the moment the object appears whole. */
   void publish(Path temp, Path target) throws IOException {
     Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    if (!synced) {
+      return;
+    }
     // The rename lives in the directory: sync it too, or a crash could bring back the old object (or none).
     try (java.nio.channels.FileChannel directory = java.nio.channels.FileChannel.open(target.getParent(),
         java.nio.file.StandardOpenOption.READ)) {

@@ -46,7 +46,7 @@ final class FileUpload implements ObjectUpload {
       throw abortAfter(e); // already names the URL
     }
     try {
-      channel.force(true);
+      store.force(channel);
       channel.close();
       store.countUploadCommit();
       store.publish(temp, target);

@@ -38,6 +38,17 @@ public final class ObjectStores implements AutoCloseable {
     return new Location(store != null ? store : open(parsed, url), parsed.key());
   }
 
+  /**
+   * A local folder as a store of its own whose writes are not fsynced ({@link FileStore#unsynced}), for data that
+   * does not outlive this process (a local sort's scratch); its key is empty, and its requests count in
+   * {@link #requests()} with the others'.
+   */
+  public synchronized Location locateUnsynced(Path folder) {
+    Path root = folder.toAbsolutePath().normalize();
+    requireOpen(root.toString());
+    return new Location(stores.computeIfAbsent("unsynced:" + root, id -> FileStore.unsynced(root)), "");
+  }
+
   private void requireOpen(String url) {
     if (closed) {
       throw new IllegalStateException("Cannot open the store of " + url + ": the object stores are closed");

@@ -47,6 +47,14 @@ class MemoryBudgetTest {
     assertThat(budget.heapBytes(true)).isEqualTo(GIB / 2);
   }
 
+  /** As -Xmx takes it, in whole MiB: 512000k is 488.28 MiB. */
+  @Test
+  void theHeapSizeIsTheHeapInWholeMiB() {
+    assertThat(new MemoryBudget(GIB).heapSize(false)).isEqualTo("1024m");
+    assertThat(new MemoryBudget(GIB).heapSize(true)).isEqualTo("512m");
+    assertThat(new MemoryBudget(512_000_000L).heapSize(false)).isEqualTo("488m");
+  }
+
   @Test
   void theHeapIsAtLeast64MiBAndSortRunThenHoldsNoRecordBytesInMemory() {
     MemoryBudget smallest = new MemoryBudget(16L << 20);

@@ -23,6 +23,28 @@ class ObjectStoresTest {
     stores.close();
   }
 
+  /**
+   * A local sort's scratch: a folder of its own whose writes are not fsynced (it is removed when the run ends), whole
+   * or absent to readers all the same, its requests counted with the others'.
+   */
+  @Test
+  void anUnsyncedFolderIsAStoreOfItsOwnWhoseRequestsCount(@TempDir Path folder) throws IOException {
+    Location scratch = stores.locateUnsynced(folder.resolve("scratch"));
+
+    assertThat(scratch.key()).isEmpty();
+    assertThat(((FileStore) scratch.store()).synced()).isFalse();
+    assertThat(((FileStore) stores.locate(folder + "/x").store()).synced()).isTrue();
+    assertThat(stores.locateUnsynced(folder.resolve("scratch")).store()).isSameAs(scratch.store());
+    scratch.store().put("a/b.json", new byte[] {1, 2});
+    try (ObjectUpload upload = scratch.store().upload("c.bin")) {
+      upload.stream().write(3);
+      upload.commit();
+    }
+    assertThat(folder.resolve("scratch/a/b.json")).hasBinaryContent(new byte[] {1, 2});
+    assertThat(folder.resolve("scratch/c.bin")).hasBinaryContent(new byte[] {3});
+    assertThat(stores.requests().put()).isEqualTo(2);
+  }
+
   @Test
   void anS3UrlIsABucketAndAKey() {
     Location location = stores.locate("s3://my-bucket/datasets/train/shard-000.tar");

@@ -92,8 +92,8 @@ final class SortJobs {
     if (step.thenFlag(spec) != null) {
       args.add(step.thenFlag(spec));
     }
-    PodSpec podSpec = withSpec(job, pods.spec(spec.store(), args,
-        spec.workers() == null ? null : spec.workers().resources(), spec.workers(), List.of(specMount())), false);
+    PodSpec podSpec = withSpec(job, withHeap(spec, pods.spec(spec.store(), args,
+        spec.workers() == null ? null : spec.workers().resources(), spec.workers(), List.of(specMount()))), false);
     Integer retries = spec.workers() == null || spec.workers().retriesPerIndex() == null ? DEFAULT_RETRIES_PER_INDEX
         : spec.workers().retriesPerIndex();
     ObjectMeta metadata = metadata(job, jobName(job, step), step.command(), true);
@@ -120,9 +120,9 @@ final class SortJobs {
     // The spec names the job, so that clean deletes only a scratch marked for this job: a spec may name another
     // job's scratch, and that job's data must survive this one's cleanup. It runs where the workers run (their nodes
     // may be the only ones the namespace can use) with the default resources: deleting needs little.
-    PodSpec podSpec = withSpec(job, pods.spec(spec.store(), List.of("sort", "clean", "--spec", SPEC_DIR + "/"
-        + SPEC_FILE, "--scratch", ScratchPrefix.of(job), "--result", WorkerPods.RESULT_FILE), null, spec.workers(),
-        List.of(specMount())), true);
+    PodSpec podSpec = withSpec(job, withHeap(spec, pods.spec(spec.store(), List.of("sort", "clean", "--spec",
+        SPEC_DIR + "/" + SPEC_FILE, "--scratch", ScratchPrefix.of(job), "--result", WorkerPods.RESULT_FILE), null,
+        spec.workers(), List.of(specMount()))), true);
     return new JobBuilder()
         .withMetadata(metadata)
         .withNewSpec()
@@ -132,6 +132,14 @@ final class SortJobs {
         .endTemplate()
         .endSpec()
         .build();
+  }
+
+  /** The worker's heap ({@link WorkerHeap}) from the spec's budget and the memory limit its container got. */
+  private static PodSpecBuilder withHeap(ShardSortJobSpec spec, PodSpecBuilder pod) {
+    WorkerHeap.of(spec.workers() == null ? null : spec.workers().memoryBudget(),
+            pod.buildFirstContainer().getResources())
+        .ifPresent(heap -> pod.editFirstContainer().addToEnv(heap).endContainer());
+    return pod;
   }
 
   private static VolumeMount specMount() {

@@ -373,6 +373,8 @@ class ShardSortJobIT {
     assertThat(pod.getAffinity()).isEqualTo(spread);
     assertThat(pod.getPriorityClassName()).isEqualTo("training-high");
     assertThat(pod.getSecurityContext().getRunAsNonRoot()).as("the admin's hardening stays").isTrue();
+    assertThat(pod.getContainers().getFirst().getEnv()).as("the heap of the job's 2Gi budget, so no JVM works it out")
+        .contains(new io.fabric8.kubernetes.api.model.EnvVar("QUARRY_SORT_HEAP", "2048m", null));
 
     KubernetesClientException refused = catchThrowableOfType(KubernetesClientException.class, () ->
         client.resources(ShardSortJob.class).inNamespace(namespace).withName("placed").edit(current -> {

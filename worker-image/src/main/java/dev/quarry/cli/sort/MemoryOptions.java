@@ -47,8 +47,7 @@ public final class MemoryOptions {
       if (budget == null && spec != null) {
         budget = SpecFile.memoryBudget(Path.of(spec));
       }
-      long heap = new SortSpec.Workers(budget, null).memory().heapBytes(holdsRecordBytes);
-      return List.of("-Xmx" + (heap >> 20) + "m");
+      return List.of("-Xmx" + new SortSpec.Workers(budget, null).memory().heapSize(holdsRecordBytes));
     } catch (IllegalArgumentException | IOException e) {
       return List.of();
     }

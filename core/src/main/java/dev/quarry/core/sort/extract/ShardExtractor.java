@@ -22,8 +22,11 @@ import dev.quarry.core.text.Printable;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -47,6 +50,12 @@ final class ShardExtractor {
   private final PackStore packs;
   private final boolean packEverything;
   private final Problems problems;
+  /**
+   * The direct buffers of the packing reads ({@link Tee}), kept for the next shard: direct memory returns only once a
+   * collection finds its buffer unreachable, which a run that makes little garbage seldom does, so a buffer a shard
+   * left would stay resident, one per input shard. So they are at most the shards read at once.
+   */
+  private final ArrayDeque<ByteBuffer> buffers = new ArrayDeque<>();
 
   ShardExtractor(SortSpec spec, PackStore packs, boolean packEverything, Problems problems) {
     this.spec = spec;
@@ -65,12 +74,17 @@ final class ShardExtractor {
         readTar(shard, new TarReader(counted, name, ArchiveLimits.DEFAULT), false, entries);
       } else if (format.isTar()) {
         try (PackStore.PackOutput pack = packs.create(shard.index())) {
-          InputStream tar = switch (format) {
-            case TAR_GZ -> Compression.gunzip(counted, name, ArchiveLimits.DEFAULT);
-            case TAR_LZ4 -> Compression.unlz4(counted, name, ArchiveLimits.DEFAULT);
-            default -> counted;
+          ReadableByteChannel tar = switch (format) {
+            case TAR_GZ -> Channels.newChannel(Compression.gunzip(counted, name, ArchiveLimits.DEFAULT));
+            case TAR_LZ4 -> Channels.newChannel(Compression.unlz4(counted, name, ArchiveLimits.DEFAULT));
+            default -> counted.channel();
           };
-          readTar(shard, new TarReader(new Tee(tar, pack.stream()), name, ArchiveLimits.DEFAULT), true, entries);
+          ByteBuffer buffer = takeBuffer();
+          try {
+            readTar(shard, new TarReader(new Tee(tar, pack, buffer), name, ArchiveLimits.DEFAULT), true, entries);
+          } finally {
+            giveBack(buffer);
+          }
           pack.commit();
         }
       } else {
@@ -78,6 +92,19 @@ final class ShardExtractor {
       }
     }
     return counted.count;
+  }
+
+  private ByteBuffer takeBuffer() {
+    synchronized (buffers) {
+      ByteBuffer free = buffers.pollFirst();
+      return (free != null ? free : ByteBuffer.allocateDirect(Tee.BUFFER)).clear().limit(0);
+    }
+  }
+
+  private void giveBack(ByteBuffer buffer) {
+    synchronized (buffers) {
+      buffers.addFirst(buffer);
+    }
   }
 
   /** Groups a tar's members into records by their raw ranges, reading data only of the content key member. */
@@ -223,50 +250,72 @@ final class ShardExtractor {
     }
   }
 
-  /** Copies every byte read into a pack. */
-  private static final class Tee extends FilterInputStream {
-    private final OutputStream copy;
-    private byte[] skipBuffer;
+  /**
+   * Copies every byte read into a pack, through one direct buffer: the bytes go from the input to the pack without
+   * passing through the heap (from a file, straight from the kernel), and the tar reader gets only those it asks for
+   * (headers, a content key member), skipping the rest in the buffer. It reads at most a buffer ahead of the reader.
+   */
+  private static final class Tee extends InputStream {
+    private static final int BUFFER = 256 << 10;
+    private final ReadableByteChannel in;
+    private final PackStore.PackOutput pack;
+    private final ByteBuffer buffer;
+    private boolean ended;
 
-    Tee(InputStream in, OutputStream copy) {
-      super(in);
-      this.copy = copy;
+    /** {@code buffer}: {@value #BUFFER} bytes, empty (limit 0), this reader's until it is closed. */
+    Tee(ReadableByteChannel in, PackStore.PackOutput pack, ByteBuffer buffer) {
+      this.in = in;
+      this.pack = pack;
+      this.buffer = buffer;
     }
 
     @Override
     public int read() throws IOException {
-      int b = in.read();
-      if (b >= 0) {
-        copy.write(b);
-      }
-      return b;
+      return fill() ? buffer.get() & 0xff : -1;
     }
 
     @Override
-    public int read(byte[] buffer, int offset, int length) throws IOException {
-      int read = in.read(buffer, offset, length);
-      if (read > 0) {
-        copy.write(buffer, offset, read);
+    public int read(byte[] target, int offset, int length) throws IOException {
+      if (length == 0) {
+        return 0;
       }
-      return read;
+      if (!fill()) {
+        return -1;
+      }
+      int n = Math.min(length, buffer.remaining());
+      buffer.get(target, offset, n);
+      return n;
     }
 
     @Override
-    public long skip(long n) throws IOException {
-      // Every member's data is skipped by the tar reader: one buffer for all of them.
-      if (skipBuffer == null) {
-        skipBuffer = new byte[1 << 16];
-      }
-      byte[] buffer = skipBuffer;
+    public long skip(long count) throws IOException {
       long skipped = 0;
-      while (skipped < n) {
-        int read = read(buffer, 0, (int) Math.min(buffer.length, n - skipped));
-        if (read < 0) {
-          break;
-        }
-        skipped += read;
+      while (skipped < count && fill()) {
+        int n = (int) Math.min(count - skipped, buffer.remaining());
+        buffer.position(buffer.position() + n);
+        skipped += n;
       }
       return skipped;
+    }
+
+    /** Whether a byte is there to read: reads the next bytes into the buffer, and the pack, once it is empty. */
+    private boolean fill() throws IOException {
+      while (!buffer.hasRemaining() && !ended) {
+        buffer.clear();
+        int read = in.read(buffer);
+        buffer.flip();
+        if (read < 0) {
+          ended = true;
+        } else {
+          pack.write(buffer.duplicate());
+        }
+      }
+      return buffer.hasRemaining();
+    }
+
+    @Override
+    public void close() throws IOException {
+      in.close();
     }
   }
 
@@ -301,6 +350,36 @@ final class ShardExtractor {
       long skipped = in.skip(n);
       count += skipped;
       return skipped;
+    }
+
+    /**
+     * These bytes, counted, as a channel: straight from the input when it is one (a file), so that a reader's direct
+     * buffer gets them from the kernel.
+     */
+    ReadableByteChannel channel() {
+      if (!(in instanceof ReadableByteChannel channel)) {
+        return Channels.newChannel(this);
+      }
+      return new ReadableByteChannel() {
+        @Override
+        public int read(ByteBuffer target) throws IOException {
+          int read = channel.read(target);
+          if (read > 0) {
+            count += read;
+          }
+          return read;
+        }
+
+        @Override
+        public boolean isOpen() {
+          return channel.isOpen();
+        }
+
+        @Override
+        public void close() throws IOException {
+          channel.close();
+        }
+      };
     }
   }
 }
