@@ -2,6 +2,7 @@ package dev.quarry.cli.sort;
 
 import dev.quarry.core.sort.PhaseResult;
 import dev.quarry.core.sort.SortPhases;
+import dev.quarry.core.sort.plan.Partitioner;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -29,8 +30,9 @@ public final class SortExtractCommand extends PhaseCommand {
 
   @Override
   List<PhaseResult> run(SortPhases phases) throws Exception {
-    if (partitions < 1) {
-      throw new IllegalArgumentException("Invalid --partitions: " + partitions + " (must be at least 1)");
+    if (partitions < 1 || partitions > Partitioner.MAX_PARTITIONS) {
+      throw new IllegalArgumentException("Invalid --partitions: " + partitions + " (must be from 1 to "
+          + Partitioner.MAX_PARTITIONS + ")");
     }
     return thenPlan ? phases.extractThenPlan(worker.index(), worker.count(), partitions)
         : List.of(phases.extract(worker.index(), worker.count(), partitions));
