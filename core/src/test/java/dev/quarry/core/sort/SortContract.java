@@ -832,7 +832,8 @@ abstract class SortContract {
     Tampered tampered = (attempt, pack, recordBytes) -> new dev.quarry.core.sort.extract.ExtractResult(
         extract.index(), extract.count(), extract.partitions(), extract.from(), extract.to(), extract.shards(),
         extract.missingShards(), extract.records(), extract.bytes(), extract.inputBytes(), attempt, extract.runs(),
-        extract.peakMetadataBytes(), extract.metadataBytesPerRecord(), pack, recordBytes, extract.splittersSha256());
+        extract.peakMetadataBytes(), extract.metadataBytesPerRecord(), pack, recordBytes, extract.splittersSha256(),
+        extract.keymapSha256());
     String notItsOwn = "Cannot plan: the done marker of extract worker 0 names an attempt or pack that is not one of"
         + " its own (the scratch was changed; clean it and sort again)";
 
@@ -866,8 +867,9 @@ abstract class SortContract {
     var counts = partition.templates().getFirst();
     long more = 1L << 20;
     StoredJson.write(scratch.store(), names.partitionDone(1), new dev.quarry.core.sort.plan.PartitionResult(
-        partition.index(), partition.count(), partition.extractCount(), partition.packs(), partition.ordered(),
-        partition.recordsOrdered() + more, partition.duplicatesDropped(), partition.recordsDropped(),
+        partition.index(), partition.count(), partition.extractCount(), partition.packs(), partition.keymapSha256(),
+        partition.ordered(), partition.recordsOrdered() + more, partition.duplicatesDropped(),
+        partition.recordsDropped(),
         List.of(new dev.quarry.core.sort.plan.PartitionResult.TemplateCounts(counts.records() + more, counts.bytes()
             + more, counts.span() + more, counts.lastSpan()))));
     assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the partition steps ordered "
@@ -877,7 +879,8 @@ abstract class SortContract {
     String otherList = StoredJson.read(scratch.store(), names.partitionDone(0),
         dev.quarry.core.sort.plan.PartitionResult.class).ordered();
     StoredJson.write(scratch.store(), names.partitionDone(1), new dev.quarry.core.sort.plan.PartitionResult(
-        partition.index(), partition.count(), partition.extractCount(), partition.packs(), otherList,
+        partition.index(), partition.count(), partition.extractCount(), partition.packs(), partition.keymapSha256(),
+        otherList,
         partition.recordsOrdered(), partition.duplicatesDropped(), partition.recordsDropped(), partition.templates()));
     assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the done marker of partition 1 names an"
         + " ordered list that is not one of its own (the scratch was changed; clean it and sort again)");
@@ -888,6 +891,150 @@ abstract class SortContract {
     assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot read " + scratch.store().url(names.partitionDone(1))
         + ": it is not a valid PartitionResult document (it was changed or is corrupt; rerun the phase that wrote"
         + " it)");
+  }
+
+  /**
+   * Extract, the partition steps and the plan each read the key map object: one edited while the job runs would
+   * split, route and count records by different key maps. Extract records the SHA-256 of the text it read; workers
+   * that read different texts, and a partition step or plan that reads another than theirs, are refused.
+   */
+  @Test
+  void aKeymapObjectEditedWhileTheJobRunsIsRefusedNotMixedIntoTheOutput() throws Exception {
+    dataset = SortFixture.dataset(6, 20, 31);
+    all = dataset.stream().flatMap(List::stream).toList();
+    String in = input(ShardFormat.TAR);
+    String key = dataset.get(5).getLast().key(); // far past the 16 KiB sample of its shard
+    boolean even = "02468".indexOf(key.charAt(key.length() - 1)) >= 0;
+    String v1 = "img/.*[02468]\t" + root + "out/ev-{00..}.tar\n.*\t" + root + "out/od-{00..}.tar\n";
+    String v2 = key + "\t" + root + "out/" + (even ? "od" : "ev") + "-{00..}.tar\n" + v1;
+    Location km = stores.locate(root + "km.txt");
+    km.store().put(km.key(), v1.getBytes(StandardCharsets.UTF_8));
+    SortSpec spec = spec(in, new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+        new SortSpec.Keymap(null, root + "km.txt", null)), records(root + "out/x-{000..}.tar", 7));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(1, 2, 4); // under v1
+    km.store().put(km.key(), v2.getBytes(StandardCharsets.UTF_8));
+    phases.extract(0, 2, 4); // under v2
+    String mixed = " extract workers 0 and 1 read different key maps (the key map object changed while they ran;"
+        + " clean the scratch and sort again)";
+    assertThatThrownBy(() -> phases.partition(3, 4, 2)).hasMessage("Cannot partition:" + mixed);
+    assertThatThrownBy(() -> phases.plan(2)).hasMessage("Cannot plan:" + mixed);
+
+    SortPhases again = phases(spec, root + "scratch-2/");
+    again.extract(0, 2, 4);
+    again.extract(1, 2, 4); // both under v2
+    again.partition(0, 4, 2);
+    km.store().put(km.key(), v1.getBytes(StandardCharsets.UTF_8));
+    String changed = " the key map object changed since the extract workers read it (clean the scratch and sort"
+        + " again)";
+    assertThatThrownBy(() -> again.partition(1, 4, 2)).hasMessage("Cannot partition:" + changed);
+    assertThatThrownBy(() -> again.plan(2)).hasMessage("Cannot plan:" + changed);
+    assertThat(objects(root + "out/").keySet()).isEmpty();
+  }
+
+  /**
+   * A partition step's done marker holds the SHA-256 of the key map it routed by: after every extract worker ran
+   * again under an edited key map (one partition, so no pack name changes), the earlier step is ordered again, and
+   * the output is that of a job under the edited key map alone.
+   */
+  @Test
+  void aPartitionStepOfAnotherKeymapIsOrderedAgain() throws Exception {
+    String v1 = "img/.*[02468]\t" + root + "out/ev-{00..}.tar\n.*\t" + root + "out/od-{00..}.tar\n";
+    String v2 = "img/.*[0-4]\t" + root + "out/ev-{00..}.tar\n.*\t" + root + "out/od-{00..}.tar\n";
+    Location km = stores.locate(root + "km.txt");
+    km.store().put(km.key(), v1.getBytes(StandardCharsets.UTF_8));
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+        new SortSpec.Keymap(null, root + "km.txt", null)), records(root + "out/x-{000..}.tar", 7));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 1);
+    phases.partition(0, 1, 1);
+    km.store().put(km.key(), v2.getBytes(StandardCharsets.UTF_8));
+    Location scratch = stores.locate(root + "scratch/");
+    scratch.store().delete(new Scratch(scratch.key()).extractDone(0)); // as if the worker's pod ran it again
+    phases.extract(0, 1, 1);
+    phases.plan(1);
+    phases.create(0, 1);
+    phases.commit();
+
+    String fresh = v2.replace(root + "out/", root + "fresh/");
+    km.store().put(km.key(), fresh.getBytes(StandardCharsets.UTF_8));
+    runPartitioned(spec(input(ShardFormat.TAR), spec.order(), records(root + "fresh/x-{000..}.tar", 7)),
+        root + "scratch-fresh/", 1, 1);
+    var got = objects(root + "out/");
+    var expected = objects(root + "fresh/");
+    assertThat(got.keySet()).isEqualTo(expected.keySet()).contains("ev.manifest.json");
+    expected.forEach((name, bytes) -> {
+      if (!name.endsWith(".json")) {
+        assertThat(got.get(name)).as(name).isEqualTo(bytes);
+      }
+    });
+  }
+
+  /**
+   * A marker's partition count decides how many partition steps the plan runs: one out of the names' range is
+   * refused where the marker is read, and one its runs do not bear out is refused before any step runs.
+   */
+  @Test
+  void aForgedPartitionCountIsRefusedBeforeThePlanRunsAnyPartitionStep() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 7));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 1);
+    Location scratch = stores.locate(root + "scratch/");
+    Scratch names = new Scratch(scratch.key());
+    String json = new String(scratch.store().getBytes(names.extractDone(0)), StandardCharsets.UTF_8);
+
+    scratch.store().put(names.extractDone(0), json.replace("\"partitions\" : 1", "\"partitions\" : 100000")
+        .getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot read " + scratch.store().url(names.extractDone(0))
+        + ": it is not a valid ExtractResult document (it was changed or is corrupt; rerun the phase that wrote it)");
+
+    scratch.store().put(names.extractDone(0), json.replace("\"partitions\" : 1", "\"partitions\" : 400")
+        .getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: extract worker 0 wrote 0 runs of partition 0"
+        + " of 400, not the 1 its done marker counts (the scratch was changed; clean it and sort again)");
+    assertThat(objects(root + "scratch/").keySet()).noneMatch(name -> name.startsWith("partition/"));
+  }
+
+  /**
+   * Create reads a packed record at the offset its partition's ordered list gives: one that a changed list puts past
+   * the pack's records (into its segment table) is refused, not read as record bytes.
+   */
+  @Test
+  void createRefusesAnOrderedListPointingPastThePacksRecords() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 20));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    phases.plan(1);
+    Location scratch = stores.locate(root + "scratch/");
+    Scratch names = new Scratch(scratch.key());
+    var extract = StoredJson.read(scratch.store(), names.extractDone(0),
+        dev.quarry.core.sort.extract.ExtractResult.class);
+    var storage = new dev.quarry.core.sort.records.StoreRunStorage(scratch.store());
+    String ordered = StoredJson.read(scratch.store(), names.partitionDone(1),
+        dev.quarry.core.sort.plan.PartitionResult.class).ordered();
+    List<dev.quarry.core.sort.records.RecordEntry> entries = new ArrayList<>();
+    try (var reader = new dev.quarry.core.sort.records.RunReader(storage.open(ordered), ordered)) {
+      for (var entry = reader.next(); entry != null; entry = reader.next()) {
+        entries.add(entry);
+      }
+    }
+    var last = entries.getLast();
+    long length = last.ranges().getFirst().length();
+    entries.set(entries.size() - 1, new dev.quarry.core.sort.records.RecordEntry(last.key(), last.shard(),
+        last.position(), true, List.of(new dev.quarry.core.archive.RawRange(extract.packRecordBytes() - length + 8,
+            length)), last.size(), last.contentKey()));
+    try (var writer = new dev.quarry.core.sort.records.RunWriter(storage.create(ordered))) {
+      for (var entry : entries) {
+        writer.write(entry);
+      }
+      writer.finish();
+    }
+    assertThatThrownBy(() -> phases.create(1, 2)).hasMessage("Cannot read a record of input shard " + last.shard()
+        + ": its bytes " + (extract.packRecordBytes() - length + 8) + " to " + (extract.packRecordBytes() + 8)
+        + " are not within the " + extract.packRecordBytes() + " bytes of records in the pack of extract worker 0"
+        + " (the scratch was changed; clean it and sort again)");
   }
 
   /**

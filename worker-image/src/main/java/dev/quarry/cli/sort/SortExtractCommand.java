@@ -2,6 +2,7 @@ package dev.quarry.cli.sort;
 
 import dev.quarry.core.sort.PhaseResult;
 import dev.quarry.core.sort.SortPhases;
+import dev.quarry.core.sort.plan.Partitioner;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -18,8 +19,8 @@ public final class SortExtractCommand extends PhaseCommand {
 
   @Option(names = "--partitions", defaultValue = "1", description = "Split the records into this many partitions,"
       + " each merged and ordered by its own quarry sort partition step, best the number of create workers"
-      + " (shuffle and md5 spread records over them by their hash; the other orders keep them in the first)."
-      + " Default: ${DEFAULT-VALUE}.")
+      + " (shuffle and md5 spread records over them by their hash, alphanumeric and keymap by keys sampled from"
+      + " the input; content and none keep them in the first), at most 99999. Default: ${DEFAULT-VALUE}.")
   int partitions;
 
   @Option(names = "--then-plan", description = "If this is the last extract worker to finish, also run the plan"
@@ -29,8 +30,9 @@ public final class SortExtractCommand extends PhaseCommand {
 
   @Override
   List<PhaseResult> run(SortPhases phases) throws Exception {
-    if (partitions < 1) {
-      throw new IllegalArgumentException("Invalid --partitions: " + partitions + " (must be at least 1)");
+    if (partitions < 1 || partitions > Partitioner.MAX_PARTITIONS) {
+      throw new IllegalArgumentException("Invalid --partitions: " + partitions + " (must be from 1 to "
+          + Partitioner.MAX_PARTITIONS + ")");
     }
     return thenPlan ? phases.extractThenPlan(worker.index(), worker.count(), partitions)
         : List.of(phases.extract(worker.index(), worker.count(), partitions));

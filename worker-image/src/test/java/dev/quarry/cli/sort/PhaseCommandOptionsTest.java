@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quarry.cli.QuarryCommand;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** A phase command lists the options its phase reads, not all of sort run's, and still takes the job's options. */
@@ -48,6 +50,20 @@ class PhaseCommandOptionsTest {
     assertThat(listedOptions("sort", "extract")).contains("--partitions");
     assertThat(listedOptions("sort", "partition")).contains("--index", "--count", "--extract-count", "--then-plan",
         "--memory-budget");
+  }
+
+  /** Scratch names a partition in five digits, so extract refuses more partitions before reading anything. */
+  @Test
+  void extractRefusesMorePartitionsThanScratchNamesHold(@TempDir Path temp) {
+    StringWriter err = new StringWriter();
+    CommandLine commandLine = QuarryCommand.commandLine();
+    commandLine.setErr(new PrintWriter(err, true));
+    int exit = commandLine.execute("sort", "extract", "--input", temp + "/in/{0..1}.tar", "--output",
+        temp + "/out/{0..}.tar", "--order", "shuffle", "--seed", "1", "--shard-size", "64Ki", "--scratch",
+        temp + "/scratch", "--index", "0", "--count", "1", "--partitions", "100000");
+
+    assertThat(exit).isNotZero();
+    assertThat(err.toString().strip()).isEqualTo("quarry: Invalid --partitions: 100000 (must be from 1 to 99999)");
   }
 
   @Test

@@ -38,6 +38,11 @@ public final class RecordSource {
     boolean holds(long offset, long bytes) {
       return offset >= start && offset + bytes <= start + length;
     }
+
+    /** Whether the byte at {@code offset} is in the copy (a piece starting at its end is not). */
+    boolean holds(long offset) {
+      return offset >= start && offset < start + length;
+    }
   }
 
   public RecordSource(List<InputShard> inputs, ObjectStores stores, PackStore packs) {
@@ -92,7 +97,7 @@ public final class RecordSource {
 
   public InputStream open(int shard, boolean packed, long offset, long length) throws IOException {
     if (packed && !partitionPacks.isEmpty()) {
-      int worker = PlanSummary.ExtractPack.indexOf(partitionPacks, shard);
+      int worker = workerOf(shard, offset, length);
       Fetched local = fetched.get(worker);
       if (local != null && local.holds(offset, length)) {
         long from = offset - local.start();
@@ -111,14 +116,31 @@ public final class RecordSource {
   /**
    * Which source {@code open} reads bytes at {@code offset} from, for grouping neighbouring reads: an input object,
    * a shard's pack, a fetched segment's local copy, or an extract worker's pack in the store (the segments not
-   * fetched, where a shard's continuation into the next partitions is read).
+   * fetched, where a shard's continuation into the next partitions is read). Refuses bytes outside their pack's
+   * records, as {@code open} does.
    */
-  String sourceOf(int shard, boolean packed, long offset) {
+  String sourceOf(int shard, boolean packed, long offset, long length) {
     if (packed && !partitionPacks.isEmpty()) {
-      int worker = PlanSummary.ExtractPack.indexOf(partitionPacks, shard);
+      int worker = workerOf(shard, offset, length);
       Fetched local = fetched.get(worker);
-      return (local != null && local.holds(offset, 0) ? "l" : "s") + worker;
+      return (local != null && local.holds(offset) ? "l" : "s") + worker;
     }
     return shard + (packed ? "p" : "i");
+  }
+
+  /**
+   * The extract worker whose pack holds the packed bytes [offset, offset + length) of input shard {@code shard}:
+   * refused unless they lie within its records, since an ordered list in scratch could point anywhere, even at the
+   * pack's segment table.
+   */
+  private int workerOf(int shard, long offset, long length) {
+    int worker = PlanSummary.ExtractPack.indexOf(partitionPacks, shard);
+    PlanSummary.ExtractPack pack = partitionPacks.get(worker);
+    if (pack.pack() == null || offset < 0 || length < 0 || offset > pack.recordBytes() - length) {
+      throw new IllegalStateException("Cannot read a record of input shard " + shard + ": its bytes " + offset
+          + " to " + (offset + length) + " are not within the " + pack.recordBytes() + " bytes of records in the"
+          + " pack of extract worker " + worker + " (the scratch was changed; clean it and sort again)");
+    }
+    return worker;
   }
 }

@@ -61,7 +61,7 @@ final class ShardAssembly {
       long position = 0;
       for (RecordEntry entry : entries.get(shards.get(file).index())) {
         for (RawRange range : entry.ranges()) {
-          bySource.computeIfAbsent(source.sourceOf(entry.shard(), entry.packed(), range.offset()),
+          bySource.computeIfAbsent(source.sourceOf(entry.shard(), entry.packed(), range.offset(), range.length()),
                   k -> new ArrayList<>())
               .add(new Piece(entry.shard(), entry.packed(), range.offset(), range.length(), file, position));
           position += range.length();

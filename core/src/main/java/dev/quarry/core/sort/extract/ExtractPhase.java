@@ -115,7 +115,8 @@ public final class ExtractPhase {
     progress.print(true);
     ExtractResult result = new ExtractResult(index, count, partitions, from, to, mine.size(), (int) totals[0],
         sorter.entries(), totals[2], totals[1], attempt.toString(), runCount, sorter.peakBufferedBytes(),
-        sorter.bytesPerEntry(), packName, packRecordBytes, ExtractResult.splittersSha256(partitioner.splitters()));
+        sorter.bytesPerEntry(), packName, packRecordBytes, ExtractResult.splittersSha256(partitioner.splitters()),
+        partitioner.keymapSha256());
     StoredJson.write(scratchStore, scratch.extractDone(index), result);
     return result;
   }

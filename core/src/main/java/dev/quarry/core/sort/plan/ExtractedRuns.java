@@ -1,19 +1,23 @@
 package dev.quarry.core.sort.plan;
 
 import dev.quarry.core.archive.RawRange;
+import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.extract.ExtractResult;
 import dev.quarry.core.sort.extract.SegmentTable;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.sort.records.StoreRunStorage;
+import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
+import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 
 /**
@@ -66,11 +70,14 @@ final class ExtractedRuns {
             + done.partitions() + ", not " + partitions + " as extract worker 0 (rerun every extract worker with"
             + " the same --partitions)");
       }
-      if (!results.isEmpty()
-          && !java.util.Objects.equals(done.splittersSha256(), results.getFirst().splittersSha256())) {
+      if (!results.isEmpty() && !Objects.equals(done.splittersSha256(), results.getFirst().splittersSha256())) {
         throw new IllegalStateException("Cannot " + action + ": extract workers 0 and " + index + " split the keys"
             + " into partitions differently (the input shards changed while they ran; clean the scratch and sort"
             + " again)");
+      }
+      if (!results.isEmpty() && !Objects.equals(done.keymapSha256(), results.getFirst().keymapSha256())) {
+        throw new IllegalStateException("Cannot " + action + ": extract workers 0 and " + index + " read different"
+            + " key maps (the key map object changed while they ran; clean the scratch and sort again)");
       }
       checkNames(scratch, index, done, action);
       results.add(done);
@@ -118,6 +125,46 @@ final class ExtractedRuns {
         SegmentTable.all(store, result.pack(), result.packRecordBytes(), partitions());
       }
     }
+  }
+
+  /**
+   * Refuses workers that did not spread records over the partitions (they wrote no pack, so nothing else bears out
+   * their number of partitions) whose runs of partition 0, where all their records are, are not the runs their
+   * markers count: one listing per such worker, before the plan runs a step per partition.
+   */
+  void checkRuns(String action) throws IOException {
+    StoreRunStorage storage = new StoreRunStorage(store);
+    for (int index = 0; index < results.size(); index++) {
+      ExtractResult result = results.get(index);
+      if (result.pack() == null) {
+        int worker = index;
+        long listed = storage.list(scratch.extractRunsOf(index, attempt(result), 0, partitions())).stream()
+            .filter(run -> scratch.isExtractRun(worker, run)).count();
+        if (listed != result.runs()) {
+          throw new IllegalStateException("Cannot " + action + ": extract worker " + index + " wrote " + listed
+              + " runs of partition 0 of " + partitions() + ", not the " + result.runs() + " its done marker counts"
+              + " (the scratch was changed; clean it and sort again)");
+        }
+      }
+    }
+  }
+
+  /**
+   * The job's key map, read again, refused when it is not the one the extract workers routed records by (its
+   * SHA-256 is in their markers): the key map object may be edited while the job runs.
+   */
+  Keymap keymap(SortSpec spec, ObjectStores stores, Problems problems, String action) throws IOException {
+    Keymap keymap = Keymap.of(spec, stores, problems);
+    if (!keymap.sha256().equals(keymapSha256())) {
+      throw new IllegalStateException("Cannot " + action + ": the key map object changed since the extract workers"
+          + " read it (clean the scratch and sort again)");
+    }
+    return keymap;
+  }
+
+  /** The {@code Keymap#sha256} of the key map the extract workers routed records by, null without one. */
+  String keymapSha256() {
+    return results.getFirst().keymapSha256();
   }
 
   /** The records the extract workers found, all partitions together. */

@@ -5,9 +5,12 @@ import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.commit.OutputNames;
 import dev.quarry.core.sort.spec.BraceTemplate;
 import dev.quarry.core.sort.spec.OutputLocation;
+import dev.quarry.core.sync.cas.Digest;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +30,11 @@ public final class Keymap {
   private final List<Pattern> patterns = new ArrayList<>();
   private final List<Integer> targets = new ArrayList<>();
   private final List<BraceTemplate> templates = new ArrayList<>();
+  private final String sha256;
 
-  private Keymap() {}
+  private Keymap(String text) {
+    this.sha256 = HexFormat.of().formatHex(Digest.sha256().digest(text.getBytes(StandardCharsets.UTF_8)));
+  }
 
   /** The job's key map, inline or read from its object, parsed as {@link #parse} does. */
   static Keymap of(dev.quarry.core.sort.spec.SortSpec spec, dev.quarry.core.store.ObjectStores stores,
@@ -37,7 +43,7 @@ public final class Keymap {
     String text = source.inline();
     if (text == null) {
       dev.quarry.core.store.Location location = stores.locate(source.object());
-      text = new String(location.store().getBytes(location.key()), java.nio.charset.StandardCharsets.UTF_8);
+      text = new String(location.store().getBytes(location.key()), StandardCharsets.UTF_8);
     }
     return parse(text, source.separator(), spec.outputLocation(), spec.policies().keymapMalformedLine(), problems);
   }
@@ -50,7 +56,7 @@ public final class Keymap {
    */
   public static Keymap parse(String text, String separator, OutputLocation location, Policy malformedLine,
       Problems problems) throws IOException {
-    Keymap keymap = new Keymap();
+    Keymap keymap = new Keymap(text);
     Map<String, Integer> templateIndex = new LinkedHashMap<>();
     Map<String, Integer> manifestLine = new HashMap<>(); // two templates of one manifest would commit each other
     String[] lines = text.split("\r?\n");
@@ -124,5 +130,13 @@ public final class Keymap {
 
   public List<BraceTemplate> templates() {
     return List.copyOf(templates);
+  }
+
+  /**
+   * The SHA-256 (hex) of the key map's text: the phases that read the key map object each read it themselves, so
+   * they compare this to tell whether they read the same one.
+   */
+  public String sha256() {
+    return sha256;
   }
 }

@@ -51,23 +51,25 @@ public final class PartitionPhase {
   }
 
   /**
-   * Whether partition {@code index} of {@code count} is done for these extract workers and their packs (an extract
-   * worker that ran again wrote another pack, which the earlier ordered list does not point into); its counts if so.
+   * Whether partition {@code index} of {@code count} is done for these extract workers, their packs and their key
+   * map (an extract worker that ran again wrote another pack, which the earlier ordered list does not point into, and
+   * may have read an edited key map); its counts if so.
    */
-  PartitionResult done(int index, int count, int extractCount, List<String> packs) throws IOException {
+  PartitionResult done(int index, int count, int extractCount, ExtractedRuns extracted) throws IOException {
     if (scratchStore.head(scratch.partitionDone(index)).isEmpty()) {
       return null;
     }
     PartitionResult done = StoredJson.read(scratchStore, scratch.partitionDone(index), PartitionResult.class);
     return done.count() == count && done.extractCount() == extractCount && done.index() == index
-        && Objects.equals(done.packs(), packs) ? done : null;
+        && Objects.equals(done.packs(), extracted.packNames())
+        && Objects.equals(done.keymapSha256(), extracted.keymapSha256()) ? done : null;
   }
 
   public PartitionResult run(int index, int count, int extractCount, Problems problems)
       throws IOException, InterruptedException {
     ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch, PlanPhase.readInputs(scratchStore, scratch)
         .size(), extractCount, "partition");
-    PartitionResult done = done(index, count, extractCount, extracted.packNames());
+    PartitionResult done = done(index, count, extractCount, extracted);
     if (done != null) {
       log.printf("partition %d/%d: already done%n", index, count);
       return done;
@@ -80,7 +82,8 @@ public final class PartitionPhase {
     if (index < 0 || index >= count) {
       throw new IllegalArgumentException("Invalid --index: " + index + " (must be from 0 to " + (count - 1) + ")");
     }
-    Keymap keymap = spec.order().kind() == OrderKind.KEYMAP ? Keymap.of(spec, stores, problems) : null;
+    Keymap keymap = spec.order().kind() == OrderKind.KEYMAP
+        ? extracted.keymap(spec, stores, problems, "partition") : null;
     int templates = keymap == null ? 1 : keymap.templates().size();
     long shardSize = spec.output().shardSizeBytes();
     PartitionResult.TemplateCounts[] counts = new PartitionResult.TemplateCounts[templates];
@@ -112,7 +115,8 @@ public final class PartitionPhase {
       }
       ordered.finish();
     }
-    PartitionResult result = new PartitionResult(index, count, extractCount, extracted.packNames(), orderedName,
+    PartitionResult result = new PartitionResult(index, count, extractCount, extracted.packNames(),
+        extracted.keymapSha256(), orderedName,
         dropped[0], dropped[1], dropped[2], List.of(counts));
     StoredJson.write(scratchStore, scratch.partitionDone(index), result);
     log.printf("partition %d/%d: ordered %d records%n", index, count, dropped[0]);

@@ -11,13 +11,16 @@ import java.util.List;
  * @param extractCount how many extract workers wrote the runs it merged
  * @param packs the pack of each of those extract workers (null for one that wrote none): its ordered list points
  *     into these, so it is done only for the packs the extract done markers name now
+ * @param keymapSha256 the {@code Keymap#sha256} of the key map it routed records by (null for an order of no key map):
+ *     done only while the extract done markers name that key map too
  * @param ordered the name of its ordered list, one of this attempt's own ({@code Scratch#partitionOrdered})
  * @param recordsOrdered records this step ordered (those of its partition, duplicates included)
  * @param duplicatesDropped copies of a key dropped by the duplicates policy
  * @param recordsDropped records dropped for matching no key map line
  * @param templates the kept records' counts per output template, in template order
  */
-public record PartitionResult(int index, int count, int extractCount, List<String> packs, String ordered,
+public record PartitionResult(int index, int count, int extractCount, List<String> packs, String keymapSha256,
+    String ordered,
     long recordsOrdered, long duplicatesDropped, long recordsDropped, List<TemplateCounts> templates) {
 
   public PartitionResult {

@@ -23,6 +23,8 @@ import java.util.function.UnaryOperator;
  * theirs brings copies together.
  */
 public final class Partitioner {
+  /** The most partitions a job may have: scratch names a partition in five digits. */
+  public static final int MAX_PARTITIONS = 99_999;
   private static final int TEMPLATE_DIGITS = 10;
 
   private final SortSpec.Order order;
@@ -39,9 +41,7 @@ public final class Partitioner {
    * 1, 2, ... in increasing order; {@code keymap}: the job's key map, for a key map order.
    */
   public Partitioner(SortSpec.Order order, int partitions, List<String> splitters, Keymap keymap) {
-    if (partitions < 1) {
-      throw new IllegalArgumentException("Invalid partition count: " + partitions + " (must be at least 1)");
-    }
+    checkCount(partitions);
     if (order.kind() == OrderKind.KEYMAP && keymap == null) {
       throw new IllegalArgumentException("Cannot partition a key map order without its key map");
     }
@@ -67,6 +67,14 @@ public final class Partitioner {
     return new Partitioner(spec.order(), partitions, splitters, keymap);
   }
 
+  /** Refuses a number of partitions outside 1 to {@link #MAX_PARTITIONS}. */
+  public static void checkCount(int partitions) {
+    if (partitions < 1 || partitions > MAX_PARTITIONS) {
+      throw new IllegalArgumentException("Invalid partition count: " + partitions + " (must be from 1 to "
+          + MAX_PARTITIONS + ")");
+    }
+  }
+
   /** Whether the order's partitions are cut by keys sampled from the input. */
   public static boolean usesSplitters(SortSpec.Order order) {
     return order.kind() == OrderKind.ALPHANUMERIC || order.kind() == OrderKind.KEYMAP;
@@ -89,6 +97,11 @@ public final class Partitioner {
 
   public List<String> splitters() {
     return splitters;
+  }
+
+  /** The {@link Keymap#sha256} of the key map records are routed by, null for an order of no key map. */
+  public String keymapSha256() {
+    return keymap == null ? null : keymap.sha256();
   }
 
   /**

@@ -51,11 +51,16 @@ public final class PlanPhase {
     List<InputShard> inputs = readInputs(scratchStore, scratch);
     ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch, inputs.size(), extractCount, "plan");
     extracted.checkPacks("plan");
+    extracted.checkRuns("plan");
+    List<BraceTemplate> templates = spec.order().kind() == OrderKind.KEYMAP
+        // Read again for its templates alone: the partition steps report its malformed lines.
+        ? extracted.keymap(spec, stores, new Problems(), "plan").templates()
+        : List.of(BraceTemplate.parse(spec.output().template(), true));
     int partitionCount = extracted.partitions();
     PartitionPhase partitioning = new PartitionPhase(spec, stores, scratchRoot, log);
     List<PartitionResult> partitions = new ArrayList<>();
     for (int index = 0; index < partitionCount; index++) {
-      PartitionResult done = partitioning.done(index, partitionCount, extractCount, extracted.packNames());
+      PartitionResult done = partitioning.done(index, partitionCount, extractCount, extracted);
       partitions.add(done != null ? done : partitioning.run(index, partitionCount, extractCount, problems));
     }
     long ordered = 0;
@@ -72,17 +77,14 @@ public final class PlanPhase {
         throw new IllegalStateException("Cannot plan: the done marker of partition " + partition.index() + " names"
             + " an ordered list that is not one of its own (the scratch was changed; clean it and sort again)");
       }
-      if (!Objects.equals(partition.packs(), extracted.packNames())) {
+      if (!Objects.equals(partition.packs(), extracted.packNames())
+          || !Objects.equals(partition.keymapSha256(), extracted.keymapSha256())) {
         throw new IllegalStateException("Cannot plan: partition " + partition.index() + " was ordered from other"
-            + " extract packs than the extract workers' done markers name (an extract worker ran again meanwhile;"
-            + " clean the scratch and sort again)");
+            + " extract packs or by another key map than the extract workers' done markers name (an extract worker"
+            + " ran again meanwhile; clean the scratch and sort again)");
       }
     }
     ShardFormat outputFormat = outputFormat(inputs);
-    List<BraceTemplate> templates = spec.order().kind() == OrderKind.KEYMAP
-        // Parsed again for its templates alone: the partition steps reported its malformed lines.
-        ? Keymap.of(spec, stores, new Problems()).templates()
-        : List.of(BraceTemplate.parse(spec.output().template(), true));
     for (PartitionResult partition : partitions) {
       if (partition.templates().size() != templates.size()) {
         throw new IllegalStateException("Cannot plan: partition " + partition.index() + " counted "
