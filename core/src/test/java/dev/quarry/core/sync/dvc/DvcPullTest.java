@@ -233,6 +233,56 @@ class DvcPullTest {
     assertThat(files()).containsExactly("a", "c", "late");
   }
 
+  /**
+   * --delete-extra deletes only the paths its walk listed: a file written into an extra folder while the contents are
+   * read is kept, and so is its folder.
+   */
+  @Test
+  void aFileThatAppearsInAnExtraFolderDuringTheDownloadsIsKeptWithItsFolder() throws Exception {
+    DvcFile first = new DvcFile(remote.listing("[" + entry(remote.file("alpha"), "a") + ", "
+        + entry(remote.file("beta"), "old/b") + "]"), 9, 2, "data");
+    pull(first, false);
+    String gamma = remote.file("gamma");
+    DvcFile next = new DvcFile(remote.listing("[" + entry(md5("alpha".getBytes(StandardCharsets.UTF_8)), "a") + ", "
+        + entry(gamma, "c") + "]"), 10, 2, "data");
+    ObjectStore appearing = DelegatingStore.withHook(dvc, (kind, key) -> {
+      if (key.endsWith(gamma.substring(2)) && !Files.exists(folder.resolve("old/work.txt"))) {
+        Files.writeString(folder.resolve("old/work.txt"), "a person's work, written while the pull read gamma");
+      }
+    });
+    try (SyncSession session = session()) {
+      DvcPull.run(session, new DvcRemote(appearing, "store", next, "pull"),
+          new Pull.Options("ignored", List.of(), true, null, false));
+    }
+    assertThat(files()).containsExactly("a", "c", "old", "old/work.txt");
+  }
+
+  /**
+   * A synced file that --delete-extra would delete, edited while the contents are read, is checked again right before
+   * the deletions: the pull refuses, having written the version and deleted nothing.
+   */
+  @Test
+  void anExtraFileEditedDuringTheDownloadsIsRefusedAndNothingIsDeleted() throws Exception {
+    DvcFile first = new DvcFile(remote.listing("[" + entry(remote.file("alpha"), "a") + ", "
+        + entry(remote.file("beta"), "b") + "]"), 9, 2, "data");
+    pull(first, false);
+    String gamma = remote.file("gamma");
+    DvcFile next = new DvcFile(remote.listing("[" + entry(md5("alpha".getBytes(StandardCharsets.UTF_8)), "a") + ", "
+        + entry(gamma, "c") + "]"), 10, 2, "data");
+    ObjectStore editing = DelegatingStore.withHook(dvc, (kind, key) -> {
+      if (key.endsWith(gamma.substring(2))) {
+        Files.writeString(folder.resolve("b"), "edited by hand while the pull read gamma, longer");
+      }
+    });
+    try (SyncSession session = session()) {
+      assertThatThrownBy(() -> DvcPull.run(session, new DvcRemote(editing, "store", next, "pull"),
+          new Pull.Options("ignored", List.of(), true, null, false))).hasMessage("Cannot pull " + next.hash()
+          + ": --delete-extra would delete 1 local files that differ from the version they came from: b (edited while"
+          + " the pull ran: the version is written, nothing was deleted; pull with --force to delete them)");
+    }
+    assertThat(files()).containsExactly("a", "b", "c");
+  }
+
   @Test
   void aMissingContentStopsTheDownloadsKeepsTheVerifiedOnesAndARerunReadsOnlyWhatIsLacking() throws Exception {
     String alpha = remote.file("alpha");
