@@ -283,6 +283,46 @@ class DvcPullTest {
     assertThat(files()).containsExactly("a", "b", "c");
   }
 
+  /**
+   * What the folder's .quarryignore ignores stays ignored whatever a .dvcignore re-includes (the two are a union):
+   * --delete-extra keeps it.
+   */
+  @Test
+  void aDvcignoreNegationNeverReincludesWhatTheQuarryignoreIgnores() throws Exception {
+    Files.createDirectories(temp.resolve(".dvc"));
+    Files.writeString(temp.resolve(".dvcignore"), "*\n!*/\n!*.csv\n");
+    Files.writeString(folder.resolve(".quarryignore"), "local.csv\n");
+    Files.writeString(folder.resolve("local.csv"), "a person's table, never synced");
+    try (SyncSession session = session()) {
+      DvcPull.run(session, new DvcRemote(dvc, "store", new DvcFile(remote.listing("[" + entry(remote.file("alpha"),
+          "a.csv") + "]"), 5, 1, "data"), "pull"), new Pull.Options("ignored", List.of(), true, null, false));
+    }
+    assertThat(files()).containsExactly("a.csv", "local.csv");
+    assertThat(folder.resolve(".quarryignore")).exists();
+  }
+
+  /**
+   * A .dvcignore that is a symbolic link is followed, as DVC follows it: --delete-extra keeps what it ignores. One that
+   * leads to no regular file is refused, never skipped.
+   */
+  @Test
+  void aDvcignoreThatIsALinkIsFollowed() throws Exception {
+    Files.createDirectories(temp.resolve(".dvc"));
+    Files.writeString(temp.resolve("shared-ignore"), "*.tmp\n");
+    Files.createSymbolicLink(temp.resolve(".dvcignore"), Path.of("shared-ignore"));
+    Files.writeString(folder.resolve("x.tmp"), "scratch, never synced");
+    try (SyncSession session = session()) {
+      DvcPull.run(session, new DvcRemote(dvc, "store", new DvcFile(remote.listing("[" + entry(remote.file("alpha"),
+          "a") + "]"), 5, 1, "data"), "pull"), new Pull.Options("ignored", List.of(), true, null, false));
+    }
+    assertThat(files()).containsExactly("a", "x.tmp");
+
+    Files.delete(temp.resolve("shared-ignore"));
+    assertThatThrownBy(() -> pull(new DvcFile(remote.listing("[" + entry(remote.file("alpha"), "a") + "]"), 5, 1,
+        "data"), false)).hasMessage("Invalid .dvcignore: " + temp.resolve(".dvcignore") + " (must be a regular file"
+        + " or a symbolic link to one)");
+  }
+
   @Test
   void aMissingContentStopsTheDownloadsKeepsTheVerifiedOnesAndARerunReadsOnlyWhatIsLacking() throws Exception {
     String alpha = remote.file("alpha");
