@@ -510,10 +510,15 @@ class PullSafetyTest {
         Files.writeString(target.resolve("old/work.txt"), "a person's work, written during the downloads");
       }
     });
-    try (SyncSession session = new SyncSession(target, null, new CasRemote(filling, "cas", 4), QUIET)) {
+    var log = new java.io.ByteArrayOutputStream();
+    try (SyncSession session = new SyncSession(target, null, new CasRemote(filling, "cas", 4),
+        new PrintStream(log, true, java.nio.charset.StandardCharsets.UTF_8))) {
       Pull.run(session, new Pull.Options(v2.digest().text(), List.of(), true, null, false));
     }
     assertThat(TreeSnapshot.of(target).keySet()).containsExactly("n", "old", "old/work.txt", "x");
+    assertThat(log.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("pull: deleted 2 paths not in the"
+        + " version\n", "pull: kept 1 path not in the version, changed or filled while the pull ran:"
+        + " old\n");
 
     pull(target, v1.digest().text(), true, null, true);
     var editing = DelegatingStore.withHook(remote.store(), (kind, key) -> {

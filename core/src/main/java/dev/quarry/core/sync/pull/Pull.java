@@ -725,7 +725,7 @@ public final class Pull {
       session.log("pull: deleted %d paths not in the version", deleted);
     }
     if (!kept.isEmpty()) {
-      session.log("pull: kept %s not in the version that changed while the pull ran (or hold what appeared): %s",
+      session.log("pull: kept %s not in the version, changed or filled while the pull ran: %s",
           Counted.of(kept.size(), "path"), listed(kept));
     }
     return Set.of();
