@@ -104,11 +104,12 @@ public final class SyncSession implements AutoCloseable {
   }
 
   /**
-   * Adds rules after the folder's own ({@link IgnoreRules#then}): a DVC status or pull leaves out what DVC's
-   * {@code .dvcignore} files ignore, as DVC does, from the scan and from a pull's --delete-extra.
+   * Ignores also what {@code more} ignores ({@link IgnoreRules#or}: a negation in either never re-includes what the
+   * other ignores): a DVC status or pull leaves out what DVC's {@code .dvcignore} files ignore, as DVC does, from the
+   * scan and from a pull's --delete-extra, and still what the folder's own {@code .quarryignore} ignores.
    */
   public synchronized void ignoreAlso(IgnoreRules more) throws IOException {
-    ignoreRules = ignoreRules().then(more);
+    ignoreRules = ignoreRules().or(more);
   }
 
   /**

@@ -489,6 +489,78 @@ class PullSafetyTest {
     assertThat(target.resolve("z")).doesNotExist();
   }
 
+  /**
+   * --delete-extra deletes only what its walk listed, before the downloads: a file written during them into a listed
+   * folder is kept with its folder (reported), and a file edited during them is refused, after the version is written
+   * and before anything is deleted.
+   */
+  @Test
+  void deleteExtraNeverDeletesWhatAppearedOrChangedDuringTheDownloads() throws Exception {
+    Digest x = hand.blob("x");
+    Manifest old = hand.tree(TreeEntry.file("a", 0644, hand.blob("a")));
+    Manifest v1 = hand.tree(TreeEntry.file("x", 0644, x), TreeEntry.file("y", 0644, hand.blob("y")),
+        TreeEntry.directory("old", 0755, old.digest(), 1, 1));
+    Digest n = hand.blob("new");
+    Manifest v2 = hand.tree(TreeEntry.file("x", 0644, x), TreeEntry.file("n", 0644, n));
+    Path target = temp.resolve("target");
+    pull(target, v1.digest().text());
+
+    var filling = DelegatingStore.withHook(remote.store(), (kind, key) -> {
+      if (key.endsWith(n.hex()) && !Files.exists(target.resolve("old/work.txt"))) {
+        Files.writeString(target.resolve("old/work.txt"), "a person's work, written during the downloads");
+      }
+    });
+    var log = new java.io.ByteArrayOutputStream();
+    try (SyncSession session = new SyncSession(target, null, new CasRemote(filling, "cas", 4),
+        new PrintStream(log, true, java.nio.charset.StandardCharsets.UTF_8))) {
+      Pull.run(session, new Pull.Options(v2.digest().text(), List.of(), true, null, false));
+    }
+    assertThat(TreeSnapshot.of(target).keySet()).containsExactly("n", "old", "old/work.txt", "x");
+    assertThat(log.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("pull: deleted 2 paths not in the"
+        + " version\n", "pull: kept 1 path not in the version, changed or filled while the pull ran:"
+        + " old\n");
+
+    pull(target, v1.digest().text(), true, null, true);
+    var editing = DelegatingStore.withHook(remote.store(), (kind, key) -> {
+      if (key.endsWith(n.hex())) {
+        Files.writeString(target.resolve("y"), "edited during the downloads");
+      }
+    });
+    try (SyncSession session = new SyncSession(target, null, new CasRemote(editing, "cas", 4), QUIET)) {
+      assertThatThrownBy(() -> Pull.run(session, new Pull.Options(v2.digest().text(), List.of(), true, null, false)))
+          .hasMessage("Cannot pull " + v2.digest().text() + ": --delete-extra would delete 1 local files that differ"
+              + " from the version they came from: y (edited while the pull ran: the version is written, nothing was"
+              + " deleted; pull with --force to delete them)");
+    }
+    assertThat(TreeSnapshot.of(target).keySet()).containsExactly("n", "old", "old/a", "x", "y");
+  }
+
+  /**
+   * A local folder where the version has a file is replaced (with --delete-extra) by deleting what the walk listed in
+   * it and then the folder, once empty: a file written into it during the downloads keeps it, and fails that file.
+   */
+  @Test
+  void aFolderInTheWayThatFillsDuringTheDownloadsIsKept() throws Exception {
+    Manifest folder = hand.tree(TreeEntry.file("a", 0644, hand.blob("a")));
+    Manifest v1 = hand.tree(TreeEntry.directory("d", 0755, folder.digest(), 1, 1));
+    Digest d = hand.blob("d as a file");
+    Manifest v2 = hand.tree(TreeEntry.file("d", 0644, d));
+    Path target = temp.resolve("target");
+    pull(target, v1.digest().text());
+
+    var filling = DelegatingStore.withHook(remote.store(), (kind, key) -> {
+      if (key.endsWith(d.hex()) && !Files.exists(target.resolve("d/work.txt"))) {
+        Files.writeString(target.resolve("d/work.txt"), "a person's work, written during the downloads");
+      }
+    });
+    try (SyncSession session = new SyncSession(target, null, new CasRemote(filling, "cas", 4), QUIET)) {
+      assertThatThrownBy(() -> Pull.run(session, new Pull.Options(v2.digest().text(), List.of(), true, null, false)))
+          .hasMessageContaining("1 files failed (first: d: Cannot replace the folder d: it holds paths that"
+              + " --delete-extra did not list (ignored, or written while the pull ran); they are kept)");
+    }
+    assertThat(TreeSnapshot.of(target).keySet()).containsExactly("d", "d/work.txt");
+  }
+
   @Test
   void aPulledFolderUpdatesAfterAStatusAndUntouchedFilesAreNotEdits() throws Exception {
     Path data = Files.createDirectories(temp.resolve("data"));

@@ -58,7 +58,8 @@ public final class SyncPullCommand implements Callable<Integer> {
   List<String> include = new ArrayList<>();
 
   @Option(names = "--delete-extra", description = "Delete files in the folder (within the included paths) that are"
-      + " not in the version; a local edit or a file never synced is deleted only with --force.")
+      + " not in the version, as a walk before the downloads found them (never what appears or is edited during"
+      + " them: a folder that fills is kept); a local edit or a file never synced is deleted only with --force.")
   boolean deleteExtra;
 
   @Option(names = "--cache", paramLabel = "DIR", description = "A local blob cache (private, 0700): read-only"

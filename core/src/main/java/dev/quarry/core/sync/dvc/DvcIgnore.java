@@ -15,8 +15,8 @@ import java.util.List;
  * {@code .dvcignore} of every folder from the DVC project's top (the nearest folder above that holds {@code .dvc/})
  * down to the folder's parent, each relative to its own folder, a deeper file's after a higher one's, so that its
  * rules win. DVC reads the lines stripped of spaces at both ends, in gitignore's syntax. A {@code .dvcignore} inside
- * the folder DVC refuses ("should not be in collected dir path"), and so does {@link DvcStatus}. Outside a DVC
- * project only the defaults apply.
+ * the folder DVC refuses ("should not be in collected dir path"), and so does {@link DvcStatus}. A {@code .dvcignore}
+ * that is a symbolic link is followed, as DVC follows it. Outside a DVC project only the defaults apply.
  */
 public final class DvcIgnore {
   public static final String FILE_NAME = ".dvcignore";
@@ -40,13 +40,33 @@ public final class DvcIgnore {
     }
     for (Path dir : above) {
       Path file = dir.resolve(FILE_NAME);
-      if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-        List<String> lines = Utf8File.read(file, MAX_BYTES, FILE_NAME, FILE_NAME).lines().map(String::strip)
+      Path readable = regularFile(file);
+      if (readable != null) {
+        List<String> lines = Utf8File.read(readable, MAX_BYTES, FILE_NAME, FILE_NAME).lines().map(String::strip)
             .toList();
         rules = rules.then(IgnoreRules.parse(lines, file.toString(), dir.relativize(inside) + "/"));
       }
     }
     return rules;
+  }
+
+  /**
+   * The regular file to read a {@code .dvcignore}'s rules from: itself, or the file a symbolic link to one leads to
+   * (DVC follows it); null when there is none. Anything else (a folder, a link to no regular file) is refused: its
+   * rules are never skipped silently.
+   */
+  private static Path regularFile(Path file) throws IOException {
+    if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+      return null;
+    }
+    if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+      return file;
+    }
+    if (Files.isSymbolicLink(file) && Files.isRegularFile(file)) {
+      return file.toRealPath();
+    }
+    throw new IllegalArgumentException("Invalid " + FILE_NAME + ": " + file + " (must be a regular file or a"
+        + " symbolic link to one)");
   }
 
   /** The nearest folder above {@code folder} that holds a {@code .dvc} folder, or null. */

@@ -18,6 +18,8 @@ import java.util.List;
  * be re-included. Only the file at the folder's top is read; a {@code .quarryignore} deeper down is an ordinary file.
  * Rules may also come from a file in a folder above ({@link #parse(List, String, String)}, as DVC reads its
  * {@code .dvcignore} files): theirs match paths as seen from that folder, and rules added later ({@link #then}) win.
+ * Rule sets of different files may also be combined as a union ({@link #or}): each keeps its own order, and a path is
+ * ignored when any of them ignores it.
  */
 public final class IgnoreRules {
   public static final String FILE_NAME = ".quarryignore";
@@ -28,10 +30,15 @@ public final class IgnoreRules {
   /** {@code base}: the path from the folder of the rule's file to the folder whose paths it is asked about. */
   private record Rule(Glob glob, boolean negated, boolean foldersOnly, boolean wholePath, String base) {}
 
-  private final List<Rule> rules;
+  /** Each a list of rules whose last match decides; a path is ignored when one of them ignores it. None empty. */
+  private final List<List<Rule>> sets;
 
-  private IgnoreRules(List<Rule> rules) {
-    this.rules = List.copyOf(rules);
+  private IgnoreRules(List<List<Rule>> sets) {
+    this.sets = List.copyOf(sets);
+  }
+
+  private static IgnoreRules single(List<Rule> rules) {
+    return rules.isEmpty() ? NONE : new IgnoreRules(List.of(List.copyOf(rules)));
   }
 
   /** No rules: nothing is ignored. */
@@ -71,18 +78,40 @@ public final class IgnoreRules {
         rules.add(rule);
       }
     }
-    return new IgnoreRules(rules);
+    return single(rules);
   }
 
   public boolean isEmpty() {
-    return rules.isEmpty();
+    return sets.isEmpty();
   }
 
-  /** These rules, then {@code later}'s: where both match a path, {@code later}'s decides. */
+  /**
+   * These rules, then {@code later}'s: where both match a path, {@code later}'s decides. Of a union, each set is
+   * followed by each of {@code later}'s: (a or b) then c is (a then c) or (b then c).
+   */
   public IgnoreRules then(IgnoreRules later) {
-    List<Rule> all = new ArrayList<>(rules);
-    all.addAll(later.rules);
-    return new IgnoreRules(all);
+    if (isEmpty() || later.isEmpty()) {
+      return isEmpty() ? later : this;
+    }
+    List<List<Rule>> combined = new ArrayList<>();
+    for (List<Rule> set : sets) {
+      for (List<Rule> next : later.sets) {
+        List<Rule> all = new ArrayList<>(set);
+        all.addAll(next);
+        combined.add(List.copyOf(all));
+      }
+    }
+    return new IgnoreRules(combined);
+  }
+
+  /**
+   * The union of these rules and {@code other}: a path is ignored when either ignores it, each deciding by its own
+   * rules in its own order, so a negation in one never re-includes what the other ignores.
+   */
+  public IgnoreRules or(IgnoreRules other) {
+    List<List<Rule>> both = new ArrayList<>(sets);
+    both.addAll(other.sets);
+    return new IgnoreRules(both);
   }
 
   /**
@@ -90,7 +119,7 @@ public final class IgnoreRules {
    * holds it; {@code folder}: whether the path is a folder.
    */
   public boolean ignores(String path, boolean folder) {
-    if (rules.isEmpty()) {
+    if (sets.isEmpty()) {
       return false;
     }
     for (int slash = path.indexOf('/'); slash >= 0; slash = path.indexOf('/', slash + 1)) {
@@ -107,6 +136,16 @@ public final class IgnoreRules {
    */
   public boolean ignoresItself(String path, boolean folder) {
     String name = path.substring(path.lastIndexOf('/') + 1);
+    for (List<Rule> rules : sets) {
+      if (lastMatchIgnores(rules, path, name, folder)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether the last of {@code rules} that matches the path ignores it. */
+  private static boolean lastMatchIgnores(List<Rule> rules, String path, String name, boolean folder) {
     for (int i = rules.size() - 1; i >= 0; i--) {
       Rule rule = rules.get(i);
       if ((folder || !rule.foldersOnly()) && rule.glob().matches(rule.wholePath() ? rule.base() + path : name)) {

@@ -21,6 +21,7 @@ import dev.quarry.core.units.Counted;
 import dev.quarry.core.sync.remote.VersionPath;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -51,7 +52,8 @@ import java.util.stream.Stream;
  * it becomes visible; files appear by atomic rename, so a reader sees the old file or the new one, never a part.
  * Files already right are left alone; a local edit (a file that is neither the new content nor the one last synced)
  * is replaced only when forced. With a local cache on the same filesystem, read-only files are hard links to cached
- * blobs, others copies. Local files not in the version are deleted only when asked.
+ * blobs, others copies. Local files not in the version are deleted only when asked, and only those the walk before
+ * the downloads listed, each only while it is as listed then ({@link #deleteListed}).
  */
 public final class Pull {
   private static final int SAMPLES = 10;
@@ -91,16 +93,26 @@ public final class Pull {
   private final boolean checkOnly;
   /** What a {@link #check} of this pull found, or null: the run walks the folder itself. */
   private final Checked checked;
+  /** What --delete-extra deletes, as its walk found it, deepest first: set before anything is written. */
+  private volatile List<Extra> extra = List.of();
+  /** The state database's rows under the folder when the pull began. */
+  private volatile Map<String, FileState> known = Map.of();
+
+  /**
+   * A local path the version lacks, and its identity when the walk listed it: --delete-extra deletes it only while it
+   * is still so (a folder: once empty; a file that changed since: once checked again), never what appeared since.
+   */
+  private record Extra(Path path, FileIdentity identity) {}
 
   /**
    * What a {@link #check} found that a run of the same pull takes instead of walking the folder again: the local paths
    * --delete-extra deletes (those the version lacks, found before any content is read, as a pull from a Quarry remote
-   * finds them before its downloads), deepest first.
+   * finds them before its downloads), deepest first, each with its identity then.
    */
   public static final class Checked {
-    private final List<Path> extra;
+    private final List<Extra> extra;
 
-    private Checked(List<Path> extra) {
+    private Checked(List<Extra> extra) {
       this.extra = List.copyOf(extra);
     }
   }
@@ -164,8 +176,8 @@ public final class Pull {
     }
     Files.createDirectories(session.folder());
     StateDatabase state = session.state();
-    Map<String, FileState> known = state.load(session.folder());
-    List<Path> extra = !options.deleteExtra() ? List.of()
+    known = state.load(session.folder());
+    extra = !options.deleteExtra() ? List.of()
         : checked != null ? checked.extra : extraPaths(selection, filter, known, stateInside);
     List<Selection.File> toWrite = filesToWrite(selection, known);
     if (checkOnly) {
@@ -190,9 +202,7 @@ public final class Pull {
     }
     progress.print(true);
     writeLinks(selection.links());
-    if (failures.isEmpty()) {
-      deleteExtra(extra);
-    }
+    Set<String> editedMeanwhile = failures.isEmpty() ? deleteExtra() : Set.of();
     closeOpened();
     if (failures.isEmpty()) {
       applyFolderModes(selection.folders());
@@ -204,6 +214,10 @@ public final class Pull {
       source.failed();
       throw new IOException("Cannot pull " + options.version() + ": " + failures.size() + " files failed (first: "
           + samples().get(0) + "); nothing corrupt was written, and pull again fetches only what is missing");
+    }
+    if (!editedMeanwhile.isEmpty()) {
+      throw new IllegalStateException(deleteRefusal(editedMeanwhile, "edited while the pull ran: the version is"
+          + " written, nothing was deleted; "));
     }
     session.log("pull: %s written, %d already there", Counted.of(pulled.size() - alreadyThere.get(), "file"),
         alreadyThere.get());
@@ -568,7 +582,7 @@ public final class Pull {
             + " replace it)");
       }
       this.target.forgetUnder(target);
-      deleteTree(target);
+      deleteFolderInTheWay(target);
       Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
   }
@@ -623,7 +637,7 @@ public final class Pull {
    * among them. Refuses, before anything is changed, when one is a local edit (a file not as last synced), unless
    * forced: --delete-extra deletes what a pull or push put there, not a person's work.
    */
-  private List<Path> extraPaths(Selection selection, IncludeFilter filter, Map<String, FileState> known,
+  private List<Extra> extraPaths(Selection selection, IncludeFilter filter, Map<String, FileState> known,
       String stateInside) throws IOException {
     Set<String> wanted = new HashSet<>();
     selection.files().forEach(file -> wanted.add(file.path()));
@@ -649,23 +663,33 @@ public final class Pull {
         }
       });
     }
-    List<Path> extra = candidates.stream().filter(path -> !keptIgnored.contains(root.relativize(path).toString()))
-        .sorted(Comparator.reverseOrder()).toList();
-    if (!options.force()) {
-      Set<String> edited = new HashSet<>();
-      for (Path path : extra) {
-        FileIdentity identity = FileIdentity.of(path);
-        if (identity.isRegularFile() && !isSynced(path, identity, known.get(path.toString()), null)) {
-          edited.add(root.relativize(path).toString());
-        }
+    List<Extra> extra = new ArrayList<>();
+    Set<String> edited = new HashSet<>();
+    for (Path path : candidates.stream().filter(path -> !keptIgnored.contains(root.relativize(path).toString()))
+        .sorted(Comparator.reverseOrder()).toList()) {
+      FileIdentity identity;
+      try {
+        identity = FileIdentity.of(path);
+      } catch (NoSuchFileException e) {
+        continue; // gone since the walk: nothing to delete
       }
-      if (!edited.isEmpty()) {
-        throw new IllegalStateException("Cannot pull " + options.version() + ": --delete-extra would delete "
-            + edited.size() + " local files that differ from the version they came from: " + listed(edited)
-            + " (pull with --force to delete them)");
+      extra.add(new Extra(path, identity));
+      if (!options.force() && identity.isRegularFile()
+          && !isSynced(path, identity, known.get(path.toString()), null)) {
+        edited.add(root.relativize(path).toString());
       }
     }
+    if (!edited.isEmpty()) {
+      throw new IllegalStateException(deleteRefusal(edited, ""));
+    }
     return extra;
+  }
+
+  /** --delete-extra's refusal to delete these local edits; {@code note}: what the run did, ending in "; ". */
+  private String deleteRefusal(Set<String> edited, String note) {
+    return "Cannot pull " + options.version() + ": --delete-extra would delete " + edited.size() + " local files that"
+        + " differ from the version they came from: " + listed(edited) + " (" + note
+        + "pull with --force to delete them)";
   }
 
   /**
@@ -679,15 +703,111 @@ public final class Pull {
     }
   }
 
-  private void deleteExtra(List<Path> extra) throws IOException {
-    for (Path path : extra) {
-      if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
-        writableParentReady(session.folder().relativize(path).toString());
-        deleteTree(path);
+  /**
+   * Deletes the extra paths the walk listed ({@link #deleteListed}), unless a listed file was edited since the walk
+   * (unless forced): then nothing is deleted, and those files are returned for the refusal.
+   */
+  private Set<String> deleteExtra() throws IOException {
+    Set<String> edited = editedSinceListed(extra, known);
+    if (!edited.isEmpty()) {
+      return edited;
+    }
+    int deleted = 0;
+    Set<String> kept = new HashSet<>();
+    for (Extra each : extra) {
+      switch (deleteListed(each)) {
+        case DELETED -> deleted++;
+        case KEPT -> kept.add(session.folder().relativize(each.path()).toString());
+        case GONE -> { }
       }
     }
-    if (!extra.isEmpty()) {
-      session.log("pull: deleted %d paths not in the version", extra.size());
+    if (deleted > 0) {
+      session.log("pull: deleted %d paths not in the version", deleted);
+    }
+    if (!kept.isEmpty()) {
+      session.log("pull: kept %s not in the version, changed or filled while the pull ran: %s",
+          Counted.of(kept.size(), "path"), listed(kept));
+    }
+    return Set.of();
+  }
+
+  /**
+   * The listed files (relative paths) that changed since the walk listed them and are no longer as last synced: a
+   * person's work since the check. None when forced.
+   */
+  private Set<String> editedSinceListed(List<Extra> listed, Map<String, FileState> known) throws IOException {
+    Set<String> edited = new HashSet<>();
+    if (options.force()) {
+      return edited;
+    }
+    for (Extra each : listed) {
+      FileIdentity now = identityOrNull(each.path());
+      if (now != null && now.isRegularFile() && each.identity().isRegularFile() && !now.equals(each.identity())
+          && !isSynced(each.path(), now, known.get(each.path().toString()), null)) {
+        edited.add(session.folder().relativize(each.path()).toString());
+      }
+    }
+    return edited;
+  }
+
+  private enum Deletion { DELETED, KEPT, GONE }
+
+  /**
+   * Deletes one listed path if it still is of the type the walk found: a folder only when empty by now (its listed
+   * paths are deleted first, as the list is deepest first), so nothing that appeared in it since is deleted; a link
+   * only when unchanged. A file was checked just before ({@link #editedSinceListed}).
+   */
+  private Deletion deleteListed(Extra listed) throws IOException {
+    Path path = listed.path();
+    FileIdentity now = identityOrNull(path);
+    if (now == null) {
+      return Deletion.GONE;
+    }
+    if (now.typeBits() != listed.identity().typeBits() || now.isSymbolicLink() && !now.equals(listed.identity())) {
+      return Deletion.KEPT;
+    }
+    writableParentReady(session.folder().relativize(path).toString());
+    try {
+      Files.delete(path);
+    } catch (DirectoryNotEmptyException e) {
+      return Deletion.KEPT;
+    } catch (NoSuchFileException e) {
+      return Deletion.GONE;
+    }
+    return Deletion.DELETED;
+  }
+
+  /**
+   * Deletes a local folder that stands where the version has a file or link (with --delete-extra): the paths in it
+   * the walk listed, then the folder itself, only once empty; refused for the file, in one line, when it holds a file
+   * edited since the walk or anything the walk did not list.
+   */
+  private void deleteFolderInTheWay(Path folder) throws IOException {
+    String prefix = folder + "/";
+    List<Extra> inside = extra.stream().filter(each -> each.path().toString().startsWith(prefix)).toList();
+    Set<String> edited = editedSinceListed(inside, known);
+    String relative = session.folder().relativize(folder).toString();
+    if (!edited.isEmpty()) {
+      throw new IOException("Cannot replace the folder " + TreeEntry.printable(relative) + ": it holds local files"
+          + " edited while the pull ran: " + listed(edited) + " (pull with --force to delete them)");
+    }
+    for (Extra each : inside) {
+      deleteListed(each);
+    }
+    writableParentReady(relative);
+    try {
+      Files.delete(folder);
+    } catch (DirectoryNotEmptyException e) {
+      throw new IOException("Cannot replace the folder " + TreeEntry.printable(relative) + ": it holds paths that"
+          + " --delete-extra did not list (ignored, or written while the pull ran); they are kept");
+    }
+  }
+
+  private static FileIdentity identityOrNull(Path path) throws IOException {
+    try {
+      return FileIdentity.of(path);
+    } catch (NoSuchFileException e) {
+      return null;
     }
   }
 
@@ -713,18 +833,6 @@ public final class Pull {
     } catch (FileSystemException | UnsupportedOperationException e) {
       // The cache is on another filesystem (EXDEV) or one without hard links: a copy gives the same bytes.
       Files.copy(cached, staged);
-    }
-  }
-
-  private static void deleteTree(Path path) throws IOException {
-    if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
-      try (Stream<Path> walk = Files.walk(path)) {
-        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      }
-    } else {
-      Files.deleteIfExists(path);
     }
   }
 

@@ -156,4 +156,25 @@ class DvcCompatibilityTest {
               + " inside a folder it tracks (move its rules to a .dvcignore above the folder)");
     }
   }
+
+  /** DVC follows a .dvcignore that is a symbolic link, and so do status and pull: what it ignores is left out. */
+  @Test
+  void aDvcignoreThatIsALinkIsFollowedAsDvcFollowsIt() throws Exception {
+    RealDvc dvc = new RealDvc(temp.resolve("project"), Map.of());
+    Files.writeString(dvc.project().resolve("shared-ignore"), ".quarry/\n*.tmp\n");
+    Files.deleteIfExists(dvc.project().resolve(".dvcignore"));
+    Files.createSymbolicLink(dvc.project().resolve(".dvcignore"), Path.of("shared-ignore"));
+    Path data = dvc.dataset("data", 6, 2);
+    Files.writeString(data.resolve("scratch.tmp"), "scratch");
+    dvc.dvc("add", "-q", "data");
+    dvc.dvc("remote", "add", "-d", "local", temp.resolve("dvc-remote").toString());
+    dvc.dvc("push", "-q");
+    Path dvcFile = dvc.project().resolve("data.dvc");
+    assertThat(DvcFile.read(dvcFile).files()).as("DVC left scratch.tmp out").isEqualTo(7);
+
+    try (ObjectStore store = new FileStore(temp)) {
+      SyncResult clean = RealDvc.statusFromDvc(store, "dvc-remote", dvcFile, data);
+      assertThat(clean.differs()).as("%s", clean.changes()).isFalse();
+    }
+  }
 }

@@ -233,6 +233,96 @@ class DvcPullTest {
     assertThat(files()).containsExactly("a", "c", "late");
   }
 
+  /**
+   * --delete-extra deletes only the paths its walk listed: a file written into an extra folder while the contents are
+   * read is kept, and so is its folder.
+   */
+  @Test
+  void aFileThatAppearsInAnExtraFolderDuringTheDownloadsIsKeptWithItsFolder() throws Exception {
+    DvcFile first = new DvcFile(remote.listing("[" + entry(remote.file("alpha"), "a") + ", "
+        + entry(remote.file("beta"), "old/b") + "]"), 9, 2, "data");
+    pull(first, false);
+    String gamma = remote.file("gamma");
+    DvcFile next = new DvcFile(remote.listing("[" + entry(md5("alpha".getBytes(StandardCharsets.UTF_8)), "a") + ", "
+        + entry(gamma, "c") + "]"), 10, 2, "data");
+    ObjectStore appearing = DelegatingStore.withHook(dvc, (kind, key) -> {
+      if (key.endsWith(gamma.substring(2)) && !Files.exists(folder.resolve("old/work.txt"))) {
+        Files.writeString(folder.resolve("old/work.txt"), "a person's work, written while the pull read gamma");
+      }
+    });
+    try (SyncSession session = session()) {
+      DvcPull.run(session, new DvcRemote(appearing, "store", next, "pull"),
+          new Pull.Options("ignored", List.of(), true, null, false));
+    }
+    assertThat(files()).containsExactly("a", "c", "old", "old/work.txt");
+  }
+
+  /**
+   * A synced file that --delete-extra would delete, edited while the contents are read, is checked again right before
+   * the deletions: the pull refuses, having written the version and deleted nothing.
+   */
+  @Test
+  void anExtraFileEditedDuringTheDownloadsIsRefusedAndNothingIsDeleted() throws Exception {
+    DvcFile first = new DvcFile(remote.listing("[" + entry(remote.file("alpha"), "a") + ", "
+        + entry(remote.file("beta"), "b") + "]"), 9, 2, "data");
+    pull(first, false);
+    String gamma = remote.file("gamma");
+    DvcFile next = new DvcFile(remote.listing("[" + entry(md5("alpha".getBytes(StandardCharsets.UTF_8)), "a") + ", "
+        + entry(gamma, "c") + "]"), 10, 2, "data");
+    ObjectStore editing = DelegatingStore.withHook(dvc, (kind, key) -> {
+      if (key.endsWith(gamma.substring(2))) {
+        Files.writeString(folder.resolve("b"), "edited by hand while the pull read gamma, longer");
+      }
+    });
+    try (SyncSession session = session()) {
+      assertThatThrownBy(() -> DvcPull.run(session, new DvcRemote(editing, "store", next, "pull"),
+          new Pull.Options("ignored", List.of(), true, null, false))).hasMessage("Cannot pull " + next.hash()
+          + ": --delete-extra would delete 1 local files that differ from the version they came from: b (edited while"
+          + " the pull ran: the version is written, nothing was deleted; pull with --force to delete them)");
+    }
+    assertThat(files()).containsExactly("a", "b", "c");
+  }
+
+  /**
+   * What the folder's .quarryignore ignores stays ignored whatever a .dvcignore re-includes (the two are a union):
+   * --delete-extra keeps it.
+   */
+  @Test
+  void aDvcignoreNegationNeverReincludesWhatTheQuarryignoreIgnores() throws Exception {
+    Files.createDirectories(temp.resolve(".dvc"));
+    Files.writeString(temp.resolve(".dvcignore"), "*\n!*/\n!*.csv\n");
+    Files.writeString(folder.resolve(".quarryignore"), "local.csv\n");
+    Files.writeString(folder.resolve("local.csv"), "a person's table, never synced");
+    try (SyncSession session = session()) {
+      DvcPull.run(session, new DvcRemote(dvc, "store", new DvcFile(remote.listing("[" + entry(remote.file("alpha"),
+          "a.csv") + "]"), 5, 1, "data"), "pull"), new Pull.Options("ignored", List.of(), true, null, false));
+    }
+    assertThat(files()).containsExactly("a.csv", "local.csv");
+    assertThat(folder.resolve(".quarryignore")).exists();
+  }
+
+  /**
+   * A .dvcignore that is a symbolic link is followed, as DVC follows it: --delete-extra keeps what it ignores. One that
+   * leads to no regular file is refused, never skipped.
+   */
+  @Test
+  void aDvcignoreThatIsALinkIsFollowed() throws Exception {
+    Files.createDirectories(temp.resolve(".dvc"));
+    Files.writeString(temp.resolve("shared-ignore"), "*.tmp\n");
+    Files.createSymbolicLink(temp.resolve(".dvcignore"), Path.of("shared-ignore"));
+    Files.writeString(folder.resolve("x.tmp"), "scratch, never synced");
+    try (SyncSession session = session()) {
+      DvcPull.run(session, new DvcRemote(dvc, "store", new DvcFile(remote.listing("[" + entry(remote.file("alpha"),
+          "a") + "]"), 5, 1, "data"), "pull"), new Pull.Options("ignored", List.of(), true, null, false));
+    }
+    assertThat(files()).containsExactly("a", "x.tmp");
+
+    Files.delete(temp.resolve("shared-ignore"));
+    assertThatThrownBy(() -> pull(new DvcFile(remote.listing("[" + entry(remote.file("alpha"), "a") + "]"), 5, 1,
+        "data"), false)).hasMessage("Invalid .dvcignore: " + temp.resolve(".dvcignore") + " (must be a regular file"
+        + " or a symbolic link to one)");
+  }
+
   @Test
   void aMissingContentStopsTheDownloadsKeepsTheVerifiedOnesAndARerunReadsOnlyWhatIsLacking() throws Exception {
     String alpha = remote.file("alpha");

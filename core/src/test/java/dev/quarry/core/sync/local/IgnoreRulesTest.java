@@ -182,4 +182,20 @@ class IgnoreRulesTest {
     assertThat(rules.ignores("x", false)).as("/data/x is under the top, not under group").isFalse();
     assertThat(group.then(top).ignores("keep.tmp", false)).as("the other order: *.tmp wins").isTrue();
   }
+
+  @Test
+  void aUnionIgnoresWhatEitherIgnoresEachByItsOwnOrder() {
+    IgnoreRules quarry = IgnoreRules.parse(List.of("local.csv", "*.log", "!keep.log"));
+    IgnoreRules dvc = IgnoreRules.parse(List.of("*", "!*/", "!*.csv"), "dvc", "");
+    IgnoreRules union = quarry.or(dvc);
+    assertThat(union.ignores("local.csv", false)).as("the other's negation does not re-include it").isTrue();
+    assertThat(union.ignores("data.csv", false)).isFalse();
+    assertThat(union.ignores("notes.txt", false)).isTrue();
+    assertThat(union.ignores("keep.log", false)).as("one's negation does not undo the other's *").isTrue();
+    assertThat(quarry.then(dvc).ignores("local.csv", false)).as("then: the later set's negation wins").isFalse();
+    IgnoreRules later = IgnoreRules.parse(List.of("data.csv"));
+    assertThat(union.then(later).ignores("data.csv", false)).as("(a or b) then c is (a then c) or (b then c)")
+        .isTrue();
+    assertThat(IgnoreRules.none().or(IgnoreRules.none()).isEmpty()).isTrue();
+  }
 }
