@@ -84,32 +84,13 @@ class ShardExtractorTest {
         new SortSpec.Order(OrderKind.ALPHANUMERIC, null, null, null, null), null, null, null, false);
     try (LocalPacks packs = new LocalPacks(temp.resolve("spill"), 0)) {
       ShardExtractor extractor = new ShardExtractor(spec, packs, true, new Problems());
-      long before = settledDirectMemory(direct);
+      long before = direct.getMemoryUsed();
       for (int shard = 0; shard < 40; shard++) {
         extractor.extract(new InputShard(shard, temp + "/in-" + shard + ".tar", ShardFormat.TAR),
             new ChannelOnly(tar), entry -> {});
       }
       assertThat(direct.getMemoryUsed() - before).as("direct bytes allocated").isLessThanOrEqualTo(256 << 10);
     }
-  }
-
-  /**
-   * The direct memory in use once the buffers other tests left are freed: a collection finds them, and the cleaner
-   * thread frees them soon after. Few objects follow, so no collection runs while the shards are read.
-   */
-  private static long settledDirectMemory(java.lang.management.BufferPoolMXBean direct) {
-    long used = -1;
-    while (used != direct.getMemoryUsed()) {
-      used = direct.getMemoryUsed();
-      System.gc();
-      try {
-        Thread.sleep(100);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
-    return used;
   }
 
   /** A file's stream as a FileRangeStream is: a channel too, here one whose heap reads fail. */
