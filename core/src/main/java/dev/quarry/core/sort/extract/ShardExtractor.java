@@ -26,7 +26,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -50,12 +49,6 @@ final class ShardExtractor {
   private final PackStore packs;
   private final boolean packEverything;
   private final Problems problems;
-  /**
-   * The direct buffers of the packing reads ({@link Tee}), kept for the next shard: direct memory returns only once a
-   * collection finds its buffer unreachable, which a run that makes little garbage seldom does, so a buffer a shard
-   * left would stay resident, one per input shard. So they are at most the shards read at once.
-   */
-  private final ArrayDeque<ByteBuffer> buffers = new ArrayDeque<>();
 
   ShardExtractor(SortSpec spec, PackStore packs, boolean packEverything, Problems problems) {
     this.spec = spec;
@@ -79,12 +72,7 @@ final class ShardExtractor {
             case TAR_LZ4 -> Channels.newChannel(Compression.unlz4(counted, name, ArchiveLimits.DEFAULT));
             default -> counted.channel();
           };
-          ByteBuffer buffer = takeBuffer();
-          try {
-            readTar(shard, new TarReader(new Tee(tar, pack, buffer), name, ArchiveLimits.DEFAULT), true, entries);
-          } finally {
-            giveBack(buffer);
-          }
+          readTar(shard, new TarReader(new Tee(tar, pack), name, ArchiveLimits.DEFAULT), true, entries);
           pack.commit();
         }
       } else {
@@ -92,19 +80,6 @@ final class ShardExtractor {
       }
     }
     return counted.count;
-  }
-
-  private ByteBuffer takeBuffer() {
-    synchronized (buffers) {
-      ByteBuffer free = buffers.pollFirst();
-      return (free != null ? free : ByteBuffer.allocateDirect(Tee.BUFFER)).clear().limit(0);
-    }
-  }
-
-  private void giveBack(ByteBuffer buffer) {
-    synchronized (buffers) {
-      buffers.addFirst(buffer);
-    }
   }
 
   /** Groups a tar's members into records by their raw ranges, reading data only of the content key member. */
@@ -259,14 +234,12 @@ final class ShardExtractor {
     private static final int BUFFER = 256 << 10;
     private final ReadableByteChannel in;
     private final PackStore.PackOutput pack;
-    private final ByteBuffer buffer;
+    private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER).limit(0);
     private boolean ended;
 
-    /** {@code buffer}: {@value #BUFFER} bytes, empty (limit 0), this reader's until it is closed. */
-    Tee(ReadableByteChannel in, PackStore.PackOutput pack, ByteBuffer buffer) {
+    Tee(ReadableByteChannel in, PackStore.PackOutput pack) {
       this.in = in;
       this.pack = pack;
-      this.buffer = buffer;
     }
 
     @Override

@@ -67,32 +67,6 @@ class ShardExtractorTest {
     }
   }
 
-  /**
-   * The direct buffer each packed shard is read through goes to the next shard: direct memory is returned only once
-   * a collection finds its buffer unreachable, so a buffer per shard stayed resident, 256 KiB for each input shard of
-   * a run (a run of 10,000 shards would have held 2.4 GiB of them). Packs go to disk here, so the direct buffer pool
-   * holds nothing else.
-   */
-  @Test
-  void theBuffersOfManyShardsAreThoseOfOneShardAtATime() throws IOException {
-    java.lang.management.BufferPoolMXBean direct = java.lang.management.ManagementFactory
-        .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream()
-        .filter(pool -> pool.getName().equals("direct")).findFirst().orElseThrow();
-    byte[] tar = Shards.write(ShardFormat.TAR, List.of(new Record("r", List.of(new Member("r.jpg", new byte[4096])))));
-    SortSpec spec = new SortSpec(new SortSpec.Input(null, null, List.of(temp + "/in-0.tar"), null),
-        new SortSpec.Output(temp + "/out/x-{0..}.tar", null, null, 10L, null),
-        new SortSpec.Order(OrderKind.ALPHANUMERIC, null, null, null, null), null, null, null, false);
-    try (LocalPacks packs = new LocalPacks(temp.resolve("spill"), 0)) {
-      ShardExtractor extractor = new ShardExtractor(spec, packs, true, new Problems());
-      long before = direct.getMemoryUsed();
-      for (int shard = 0; shard < 40; shard++) {
-        extractor.extract(new InputShard(shard, temp + "/in-" + shard + ".tar", ShardFormat.TAR),
-            new ChannelOnly(tar), entry -> {});
-      }
-      assertThat(direct.getMemoryUsed() - before).as("direct bytes allocated").isLessThanOrEqualTo(256 << 10);
-    }
-  }
-
   /** A file's stream as a FileRangeStream is: a channel too, here one whose heap reads fail. */
   private static final class ChannelOnly extends InputStream implements ReadableByteChannel {
     private final ByteBuffer bytes;
