@@ -5,15 +5,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.ReadableByteChannel;
 import java.util.Objects;
 
-/**
- * Bytes [position, end) of an open file, read with positional reads; closing it closes the file. It is a channel
- * too, so that a reader with a direct buffer of its own gets the bytes straight from the kernel, without passing
- * them through a heap array (a local sort reads its input into memory outside the heap so).
- */
-public final class FileRangeStream extends InputStream implements ReadableByteChannel {
+/** Bytes [position, end) of an open file, read with positional reads; closing it closes the file. */
+public final class FileRangeStream extends InputStream {
   private final FileChannel channel;
   private final String url;
   private final long end;
@@ -50,35 +45,6 @@ public final class FileRangeStream extends InputStream implements ReadableByteCh
     }
     position += read;
     return read;
-  }
-
-  @Override
-  public int read(ByteBuffer target) throws IOException {
-    if (position >= end) {
-      return -1;
-    }
-    int wanted = (int) Math.min(target.remaining(), end - position);
-    if (wanted == 0) {
-      return 0;
-    }
-    int limit = target.limit();
-    target.limit(target.position() + wanted);
-    try {
-      int read = channel.read(target, position);
-      if (read < 0) {
-        throw new EOFException("Cannot read " + url + ": the file ended at byte " + position + " instead of " + end
-            + " (it shrank while being read)");
-      }
-      position += read;
-      return read;
-    } finally {
-      target.limit(limit);
-    }
-  }
-
-  @Override
-  public boolean isOpen() {
-    return channel.isOpen();
   }
 
   @Override

@@ -32,23 +32,6 @@ class FileStoreTest extends ObjectStoreContract {
     }
   }
 
-  /** A file's range is a channel too, whose reads fill a direct buffer from the kernel, within the range only. */
-  @Test
-  void aRangeReadsIntoADirectBufferAsAChannel() throws IOException {
-    store.put("data.bin", "0123456789".getBytes(UTF_8));
-
-    try (InputStream range = store.getRange("data.bin", 2, 6)) {
-      java.nio.channels.ReadableByteChannel channel = (java.nio.channels.ReadableByteChannel) range;
-      java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocateDirect(4);
-      assertThat(channel.read(buffer)).isEqualTo(4);
-      assertThat(range.read()).isEqualTo('6');
-      buffer.clear();
-      assertThat(channel.read(buffer)).isEqualTo(1);
-      assertThat(buffer.flip().get(0)).isEqualTo((byte) '7');
-      assertThat(channel.read(buffer.clear())).isEqualTo(-1);
-    }
-  }
-
   @Test
   void keysArePathsUnderTheRootAndUrlsAreFileUrls() throws IOException {
     store.put("a/b/c.txt", "hello".getBytes(UTF_8));

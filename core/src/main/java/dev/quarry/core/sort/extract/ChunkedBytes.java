@@ -52,20 +52,6 @@ final class ChunkedBytes {
     }
   }
 
-  /** Appends {@code bytes} from their position to their limit, which they are left at, copying them once. */
-  void write(ByteBuffer bytes) {
-    while (bytes.hasRemaining()) {
-      int inChunk = (int) (size % CHUNK);
-      if (inChunk == 0 && size == allocated()) {
-        chunks.add(pool.take());
-      }
-      int n = Math.min(bytes.remaining(), CHUNK - inChunk);
-      chunks.get((int) (size / CHUNK)).put(inChunk, bytes, bytes.position(), n);
-      bytes.position(bytes.position() + n);
-      size += n;
-    }
-  }
-
   long size() {
     return size;
   }
@@ -101,14 +87,6 @@ final class ChunkedBytes {
         chunks.get((int) (position / CHUNK)).get(inChunk, buffer, at, n);
         position += n;
         return n;
-      }
-
-      /** Moves past {@code count} bytes without reading them: a tar reader skips every member's data so. */
-      @Override
-      public long skip(long count) {
-        long skipped = Math.max(0, Math.min(count, end - position));
-        position += skipped;
-        return skipped;
       }
 
       @Override

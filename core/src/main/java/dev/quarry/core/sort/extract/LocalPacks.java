@@ -45,11 +45,6 @@ public final class LocalPacks implements PackStore, AutoCloseable {
       }
 
       @Override
-      public void write(ByteBuffer bytes) throws IOException {
-        out.write(bytes);
-      }
-
-      @Override
       public void commit() throws IOException {
         out.commit();
       }
@@ -134,24 +129,6 @@ public final class LocalPacks implements PackStore, AutoCloseable {
         spill();
       }
       file.write(buffer, offset, length);
-    }
-
-    /** As {@link #write(byte[], int, int)}, straight from the buffer into the chunks while the pack is in memory. */
-    void write(ByteBuffer bytes) throws IOException {
-      int length = bytes.remaining();
-      if (memory != null) {
-        long growth = memory.growthFor(length);
-        if (growth == 0 || reserve(growth)) {
-          size += length;
-          memory.write(bytes);
-          return;
-        }
-        spill();
-      }
-      size += length;
-      byte[] copy = new byte[length];
-      bytes.get(copy);
-      file.write(copy);
     }
 
     private boolean reserve(long bytes) {

@@ -22,9 +22,7 @@ import dev.quarry.core.text.Printable;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.Channels;
-import java.nio.channels.ReadableByteChannel;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -67,12 +65,12 @@ final class ShardExtractor {
         readTar(shard, new TarReader(counted, name, ArchiveLimits.DEFAULT), false, entries);
       } else if (format.isTar()) {
         try (PackStore.PackOutput pack = packs.create(shard.index())) {
-          ReadableByteChannel tar = switch (format) {
-            case TAR_GZ -> Channels.newChannel(Compression.gunzip(counted, name, ArchiveLimits.DEFAULT));
-            case TAR_LZ4 -> Channels.newChannel(Compression.unlz4(counted, name, ArchiveLimits.DEFAULT));
-            default -> counted.channel();
+          InputStream tar = switch (format) {
+            case TAR_GZ -> Compression.gunzip(counted, name, ArchiveLimits.DEFAULT);
+            case TAR_LZ4 -> Compression.unlz4(counted, name, ArchiveLimits.DEFAULT);
+            default -> counted;
           };
-          readTar(shard, new TarReader(new Tee(tar, pack), name, ArchiveLimits.DEFAULT), true, entries);
+          readTar(shard, new TarReader(new Tee(tar, pack.stream()), name, ArchiveLimits.DEFAULT), true, entries);
           pack.commit();
         }
       } else {
@@ -225,70 +223,50 @@ final class ShardExtractor {
     }
   }
 
-  /**
-   * Copies every byte read into a pack, through one direct buffer: the bytes go from the input to the pack without
-   * passing through the heap (from a file, straight from the kernel), and the tar reader gets only those it asks for
-   * (headers, a content key member), skipping the rest in the buffer. It reads at most a buffer ahead of the reader.
-   */
-  private static final class Tee extends InputStream {
-    private static final int BUFFER = 256 << 10;
-    private final ReadableByteChannel in;
-    private final PackStore.PackOutput pack;
-    private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER).limit(0);
-    private boolean ended;
+  /** Copies every byte read into a pack. */
+  private static final class Tee extends FilterInputStream {
+    private final OutputStream copy;
+    private byte[] skipBuffer;
 
-    Tee(ReadableByteChannel in, PackStore.PackOutput pack) {
-      this.in = in;
-      this.pack = pack;
+    Tee(InputStream in, OutputStream copy) {
+      super(in);
+      this.copy = copy;
     }
 
     @Override
     public int read() throws IOException {
-      return fill() ? buffer.get() & 0xff : -1;
+      int b = in.read();
+      if (b >= 0) {
+        copy.write(b);
+      }
+      return b;
     }
 
     @Override
-    public int read(byte[] target, int offset, int length) throws IOException {
-      if (length == 0) {
-        return 0;
+    public int read(byte[] buffer, int offset, int length) throws IOException {
+      int read = in.read(buffer, offset, length);
+      if (read > 0) {
+        copy.write(buffer, offset, read);
       }
-      if (!fill()) {
-        return -1;
-      }
-      int n = Math.min(length, buffer.remaining());
-      buffer.get(target, offset, n);
-      return n;
+      return read;
     }
 
     @Override
-    public long skip(long count) throws IOException {
+    public long skip(long n) throws IOException {
+      // Every member's data is skipped by the tar reader: one buffer for all of them.
+      if (skipBuffer == null) {
+        skipBuffer = new byte[1 << 16];
+      }
+      byte[] buffer = skipBuffer;
       long skipped = 0;
-      while (skipped < count && fill()) {
-        int n = (int) Math.min(count - skipped, buffer.remaining());
-        buffer.position(buffer.position() + n);
-        skipped += n;
+      while (skipped < n) {
+        int read = read(buffer, 0, (int) Math.min(buffer.length, n - skipped));
+        if (read < 0) {
+          break;
+        }
+        skipped += read;
       }
       return skipped;
-    }
-
-    /** Whether a byte is there to read: reads the next bytes into the buffer, and the pack, once it is empty. */
-    private boolean fill() throws IOException {
-      while (!buffer.hasRemaining() && !ended) {
-        buffer.clear();
-        int read = in.read(buffer);
-        buffer.flip();
-        if (read < 0) {
-          ended = true;
-        } else {
-          pack.write(buffer.duplicate());
-        }
-      }
-      return buffer.hasRemaining();
-    }
-
-    @Override
-    public void close() throws IOException {
-      in.close();
     }
   }
 
@@ -323,36 +301,6 @@ final class ShardExtractor {
       long skipped = in.skip(n);
       count += skipped;
       return skipped;
-    }
-
-    /**
-     * These bytes, counted, as a channel: straight from the input when it is one (a file), so that a reader's direct
-     * buffer gets them from the kernel.
-     */
-    ReadableByteChannel channel() {
-      if (!(in instanceof ReadableByteChannel channel)) {
-        return Channels.newChannel(this);
-      }
-      return new ReadableByteChannel() {
-        @Override
-        public int read(ByteBuffer target) throws IOException {
-          int read = channel.read(target);
-          if (read > 0) {
-            count += read;
-          }
-          return read;
-        }
-
-        @Override
-        public boolean isOpen() {
-          return channel.isOpen();
-        }
-
-        @Override
-        public void close() throws IOException {
-          channel.close();
-        }
-      };
     }
   }
 }
