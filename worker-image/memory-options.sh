@@ -11,23 +11,32 @@
 # the heap sized. Reading the budget in the shell went wrong (awk's 32-bit printf, other suffixes than quarry's, the
 # spec's other strings), so nothing here parses it. Other commands get no option and start no extra JVM.
 #
-# A worker pod gets its heap from the operator instead, in QUARRY_SORT_HEAP (as -Xmx takes it, 819m), worked out by
-# the same Java rule from the pod's memory limit and the spec's budget: then no small JVM starts before each command.
+# A worker pod gets a phase command's heap from the operator instead, in QUARRY_SORT_HEAP (as -Xmx takes it, 819m),
+# worked out by the same Java rule from the pod's memory limit and the spec's budget: then no small JVM starts before
+# each command. Only the entrypoint passes it on, and only a phase command takes it: `sort run` gives half its budget
+# to record bytes outside the heap, so a phase's heap would run it past its budget; and on a laptop a variable left in
+# a shell must not resize a local sort (the launcher passes none: QUARRY_JAVA_OPTIONS is its override).
 
-# Prints the memory options for the command line "$3" ... run by the java command "$1" from the jar "$2" (nothing
-# for a command other than sort, or a budget the command will refuse: it says what is wrong itself).
+# Prints the memory options for the command line "$4" ... run by the java command "$1" from the jar "$2", given the
+# heap "$3" the operator passed (empty for none): nothing for a command other than sort, or a budget the command
+# will refuse (it says what is wrong itself).
 quarry_memory_options() {
-  java=$1 jar=$2
-  shift 2
+  java=$1 jar=$2 heap=$3
+  shift 3
   [ "${1:-}" = sort ] || return 0
-  heap=${QUARRY_SORT_HEAP:-}
-  if [ -n "$heap" ]; then
+  if [ -n "$heap" ] && [ "${2:-}" != run ]; then
     case ${heap%m} in
       "$heap" | "" | *[!0-9]*)
         echo "quarry: Invalid QUARRY_SORT_HEAP: $heap (must be a heap in MiB, such as 819m); working it out from the memory budget" >&2 ;;
       *)
-        echo "-Xmx$heap"
-        return 0 ;;
+        # The operator read the pod's limit as written; a limit past the node's memory would give a heap the node
+        # cannot hold, where the rule's own limit (core's MemoryLimit) is the lower of the two: past 80% of MemTotal
+        # (MemoryBudget.DEFAULT_PERCENT), the heap is worked out here instead.
+        total_kib=$(sed -n 's/^MemTotal: *\([0-9]*\) kB$/\1/p' /proc/meminfo 2>/dev/null || true)
+        if [ -z "$total_kib" ] || [ $((${heap%m} * 1024 * 5)) -le $((total_kib * 4)) ]; then
+          echo "-Xmx$heap"
+          return 0
+        fi ;;
     esac
   fi
   # A small heap and the quick compiler: it reads one file and exits, in a few tenths of a second. A budget the

@@ -162,13 +162,45 @@ class LauncherIT {
   }
 
   /**
+   * QUARRY_SORT_HEAP is the heap of a phase command, which the operator works out for the pods it starts: `sort run`
+   * gives half its budget to the heap and half to record bytes outside it, so the phase's heap would let it run past
+   * its budget, and it is worked out from the budget instead. Nor does a heap past the memory the process may have
+   * (a pod's limit written larger than its node): the rule's own limit then applies. The ./quarry launcher is not a pod and takes its heap
+   * from the budget or QUARRY_JAVA_OPTIONS alone, so a variable left in a shell cannot resize a local sort.
+   */
+  @Test
+  void onlyAPhaseCommandOfThePodsEntrypointTakesTheOperatorsHeap() throws Exception {
+    Path home = Files.createDirectories(cacheHome.resolve("opt-quarry"));
+    Path images = LAUNCHER.resolveSibling("worker-image");
+    Files.copy(images.resolve("memory-options.sh"), home.resolve("memory-options.sh"));
+    Files.createSymbolicLink(home.resolve("quarry.jar"), JAR);
+    Files.writeString(home.resolve("jvm.options"), "-XX:+PrintFlagsFinal\n");
+    Map<String, String> pod = Map.of("QUARRY_HOME", home.toString(), "QUARRY_SORT_HEAP", "96m",
+        "PATH", Path.of(System.getProperty("java.home"), "bin") + ":/usr/bin:/bin");
+
+    assertThat(podHeap(pod, "sort", "plan", "--memory-budget", "1Gi", "--help")).isEqualTo(96L << 20);
+    Map<String, String> pastTheMachine = new HashMap<>(pod);
+    pastTheMachine.put("QUARRY_SORT_HEAP", (MemoryLimit.ofThisProcess().bytes() >> 20) + 1 + "m");
+    assertThat(podHeap(pastTheMachine, "sort", "plan", "--help"))
+        .as("a limit written past what the node has: the process's real limit")
+        .isCloseTo(MemoryBudget.defaultFor(MemoryLimit.ofThisProcess()).heapBytes(false), withinPercentage(1));
+    assertThat(podHeap(pod, "sort", "run", "--memory-budget", "1Gi", "--help")).as("sort run: half its budget")
+        .isEqualTo(512L << 20);
+    CommandResult local = quarry(Map.of("QUARRY_SORT_HEAP", "96m", "QUARRY_JAVA_OPTIONS", "-XX:+PrintFlagsFinal"),
+        "sort", "extract", "--memory-budget", "1Gi", "--help");
+    assertThat(local.exitCode()).as(local.stderr()).isZero();
+    assertThat(local.stdout()).as("the launcher: its budget, not the pod's variable")
+        .containsPattern("size_t MaxHeapSize\\s+= " + (1L << 30) + " ");
+  }
+
+  /**
    * When the small JVM that works out a sort's heap cannot run at all, the sort still runs on the JVM's default heap,
    * and a line says so: before, the failure was silent.
    */
   @Test
   void aHeapThatCannotBeWorkedOutIsSaidNotHidden() throws Exception {
     CommandResult run = CommandResult.run(cacheHome, List.of("sh", "-c",
-        ". \"$0\"; quarry_memory_options /bin/false quarry.jar sort run --memory-budget 1Gi",
+        ". \"$0\"; quarry_memory_options /bin/false quarry.jar \"\" sort run --memory-budget 1Gi",
         LAUNCHER.resolveSibling("worker-image").resolve("memory-options.sh").toString()));
 
     assertThat(run.exitCode()).isZero();
