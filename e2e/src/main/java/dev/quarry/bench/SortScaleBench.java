@@ -17,14 +17,14 @@ import software.amazon.awssdk.services.s3.S3Client;
  * create workers, each index its own {@code quarry} process as in worker pods (at most {@value #AT_ONCE} at once).
  * Prints, from MinIO's own counters, the bytes it sent (reads) and received (writes) per input byte and the requests
  * per GiB of input, and from the phase results the most records one process ordered against N/W. Counts, not
- * timings. Usage: SortScaleBench QUARRY_LAUNCHER WORKDIR MIB_PER_DATASET RECORD_SIZES WORKER_COUNTS
+ * timings. Usage: SortScaleBench QUARRY_LAUNCHER WORKDIR MIB_PER_DATASET RECORD_SIZES WORKER_COUNTS [ORDERS]
  */
 public final class SortScaleBench {
   private static final ObjectMapper JSON = new ObjectMapper();
-  /** Processes run at once: the machine's cores are few, and each process is a JVM. */
-  private static final int AT_ONCE = 4;
-  private static final int INPUT_SHARDS = 16;
-  private static final int OUTPUT_SHARDS = 32;
+  /** Processes run at once (QUARRY_BENCH_AT_ONCE): the machine's cores are few, and each process is a JVM. */
+  private static final int AT_ONCE = Integer.parseInt(System.getenv().getOrDefault("QUARRY_BENCH_AT_ONCE", "4"));
+  /** The fewest input shards; more when there are more workers, so that every extract worker has a shard. */
+  private static final int MIN_INPUT_SHARDS = 16;
 
   public static void main(String[] args) throws Exception {
     Path launcher = Path.of(args[0]);
@@ -32,6 +32,11 @@ public final class SortScaleBench {
     long datasetBytes = Long.parseLong(args[2]) << 20;
     List<String> recordSizes = List.of(args[3].split(","));
     List<Integer> workerCounts = java.util.Arrays.stream(args[4].split(",")).map(Integer::valueOf).toList();
+    List<String> orders = List.of((args.length > 5 ? args[5] : "shuffle,alphanumeric").split(","));
+    int inputShards = Math.max(MIN_INPUT_SHARDS, workerCounts.stream().mapToInt(Integer::intValue).max().orElse(1));
+    int outputShards = 2 * inputShards;
+    System.out.printf(Locale.ROOT, "%d input shards, %d output shards, %d processes at once%n", inputShards,
+        outputShards, AT_ONCE);
     try (MinioServer minio = MinioServer.start(); S3Client s3 = minio.client()) {
       String bucket = minio.createBucket("scale");
       Map<String, String> environment = Map.of("QUARRY_S3_ENDPOINT", minio.endpoint().toString(),
@@ -42,17 +47,17 @@ public final class SortScaleBench {
           "records", "read/in", "write/in", "requests/GiB", "most ordered", "x N/W");
       for (String recordSize : recordSizes) {
         long size = parseSize(recordSize);
-        long records = Math.max(INPUT_SHARDS, datasetBytes / size);
-        int perShard = (int) (records / INPUT_SHARDS);
+        long records = Math.max(inputShards, datasetBytes / size);
+        int perShard = (int) (records / inputShards);
         Path local = work.resolve("in-" + recordSize);
-        quarry.run("gen", "--out", local.toString(), "--shards", "" + INPUT_SHARDS, "--records", "" + perShard,
+        quarry.run("gen", "--out", local.toString(), "--shards", "" + inputShards, "--records", "" + perShard,
             "--image-size", recordSize);
         SortBench.clear(minio, bucket, "in/");
         long inputBytes = SortBench.upload(s3, bucket, local);
-        long total = (long) INPUT_SHARDS * perShard;
-        for (String order : List.of("shuffle", "alphanumeric")) {
+        long total = (long) inputShards * perShard;
+        for (String order : orders) {
           for (int workers : workerCounts) {
-            String spec = spec(work, bucket, order, Math.max(1, inputBytes / OUTPUT_SHARDS));
+            String spec = spec(work, bucket, order, inputShards, Math.max(1, inputBytes / outputShards));
             long read = minio.bytesSent();
             long written = minio.s3Metric("minio_api_requests_traffic_received_bytes");
             long requests = minio.s3Metric("minio_api_requests_total");
@@ -103,14 +108,19 @@ public final class SortScaleBench {
     return results;
   }
 
-  private static String spec(Path work, String bucket, String order, long shardSize) throws Exception {
+  private static String spec(Path work, String bucket, String order, int inputShards, long shardSize)
+      throws Exception {
     String json = """
         {"input": {"template": "s3://%s/in/train-{000000..%06d}.tar"},
          "output": {"template": "s3://%s/out/x-{000000..}.tar", "shardSize": "%d"},
          "order": {"kind": "%s"%s},
          "workers": {"memoryBudget": "256Mi", "requestsInFlight": 32},
-         "scratch": "s3://%s/scratch/"}""".formatted(bucket, INPUT_SHARDS - 1, bucket, shardSize, order,
-        order.equals("shuffle") ? ", \"seed\": 7" : "", bucket);
+         "scratch": "s3://%s/scratch/"}""".formatted(bucket, inputShards - 1, bucket, shardSize, order,
+        switch (order) {
+          case "shuffle" -> ", \"seed\": 7";
+          case "content" -> ", \"content\": {\"member\": \"cls\", \"type\": \"int\"}";
+          default -> "";
+        }, bucket);
     return Files.writeString(work.resolve("scale.json"), json).toString();
   }
 
