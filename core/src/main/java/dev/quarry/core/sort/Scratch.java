@@ -40,6 +40,7 @@ public final class Scratch {
       "partition/[0-9]{5,}/ordered-[0-9a-f-]{36}\\.run",
       "partition/[0-9]{5,}/done\\.json",
       "plan/plan\\.json",
+      "plan/shards-[0-9]{5,}-[0-9]{6,}\\.json",
       "create/[0-9]{8,}\\.json",
       "results/(extract|partition|plan|create|commit)-[0-9]{5,}\\.json"));
 
@@ -129,6 +130,11 @@ public final class Scratch {
   /** Written last by the plan phase: the output shards, their names and sizes. */
   public String planDone() {
     return prefix + "plan/plan.json";
+  }
+
+  /** Page {@code page} of the output shards whose first record is in partition {@code partition} (PlanShards). */
+  public String planShards(int partition, int page) {
+    return String.format("%splan/shards-%05d-%06d.json", prefix, partition, page);
   }
 
   /** Written when output shard {@code shard} is committed: its size, records and checksum. */

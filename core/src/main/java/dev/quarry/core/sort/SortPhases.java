@@ -12,6 +12,7 @@ import dev.quarry.core.sort.extract.PackStore;
 import dev.quarry.core.sort.plan.PlanPhase;
 import dev.quarry.core.sort.plan.PartitionPhase;
 import dev.quarry.core.sort.plan.PartitionResult;
+import dev.quarry.core.sort.plan.PlanShards;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.spec.BraceTemplate;
@@ -143,8 +144,9 @@ public final class SortPhases {
       details.put("duplicatesDropped", plan.duplicatesDropped());
       details.put("recordsDropped", plan.recordsDropped());
       details.put("partitions", plan.partitions().size());
-      details.put("shardNames", plan.shards().stream().limit(20).map(PlannedShard::url).toList());
-      return new long[] {plan.shards().size(), plan.records(), plan.bytes()};
+      details.put("shardNames", new PlanShards(scratchRoot.store(), new Scratch(scratchRoot.key()), plan)
+          .between(0, Math.min(20, plan.shardCount())).stream().map(PlannedShard::url).toList());
+      return new long[] {plan.shardCount(), plan.records(), plan.bytes()};
     });
   }
 

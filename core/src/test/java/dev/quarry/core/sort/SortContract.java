@@ -279,9 +279,9 @@ abstract class SortContract {
         new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
     phases.extract(0, 1);
     phases.plan(1);
-    String plan = new String(bytes(root + "scratch/plan/plan.json"), StandardCharsets.UTF_8);
-    scratch.store().put(new Scratch(scratch.key()).planDone(),
-        plan.replace(root + "out/x-0.tar", root + "outside/x-0.tar").getBytes(StandardCharsets.UTF_8));
+    String shards = new String(bytes(root + "scratch/plan/shards-00000-000000.json"), StandardCharsets.UTF_8);
+    scratch.store().put(new Scratch(scratch.key()).planShards(0, 0),
+        shards.replace(root + "out/x-0.tar", root + "outside/x-0.tar").getBytes(StandardCharsets.UTF_8));
     assertThatThrownBy(() -> phases.create(0, 1))
         .hasMessage("Invalid output name: " + root + "outside/x-0.tar (must be inside the output location " + root
             + "out/, the folder of output.template)");
@@ -1142,6 +1142,55 @@ abstract class SortContract {
   }
 
   /**
+   * The plan every create worker reads stays the same size whatever the number of output shards (at 100 TiB there
+   * are 409,600 of them, and so many inputs: 80 MB of JSON read by each worker, past what a scratch document may be),
+   * and a create worker reads the page of its own partition's shards alone, and no input list when the records are
+   * in partition packs.
+   */
+  @Test
+  void thePlanStaysSmallAndACreateWorkerReadsOnlyThePageOfItsOwnShards() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 5L, null, null);
+    runPartitioned(spec(input, shuffle, records(root + "few/x-{000..}.tar", 60)), root + "scratch-few/", 2, 4);
+    SortSpec many = spec(input, shuffle, records(root + "many/x-{000..}.tar", 1));
+    SortPhases phases = phases(many, root + "scratch-many/");
+    for (int index = 0; index < 2; index++) {
+      phases.extract(index, 2, 4);
+    }
+    for (int index = 0; index < 4; index++) {
+      phases.partitionThenPlan(index, 4, 2);
+    }
+    int fewPlan = bytes(root + "scratch-few/plan/plan.json").length;
+    assertThat(bytes(root + "scratch-many/plan/plan.json").length).as("bytes of the plan of " + all.size()
+        + " shards, of 4: " + fewPlan).isLessThan(fewPlan + 256);
+
+    Location scratch = stores.locate(root + "scratch-many/");
+    List<String> read = java.util.Collections.synchronizedList(new ArrayList<>());
+    var counted = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
+      @Override
+      public java.io.InputStream get(String key) throws java.io.IOException {
+        if (key.endsWith(".json")) {
+          read.add(key.substring(scratch.key().length()));
+        }
+        return super.get(key);
+      }
+    };
+    PhaseResult create = new SortPhases(many, stores, new Location(counted, scratch.key()),
+        new ScratchPacks(counted, new Scratch(scratch.key())), false, QUIET).create(1, 4);
+    assertThat(create.shards()).as("create worker 1's shards").isBetween(1L, all.size() / 2L);
+    assertThat(read).as("documents create worker 1 read").filteredOn(key -> !key.startsWith("create/") && !key.equals(Scratch.MARKER))
+        .containsExactlyInAnyOrder("plan/plan.json", "plan/shards-00001-000000.json");
+    for (int index = 0; index < 4; index++) {
+      if (index != 1) {
+        phases.create(index, 4);
+      }
+    }
+    phases.commit();
+    Map<String, byte[]> output = objects(root + "many/");
+    assertThat(output).hasSize(all.size() + 2);
+  }
+
+  /**
    * Sorts {@code input} with 8 extract workers and {@code partitions} partitions; returns the bytes of metadata
    * partition step 0 and create worker 0 read from scratch (JSON documents, and ranged reads of segment tables).
    */
@@ -1317,8 +1366,8 @@ abstract class SortContract {
     PhaseResult commit = phases.commit();
 
     assertThat(create.shards()).isEqualTo(all.size());
-    assertThat(commit.requests().head() + commit.requests().get()).as("commit: one request per shard, and the plan's")
-        .isLessThanOrEqualTo(all.size() + 4L);
+    assertThat(commit.requests().head() + commit.requests().get())
+        .as("commit: one request per shard, and the plan's and its page of shards").isLessThanOrEqualTo(all.size() + 5L);
     Map<String, byte[]> local = objects(root + "local/");
     Map<String, byte[]> dist = objects(root + "dist/");
     assertThat(dist.keySet()).isEqualTo(local.keySet()).hasSize(all.size() + 2);

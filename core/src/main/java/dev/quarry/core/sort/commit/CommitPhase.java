@@ -6,6 +6,7 @@ import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.create.CreatePhase;
 import dev.quarry.core.sort.create.CreatedShard;
+import dev.quarry.core.sort.plan.PlanShards;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.spec.BraceTemplate;
@@ -55,16 +56,17 @@ public final class CommitPhase {
   /** Writes the indexes and manifests. */
   public Committed run() throws IOException {
     PlanSummary plan = CreatePhase.readPlan(scratchStore, scratch);
-    Map<Long, CreatedShard> created = readCreated(plan.shards());
-    checkRecordsArePlanned(plan, created);
+    List<PlannedShard> planned = new PlanShards(scratchStore, scratch, plan).all();
+    Map<Long, CreatedShard> created = readCreated(planned);
+    checkRecordsArePlanned(plan, planned, created);
     List<String> manifests = new ArrayList<>();
     long allRecords = 0;
     long allBytes = 0;
     for (int template = 0; template < plan.templates().size(); template++) {
       List<CreatedShard> shards = new ArrayList<>();
-      for (PlannedShard planned : plan.shards()) {
-        if (planned.template() == template) {
-          shards.add(created.get(planned.index()));
+      for (PlannedShard shard : planned) {
+        if (shard.template() == template) {
+          shards.add(created.get(shard.index()));
         }
       }
       BraceTemplate parsed = BraceTemplate.parse(plan.templates().get(template), true);
@@ -91,17 +93,18 @@ public final class CommitPhase {
       allBytes += bytes;
       log.printf("commit: %s, %s in %s%n", Counted.of(shards.size(), "shard"), Counted.of(records, "record"), manifest);
     }
-    return new Committed(manifests, plan.shards().size(), allRecords, allBytes);
+    return new Committed(manifests, planned.size(), allRecords, allBytes);
   }
 
   /**
    * Refuses to write any manifest unless each template's created shards hold the records the plan counts for it, and
    * all of them the plan's total.
    */
-  private static void checkRecordsArePlanned(PlanSummary plan, Map<Long, CreatedShard> created) {
+  private static void checkRecordsArePlanned(PlanSummary plan, List<PlannedShard> planned,
+      Map<Long, CreatedShard> created) {
     long[] records = new long[plan.templates().size()];
-    for (PlannedShard planned : plan.shards()) {
-      records[planned.template()] += created.get(planned.index()).records();
+    for (PlannedShard shard : planned) {
+      records[shard.template()] += created.get(shard.index()).records();
     }
     long all = 0;
     for (int template = 0; template < records.length; template++) {

@@ -7,6 +7,8 @@ import dev.quarry.core.sort.Progress;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.sort.extract.PackStore;
+import dev.quarry.core.sort.plan.PlanPhase;
+import dev.quarry.core.sort.plan.PlanShards;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.records.RecordEntry;
@@ -80,7 +82,7 @@ public final class CreatePhase {
 
   public List<CreatedShard> run(int index, int count) throws IOException, InterruptedException {
     PlanSummary plan = readPlan(scratchStore, scratch);
-    List<PlannedShard> mine = share(plan, index, count);
+    List<PlannedShard> mine = share(plan, new PlanShards(scratchStore, scratch, plan), index, count);
     ShardFormat format = ShardFormat.ofExtension(plan.outputFormat());
     Progress progress = new Progress("create " + index + "/" + count, mine.size(), log);
     Map<Long, CreatedShard> created = new TreeMap<>();
@@ -96,7 +98,8 @@ public final class CreatePhase {
     }
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-create-");
         OrderedEntries ordered = new OrderedEntries(plan, spec.output(), scratchStore, scratch)) {
-      RecordSource source = new RecordSource(plan.inputs(), stores, packs, scratchStore, plan.packs());
+      RecordSource source = new RecordSource(() -> PlanPhase.readInputs(scratchStore, scratch), stores, packs,
+          scratchStore, plan.packs());
       if (source.inPartitionPacks() && ownsPartition(plan, count) && !todo.isEmpty()) {
         source.fetch(index, Files.createDirectories(work.path().resolve("segments")));
       }
@@ -111,15 +114,13 @@ public final class CreatePhase {
     return List.copyOf(created.values());
   }
 
-  /** The shards worker {@code index} of {@code count} builds, in plan order. */
-  private static List<PlannedShard> share(PlanSummary plan, int index, int count) {
-    List<PlannedShard> shards = plan.shards();
+  /** The shards worker {@code index} of {@code count} builds, in plan order: only their pages are read. */
+  private static List<PlannedShard> share(PlanSummary plan, PlanShards shards, int index, int count)
+      throws IOException {
     if (ownsPartition(plan, count)) {
-      return shards.stream().filter(shard -> shard.partition() == index).toList();
+      return shards.ofPartition(index);
     }
-    int from = (int) ((long) shards.size() * index / count);
-    int to = (int) ((long) shards.size() * (index + 1) / count);
-    return shards.subList(from, to);
+    return shards.between(plan.shardCount() * index / count, plan.shardCount() * (index + 1) / count);
   }
 
   /** Whether each of {@code count} create workers builds the shards that start in its own partition. */

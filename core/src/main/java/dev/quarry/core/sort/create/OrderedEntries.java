@@ -40,16 +40,10 @@ final class OrderedEntries implements AutoCloseable {
     this.scratch = scratch;
     int templates = plan.templates().size();
     this.cuts = new ShardCuts[templates];
-    this.firstShard = new long[templates];
     for (int template = 0; template < templates; template++) {
       cuts[template] = ShardCuts.of(output, plan.templateRecords().get(template));
-      firstShard[template] = -1;
     }
-    for (PlannedShard shard : plan.shards()) {
-      if (firstShard[shard.template()] < 0) {
-        firstShard[shard.template()] = shard.index();
-      }
-    }
+    this.firstShard = plan.firstShards();
     this.shardSize = output.shardSizeBytes();
   }
 

@@ -25,7 +25,9 @@ import java.util.Map;
  * once {@link #fetch} made one).
  */
 public final class RecordSource {
-  private final List<InputShard> inputs;
+  private final InputList inputList;
+  /** The input shards, read from {@link #inputList} when a record is first read from an input. */
+  private List<InputShard> inputs;
   private final ObjectStores stores;
   private final PackStore packs;
   private final ObjectStore scratchStore;
@@ -45,13 +47,18 @@ public final class RecordSource {
     }
   }
 
-  public RecordSource(List<InputShard> inputs, ObjectStores stores, PackStore packs) {
-    this(inputs, stores, packs, null, List.of());
+  /** The input shards, read when first needed: with partition packs no record is read from an input. */
+  interface InputList {
+    List<InputShard> read() throws IOException;
   }
 
-  RecordSource(List<InputShard> inputs, ObjectStores stores, PackStore packs, ObjectStore scratchStore,
+  public RecordSource(List<InputShard> inputs, ObjectStores stores, PackStore packs) {
+    this(() -> inputs, stores, packs, null, List.of());
+  }
+
+  RecordSource(InputList inputs, ObjectStores stores, PackStore packs, ObjectStore scratchStore,
       List<PlanSummary.ExtractPack> extractPacks) {
-    this.inputs = inputs;
+    this.inputList = inputs;
     this.stores = stores;
     this.packs = packs;
     this.scratchStore = scratchStore;
@@ -109,8 +116,20 @@ public final class RecordSource {
     if (packed) {
       return packs.read(shard, offset, length);
     }
-    Location location = stores.locate(inputs.get(shard).url());
+    Location location = stores.locate(input(shard).url());
     return location.store().getRange(location.key(), offset, length);
+  }
+
+  /** Input shard {@code shard}; the input list is read on the first call (several threads read records at once). */
+  private synchronized InputShard input(int shard) throws IOException {
+    if (inputs == null) {
+      inputs = inputList.read();
+    }
+    if (shard < 0 || shard >= inputs.size()) {
+      throw new IllegalStateException("Cannot read a record of input shard " + shard + ": the job has "
+          + inputs.size() + " input shards (the scratch was changed; clean it and sort again)");
+    }
+    return inputs.get(shard);
   }
 
   /**

@@ -103,20 +103,22 @@ public final class PlanPhase {
       cuts.shards.forEach(shard -> planned.get(shard.template()).add(shard.url()));
       claim.claim(templates, planned);
     }
-    PlanSummary summary = new PlanSummary(inputs, cuts.shards, outputFormat.extension(),
+    List<PlanSummary.ShardRange> ranges = PlanShards.ranges(cuts.shards);
+    PlanSummary summary = new PlanSummary(outputFormat.extension(),
         templates.stream().map(BraceTemplate::toString).toList(), cuts.records, cuts.bytes,
         partitions.stream().mapToLong(PartitionResult::duplicatesDropped).sum(),
         partitions.stream().mapToLong(PartitionResult::recordsDropped).sum(),
         extracted.spread(), Arrays.stream(cuts.templateRecords).boxed().toList(),
-        cuts.starts, extracted.packs());
+        cuts.starts, extracted.packs(), cuts.shards.size(), ranges);
+    PlanShards.write(scratchStore, scratch, cuts.shards, ranges, PlanShards.PAGE_SIZE);
     StoredJson.write(scratchStore, scratch.planDone(), summary);
-    log.printf("plan: %d records into %d %s shards%n", summary.records(), summary.shards().size(),
+    log.printf("plan: %d records into %d %s shards%n", summary.records(), summary.shardCount(),
         outputFormat.extension());
     return summary;
   }
 
   /** The input list extract index 0 wrote, or a clear error when it has not run. */
-  static List<InputShard> readInputs(ObjectStore scratchStore, Scratch scratch) throws IOException {
+  public static List<InputShard> readInputs(ObjectStore scratchStore, Scratch scratch) throws IOException {
     if (scratchStore.head(scratch.inputs()).isEmpty()) {
       throw new IllegalStateException("Cannot plan: no input list in scratch (run quarry sort extract --index 0"
           + " first)");

@@ -1,18 +1,35 @@
 package dev.quarry.core.sort.plan;
 
-import dev.quarry.core.sort.input.InputShard;
 import java.util.List;
 
 /**
- * The plan, written last by the plan phase: every input shard (their indexes are what record entries point at),
- * every output shard in order, the output format, the output templates (one unless the order is a key map), each
- * template's record count, and where each partition starts in each template's order.
+ * The plan, written last by the plan phase: the output format, the output templates (one unless the order is a key
+ * map), each template's record count, where each partition starts in each template's order, and how many output
+ * shards there are and which partition owns each run of them. The shards themselves are in pages beside it
+ * ({@link PlanShards}), and the input shards in the scratch's input list: this stays small whatever the numbers of
+ * shards, since every create worker reads it.
  *
  * @param partitioned whether records were spread over the partitions by their order (else all are in partition 0)
+ * @param shardRanges the output shards [0, shardCount) in order, as runs of one template and one owning partition
  */
-public record PlanSummary(List<InputShard> inputs, List<PlannedShard> shards, String outputFormat,
-    List<String> templates, long records, long bytes, long duplicatesDropped, long recordsDropped,
-    boolean partitioned, List<Long> templateRecords, List<PartitionStart> partitions, List<ExtractPack> packs) {
+public record PlanSummary(String outputFormat, List<String> templates, long records, long bytes,
+    long duplicatesDropped, long recordsDropped, boolean partitioned, List<Long> templateRecords,
+    List<PartitionStart> partitions, List<ExtractPack> packs, long shardCount, List<ShardRange> shardRanges) {
+
+  /** Output shards [from, to) of the plan: of template {@code template}, their first records in {@code partition}. */
+  public record ShardRange(int template, int partition, long from, long to) {}
+
+  /** The index of the first shard of each template, -1 for a template of no shard. */
+  public long[] firstShards() {
+    long[] first = new long[templates.size()];
+    java.util.Arrays.fill(first, -1);
+    for (ShardRange range : shardRanges) {
+      if (range.template() >= 0 && range.template() < first.length && first[range.template()] < 0) {
+        first[range.template()] = range.from();
+      }
+    }
+    return first;
+  }
 
   /**
    * The pack extract worker of input shards [from, to) wrote, and its bytes of records, where its segment table
