@@ -367,7 +367,8 @@ public final class SortBench {
       builder.environment().putAll(environment);
       builder.environment().put("QUARRY_JAVA_OPTIONS", "-Xmx" + heapMib + "m");
       Process process = builder.start();
-      Files.move(errors, errors(process));
+      // Named by the process id, which the system reuses over the thousands of processes of a long run.
+      Files.move(errors, errors(process), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
       return process;
     }
   }
