@@ -42,6 +42,7 @@ public final class Scratch {
       "plan/plan\\.json",
       "plan/shards-[0-9]{5,}-[0-9]{6,}\\.json",
       "create/[0-9]{8,}\\.json",
+      "create/pieces/[0-9]{8,}/[0-9]{5,}\\.(tar|run)",
       "results/(extract|partition|plan|create|commit)-[0-9]{5,}\\.json"));
 
   /** The input shard list the extract workers agreed on: written by the first extract to need it. */
@@ -135,6 +136,24 @@ public final class Scratch {
   /** Page {@code page} of the output shards whose first record is in partition {@code partition} (PlanShards). */
   public String planShards(int partition, int page) {
     return String.format("%splan/shards-%05d-%06d.json", prefix, partition, page);
+  }
+
+  /**
+   * What of output shard {@code shard} partition {@code partition} holds, raw, when the shard goes on across
+   * partitions: the create worker of each partition writes its piece, the last to write joins them (CreatePhase).
+   */
+  public String createPiece(long shard, int partition) {
+    return String.format("%s%05d.tar", createPieces(shard), partition);
+  }
+
+  /** The entries of {@link #createPiece}'s records, written after it: the piece is whole once they are there. */
+  public String createPieceEntries(long shard, int partition) {
+    return String.format("%s%05d.run", createPieces(shard), partition);
+  }
+
+  /** What the pieces of output shard {@code shard} start with. */
+  public String createPieces(long shard) {
+    return String.format("%screate/pieces/%08d/", prefix, shard);
   }
 
   /** Written when output shard {@code shard} is committed: its size, records and checksum. */

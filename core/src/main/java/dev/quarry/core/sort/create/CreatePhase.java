@@ -12,6 +12,9 @@ import dev.quarry.core.sort.plan.PlanShards;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.sort.records.RunReader;
+import dev.quarry.core.sort.records.RunWriter;
+import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectInfo;
@@ -44,7 +47,8 @@ import org.apache.commons.io.output.CountingOutputStream;
 /**
  * Phase 3: create worker {@code index} of {@code count} builds its share of the planned output shards: with as many
  * workers as partitions, and records spread over them, the shards whose first record is in partition {@code index};
- * otherwise a contiguous share of the shards.
+ * otherwise a contiguous share of the shards. With one worker per partition, each reads its own partition's
+ * segments alone, and a shard that goes on into the next partitions is joined from pieces ({@link #writePiece}).
  * Each shard streams into a multipart upload that becomes visible only when complete, then gets a done marker with
  * its size and SHA-256; a rerun skips shards whose marker and object agree, and rewrites the rest, identically.
  */
@@ -96,22 +100,125 @@ public final class CreatePhase {
         todo.add(shard);
       }
     }
+    RecordSource source = new RecordSource(() -> PlanPhase.readInputs(scratchStore, scratch), stores, packs,
+        scratchStore, plan.packs());
+    // Each worker reads its own partition's segments alone: a shard that goes on into the next partitions is built
+    // from pieces, one per partition it is in, each written by that partition's worker from its local copy.
+    boolean inPieces = !recordsInProcess && source.inPartitionPacks() && ownsPartition(plan, count);
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-create-");
-        OrderedEntries ordered = new OrderedEntries(plan, spec.output(), scratchStore, scratch)) {
-      RecordSource source = new RecordSource(() -> PlanPhase.readInputs(scratchStore, scratch), stores, packs,
-          scratchStore, plan.packs());
-      if (source.inPartitionPacks() && ownsPartition(plan, count) && !todo.isEmpty()) {
+        OrderedEntries ordered = new OrderedEntries(plan, spec.output(), scratchStore, scratch, inPieces)) {
+      Map<PlannedShard, List<RecordEntry>> leading = new java.util.LinkedHashMap<>();
+      if (inPieces) {
+        PlanShards shards = new PlanShards(scratchStore, scratch, plan);
+        long firstOwn = mine.isEmpty() ? Long.MAX_VALUE : mine.getFirst().index();
+        for (Map.Entry<Long, List<RecordEntry>> piece : ordered.leading(index, firstOwn).entrySet()) {
+          PlannedShard shard = shards.between(piece.getKey(), piece.getKey() + 1).getFirst();
+          if (alreadyCreated(shard).isEmpty()) {
+            leading.put(shard, piece.getValue());
+          }
+        }
+      }
+      if (source.inPartitionPacks() && ownsPartition(plan, count) && (!todo.isEmpty() || !leading.isEmpty())) {
         source.fetch(index, Files.createDirectories(work.path().resolve("segments")));
+      }
+      for (Map.Entry<PlannedShard, List<RecordEntry>> piece : leading.entrySet()) {
+        CreatedShard joined = writePiece(piece.getKey(), index, piece.getValue(), ordered, format, source,
+            work.path());
+        if (joined != null) {
+          created.put(joined.index(), joined);
+        }
       }
       for (int start = 0; start < todo.size(); start += SHARDS_PER_BATCH) {
         List<PlannedShard> batch = todo.subList(start, Math.min(todo.size(), start + SHARDS_PER_BATCH));
-        for (CreatedShard done : createBatch(batch, ordered.of(batch), format, source, work.path(), progress)) {
+        Map<Long, List<RecordEntry>> entries = ordered.of(batch);
+        List<PlannedShard> goingOn = inPieces
+            ? batch.stream().filter(shard -> ordered.partitionsOf(shard).size() > 1).toList() : List.of();
+        List<PlannedShard> whole = batch.stream().filter(shard -> !goingOn.contains(shard)).toList();
+        for (CreatedShard done : createBatch(whole, entries, format, source, work.path(), progress)) {
           created.put(done.index(), done);
+        }
+        for (PlannedShard shard : goingOn) {
+          CreatedShard joined = writePiece(shard, index, entries.get(shard.index()), ordered, format, source,
+              work.path());
+          if (joined != null) {
+            created.put(joined.index(), joined);
+          }
+          progress.shardDone(entries.get(shard.index()).size(), 0);
         }
       }
     }
     progress.print(true);
     return List.copyOf(created.values());
+  }
+
+  /**
+   * Writes the piece of {@code shard} in partition {@code partition} (its records there, raw, then their entries,
+   * which mark the piece whole), then joins the shard if every partition it is in has written its piece: the last
+   * of them to write always finds all of them, so the shard is built once every piece is (twice at worst, by two
+   * that write at once, into the same bytes). Returns the shard if this worker joined it.
+   */
+  private CreatedShard writePiece(PlannedShard shard, int partition, List<RecordEntry> entries,
+      OrderedEntries ordered, ShardFormat format, RecordSource source, Path work)
+      throws IOException, InterruptedException {
+    Path file = work.resolve(shard.index() + "-" + partition + ".piece");
+    new ShardAssembly(source, spec.workers().requestsInFlight()).assemble(List.of(shard),
+        Map.of(shard.index(), entries), List.of(file));
+    try (ObjectUpload upload = scratchStore.upload(scratch.createPiece(shard.index(), partition));
+        InputStream in = Files.newInputStream(file)) {
+      in.transferTo(upload.stream());
+      upload.commit();
+    }
+    Files.delete(file);
+    StoreRunStorage storage = new StoreRunStorage(scratchStore);
+    try (RunWriter run = new RunWriter(storage.create(scratch.createPieceEntries(shard.index(), partition)))) {
+      for (RecordEntry entry : entries) {
+        run.write(entry);
+      }
+      run.finish();
+    }
+    List<Integer> partitions = ordered.partitionsOf(shard);
+    java.util.Set<String> written = new java.util.HashSet<>();
+    scratchStore.listAll(scratch.createPieces(shard.index())).forEach(object -> written.add(object.key()));
+    for (int holder : partitions) {
+      if (!written.contains(scratch.createPieceEntries(shard.index(), holder))) {
+        return null;
+      }
+    }
+    List<RecordEntry> all = new ArrayList<>();
+    List<Path> pieces = new ArrayList<>();
+    for (int holder : partitions) {
+      String entriesName = scratch.createPieceEntries(shard.index(), holder);
+      try (RunReader reader = new RunReader(storage.open(entriesName), entriesName)) {
+        for (RecordEntry entry = reader.next(); entry != null; entry = reader.next()) {
+          all.add(entry);
+        }
+      }
+      Path piece = work.resolve(shard.index() + "-" + holder + ".joined");
+      try (InputStream in = scratchStore.get(scratch.createPiece(shard.index(), holder))) {
+        Files.copy(in, piece, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      }
+      pieces.add(piece);
+    }
+    long expected = all.stream().mapToLong(RecordEntry::size).sum();
+    long bytes = 0;
+    for (Path piece : pieces) {
+      bytes += Files.size(piece);
+    }
+    if (bytes != expected) {
+      throw new IllegalStateException("Cannot create shard " + shard.url() + ": its pieces hold " + bytes
+          + " bytes, not the " + expected + " of their records (the scratch was changed; clean it and sort again)");
+    }
+    CreatedShard done = upload(shard, format, all, () -> {
+      List<InputStream> streams = new ArrayList<>();
+      for (Path piece : pieces) {
+        streams.add(Files.newInputStream(piece));
+      }
+      return new java.io.SequenceInputStream(java.util.Collections.enumeration(streams));
+    });
+    for (Path piece : pieces) {
+      Files.delete(piece);
+    }
+    return done;
   }
 
   /** The shards worker {@code index} of {@code count} builds, in plan order: only their pages are read. */

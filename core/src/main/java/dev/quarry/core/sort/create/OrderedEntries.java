@@ -14,11 +14,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The partitions' ordered entries read forward, each entry given its output shard by {@link ShardCuts} from its
  * place in its template's order: the partition's start from the plan, then counting. A create worker reads from the
- * partition of its first shard's first record, and on into the next partitions only while a shard goes on there.
+ * partition of its first shard's first record, and on into the next partitions only while a shard goes on there;
+ * or, {@code ownPartitionOnly}, its own partition alone, where a shard that goes on is one piece of it ({@link
+ * #leading} gives the pieces of earlier partitions' shards at its start, {@link #partitionsOf} where a shard is).
  */
 final class OrderedEntries implements AutoCloseable {
   private final PlanSummary plan;
@@ -27,6 +30,7 @@ final class OrderedEntries implements AutoCloseable {
   private final ShardCuts[] cuts;
   private final long[] firstShard;
   private final long shardSize;
+  private final boolean ownPartitionOnly;
   private int partition = -1;
   private RunReader reader;
   private long[] records;
@@ -34,8 +38,10 @@ final class OrderedEntries implements AutoCloseable {
   private RecordEntry pending;
   private long pendingShard;
 
-  OrderedEntries(PlanSummary plan, SortSpec.Output output, ObjectStore scratchStore, Scratch scratch) {
+  OrderedEntries(PlanSummary plan, SortSpec.Output output, ObjectStore scratchStore, Scratch scratch,
+      boolean ownPartitionOnly) {
     this.plan = plan;
+    this.ownPartitionOnly = ownPartitionOnly;
     this.storage = new StoreRunStorage(scratchStore);
     this.scratch = scratch;
     int templates = plan.templates().size();
@@ -45,6 +51,47 @@ final class OrderedEntries implements AutoCloseable {
     }
     this.firstShard = plan.firstShards();
     this.shardSize = output.shardSizeBytes();
+  }
+
+  /**
+   * The entries at the start of partition {@code partition} that belong to shards of earlier partitions, by shard
+   * (in order): what of those shards goes on here. Read before {@link #of} is asked for the partition's own shards,
+   * which start at {@code firstOwnShard} (Long.MAX_VALUE for none).
+   */
+  Map<Long, List<RecordEntry>> leading(int partition, long firstOwnShard) throws IOException {
+    Map<Long, List<RecordEntry>> entries = new TreeMap<>();
+    if (this.partition < partition) {
+      open(partition);
+    }
+    while ((pending != null || advance()) && pendingShard < firstOwnShard) {
+      entries.computeIfAbsent(pendingShard, shard -> new ArrayList<>()).add(pending);
+      pending = null;
+    }
+    return entries;
+  }
+
+  /**
+   * The partitions holding records of {@code shard}, in order: its own (that of its first record), then each next
+   * one that starts inside it.
+   */
+  List<Integer> partitionsOf(PlannedShard shard) {
+    List<Integer> holding = new ArrayList<>(List.of(shard.partition()));
+    int template = shard.template();
+    List<PlanSummary.PartitionStart> starts = plan.partitions();
+    for (int next = shard.partition() + 1; next < starts.size(); next++) {
+      long first = starts.get(next).records().get(template);
+      long end = next + 1 < starts.size() ? starts.get(next + 1).records().get(template)
+          : plan.templateRecords().get(template);
+      if (end == first) {
+        continue; // no record of the template
+      }
+      if (firstShard[template] + cuts[template].shardOf(first, starts.get(next).starts().get(template))
+          != shard.index()) {
+        break;
+      }
+      holding.add(next);
+    }
+    return holding;
   }
 
   /** The entries of each of {@code shards} (in plan order, after those asked for before), by shard index. */
@@ -100,7 +147,7 @@ final class OrderedEntries implements AutoCloseable {
         }
         checkAllRead();
       }
-      if (partition + 1 >= plan.partitions().size()) {
+      if (partition + 1 >= plan.partitions().size() || ownPartitionOnly && reader != null) {
         return false;
       }
       open(partition + 1);

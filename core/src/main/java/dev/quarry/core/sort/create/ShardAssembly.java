@@ -29,8 +29,8 @@ import java.util.concurrent.Semaphore;
  * costs less than another request ({@value #GAP_BYTES} bytes: a small ranged GET costs about as much as streaming
  * 1 MiB, measured on MinIO), up to {@value #MAX_READ} bytes a read. So a worker that needs much of an input streams
  * it in large reads, and one that needs a few records reads just those; either way the bytes land where they belong.
- * The same rule reads a shard's continuation in the next partitions' segments: a GET per segment while its records
- * there lie within 1 MiB of each other, never more than a GET per record, and never more than 1 MiB skipped a GET.
+ * With fewer create workers than partitions, the same rule reads a shard's continuation in the next partitions'
+ * segments (with one worker per partition, those are joined from pieces instead: CreatePhase).
  */
 final class ShardAssembly {
   static final long GAP_BYTES = 1 << 20;
