@@ -1,15 +1,18 @@
 package dev.quarry.core.sort;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.sort.extract.LocalPacks;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.RequestKind;
 import dev.quarry.core.store.S3Settings;
+import java.util.Arrays;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -69,5 +72,28 @@ class FileSortTest extends SortContract {
         assertThat(read.get(name)).as(name).isEqualTo(bytes);
       }
     });
+  }
+
+  /** A local plain tar cut short after a local run's extract fails its create in one line, and no shard appears. */
+  @Test
+  void aLocalTarCutShortAfterALocalRunsExtractFailsCreateClearlyAndWritesNoShard() throws Exception {
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    SortSpec spec = spec(root + "in/in-{000..005}.tar", new SortSpec.Order(OrderKind.SHUFFLE, null, 5L, null, null),
+        records(root + "cut/x-{000..}.tar", 60));
+    try (LocalPacks packs = new LocalPacks(temp.resolve("packs"), 64L << 20)) {
+      SortPhases phases = new SortPhases(spec, stores, stores.locateUnsynced(temp.resolve("scratch")), packs, true,
+          QUIET);
+      phases.extract(0, 1);
+      phases.plan(1);
+      Location shard = stores.locate(root + "in/in-003.tar");
+      byte[] whole = bytes(root + "in/in-003.tar");
+      shard.store().put(shard.key(), Arrays.copyOf(whole, whole.length / 2));
+
+      assertThatThrownBy(() -> phases.create(0, 1))
+          .hasMessageContaining("Cannot read record bytes of input shard 3")
+          .hasMessageContaining("(the input changed since extract; rerun the job)");
+    }
+    assertThat(objects(root + "cut/").keySet()).as("no shard written, only the run's pending record")
+        .containsExactly("x.pending.json");
   }
 }
