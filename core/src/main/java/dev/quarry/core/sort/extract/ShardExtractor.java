@@ -55,7 +55,8 @@ final class ShardExtractor {
     /**
      * Those not in local files ({@link dev.quarry.core.store.ObjectStore#isLocal}), so that a local run reads each
      * object byte once: a local file is read again where it is, which costs no more than a copy held in memory and
-     * saves filling that memory (its page faults were a third of a 2 GiB run's CPU).
+     * saves filling that memory (the 2 GiB benchmark: 2.3 GiB resident, and 2 to 3 CPU seconds more on a loaded
+     * machine; docs/development.md).
      */
     TARS_NOT_IN_LOCAL_FILES,
     /** All: records go to partition packs, which create workers read instead of the inputs. */
