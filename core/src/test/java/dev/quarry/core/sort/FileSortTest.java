@@ -12,7 +12,9 @@ import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.RequestKind;
 import dev.quarry.core.store.S3Settings;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -95,5 +97,27 @@ class FileSortTest extends SortContract {
     }
     assertThat(objects(root + "cut/").keySet()).as("no shard written, only the run's pending record")
         .containsExactly("x.pending.json");
+  }
+
+  /**
+   * A local run whose output replaces its own input shards (a committed output sorted again in place, with
+   * overwrite) holds their records rather than reading them where they are, which its shards replace as it writes.
+   */
+  @Test
+  void aLocalRunThatOverwritesItsInputsInPlaceHoldsTheirRecordsAndWritesThemWhole() throws Exception {
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    LocalSort.run(spec(root + "in/in-{000..005}.tar", new SortSpec.Order(OrderKind.SHUFFLE, null, 1L, null, null),
+        records(root + "out/x-{000..}.tar", 40)), stores, temp.resolve("work"), QUIET);
+
+    SortSpec again = spec(root + "out/x-{000..005}.tar", new SortSpec.Order(OrderKind.SHUFFLE, null, 2L, null, null),
+        records(root + "out/x-{000..}.tar", 40));
+    LocalSort.run(overwriting(again), stores, temp.resolve("work"), QUIET);
+
+    List<String> written = new ArrayList<>();
+    for (int shard = 0; shard < 6; shard++) {
+      SortFixture.read(stores, root + "out/x-00" + shard + ".tar", ShardFormat.TAR).stream()
+          .map(SortFixture::fingerprint).forEach(written::add);
+    }
+    assertThat(written).containsExactlyInAnyOrderElementsOf(all.stream().map(SortFixture::fingerprint).toList());
   }
 }

@@ -104,7 +104,7 @@ public final class ExtractPhase {
             ? new PartitionPacks(work.path().resolve("packs"), partitions, from) : null) {
       ShardExtractor extractor = partitionPacks != null
           ? new ShardExtractor(spec, partitionPacks.spool(), ShardExtractor.Packing.ALL_TARS, problems)
-          : new ShardExtractor(spec, packs, inOneProcess ? ShardExtractor.Packing.TARS_NOT_IN_LOCAL_FILES
+          : new ShardExtractor(spec, packs, inOneProcess ? ShardExtractor.Packing.TARS_NOT_READABLE_AGAIN
               : ShardExtractor.Packing.NO_TARS, problems);
       extractShards(mine, missing, extractor, partitionPacks, partitioner, sorter, progress, problems, totals, slots);
       if (partitionPacks != null) {
@@ -206,7 +206,9 @@ public final class ExtractPhase {
       return;
     }
     List<dev.quarry.core.sort.records.RecordEntry> entries = new ArrayList<>();
-    long inputBytes = extractor.extract(shard, in, location.store().isLocal(), entries::add);
+    // Read again where it is only if no shard of this run can replace it before create reads it.
+    boolean readableAgain = location.store().isLocal() && !spec.outputLocation().holds(shard.url());
+    long inputBytes = extractor.extract(shard, in, readableAgain, entries::add);
     if (partitionPacks != null) {
       entries = partitionPacks.move(shard.index(), entries, entries.stream().mapToInt(partitioner::partitionOf)
           .toArray());

@@ -53,12 +53,12 @@ final class ShardExtractor {
     /** None: create workers read their records from the input objects (phases in separate workers). */
     NO_TARS,
     /**
-     * Those not in local files ({@link dev.quarry.core.store.ObjectStore#isLocal}), so that a local run reads each
-     * object byte once: a local file is read again where it is, which costs no more than a copy held in memory and
-     * saves filling that memory (the 2 GiB benchmark: 2.3 GiB resident, and 2 to 3 CPU seconds more on a loaded
-     * machine; docs/development.md).
+     * Those not readable again where they are: a local file ({@link dev.quarry.core.store.ObjectStore#isLocal})
+     * outside the output's folder, which the run's shards cannot replace, is read again by create, which costs no
+     * more than a copy held in memory and saves filling that memory (the 2 GiB benchmark: 2.3 GiB resident, and 2 to
+     * 3 CPU seconds more on a loaded machine; docs/development.md).
      */
-    TARS_NOT_IN_LOCAL_FILES,
+    TARS_NOT_READABLE_AGAIN,
     /** All: records go to partition packs, which create workers read instead of the inputs. */
     ALL_TARS
   }
@@ -71,16 +71,16 @@ final class ShardExtractor {
   }
 
   /**
-   * Reads {@code shard} from {@code in}, which it closes ({@code inLocalFile}: from a local file); returns the input
-   * bytes read.
+   * Reads {@code shard} from {@code in}, which it closes ({@code readableAgain}: create can read it again where it
+   * is); returns the input bytes read.
    */
-  long extract(InputShard shard, InputStream in, boolean inLocalFile, Consumer<RecordEntry> entries)
+  long extract(InputShard shard, InputStream in, boolean readableAgain, Consumer<RecordEntry> entries)
       throws IOException {
     CountingStream counted = new CountingStream(in);
     String name = shard.url();
     ShardFormat format = shard.format();
     try (counted) {
-      if (format == ShardFormat.TAR && !packs(inLocalFile)) {
+      if (format == ShardFormat.TAR && !packs(readableAgain)) {
         readTar(shard, new TarReader(counted, name, ArchiveLimits.DEFAULT), false, entries);
       } else if (format.isTar()) {
         try (PackStore.PackOutput pack = packs.create(shard.index())) {
@@ -99,10 +99,10 @@ final class ShardExtractor {
     return counted.count;
   }
 
-  private boolean packs(boolean inLocalFile) {
+  private boolean packs(boolean readableAgain) {
     return switch (packing) {
       case NO_TARS -> false;
-      case TARS_NOT_IN_LOCAL_FILES -> !inLocalFile;
+      case TARS_NOT_READABLE_AGAIN -> !readableAgain;
       case ALL_TARS -> true;
     };
   }
