@@ -14,8 +14,9 @@ import java.util.List;
 /**
  * All phases in one process ({@code quarry sort run}): the same code as the worker pods, with scratch in a local
  * folder and every input shard's raw bytes kept in memory outside the heap, within the budget's share for them
- * ({@link MemoryBudget#recordBytes}, spilling to that folder beyond it), so each input byte is read once. The output
- * is byte-identical to a distributed run of the same spec.
+ * ({@link MemoryBudget#recordBytes}, spilling to that folder beyond it), so each input byte is read once from its
+ * store; but for plain tars in local files, whose records create reads where they are. The output is byte-identical
+ * to a distributed run of the same spec.
  */
 public final class LocalSort {
   private LocalSort() {}

@@ -45,17 +45,21 @@ public final class SortPhases {
   private final ObjectStores stores;
   private final Location scratchRoot;
   private final PackStore packs;
-  private final boolean packEverything;
+  private final boolean inOneProcess;
   private final PrintStream log;
   private final ScratchMarker marker;
 
-  public SortPhases(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs, boolean packEverything,
+  /**
+   * {@code inOneProcess}: every phase runs in this process (a local run), whose extract holds the records of inputs
+   * other than local plain tars in {@code packs}, and whose create writes shards straight from them.
+   */
+  public SortPhases(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs, boolean inOneProcess,
       PrintStream log) {
     this.spec = spec;
     this.stores = stores;
     this.scratchRoot = scratchRoot;
     this.packs = packs;
-    this.packEverything = packEverything;
+    this.inOneProcess = inOneProcess;
     this.log = log;
     this.marker = ScratchMarker.of(spec);
   }
@@ -110,7 +114,7 @@ public final class SortPhases {
         // Refused before the work rather than at the plan; a key map's templates are known only then.
         new OutputClaim(stores, spec).check(List.of(BraceTemplate.parse(spec.output().template(), true)));
       }
-      ExtractResult result = new ExtractPhase(spec, stores, scratchRoot, packs, packEverything, log)
+      ExtractResult result = new ExtractPhase(spec, stores, scratchRoot, packs, inOneProcess, log)
           .run(index, count, partitions, problems);
       details.put("inputBytes", result.inputBytes());
       details.put("missingShards", result.missingShards());
@@ -152,7 +156,7 @@ public final class SortPhases {
 
   public PhaseResult create(int index, int count) throws IOException, InterruptedException {
     return timed("create", index, count, (problems, details) -> {
-      List<CreatedShard> shards = new CreatePhase(spec, stores, scratchRoot, packs, packEverything, log)
+      List<CreatedShard> shards = new CreatePhase(spec, stores, scratchRoot, packs, inOneProcess, log)
           .run(index, count);
       return new long[] {shards.size(), shards.stream().mapToLong(CreatedShard::records).sum(),
           shards.stream().mapToLong(CreatedShard::size).sum()};

@@ -76,6 +76,11 @@ public final class FileStore implements ObjectStore {
     return root;
   }
 
+  @Override
+  public boolean isLocal() {
+    return true;
+  }
+
   /** Whether writes wait until their bytes are on disk: false for an {@link #unsynced} store. */
   public boolean synced() {
     return synced;

@@ -50,6 +50,15 @@ public interface ObjectStore extends AutoCloseable {
   }
 
   /**
+   * Whether objects are local files: a range read again costs a read of the page cache or the disk, no request, so a
+   * local sort reads plain tar inputs where they are rather than holding a copy, and a local file is written in one
+   * pass that hashes its bytes as it goes (no {@link #put(String, HashedContent)} that needs the hash first).
+   */
+  default boolean isLocal() {
+    return false;
+  }
+
+  /**
    * A streaming upload of unknown length. S3 uploads parts while the caller writes, several in flight; the filesystem
    * writes a temp file and renames it. The object becomes visible only on {@link ObjectUpload#commit()}.
    */

@@ -1,7 +1,22 @@
 package dev.quarry.core.sort;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.sort.extract.LocalPacks;
+import dev.quarry.core.sort.spec.OrderKind;
+import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.Location;
+import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.store.RequestKind;
 import dev.quarry.core.store.S3Settings;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 /** The sort contract on the filesystem store, the embedded default. */
 class FileSortTest extends SortContract {
@@ -13,5 +28,96 @@ class FileSortTest extends SortContract {
   @Override
   String newRoot() {
     return temp + "/";
+  }
+
+  /**
+   * A local run leaves the records of plain tars in local files where they are (none of their bytes held in memory)
+   * and its create reads each record's bytes once, hashing them as it writes them; the shards are byte-identical to
+   * those it writes from the same tars gzipped, whose records it packs.
+   */
+  @Test
+  void aLocalRunReadsPlainTarsInLocalFilesWhereTheyAreOnceAndWritesTheShardsItWouldFromPacks() throws Exception {
+    SortFixture.write(stores, root + "tar/", ShardFormat.TAR, dataset);
+    SortFixture.write(stores, root + "gz/", ShardFormat.TAR_GZ, dataset);
+    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null);
+    SortSpec fromTars = spec(root + "tar/in-{000..005}.tar", shuffle, records(root + "fromTars/x-{000..}.tar", 45));
+    SortSpec fromPacks = spec(root + "gz/in-{000..005}.tar.gz", shuffle,
+        new SortSpec.Output(root + "fromPacks/x-{000..}.tar", "tar", null, 45L, null));
+
+    ObjectStore files = stores.locate(root).store();
+    long getsBeforeCreate;
+    long getsOfCreate;
+    try (LocalPacks packs = new LocalPacks(temp.resolve("packs"), 64L << 20)) {
+      SortPhases phases = new SortPhases(fromTars, stores, stores.locateUnsynced(temp.resolve("scratch")), packs,
+          true, QUIET);
+      phases.extract(0, 1);
+      assertThat(packs.heldBytes()).as("record bytes of local plain tars held in memory").isZero();
+      phases.plan(1);
+      getsBeforeCreate = files.requests().get(RequestKind.GET);
+      phases.create(0, 1);
+      getsOfCreate = files.requests().get(RequestKind.GET) - getsBeforeCreate;
+      phases.commit();
+    }
+    // Each record's members are contiguous in its tar: one range, read once (a pass to hash, then one to write,
+    // would read it twice).
+    assertThat(getsOfCreate).as("GETs of the inputs by create").isEqualTo(all.size());
+
+    PhaseResult packed = LocalSort.run(fromPacks, stores, temp.resolve("work"), QUIET).getFirst();
+    // This spec's budget leaves no room for packs in memory: they spill to the work folder.
+    assertThat((long) packed.details().get("packBytesInMemory") + (long) packed.details().get("packBytesSpilled"))
+        .as("record bytes of gzipped tars packed").isPositive();
+    Map<String, byte[]> read = objects(root + "fromTars/");
+    Map<String, byte[]> held = objects(root + "fromPacks/");
+    assertThat(read.keySet()).isEqualTo(held.keySet()).contains("x-000.tar", "x-005.tar");
+    held.forEach((name, bytes) -> {
+      if (name.endsWith(".tar")) {
+        assertThat(read.get(name)).as(name).isEqualTo(bytes);
+      }
+    });
+  }
+
+  /** A local plain tar cut short after a local run's extract fails its create in one line, and no shard appears. */
+  @Test
+  void aLocalTarCutShortAfterALocalRunsExtractFailsCreateClearlyAndWritesNoShard() throws Exception {
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    SortSpec spec = spec(root + "in/in-{000..005}.tar", new SortSpec.Order(OrderKind.SHUFFLE, null, 5L, null, null),
+        records(root + "cut/x-{000..}.tar", 60));
+    try (LocalPacks packs = new LocalPacks(temp.resolve("packs"), 64L << 20)) {
+      SortPhases phases = new SortPhases(spec, stores, stores.locateUnsynced(temp.resolve("scratch")), packs, true,
+          QUIET);
+      phases.extract(0, 1);
+      phases.plan(1);
+      Location shard = stores.locate(root + "in/in-003.tar");
+      byte[] whole = bytes(root + "in/in-003.tar");
+      shard.store().put(shard.key(), Arrays.copyOf(whole, whole.length / 2));
+
+      assertThatThrownBy(() -> phases.create(0, 1))
+          .hasMessageContaining("Cannot read record bytes of input shard 3")
+          .hasMessageContaining("(the input changed since extract; rerun the job)");
+    }
+    assertThat(objects(root + "cut/").keySet()).as("no shard written, only the run's pending record")
+        .containsExactly("x.pending.json");
+  }
+
+  /**
+   * A local run whose output replaces its own input shards (a committed output sorted again in place, with
+   * overwrite) holds their records rather than reading them where they are, which its shards replace as it writes.
+   */
+  @Test
+  void aLocalRunThatOverwritesItsInputsInPlaceHoldsTheirRecordsAndWritesThemWhole() throws Exception {
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    LocalSort.run(spec(root + "in/in-{000..005}.tar", new SortSpec.Order(OrderKind.SHUFFLE, null, 1L, null, null),
+        records(root + "out/x-{000..}.tar", 40)), stores, temp.resolve("work"), QUIET);
+
+    SortSpec again = spec(root + "out/x-{000..005}.tar", new SortSpec.Order(OrderKind.SHUFFLE, null, 2L, null, null),
+        records(root + "out/x-{000..}.tar", 40));
+    LocalSort.run(overwriting(again), stores, temp.resolve("work"), QUIET);
+
+    List<String> written = new ArrayList<>();
+    for (int shard = 0; shard < 6; shard++) {
+      SortFixture.read(stores, root + "out/x-00" + shard + ".tar", ShardFormat.TAR).stream()
+          .map(SortFixture::fingerprint).forEach(written::add);
+    }
+    assertThat(written).containsExactlyInAnyOrderElementsOf(all.stream().map(SortFixture::fingerprint).toList());
   }
 }

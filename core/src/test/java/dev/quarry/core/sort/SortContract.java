@@ -387,7 +387,7 @@ abstract class SortContract {
     assertThat(manifest.shards().stream().mapToLong(Manifest.Shard::records).sum()).isEqualTo(all.size());
   }
 
-  private static SortSpec overwriting(SortSpec spec) {
+  static SortSpec overwriting(SortSpec spec) {
     return new SortSpec(spec.input(), spec.output(), spec.order(), spec.policies(), spec.workers(), spec.scratch(),
         spec.dryRun(), true);
   }

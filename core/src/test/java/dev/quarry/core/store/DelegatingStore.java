@@ -56,6 +56,11 @@ public class DelegatingStore implements ObjectStore {
   }
 
   @Override
+  public boolean isLocal() {
+    return delegate.isLocal();
+  }
+
+  @Override
   public ObjectUpload upload(String key) throws IOException {
     before("PUT", key);
     return delegate.upload(key);

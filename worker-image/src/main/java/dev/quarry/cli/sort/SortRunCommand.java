@@ -21,8 +21,9 @@ import picocli.CommandLine.Model.CommandSpec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {"Runs extract, plan, create and commit in this process, holding record bytes in memory outside"
-        + " the heap within the memory budget (spilling to --work-dir beyond it): the process stays within the budget"
-        + " and the JVM's own 96 MiB. Output is byte-identical to a ShardSortJob with the same spec.", ""},
+        + " the heap within the memory budget (spilling to --work-dir beyond it), but for plain tars in local files,"
+        + " which it reads again where they are: the process stays within the budget and the JVM's own 96 MiB."
+        + " Output is byte-identical to a ShardSortJob with the same spec.", ""},
     footer = {"", "Example:",
         "  quarry sort run --input '/data/train-{000000..000127}.tar' --output '/data/shuffled-{000000..}.tar' \\",
         "      --order shuffle --seed 7 --shard-size 256Mi"})

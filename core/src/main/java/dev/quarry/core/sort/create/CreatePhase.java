@@ -295,8 +295,8 @@ public final class CreatePhase {
   }
 
   /**
-   * Writes one shard from its records' raw bytes, which {@code raw} opens (more than once for a tar output: a pass
-   * to hash it, which also signs its upload, then the upload itself).
+   * Writes one shard from its records' raw bytes, which {@code raw} opens (twice for a tar output to a store that is
+   * not local: a pass to hash it, which also signs its upload, then the upload itself).
    */
   private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries,
       HashedContent.Opener raw) throws IOException {
@@ -304,16 +304,21 @@ public final class CreatePhase {
     Location output = stores.locate(spec.outputLocation().confine(shard.url()));
     long size;
     byte[] sha256;
-    if (format == ShardFormat.TAR) {
+    if (format == ShardFormat.TAR && !output.store().isLocal()) {
       HashedContent content = ShardBuilder.tar(raw);
       output.store().put(output.key(), content);
       size = content.length();
       sha256 = content.sha256();
     } else {
+      // One pass that hashes as it writes: a local file needs no hash before its first byte, as a signed PUT does.
       MessageDigest digest = Digest.sha256();
       try (ObjectUpload upload = output.store().upload(output.key()); InputStream in = raw.open()) {
         CountingOutputStream out = new CountingOutputStream(new DigestOutputStream(upload.stream(), digest));
-        ShardBuilder.convert(format, entries, in, out);
+        if (format == ShardFormat.TAR) {
+          ShardBuilder.copyTar(in, out);
+        } else {
+          ShardBuilder.convert(format, entries, in, out);
+        }
         out.flush();
         size = out.getByteCount();
         upload.commit();

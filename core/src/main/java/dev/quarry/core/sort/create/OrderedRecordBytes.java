@@ -2,6 +2,7 @@ package dev.quarry.core.sort.create;
 
 import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.store.RangeBeyondEndException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Iterator;
@@ -9,8 +10,8 @@ import java.util.List;
 
 /**
  * A shard's raw record bytes in plan order, read range by range from where they are. Used when every record is
- * already in this process (a local run's packs), where reading in order costs nothing and gathering into files first
- * would only add disk traffic.
+ * already in this process or in local files (a local run's packs and plain tars), where reading in order costs
+ * nothing and gathering into files first would only add disk traffic.
  */
 final class OrderedRecordBytes extends InputStream {
   private final RecordSource source;
@@ -57,7 +58,12 @@ final class OrderedRecordBytes extends InputStream {
       ranges = entry.ranges().iterator();
     }
     RawRange range = ranges.next();
-    current = source.open(entry.shard(), entry.packed(), range.offset(), range.length());
+    try {
+      current = source.open(entry.shard(), entry.packed(), range.offset(), range.length());
+    } catch (RangeBeyondEndException e) {
+      throw new IOException("Cannot read record bytes of input shard " + entry.shard() + ": " + e.getMessage()
+          + " (the input changed since extract; rerun the job)", e);
+    }
     return true;
   }
 

@@ -49,11 +49,32 @@ final class ShardBuilder {
         length += read;
       }
     }
+    checkWholeBlocks(length);
+    return new HashedContent(length, sha256.digest(), shard);
+  }
+
+  private static void checkWholeBlocks(long length) throws IOException {
     if (length % TarFormat.BLOCK != 0) {
       throw new IOException("Cannot write a tar shard of " + length + " bytes: records' raw bytes come in whole "
           + TarFormat.BLOCK + "-byte blocks (the input changed since extract; rerun the job)");
     }
-    return new HashedContent(length, sha256.digest(), shard);
+  }
+
+  /**
+   * Writes a tar shard of the raw bytes {@code raw} gives, then the end-of-archive blocks, a whole block at a time
+   * (an upload takes a write of its buffer's size or more without copying it). Fails before the end-of-archive
+   * blocks when the bytes are not whole tar blocks, so that the caller does not commit the shard.
+   */
+  static void copyTar(InputStream raw, OutputStream target) throws IOException {
+    byte[] block = new byte[COPY_BLOCK];
+    long length = 0;
+    for (int read = raw.readNBytes(block, 0, block.length); read > 0;
+        read = raw.readNBytes(block, 0, block.length)) {
+      target.write(block, 0, read);
+      length += read;
+    }
+    checkWholeBlocks(length);
+    target.write(TarFormat.END_OF_ARCHIVE);
   }
 
   /** Writes a shard of another format than tar, parsing each record's raw tar bytes back into members. */

@@ -51,17 +51,17 @@ public final class ExtractPhase {
   private final ObjectStore scratchStore;
   private final Scratch scratch;
   private final PackStore packs;
-  private final boolean packEverything;
+  private final boolean inOneProcess;
   private final PrintStream log;
 
   public ExtractPhase(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs,
-      boolean packEverything, PrintStream log) {
+      boolean inOneProcess, PrintStream log) {
     this.spec = spec;
     this.stores = stores;
     this.scratchStore = scratchRoot.store();
     this.scratch = new Scratch(scratchRoot.key());
     this.packs = packs;
-    this.packEverything = packEverything;
+    this.inOneProcess = inOneProcess;
     this.log = log;
   }
 
@@ -103,8 +103,9 @@ public final class ExtractPhase {
         PartitionPacks partitionPacks = partitioner.spreads()
             ? new PartitionPacks(work.path().resolve("packs"), partitions, from) : null) {
       ShardExtractor extractor = partitionPacks != null
-          ? new ShardExtractor(spec, partitionPacks.spool(), true, problems)
-          : new ShardExtractor(spec, packs, packEverything, problems);
+          ? new ShardExtractor(spec, partitionPacks.spool(), ShardExtractor.Packing.ALL_TARS, problems)
+          : new ShardExtractor(spec, packs, inOneProcess ? ShardExtractor.Packing.TARS_NOT_READABLE_AGAIN
+              : ShardExtractor.Packing.NO_TARS, problems);
       extractShards(mine, missing, extractor, partitionPacks, partitioner, sorter, progress, problems, totals, slots);
       if (partitionPacks != null) {
         packName = scratch.partitionPack(index, attempt);
@@ -205,7 +206,9 @@ public final class ExtractPhase {
       return;
     }
     List<dev.quarry.core.sort.records.RecordEntry> entries = new ArrayList<>();
-    long inputBytes = extractor.extract(shard, in, entries::add);
+    // Read again where it is only if no shard of this run can replace it before create reads it.
+    boolean readableAgain = location.store().isLocal() && !spec.outputLocation().holds(shard.url());
+    long inputBytes = extractor.extract(shard, in, readableAgain, entries::add);
     if (partitionPacks != null) {
       entries = partitionPacks.move(shard.index(), entries, entries.stream().mapToInt(partitioner::partitionOf)
           .toArray());

@@ -36,8 +36,8 @@ import org.apache.commons.io.output.CloseShieldOutputStream;
 /**
  * Reads one input shard and emits an entry per record. A plain tar is only parsed: its records stay where they are,
  * as raw ranges of the input object. Any other shard is turned into a pack of raw tar bytes while it is read (a
- * compressed tar's decompressed stream as it is, zip and msgpack records re-encoded by {@link TarWriter}); with
- * {@code packEverything}, plain tars are packed too, so a local run reads each input byte only once.
+ * compressed tar's decompressed stream as it is, zip and msgpack records re-encoded by {@link TarWriter}); the
+ * {@link Packing} says which plain tars are packed too.
  */
 final class ShardExtractor {
   /** The problem kind counted for a content key member that is missing or does not parse. */
@@ -45,23 +45,42 @@ final class ShardExtractor {
 
   private final SortSpec spec;
   private final PackStore packs;
-  private final boolean packEverything;
+  private final Packing packing;
   private final Problems problems;
 
-  ShardExtractor(SortSpec spec, PackStore packs, boolean packEverything, Problems problems) {
+  /** Which plain tars are packed as they are read (every other format always is). */
+  enum Packing {
+    /** None: create workers read their records from the input objects (phases in separate workers). */
+    NO_TARS,
+    /**
+     * Those not readable again where they are: a local file ({@link dev.quarry.core.store.ObjectStore#isLocal})
+     * outside the output's folder, which the run's shards cannot replace, is read again by create, which costs no
+     * more than a copy held in memory and saves filling that memory (the 2 GiB benchmark: 2.3 GiB resident, and 2 to
+     * 3 CPU seconds more on a loaded machine; docs/development.md).
+     */
+    TARS_NOT_READABLE_AGAIN,
+    /** All: records go to partition packs, which create workers read instead of the inputs. */
+    ALL_TARS
+  }
+
+  ShardExtractor(SortSpec spec, PackStore packs, Packing packing, Problems problems) {
     this.spec = spec;
     this.packs = packs;
-    this.packEverything = packEverything;
+    this.packing = packing;
     this.problems = problems;
   }
 
-  /** Reads {@code shard} from {@code in}, which it closes; returns the input bytes read. */
-  long extract(InputShard shard, InputStream in, Consumer<RecordEntry> entries) throws IOException {
+  /**
+   * Reads {@code shard} from {@code in}, which it closes ({@code readableAgain}: create can read it again where it
+   * is); returns the input bytes read.
+   */
+  long extract(InputShard shard, InputStream in, boolean readableAgain, Consumer<RecordEntry> entries)
+      throws IOException {
     CountingStream counted = new CountingStream(in);
     String name = shard.url();
     ShardFormat format = shard.format();
     try (counted) {
-      if (format == ShardFormat.TAR && !packEverything) {
+      if (format == ShardFormat.TAR && !packs(readableAgain)) {
         readTar(shard, new TarReader(counted, name, ArchiveLimits.DEFAULT), false, entries);
       } else if (format.isTar()) {
         try (PackStore.PackOutput pack = packs.create(shard.index())) {
@@ -78,6 +97,14 @@ final class ShardExtractor {
       }
     }
     return counted.count;
+  }
+
+  private boolean packs(boolean readableAgain) {
+    return switch (packing) {
+      case NO_TARS -> false;
+      case TARS_NOT_READABLE_AGAIN -> !readableAgain;
+      case ALL_TARS -> true;
+    };
   }
 
   /** Groups a tar's members into records by their raw ranges, reading data only of the content key member. */

@@ -43,6 +43,16 @@ public final class OutputLocation {
     return real.startsWith(folder.endsWith("/") || folder.isEmpty() ? folder : folder + "/");
   }
 
+  /**
+   * Whether the object at {@code url} is in this folder or below it (a local path with its links resolved): one that
+   * a run's shards may replace while the run still reads it, as when a committed output is sorted again in place.
+   */
+  public boolean holds(String url) {
+    ObjectUrl object = ObjectUrl.parse(url);
+    return object.storeId().equals(address.storeId())
+        && (object.isFile() ? realPathInside(object) : object.key().startsWith(address.key()));
+  }
+
   /** Whether {@code url} has a {@value #RESERVED_FOLDER} folder in its path. */
   public static boolean inReservedFolder(String url) {
     for (String component : url.split("/")) {
