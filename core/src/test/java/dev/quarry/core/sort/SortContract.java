@@ -387,6 +387,35 @@ abstract class SortContract {
     assertThat(manifest.shards().stream().mapToLong(Manifest.Shard::records).sum()).isEqualTo(all.size());
   }
 
+  /**
+   * Create workers in separate processes read plain tar records where they are: a committed output sorted again in
+   * place, with overwrite, had one create worker replace input shards another still read from (wrong bytes in the
+   * output, or a failed read). Extract packs the inputs the output can replace, so create reads the pack.
+   */
+  @Test
+  void createWorkersThatOverwriteTheirInputsInPlaceReadTheirRecordsFromPacksAndWriteThemWhole() throws Exception {
+    String input = input(ShardFormat.TAR);
+    LocalSort.run(spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 1L, null, null),
+        records(root + "out/x-{000..}.tar", 40)), stores, temp.resolve("work"), QUIET);
+
+    SortSpec again = overwriting(spec(root + "out/x-{000..005}.tar",
+        new SortSpec.Order(OrderKind.SHUFFLE, null, 2L, null, null), records(root + "out/x-{000..}.tar", 40)));
+    SortPhases phases = phases(again, root + "scratch/");
+    phases.extract(0, 1);
+    phases.plan(1);
+    for (int index = 0; index < 3; index++) {
+      phases.create(index, 3);
+    }
+    phases.commit();
+
+    List<String> written = new ArrayList<>();
+    for (int shard = 0; shard < 6; shard++) {
+      SortFixture.read(stores, root + "out/x-00" + shard + ".tar", ShardFormat.TAR).stream()
+          .map(SortFixture::fingerprint).forEach(written::add);
+    }
+    assertThat(written).containsExactlyInAnyOrderElementsOf(all.stream().map(SortFixture::fingerprint).toList());
+  }
+
   static SortSpec overwriting(SortSpec spec) {
     return new SortSpec(spec.input(), spec.output(), spec.order(), spec.policies(), spec.workers(), spec.scratch(),
         spec.dryRun(), true);

@@ -206,8 +206,10 @@ public final class ExtractPhase {
       return;
     }
     List<dev.quarry.core.sort.records.RecordEntry> entries = new ArrayList<>();
-    // Read again where it is only if no shard of this run can replace it before create reads it.
-    boolean readableAgain = location.store().isLocal() && !spec.outputLocation().holds(shard.url());
+    // Read again where it is only if no shard of this run can replace it before create reads it (one create worker
+    // may write its shards while another still reads its records), and, in one process, only from a local file.
+    boolean readableAgain = (location.store().isLocal() || !inOneProcess)
+        && !spec.outputLocation().holds(shard.url());
     long inputBytes = extractor.extract(shard, in, readableAgain, entries::add);
     if (partitionPacks != null) {
       entries = partitionPacks.move(shard.index(), entries, entries.stream().mapToInt(partitioner::partitionOf)

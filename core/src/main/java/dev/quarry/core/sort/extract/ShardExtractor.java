@@ -50,7 +50,10 @@ final class ShardExtractor {
 
   /** Which plain tars are packed as they are read (every other format always is). */
   enum Packing {
-    /** None: create workers read their records from the input objects (phases in separate workers). */
+    /**
+     * None but those the run's shards may replace (in the output's folder: a committed output sorted again in place,
+     * with overwrite): create workers read their records from the input objects (phases in separate workers).
+     */
     NO_TARS,
     /**
      * Those not readable again where they are: a local file ({@link dev.quarry.core.store.ObjectStore#isLocal})
@@ -101,7 +104,7 @@ final class ShardExtractor {
 
   private boolean packs(boolean readableAgain) {
     return switch (packing) {
-      case NO_TARS -> false;
+      case NO_TARS -> !readableAgain;
       case TARS_NOT_READABLE_AGAIN -> !readableAgain;
       case ALL_TARS -> true;
     };
