@@ -95,7 +95,7 @@ public final class CreatePhase {
       }
     }
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-create-");
-        OrderedEntries ordered = new OrderedEntries(plan, spec.output(), scratchStore, scratch)) {
+        OrderedEntries ordered = new OrderedEntries(plan, spec, scratchStore, scratch)) {
       RecordSource source = new RecordSource(plan.inputs(), stores, packs, scratchStore, plan.packs());
       if (source.inPartitionPacks() && ownsPartition(plan, count) && !todo.isEmpty()) {
         source.fetch(index, Files.createDirectories(work.path().resolve("segments")));

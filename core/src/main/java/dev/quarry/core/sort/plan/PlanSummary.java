@@ -9,10 +9,15 @@ import java.util.List;
  * template's record count, and where each partition starts in each template's order.
  *
  * @param partitioned whether records were spread over the partitions by their order (else all are in partition 0)
+ * @param stepsByKeyHash whether the partition steps were of key-hash ranges (content and none orders whose records
+ *     spread): then partition p's records are list p of every step's ordered lists
+ *     ({@code Scratch#partitionOrderedOf}), merged in the job's order, and each {@link PartitionStart#ordered} is its
+ *     step's, which those are named after
  */
 public record PlanSummary(List<InputShard> inputs, List<PlannedShard> shards, String outputFormat,
     List<String> templates, long records, long bytes, long duplicatesDropped, long recordsDropped,
-    boolean partitioned, List<Long> templateRecords, List<PartitionStart> partitions, List<ExtractPack> packs) {
+    boolean partitioned, List<Long> templateRecords, List<PartitionStart> partitions, List<ExtractPack> packs,
+    boolean stepsByKeyHash) {
 
   /**
    * The pack extract worker of input shards [from, to) wrote, and its bytes of records, where its segment table
