@@ -761,6 +761,36 @@ abstract class SortContract {
     assertThat(objects(root + "out/")).isEmpty();
   }
 
+  /** A content step's counts per partition are checked as its other counts are: one per partition, adding up. */
+  @Test
+  void planRefusesAContentStepWhoseCountsPerPartitionAreMissingOrDoNotAddUp() throws Exception {
+    SortSpec spec = new SortSpec(new SortSpec.Input(contentInput(0), null, null, null),
+        new SortSpec.Output(root + "out/x-{000..}.tar", null, "20000", null, null),
+        new SortSpec.Order(OrderKind.CONTENT, null, null, new SortSpec.ContentKey("lng", SortSpec.ContentType.INT),
+            null),
+        new SortSpec.Policies(null, null, null, null, dev.quarry.core.policy.Policy.IGNORE),
+        new SortSpec.Workers("32Mi", 8), null, false);
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    phases.partition(0, 2, 1);
+    phases.partition(1, 2, 1);
+    Location scratch = stores.locate(root + "scratch/");
+    Scratch names = new Scratch(scratch.key());
+    var step = StoredJson.read(scratch.store(), names.partitionDone(1), dev.quarry.core.sort.plan.PartitionResult.class);
+    assertThat(step.outputs()).hasSize(2).allSatisfy(output -> assertThat(output.counts().records()).isPositive());
+    for (var outputs : java.util.Arrays.asList(null, step.outputs().subList(0, 1),
+        List.of(step.outputs().get(1), step.outputs().get(1)))) {
+      StoredJson.write(scratch.store(), names.partitionDone(1), new dev.quarry.core.sort.plan.PartitionResult(
+          step.index(), step.count(), step.extractCount(), step.packs(), step.keymapSha256(), step.ordered(),
+          step.recordsOrdered(), step.duplicatesDropped(), step.recordsDropped(), step.templates(), outputs));
+      assertThatThrownBy(() -> phases.plan(1)).hasMessage(outputs == null
+          ? "Cannot plan: partition step 1 did not count its records by partition (the scratch was changed; clean it"
+              + " and sort again)"
+          : "Cannot plan: the counts of partition 1 do not fit its records (the scratch was changed; clean it and sort"
+              + " again)");
+    }
+  }
+
   /** Eight plain tar shards, the first much the largest, so that it is read last of the four read at once. */
   private String unevenInput() throws Exception {
     dataset = new ArrayList<>(SortFixture.dataset(8, 200, 13));
