@@ -10,6 +10,7 @@ import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -205,7 +206,7 @@ public final class Partitioner {
     int colon = text.indexOf(':');
     int end = colon + 1 + Integer.parseInt(text.substring(0, colon));
     Object content = ContentKeys.parse(order.content(),
-        text.substring(colon + 1, end).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        text.substring(colon + 1, end).getBytes(StandardCharsets.UTF_8));
     return new RecordEntry(text.substring(end), 0, 0, false, List.of(), 0, content);
   }
 

@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 
@@ -125,7 +126,7 @@ public final class PlanPhase {
    * the last span being that of the step holding the partition's last record in the job's order.
    */
   private List<List<PartitionResult.TemplateCounts>> byPartition(List<PartitionResult> steps) {
-    java.util.Comparator<RecordEntry> order = RecordOrders.of(spec.order());
+    Comparator<RecordEntry> order = RecordOrders.of(spec.order());
     List<List<PartitionResult.TemplateCounts>> partitions = new ArrayList<>();
     for (int partition = 0; partition < steps.size(); partition++) {
       PartitionResult.TemplateCounts sum = PartitionResult.TemplateCounts.NONE;

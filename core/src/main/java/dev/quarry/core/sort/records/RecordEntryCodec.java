@@ -1,12 +1,16 @@
 package dev.quarry.core.sort.records;
 
 import dev.quarry.core.archive.RawRange;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 
 /**
@@ -23,19 +27,19 @@ public final class RecordEntryCodec {
 
   /** {@code entry} as text: its binary form in Base64, for a done marker. */
   public static String toText(RecordEntry entry) {
-    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       write(out, entry);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     }
-    return java.util.Base64.getEncoder().encodeToString(bytes.toByteArray());
+    return Base64.getEncoder().encodeToString(bytes.toByteArray());
   }
 
   /** The entry {@link #toText} wrote; refuses text that is not one. */
   public static RecordEntry ofText(String text) {
     try {
-      return read(new DataInputStream(new java.io.ByteArrayInputStream(java.util.Base64.getDecoder().decode(text))));
+      return read(new DataInputStream(new ByteArrayInputStream(Base64.getDecoder().decode(text))));
     } catch (IOException | IllegalArgumentException e) {
       throw new IllegalStateException("Cannot read a record entry of a done marker (the scratch was changed; clean it"
           + " and sort again)");
