@@ -6,13 +6,15 @@
 # slowest step's wall time, the sum of the steps' wall times, the largest step's peak RSS, the plan's wall time and
 # peak RSS, and whether every RSS stayed within the memory budget plus the JVM's own 96 MiB (MemoryBudget).
 # Usage: e2e/bench/sort-plan.sh [record counts, default 1000000] [worker counts, default 1,8]
-#        [memory budget, default 512Mi]
+#        [memory budget, default 512Mi] [order as JSON, default a seeded shuffle; e.g.
+#        '{"kind": "content", "content": {"member": "cls", "type": "int"}}' or '{"kind": "none"}']
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 counts=${1:-1000000}
 workers=${2:-1,8}
 budget=${3:-512Mi}
+order=${4:-'{"kind": "shuffle", "seed": 7}'}
 budget_mib=$(numfmt --from=iec-i --to-unit=Mi "$budget")
 limit_mib=$((budget_mib + 96))
 shards=64
@@ -41,7 +43,7 @@ for records in ${counts//,/ }; do
     cat >"$work/spec.json" <<JSON
 {"input": {"template": "$work/in/train-{000000..$(printf '%06d' $((shards - 1)))}.tar"},
  "output": {"template": "$work/out/x-{000000..}.tar", "shardSize": "64Mi"},
- "order": {"kind": "shuffle", "seed": 7},
+ "order": $order,
  "workers": {"memoryBudget": "$budget"},
  "scratch": "$work/scratch/"}
 JSON

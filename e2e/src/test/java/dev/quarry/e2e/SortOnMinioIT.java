@@ -26,6 +26,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Object;
@@ -62,13 +64,20 @@ class SortOnMinioIT {
     }
   }
 
+  private static final String SHUFFLE = "{\"kind\": \"shuffle\", \"seed\": 5}";
+
   private String spec(String output, String scratch) {
+    return spec(output, scratch, SHUFFLE);
+  }
+
+  /** A spec of {@code order} (its JSON). */
+  private String spec(String output, String scratch, String order) {
     return """
         {"input": {"template": "s3://%s/in/train-{000000..%06d}.tar"},
          "output": {"template": "s3://%s/%s/x-{0000..}.tar", "shardSize": "2Mi"},
-         "order": {"kind": "shuffle", "seed": 5},
+         "order": %s,
          "workers": {"memoryBudget": "64Mi", "requestsInFlight": 16},
-         "scratch": "s3://%s/%s/"}""".formatted(bucket, SHARDS - 1, bucket, output, bucket, scratch);
+         "scratch": "s3://%s/%s/"}""".formatted(bucket, SHARDS - 1, bucket, output, order, bucket, scratch);
   }
 
   private Map<String, String> environment(URI endpoint) {
@@ -103,11 +112,16 @@ class SortOnMinioIT {
   }
 
   private Map<String, byte[]> reference() throws Exception {
-    if (objects("reference/").isEmpty()) {
-      Path spec = Files.writeString(temp.resolve("reference.json"), spec("reference", "unused"));
+    return reference("reference", SHUFFLE);
+  }
+
+  /** What {@code quarry sort run} writes for {@code order}, under {@code name}/ (run once). */
+  private Map<String, byte[]> reference(String name, String order) throws Exception {
+    if (objects(name + "/").isEmpty()) {
+      Path spec = Files.writeString(temp.resolve(name + ".json"), spec(name, "unused", order));
       ok(quarry(minio.endpoint(), "sort", "run", "--spec", spec.toString()));
     }
-    return objects("reference/");
+    return objects(name + "/");
   }
 
   private void assertSameObjects(Map<String, byte[]> actual, Map<String, byte[]> expected) {
@@ -244,23 +258,30 @@ class SortOnMinioIT {
     assertSameObjects(objects("extract-crash/"), reference());
   }
 
-  @Test
-  void aPartitionStepKilledMidwayIsRerunToTheSameOutput(Toxiproxy toxiproxy) throws Exception {
-    Path spec = Files.writeString(temp.resolve("partition-crash.json"), spec("partition-crash",
-        "scratch/partition-crash"));
+  /**
+   * For a shuffle, and for content and none orders, whose steps drop the copies of a key-hash range and write a list
+   * per partition: the rerun of the killed step gives the output of a local run.
+   */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {"shuffle|" + SHUFFLE, "none|{\"kind\": \"none\"}",
+      "content|{\"kind\": \"content\", \"descending\": true, \"content\": {\"member\": \"cls\", \"type\": \"int\"}}"})
+  void aPartitionStepKilledMidwayIsRerunToTheSameOutput(String kind, String order, Toxiproxy toxiproxy)
+      throws Exception {
+    String name = "partition-crash-" + kind;
+    Path spec = Files.writeString(temp.resolve(name + ".json"), spec(name, "scratch/" + name, order));
     for (int index = 0; index < 2; index++) {
       ok(quarry(minio.endpoint(), "sort", "extract", "--spec", spec.toString(), "--index", "" + index, "--count",
           "2", "--partitions", "3"));
     }
     // At 1 KiB/s its runs take seconds to read: the step is killed while it merges them.
-    Toxiproxy.Proxy slow = toxiproxy.proxy("slow-partition", minio.endpoint()).bandwidth(1);
+    Toxiproxy.Proxy slow = toxiproxy.proxy("slow-partition-" + kind, minio.endpoint()).bandwidth(1);
     Process worker = QuarryJar.start(temp, environment(slow.endpoint()), "sort", "partition", "--spec",
         spec.toString(), "--index", "1", "--count", "3", "--extract-count", "2");
     Thread.sleep(3000);
     assertThat(worker.isAlive()).as("the partition step is still running when killed").isTrue();
     worker.destroyForcibly(); // SIGKILL: no cleanup runs
     assertThat(worker.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(keys("scratch/partition-crash/partition/00001/done.json")).isEmpty();
+    assertThat(keys("scratch/" + name + "/partition/00001/done.json")).isEmpty();
 
     for (int index = 0; index < 3; index++) {
       ok(quarry(minio.endpoint(), "sort", "partition", "--spec", spec.toString(), "--index", "" + index, "--count",
@@ -270,7 +291,8 @@ class SortOnMinioIT {
       ok(quarry(minio.endpoint(), "sort", "create", "--spec", spec.toString(), "--index", "" + index, "--count",
           "3", "--then-commit"));
     }
-    assertSameObjects(objects("partition-crash/"), reference());
+    assertSameObjects(objects(name + "/"), kind.equals("shuffle") ? reference() : reference("reference-" + kind,
+        order));
   }
 
   @Test

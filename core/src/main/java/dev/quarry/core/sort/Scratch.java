@@ -37,7 +37,7 @@ public final class Scratch {
       "packs/[0-9]{8,}\\.tar",
       "packs/extract-[0-9]{5,}-[0-9a-f-]{36}\\.pack",
       "partition/[0-9]{5,}/sort/run-[0-9a-f-]{36}-[0-9]{6,}\\.run",
-      "partition/[0-9]{5,}/ordered-[0-9a-f-]{36}\\.run",
+      "partition/[0-9]{5,}/ordered-[0-9a-f-]{36}(-[0-9]{5,})?\\.run",
       "partition/[0-9]{5,}/done\\.json",
       "plan/plan\\.json",
       "plan/shards-[0-9]{5,}-[0-9]{6,}\\.json",
@@ -121,6 +121,14 @@ public final class Scratch {
    */
   public String partitionOrdered(int partition, UUID attempt) {
     return String.format("%spartition/%05d/ordered-%s.run", prefix, partition, attempt);
+  }
+
+  /**
+   * The kept records of partition {@code partition} that a content or none step, whose {@link #partitionOrdered} is
+   * {@code ordered}, wrote: one list per partition, each in the job's order, named after the step's own.
+   */
+  public String partitionOrderedOf(String ordered, int partition) {
+    return ordered.substring(0, ordered.length() - ".run".length()) + String.format("-%05d.run", partition);
   }
 
   /** Written last by the step of partition {@code partition}: its counts. */

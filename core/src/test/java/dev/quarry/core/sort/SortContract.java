@@ -655,6 +655,171 @@ abstract class SortContract {
     }
   }
 
+  /**
+   * Eight plain tar shards of records holding a long (.lng, with ties), a double (.dbl) and a string (.str) content
+   * member, every eleventh record lacking all three; and {@code copies} keys found again, with other content and
+   * bytes, in a shard three or five further on (or earlier), so in another extract worker's share and, mostly,
+   * another partition: the first copy in input order is the one kept.
+   */
+  private String contentInput(int copies) throws Exception {
+    java.util.Random random = new java.util.Random(17);
+    dataset = new ArrayList<>();
+    for (int shard = 0; shard < 8; shard++) {
+      List<Record> records = new ArrayList<>();
+      for (int i = 0; i < 60; i++) {
+        records.add(contentRecord(String.format("img/%c%04d", (char) ('a' + random.nextInt(26)), shard * 100 + i),
+            i % 11 == 5, random));
+      }
+      dataset.add(records);
+    }
+    List<List<Record>> originals = dataset.stream().map(List::copyOf).toList();
+    for (int copy = 0; copy < copies; copy++) {
+      int from = copy % 8;
+      int to = (from + (copy % 2 == 0 ? 3 : 5)) % 8;
+      Record original = originals.get(from).get(7 + copy * 3 % 50);
+      dataset.get(to).add(random.nextInt(dataset.get(to).size()), contentRecord(original.key(), false, random));
+    }
+    all = dataset.stream().flatMap(List::stream).toList();
+    return input(ShardFormat.TAR).replace("{000..005}", "{000..007}");
+  }
+
+  private static Record contentRecord(String key, boolean lacking, java.util.Random random) {
+    byte[] image = new byte[100 + random.nextInt(1500)];
+    random.nextBytes(image);
+    List<dev.quarry.core.archive.Member> members = new ArrayList<>();
+    if (!lacking) {
+      members.add(new dev.quarry.core.archive.Member(key + ".dbl",
+          Double.toString((random.nextInt(2_000_000) - 1_000_000) / 1024.0).getBytes(StandardCharsets.US_ASCII)));
+      members.add(new dev.quarry.core.archive.Member(key + ".lng",
+          Long.toString(random.nextInt(61) - 30).getBytes(StandardCharsets.US_ASCII)));
+      members.add(new dev.quarry.core.archive.Member(key + ".str", (Character.toString('A' + random.nextInt(58))
+          + random.nextInt(1000)).getBytes(StandardCharsets.US_ASCII)));
+    }
+    members.add(new dev.quarry.core.archive.Member(key + ".jpg", image));
+    return new Record(key, members);
+  }
+
+  /** The content key of {@code record}'s {@code member}, as {@code type} parses it; null when it has none. */
+  private static Comparable<?> contentOf(Record record, String member, SortSpec.ContentType type) {
+    for (var m : record.members()) {
+      if (m.name().endsWith("." + member)) {
+        String text = new String(m.data(), StandardCharsets.US_ASCII);
+        return switch (type) {
+          case INT -> Long.parseLong(text);
+          case FLOAT -> Double.parseDouble(text);
+          case STRING -> text;
+        };
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Content and none orders spread over the partitions: the output is the same with 1, 2 or 4 extract workers and 1,
+   * 3 or 4 partitions, and it is the reference computed here: every key's first copy in input order, ordered by the
+   * content key in the order's direction (then key; records lacking it last) or by input position.
+   */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({"lng,INT,false", "dbl,FLOAT,true", "str,STRING,false", ",,false"})
+  void contentAndNoneOrdersKeepTheFirstCopyAndGiveTheSameBytesWhateverTheWorkersAndPartitions(String member,
+      SortSpec.ContentType type, boolean descending) throws Exception {
+    String input = contentInput(20);
+    SortSpec.Order order = member == null ? new SortSpec.Order(OrderKind.NONE, null, null, null, null)
+        : new SortSpec.Order(OrderKind.CONTENT, descending, null, new SortSpec.ContentKey(member, type), null);
+    Map<String, Record> firsts = new java.util.LinkedHashMap<>();
+    all.forEach(record -> firsts.putIfAbsent(record.key(), record));
+    List<Record> expected = new ArrayList<>(firsts.values());
+    if (member != null) {
+      Comparator<Comparable<?>> values = (a, b) -> compareValues(a, b);
+      expected.sort(Comparator.comparing((Record r) -> contentOf(r, member, type),
+          Comparator.nullsLast(descending ? values.reversed() : values)).thenComparing(Record::key));
+    }
+    assertThat(all.size() - expected.size()).as("copies").isEqualTo(20);
+    Map<String, byte[]> first = null;
+    for (int[] workers : new int[][] {{1, 1}, {2, 3}, {4, 4}}) {
+      String run = "e" + workers[0] + "p" + workers[1];
+      SortSpec spec = new SortSpec(new SortSpec.Input(input, null, null, null),
+          new SortSpec.Output(root + run + "/x-{000..}.tar", null, "20000", null, null), order,
+          new SortSpec.Policies(dev.quarry.core.policy.Policy.WARN, null, null, null,
+              dev.quarry.core.policy.Policy.WARN), new SortSpec.Workers("32Mi", 8), null, false);
+      List<PhaseResult> results = runPartitioned(spec, root + "scratch-" + run + "/", workers[0], workers[1]);
+      assertThat(results.stream().filter(r -> r.phase().equals("partition"))
+          .mapToLong(r -> ((Number) r.details().get("duplicatesDropped")).longValue()).sum()).as(run).isEqualTo(20);
+      // Each step dedupes and orders its share, not every record.
+      assertThat(results.stream().filter(r -> r.phase().equals("partition")).mapToLong(PhaseResult::records).max()
+          .orElseThrow()).as(run).isLessThanOrEqualTo((long) (1.25 * all.size() / workers[1]));
+      Map<String, byte[]> output = objects(root + run + "/");
+      Manifest manifest = Json.read(output.get("x.manifest.json"), Manifest.class);
+      List<Record> records = new ArrayList<>();
+      for (Manifest.Shard shard : manifest.shards()) {
+        records.addAll(SortFixture.read(stores, root + run + "/" + shard.name(), ShardFormat.TAR));
+      }
+      assertThat(fingerprints(records)).as(run).containsExactlyElementsOf(fingerprints(expected));
+      if (first == null) {
+        first = output;
+        assertThat(output.size()).isGreaterThan(8);
+      } else {
+        assertThat(output.keySet()).as(run).isEqualTo(first.keySet());
+        for (var object : first.entrySet()) {
+          assertThat(output.get(object.getKey())).as(run + " " + object.getKey()).isEqualTo(object.getValue());
+        }
+      }
+    }
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static int compareValues(Comparable a, Comparable b) {
+    return a.compareTo(b);
+  }
+
+  /** Under abort, a key found in two extract workers' shards fails the step of its key, naming both shards. */
+  @ParameterizedTest
+  @EnumSource(value = OrderKind.class, names = {"CONTENT", "NONE"})
+  void aCopyOfAKeyInAnotherWorkersShardAbortsNamingBothShards(OrderKind kind) throws Exception {
+    String input = contentInput(1);
+    String key = dataset.get(0).get(7).key();
+    SortSpec spec = new SortSpec(new SortSpec.Input(input, null, null, null),
+        new SortSpec.Output(root + "out/x-{000..}.tar", null, "20000", null, null),
+        new SortSpec.Order(kind, null, null, kind == OrderKind.CONTENT
+            ? new SortSpec.ContentKey("lng", SortSpec.ContentType.INT) : null, null),
+        new SortSpec.Policies(dev.quarry.core.policy.Policy.ABORT, null, null, null,
+            dev.quarry.core.policy.Policy.WARN), new SortSpec.Workers("32Mi", 8), null, false);
+    assertThatThrownBy(() -> runPartitioned(spec, root + "scratch/", 4, 3))
+        .hasMessage("Cannot sort: record key " + key + " appears in input shards 0 and 3 (policy duplicatedRecords"
+            + " is abort; set it to warn or ignore to keep the first occurrence)");
+    assertThat(objects(root + "out/")).isEmpty();
+  }
+
+  /** A content step's counts per partition are checked as its other counts are: one per partition, adding up. */
+  @Test
+  void planRefusesAContentStepWhoseCountsPerPartitionAreMissingOrDoNotAddUp() throws Exception {
+    SortSpec spec = new SortSpec(new SortSpec.Input(contentInput(0), null, null, null),
+        new SortSpec.Output(root + "out/x-{000..}.tar", null, "20000", null, null),
+        new SortSpec.Order(OrderKind.CONTENT, null, null, new SortSpec.ContentKey("lng", SortSpec.ContentType.INT),
+            null),
+        new SortSpec.Policies(null, null, null, null, dev.quarry.core.policy.Policy.IGNORE),
+        new SortSpec.Workers("32Mi", 8), null, false);
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    phases.partition(0, 2, 1);
+    phases.partition(1, 2, 1);
+    Location scratch = stores.locate(root + "scratch/");
+    Scratch names = new Scratch(scratch.key());
+    var step = StoredJson.read(scratch.store(), names.partitionDone(1), dev.quarry.core.sort.plan.PartitionResult.class);
+    assertThat(step.outputs()).hasSize(2).allSatisfy(output -> assertThat(output.counts().records()).isPositive());
+    for (var outputs : java.util.Arrays.asList(null, step.outputs().subList(0, 1),
+        List.of(step.outputs().get(1), step.outputs().get(1)))) {
+      StoredJson.write(scratch.store(), names.partitionDone(1), new dev.quarry.core.sort.plan.PartitionResult(
+          step.index(), step.count(), step.extractCount(), step.packs(), step.keymapSha256(), step.ordered(),
+          step.recordsOrdered(), step.duplicatesDropped(), step.recordsDropped(), step.templates(), outputs));
+      assertThatThrownBy(() -> phases.plan(1)).hasMessage(outputs == null
+          ? "Cannot plan: partition step 1 did not count its records by partition (the scratch was changed; clean it"
+              + " and sort again)"
+          : "Cannot plan: the counts of partition 1 do not fit its records (the scratch was changed; clean it and sort"
+              + " again)");
+    }
+  }
+
   /** Eight plain tar shards, the first much the largest, so that it is read last of the four read at once. */
   private String unevenInput() throws Exception {
     dataset = new ArrayList<>(SortFixture.dataset(8, 200, 13));
@@ -900,7 +1065,7 @@ abstract class SortContract {
         partition.ordered(), partition.recordsOrdered() + more, partition.duplicatesDropped(),
         partition.recordsDropped(),
         List.of(new dev.quarry.core.sort.plan.PartitionResult.TemplateCounts(counts.records() + more, counts.bytes()
-            + more, counts.span() + more, counts.lastSpan()))));
+            + more, counts.span() + more, counts.lastSpan())), null));
     assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the partition steps ordered "
         + (all.size() + more) + " records, not the " + all.size() + " the extract workers found (the scratch was"
         + " changed; clean it and sort again)");
@@ -910,7 +1075,8 @@ abstract class SortContract {
     StoredJson.write(scratch.store(), names.partitionDone(1), new dev.quarry.core.sort.plan.PartitionResult(
         partition.index(), partition.count(), partition.extractCount(), partition.packs(), partition.keymapSha256(),
         otherList,
-        partition.recordsOrdered(), partition.duplicatesDropped(), partition.recordsDropped(), partition.templates()));
+        partition.recordsOrdered(), partition.duplicatesDropped(), partition.recordsDropped(), partition.templates(),
+        null));
     assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the done marker of partition 1 names an"
         + " ordered list that is not one of its own (the scratch was changed; clean it and sort again)");
 
@@ -1078,7 +1244,7 @@ abstract class SortContract {
   }
 
   @ParameterizedTest
-  @EnumSource(value = OrderKind.class, names = {"SHUFFLE", "ALPHANUMERIC", "KEYMAP"})
+  @EnumSource(value = OrderKind.class, names = {"SHUFFLE", "ALPHANUMERIC", "KEYMAP", "CONTENT", "NONE"})
   void eachPartitionOrdersItsShareOfTheRecordsAndCreateWorkersTheirPartitionsShards(OrderKind kind)
       throws Exception {
     dataset = SortFixture.dataset(8, 250, 5);
@@ -1091,9 +1257,11 @@ abstract class SortContract {
         .max().orElseThrow();
     assertThat(mostOrdered).isLessThanOrEqualTo((long) (1.25 * all.size() / 4));
     // Two templates for the key map: a partition may own the last, partial shard of the first and the first of the
-    // second, and its splitters come from a sample of about 50 keys. A shard that goes on into the next partitions
-    // counts for the worker that joined its pieces, which may be the next partition's.
-    long[] shardRange = kind == OrderKind.KEYMAP ? new long[] {7, 14} : new long[] {8, 12};
+    // second, and its splitters come from a sample of about 50 keys. A content order's partitions, from a sample of
+    // about 60 content keys, are as uneven; its steps, by key hash, are not. A shard that goes on into the next
+    // partitions counts for the worker that joined its pieces, which may be the next partition's.
+    long[] shardRange = kind == OrderKind.KEYMAP ? new long[] {7, 14}
+        : kind == OrderKind.CONTENT ? new long[] {6, 15} : new long[] {8, 12};
     assertThat(results.stream().filter(r -> r.phase().equals("create")).mapToLong(PhaseResult::shards))
         .allSatisfy(shards -> assertThat(shards).isBetween(shardRange[0], shardRange[1])).hasSize(4);
 

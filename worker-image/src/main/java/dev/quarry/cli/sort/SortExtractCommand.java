@@ -19,8 +19,9 @@ public final class SortExtractCommand extends PhaseCommand {
 
   @Option(names = "--partitions", defaultValue = "1", description = "Split the records into this many partitions,"
       + " each merged and ordered by its own quarry sort partition step, best the number of create workers"
-      + " (shuffle and md5 spread records over them by their hash, alphanumeric and keymap by keys sampled from"
-      + " the input; content and none keep them in the first), at most 99999. Default: ${DEFAULT-VALUE}.")
+      + " (shuffle and md5 spread records over them by their hash, alphanumeric, keymap and content by keys sampled"
+      + " from the input, none by input shard; content and none steps dedupe by key-hash range), at most 99999."
+      + " Default: ${DEFAULT-VALUE}.")
   int partitions;
 
   @Option(names = "--then-plan", description = "If this is the last extract worker to finish, also run the plan"

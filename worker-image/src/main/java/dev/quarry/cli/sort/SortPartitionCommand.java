@@ -12,7 +12,8 @@ import picocli.CommandLine.Option;
     modelTransformer = PhaseSpecOptions.class,
     description = {"Between extract and plan, one step per partition (--count is extract's --partitions): merges"
         + " every extract worker's runs of partition --index, drops duplicate keys per policy, orders the records"
-        + " and writes them and their counts under --scratch. Idempotent, as the other phases.", ""})
+        + " and writes them and their counts under --scratch (for content and none orders, the runs of a key-hash"
+        + " range, written as one ordered list per partition). Idempotent, as the other phases.", ""})
 public final class SortPartitionCommand extends PhaseCommand {
   @Mixin WorkerIndex worker;
 

@@ -106,7 +106,7 @@ public final class CreatePhase {
     // from pieces, one per partition it is in, each written by that partition's worker from its local copy.
     boolean inPieces = !recordsInProcess && source.inPartitionPacks() && ownsPartition(plan, count);
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-create-");
-        OrderedEntries ordered = new OrderedEntries(plan, spec.output(), scratchStore, scratch, inPieces)) {
+        OrderedEntries ordered = new OrderedEntries(plan, spec, scratchStore, scratch, inPieces)) {
       Map<PlannedShard, List<RecordEntry>> leading = new java.util.LinkedHashMap<>();
       if (inPieces) {
         PlanShards shards = new PlanShards(scratchStore, scratch, plan);

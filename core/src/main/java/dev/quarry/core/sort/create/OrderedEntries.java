@@ -5,23 +5,28 @@ import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.plan.ShardCuts;
 import dev.quarry.core.sort.records.RecordEntry;
-import dev.quarry.core.sort.records.RunReader;
+import dev.quarry.core.sort.order.RecordOrders;
+import dev.quarry.core.sort.records.RunMerger;
 import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.ObjectStore;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The partitions' ordered entries read forward, each entry given its output shard by {@link ShardCuts} from its
  * place in its template's order: the partition's start from the plan, then counting. A create worker reads from the
  * partition of its first shard's first record, and on into the next partitions only while a shard goes on there;
  * or, {@code ownPartitionOnly}, its own partition alone, where a shard that goes on is one piece of it ({@link
- * #leading} gives the pieces of earlier partitions' shards at its start, {@link #partitionsOf} where a shard is).
+ * #leading} gives the pieces of earlier partitions' shards at its start, {@link #partitionsOf} where a shard is). A
+ * partition of a content or none order is the merge, in the job's order, of its list of every partition step.
  */
 final class OrderedEntries implements AutoCloseable {
   private final PlanSummary plan;
@@ -32,14 +37,17 @@ final class OrderedEntries implements AutoCloseable {
   private final long shardSize;
   private final boolean ownPartitionOnly;
   private int partition = -1;
-  private RunReader reader;
+  private RunMerger reader;
+  private final Comparator<RecordEntry> order;
   private long[] records;
   private long[] starts;
   private RecordEntry pending;
   private long pendingShard;
 
-  OrderedEntries(PlanSummary plan, SortSpec.Output output, ObjectStore scratchStore, Scratch scratch,
+  OrderedEntries(PlanSummary plan, SortSpec spec, ObjectStore scratchStore, Scratch scratch,
       boolean ownPartitionOnly) {
+    SortSpec.Output output = spec.output();
+    this.order = RecordOrders.of(spec.order());
     this.plan = plan;
     this.ownPartitionOnly = ownPartitionOnly;
     this.storage = new StoreRunStorage(scratchStore);
@@ -161,13 +169,30 @@ final class OrderedEntries implements AutoCloseable {
     PlanSummary.PartitionStart start = plan.partitions().get(next);
     records = start.records().stream().mapToLong(Long::longValue).toArray();
     starts = start.starts().stream().mapToLong(Long::longValue).toArray();
-    // The list the plan counted: it points into the plan's packs, and no step writes it again.
-    String name = start.ordered();
-    if (!scratch.isPartitionOrdered(next, name)) {
-      throw new IllegalStateException("Cannot create shards: the plan names an ordered list of partition " + next
+    // The lists the plan counted: they point into the plan's packs, and no step writes them again.
+    List<String> names = new ArrayList<>();
+    if (plan.stepsByKeyHash()) {
+      for (int step = 0; step < plan.partitions().size(); step++) {
+        names.add(scratch.partitionOrderedOf(checkedOrdered(step), next));
+      }
+    } else {
+      names.add(checkedOrdered(next));
+    }
+    // More lists than a merge reads at once are merged in passes first, under names of this worker's own.
+    String passPrefix = scratch.partitionSortPrefix(next, UUID.randomUUID());
+    AtomicInteger passRuns = new AtomicInteger();
+    reader = RunMerger.open(storage, names, order,
+        () -> String.format("%s%06d.run", passPrefix, passRuns.getAndIncrement()));
+  }
+
+  /** The ordered list the plan names for step {@code step}, refused unless it is one of that step's names. */
+  private String checkedOrdered(int step) {
+    String name = plan.partitions().get(step).ordered();
+    if (!scratch.isPartitionOrdered(step, name)) {
+      throw new IllegalStateException("Cannot create shards: the plan names an ordered list of partition " + step
           + " that is not one of its own (the scratch was changed; clean it and sort again)");
     }
-    reader = new RunReader(storage.open(name), name);
+    return name;
   }
 
   /**

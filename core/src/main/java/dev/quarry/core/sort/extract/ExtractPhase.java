@@ -93,7 +93,7 @@ public final class ExtractPhase {
     // The budget is shared between record metadata (the sorter) and the shards in flight.
     UUID attempt = UUID.randomUUID();
     ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs, scratch.runPrefix(index, attempt),
-        spec.workers().memory().entryBytes(), partitions, partitioner::partitionOf);
+        spec.workers().memory().entryBytes(), partitions, partitioner::stepOf);
     Progress progress = new Progress("extract " + index + "/" + count, mine.size(), log);
     long[] totals = new long[3]; // missing shards, input bytes, record bytes
     Semaphore slots = new Semaphore(SHARDS_IN_FLIGHT);

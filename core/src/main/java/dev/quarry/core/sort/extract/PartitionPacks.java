@@ -156,7 +156,7 @@ public final class PartitionPacks implements AutoCloseable {
         }
         sizes[partition] = position;
         moved.add(new RecordEntry(entry.key(), entry.shard(), entry.position(), true,
-            List.of(new RawRange(offset, entry.size())), entry.size(), entry.contentKey()));
+            List.of(new RawRange(offset, entry.size())), entry.size(), entry.contentKey(), partition));
       }
     }
     Files.delete(file);

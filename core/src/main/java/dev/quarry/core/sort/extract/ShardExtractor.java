@@ -16,6 +16,7 @@ import dev.quarry.core.archive.tar.TarReader;
 import dev.quarry.core.archive.tar.TarWriter;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.input.InputShard;
+import dev.quarry.core.sort.order.ContentKeys;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.text.Printable;
@@ -23,7 +24,6 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -190,13 +190,7 @@ final class ShardExtractor {
   }
 
   private boolean isContentMember(String memberName) {
-    SortSpec.ContentKey content = spec.order().content();
-    if (content == null) {
-      return false;
-    }
-    String base = memberName.substring(memberName.lastIndexOf('/') + 1);
-    int dot = base.indexOf('.');
-    return dot >= 0 && base.substring(dot + 1).equals(content.member());
+    return ContentKeys.isMember(spec.order().content(), memberName);
   }
 
   /** The parsed content key, or null (sorted last) when missing or malformed under an ignore or warn policy. */
@@ -210,13 +204,8 @@ final class ShardExtractor {
       problem = "record " + Printable.of(key) + " of shard " + Printable.of(shard) + " has no ."
           + content.member() + " member";
     } else {
-      String text = new String(data, StandardCharsets.UTF_8).strip();
       try {
-        return switch (content.type()) {
-          case INT -> Long.parseLong(text);
-          case FLOAT -> Double.parseDouble(text);
-          case STRING -> text;
-        };
+        return ContentKeys.parse(content, data);
       } catch (NumberFormatException e) {
         // The text itself is object content, which never goes into a message or a job's status.
         problem = "member " + Printable.of(member) + " of shard " + Printable.of(shard) + " does not hold "

@@ -74,6 +74,14 @@ public final class RecordOrders {
     return XX_HASH.hash(bytes, 0, bytes.length, seed);
   }
 
+  /**
+   * The unseeded 64-bit XXHash of the key: content and none orders route copies of a key to one partition step by it
+   * ({@code Partitioner}).
+   */
+  public static long keyHash(String key) {
+    return shuffleRank(0, key);
+  }
+
   static byte[] md5(String key) {
     try {
       return MessageDigest.getInstance("MD5").digest(key.getBytes(StandardCharsets.UTF_8));

@@ -8,6 +8,7 @@ import dev.quarry.core.sort.order.KeyOrder;
 import dev.quarry.core.sort.order.RecordOrders;
 import dev.quarry.core.sort.records.ExternalSorter;
 import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.sort.records.RecordEntryCodec;
 import dev.quarry.core.sort.records.RunMerger;
 import dev.quarry.core.sort.records.RunWriter;
 import dev.quarry.core.sort.records.StoreRunStorage;
@@ -19,7 +20,9 @@ import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.text.Printable;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
@@ -29,7 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The step of one partition: merges every extract worker's runs of the partition in key order, so that copies of a
  * key arrive side by side and the first in input order is kept; maps keys through the key map; sorts into the job's
  * order (an external sort, unless the order is the key order itself); writes the partition's ordered entries as one
- * run, then its counts per template. Memory does not grow with the number of records nor with the number of runs:
+ * run, then its counts per template. Content and none orders, whose partitions do not bring a key's copies together,
+ * have steps of key-hash ranges instead ({@link #runByKeyHash}). Memory does not grow with the number of records nor with the number of runs:
  * at most {@link RunMerger#FAN_IN} runs are read at once, and the sort's budget.
  */
 public final class PartitionPhase {
@@ -82,6 +86,9 @@ public final class PartitionPhase {
     if (index < 0 || index >= count) {
       throw new IllegalArgumentException("Invalid --index: " + index + " (must be from 0 to " + (count - 1) + ")");
     }
+    if (Partitioner.stepsByKeyHash(spec.order()) && extracted.spread()) {
+      return writeDone(runByKeyHash(index, count, extractCount, extracted, problems));
+    }
     Keymap keymap = spec.order().kind() == OrderKind.KEYMAP
         ? extracted.keymap(spec, stores, problems, "partition") : null;
     int templates = keymap == null ? 1 : keymap.templates().size();
@@ -117,10 +124,58 @@ public final class PartitionPhase {
     }
     PartitionResult result = new PartitionResult(index, count, extractCount, extracted.packNames(),
         extracted.keymapSha256(), orderedName,
-        dropped[0], dropped[1], dropped[2], List.of(counts));
-    StoredJson.write(scratchStore, scratch.partitionDone(index), result);
-    log.printf("partition %d/%d: ordered %d records%n", index, count, dropped[0]);
+        dropped[0], dropped[1], dropped[2], List.of(counts), null);
+    return writeDone(result);
+  }
+
+  private PartitionResult writeDone(PartitionResult result) throws IOException {
+    StoredJson.write(scratchStore, scratch.partitionDone(result.index()), result);
+    log.printf("partition %d/%d: ordered %d records%n", result.index(), result.count(), result.recordsOrdered());
     return result;
+  }
+
+  /**
+   * The step of key-hash range {@code index} of a content or none order whose records spread: merges the range's
+   * runs of every extract worker in key order (every copy of its keys is there), drops copies by the duplicates
+   * policy as any step does, and writes the kept records as one list per partition ({@link RecordEntry#segment}
+   * says which), each in the job's order: one external sort by (partition, job's order), cut at each partition's
+   * end. Create merges partition p's lists of every step.
+   */
+  private PartitionResult runByKeyHash(int index, int count, int extractCount, ExtractedRuns extracted,
+      Problems problems) throws IOException {
+    long shardSize = spec.output().shardSizeBytes();
+    long[] dropped = new long[3]; // records read, duplicates, (no key map) 0
+    StoreRunStorage storage = new StoreRunStorage(scratchStore);
+    String orderedName = scratch.partitionOrdered(index, UUID.randomUUID());
+    ExternalSorter sorter = new ExternalSorter(Comparator.comparingInt(RecordEntry::segment)
+        .thenComparing(RecordOrders.of(spec.order())), storage, scratch.partitionSortPrefix(index, UUID.randomUUID()),
+        spec.workers().memory().entryBytes());
+    forEachDistinct(index, extracted, storage, null, problems, dropped, sorter::add);
+    PartitionResult.TemplateCounts kept = PartitionResult.TemplateCounts.NONE;
+    List<PartitionResult.OutputCounts> outputs = new ArrayList<>(count);
+    try (RunMerger sorted = sorter.sorted()) {
+      RecordEntry entry = sorted.next();
+      for (int partition = 0; partition < count; partition++) {
+        PartitionResult.TemplateCounts counts = PartitionResult.TemplateCounts.NONE;
+        RecordEntry last = null;
+        // Every partition's list is written, empty or not: create reads list p of every step.
+        try (RunWriter ordered = new RunWriter(storage.create(scratch.partitionOrderedOf(orderedName, partition)))) {
+          for (; entry != null && entry.segment() == partition; entry = sorted.next()) {
+            counts = counts.plus(entry.size(), shardSize);
+            ordered.write(entry);
+            last = entry;
+          }
+          ordered.finish();
+        }
+        kept = kept.and(counts);
+        outputs.add(new PartitionResult.OutputCounts(counts, last == null ? null : RecordEntryCodec.toText(last)));
+      }
+    }
+    for (String run : sorter.finish()) {
+      storage.delete(run);
+    }
+    return new PartitionResult(index, count, extractCount, extracted.packNames(), extracted.keymapSha256(),
+        orderedName, dropped[0], dropped[1], dropped[2], List.of(kept), outputs);
   }
 
   private interface EntryConsumer {
@@ -156,7 +211,7 @@ public final class PartitionPhase {
           continue;
         }
         previous = entry;
-        entry = extracted.located(entry, index);
+        entry = extracted.located(entry);
         if (keymap != null) {
           int template = keymap.match(entry.key());
           if (template < 0) {

@@ -18,10 +18,14 @@ import java.util.List;
  * @param duplicatesDropped copies of a key dropped by the duplicates policy
  * @param recordsDropped records dropped for matching no key map line
  * @param templates the kept records' counts per output template, in template order
+ * @param outputs for a content or none order whose records spread (this step dropped the copies of a range of key
+ *     hashes, and wrote its kept records as one ordered list per partition, {@code Scratch#partitionOrderedOf}):
+ *     the counts of each partition's list, in partition order; null otherwise
  */
 public record PartitionResult(int index, int count, int extractCount, List<String> packs, String keymapSha256,
     String ordered,
-    long recordsOrdered, long duplicatesDropped, long recordsDropped, List<TemplateCounts> templates) {
+    long recordsOrdered, long duplicatesDropped, long recordsDropped, List<TemplateCounts> templates,
+    List<OutputCounts> outputs) {
 
   public PartitionResult {
     boolean complete = templates != null && templates.stream().noneMatch(java.util.Objects::isNull);
@@ -35,20 +39,29 @@ public record PartitionResult(int index, int count, int extractCount, List<Strin
 
   /**
    * Refuses counts that records of at most {@code shardSize} counted bytes each (0: shards not sized in bytes) cannot
-   * give: a planted marker must not make the plan cut more shards than its records fill.
+   * give: a planted marker must not make the plan cut more shards than its records fill. Refuses too per-partition
+   * counts that are not one per partition, or do not add up to the kept records.
    */
   public void checkSpans(long shardSize) {
-    for (TemplateCounts counts : templates) {
-      boolean fits = shardSize > 0
-          ? counts.lastSpan() <= shardSize && counts.span() / shardSize <= counts.records()
-              && counts.span() <= counts.bytes()
-          : counts.span() == counts.bytes();
-      if (!fits || (counts.records() == 0) != (counts.span() == 0)) {
-        throw new IllegalStateException("Cannot plan: the counts of partition " + index + " do not fit its records"
-            + " (the scratch was changed; clean it and sort again)");
-      }
+    boolean outputsFit = outputs == null || outputs.size() == count && outputs.stream().allMatch(output ->
+        output != null && output.counts() != null && output.counts().fits(shardSize)
+            && (output.counts().records() == 0) == (output.last() == null))
+        && outputs.stream().mapToLong(output -> output.counts().records()).sum()
+            == templates.stream().mapToLong(TemplateCounts::records).sum();
+    if (!outputsFit || !templates.stream().allMatch(counts -> counts.fits(shardSize))) {
+      throw new IllegalStateException("Cannot plan: the counts of partition " + index + " do not fit its records"
+          + " (the scratch was changed; clean it and sort again)");
     }
   }
+
+  /**
+   * The kept records of one partition a content or none step wrote.
+   *
+   * @param counts their counts (one template)
+   * @param last the last of them in the job's order ({@code RecordEntryCodec#toText}), null when none: the plan
+   *     finds which step holds a partition's last record, whose part of the span is the partition's last span
+   */
+  public record OutputCounts(TemplateCounts counts, String last) {}
 
   /**
    * The records of one template in a partition.
@@ -67,6 +80,20 @@ public record PartitionResult(int index, int count, int extractCount, List<Strin
         throw new IllegalArgumentException("Invalid partition counts: " + records + " records, " + bytes
             + " bytes, span " + span + ", last " + lastSpan + " (must be positive, the last within the span)");
       }
+    }
+
+    /** Whether records of at most {@code shardSize} counted bytes each (0: not by bytes) can give these counts. */
+    boolean fits(long shardSize) {
+      boolean fits = shardSize > 0
+          ? lastSpan <= shardSize && span / shardSize <= records && span <= bytes
+          : span == bytes;
+      return fits && (records == 0) == (span == 0);
+    }
+
+    /** These counts and {@code other}'s, whose records come after these: its last span is the last. */
+    public TemplateCounts and(TemplateCounts other) {
+      return new TemplateCounts(Math.addExact(records, other.records), Math.addExact(bytes, other.bytes),
+          Math.addExact(span, other.span), other.records > 0 ? other.lastSpan : lastSpan);
     }
 
     /** These counts with one more record of {@code size} bytes at the end, {@code shardSize} 0 if not by bytes. */

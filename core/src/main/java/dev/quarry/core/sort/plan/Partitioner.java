@@ -2,6 +2,7 @@ package dev.quarry.core.sort.plan;
 
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.input.InputShard;
+import dev.quarry.core.sort.order.ContentKeys;
 import dev.quarry.core.sort.order.KeyOrder;
 import dev.quarry.core.sort.order.RecordOrders;
 import dev.quarry.core.sort.records.RecordEntry;
@@ -9,6 +10,8 @@ import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
@@ -18,9 +21,11 @@ import java.util.function.UnaryOperator;
  * the MD5's first 8 bytes) into equal ranges: no sample is needed, and a key's copies share their rank. Alphanumeric
  * splits keys at splitters ({@link KeySample}), partition 0 holding the first keys in the job's direction. A key map
  * splits its order, by template then key, at splitters of the same form ({@link #rangeKey}): a key's template is a
- * function of the key, so its copies meet too. Content and none keep every record in partition 0 (the others stay
- * empty): they order by a value copies of a key need not share (the content key, the input position), so no range of
- * theirs brings copies together.
+ * function of the key, so its copies meet too. Content and none order by a value copies of a key need not share (the
+ * content key, the input position), so no range of theirs brings copies together: a record's bytes go to the
+ * partition of its place in the order (content: splitters over content key then key; none: its input shard's share
+ * of the input list), but its entry goes to the partition step of its key's hash range ({@link #stepOf}), which drops
+ * the copies and hands each kept record to its partition.
  */
 public final class Partitioner {
   /** The most partitions a job may have: scratch names a partition in five digits. */
@@ -33,7 +38,11 @@ public final class Partitioner {
   /** The splitters as (template, key), each as {@link #templateOf} and {@link #keyOf} read it. */
   private final int[] splitterTemplates;
   private final String[] splitterKeys;
+  /** A content order's splitters, as entries of (content key, key) compared by the order. */
+  private final RecordEntry[] contentSplitters;
+  private final Comparator<RecordEntry> contentOrder;
   private final Keymap keymap;
+  private final int inputShards;
   private final boolean spreads;
 
   /**
@@ -41,6 +50,11 @@ public final class Partitioner {
    * 1, 2, ... in increasing order; {@code keymap}: the job's key map, for a key map order.
    */
   public Partitioner(SortSpec.Order order, int partitions, List<String> splitters, Keymap keymap) {
+    this(order, partitions, splitters, keymap, 0);
+  }
+
+  /** As above; {@code inputShards}: the length of the input list, which a none order splits into equal shares. */
+  public Partitioner(SortSpec.Order order, int partitions, List<String> splitters, Keymap keymap, int inputShards) {
     checkCount(partitions);
     if (order.kind() == OrderKind.KEYMAP && keymap == null) {
       throw new IllegalArgumentException("Cannot partition a key map order without its key map");
@@ -51,8 +65,14 @@ public final class Partitioner {
         ? List.copyOf(splitters) : List.of();
     this.splitterTemplates = this.splitters.stream().mapToInt(this::templateOf).toArray();
     this.splitterKeys = this.splitters.stream().map(this::keyOf).toArray(String[]::new);
+    this.contentOrder = order.kind() == OrderKind.CONTENT ? RecordOrders.of(order) : null;
+    this.contentSplitters = order.kind() == OrderKind.CONTENT
+        ? this.splitters.stream().map(splitter -> contentSplitter(order, splitter)).toArray(RecordEntry[]::new)
+        : new RecordEntry[0];
     this.keymap = keymap;
-    this.spreads = spreads(order, partitions, splitters);
+    this.inputShards = inputShards;
+    this.spreads = spreads(order, partitions, splitters)
+        || partitions > 1 && order.kind() == OrderKind.NONE && inputShards > 0;
   }
 
   /**
@@ -62,9 +82,12 @@ public final class Partitioner {
   public static Partitioner sampled(SortSpec spec, ObjectStores stores, List<InputShard> inputs, int partitions)
       throws IOException {
     Keymap keymap = spec.order().kind() == OrderKind.KEYMAP ? Keymap.of(spec, stores, new Problems()) : null;
-    List<String> splitters = usesSplitters(spec.order())
-        ? KeySample.splitters(inputs, stores, partitions, rangeKeys(spec.order(), keymap)) : List.of();
-    return new Partitioner(spec.order(), partitions, splitters, keymap);
+    List<String> splitters = spec.order().kind() == OrderKind.CONTENT
+        ? KeySample.contentSplitters(inputs, stores, partitions, spec.order()).stream()
+            .map(Partitioner::contentSplitter).toList()
+        : usesSplitters(spec.order())
+            ? KeySample.splitters(inputs, stores, partitions, rangeKeys(spec.order(), keymap)) : List.of();
+    return new Partitioner(spec.order(), partitions, splitters, keymap, inputs.size());
   }
 
   /** Refuses a number of partitions outside 1 to {@link #MAX_PARTITIONS}. */
@@ -75,9 +98,18 @@ public final class Partitioner {
     }
   }
 
-  /** Whether the order's partitions are cut by keys sampled from the input. */
+  /** Whether the order's partitions are cut by keys (content keys then keys, for content) sampled from the input. */
   public static boolean usesSplitters(SortSpec.Order order) {
-    return order.kind() == OrderKind.ALPHANUMERIC || order.kind() == OrderKind.KEYMAP;
+    return order.kind() == OrderKind.ALPHANUMERIC || order.kind() == OrderKind.KEYMAP
+        || order.kind() == OrderKind.CONTENT;
+  }
+
+  /**
+   * Whether the order's entries go to the partition step of their key's hash range rather than of their partition
+   * (content and none, whose ranges do not bring a key's copies together), when records spread.
+   */
+  public static boolean stepsByKeyHash(SortSpec.Order order) {
+    return order.kind() == OrderKind.CONTENT || order.kind() == OrderKind.NONE;
   }
 
   /** Whether records of {@code order} split by these splitters spread over the partitions. */
@@ -113,6 +145,22 @@ public final class Partitioner {
     if (!spreads) {
       return 0;
     }
+    if (order.kind() == OrderKind.NONE) {
+      return (int) ((long) entry.shard() * partitions / inputShards);
+    }
+    if (order.kind() == OrderKind.CONTENT) {
+      int low = 0; // the number of splitters at or before the record in the order (no content key: after all)
+      int high = contentSplitters.length;
+      while (low < high) {
+        int middle = (low + high) >>> 1;
+        if (contentOrder.compare(contentSplitters[middle], entry) <= 0) {
+          low = middle + 1;
+        } else {
+          high = middle;
+        }
+      }
+      return low;
+    }
     if (!splitters.isEmpty()) {
       int template = order.kind() == OrderKind.KEYMAP ? keymap.match(entry.key()) : 0;
       if (template < 0) {
@@ -133,6 +181,33 @@ public final class Partitioner {
     }
     long rank = (Long) RecordOrders.ranked(order, entry).contentKey();
     return (int) Math.unsignedMultiplyHigh(rank, partitions);
+  }
+
+  /**
+   * The partition step the record's entry goes to: its partition, or for content and none its key's range of the
+   * 64-bit {@link RecordOrders#keyHash}, {@code floor(hash * partitions / 2^64)}, so that every copy of a key meets
+   * in one step.
+   */
+  public int stepOf(RecordEntry entry) {
+    return spreads && stepsByKeyHash(order)
+        ? (int) Math.unsignedMultiplyHigh(RecordOrders.keyHash(entry.key()), partitions) : partitionOf(entry);
+  }
+
+  /**
+   * A content splitter as text, for the splitters' SHA-256: the length of its content key's text, ':', that text and
+   * the key, so that it reads back exactly (a double's text is its shortest exact form).
+   */
+  static String contentSplitter(RecordEntry splitter) {
+    String value = String.valueOf(splitter.contentKey());
+    return value.length() + ":" + value + splitter.key();
+  }
+
+  private static RecordEntry contentSplitter(SortSpec.Order order, String text) {
+    int colon = text.indexOf(':');
+    int end = colon + 1 + Integer.parseInt(text.substring(0, colon));
+    Object content = ContentKeys.parse(order.content(),
+        text.substring(colon + 1, end).getBytes(StandardCharsets.UTF_8));
+    return new RecordEntry(text.substring(end), 0, 0, false, List.of(), 0, content);
   }
 
   private int templateOf(String rangeKey) {

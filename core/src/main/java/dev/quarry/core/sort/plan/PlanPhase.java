@@ -6,6 +6,9 @@ import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.commit.OutputClaim;
 import dev.quarry.core.sort.input.InputShard;
+import dev.quarry.core.sort.order.RecordOrders;
+import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.sort.records.RecordEntryCodec;
 import dev.quarry.core.sort.spec.BraceTemplate;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.OutputLocation;
@@ -17,6 +20,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 
@@ -92,7 +96,9 @@ public final class PlanPhase {
             + " clean the scratch and sort again)");
       }
     }
-    Cuts cuts = new Cuts(templates, partitions);
+    boolean byKeyHash = Partitioner.stepsByKeyHash(spec.order()) && extracted.spread();
+    Cuts cuts = new Cuts(templates, byKeyHash ? byPartition(partitions) : partitions.stream()
+        .map(PartitionResult::templates).toList(), partitions.stream().map(PartitionResult::ordered).toList());
     OutputClaim claim = new OutputClaim(stores, spec);
     if (spec.isDryRun()) {
       claim.check(templates); // a dry run fails as the real run would, and changes nothing
@@ -109,12 +115,44 @@ public final class PlanPhase {
         partitions.stream().mapToLong(PartitionResult::duplicatesDropped).sum(),
         partitions.stream().mapToLong(PartitionResult::recordsDropped).sum(),
         extracted.spread(), Arrays.stream(cuts.templateRecords).boxed().toList(),
-        cuts.starts, extracted.packs(), cuts.shards.size(), ranges);
+        cuts.starts, extracted.packs(), byKeyHash, cuts.shards.size(), ranges);
     PlanShards.write(scratchStore, scratch, cuts.shards, ranges, PlanShards.PAGE_SIZE);
     StoredJson.write(scratchStore, scratch.planDone(), summary);
     log.printf("plan: %d records into %d %s shards%n", summary.records(), summary.shardCount(),
         outputFormat.extension());
     return summary;
+  }
+
+  /**
+   * Each partition's counts from those of the steps of key-hash ranges (content and none): the sums over the steps,
+   * the last span being that of the step holding the partition's last record in the job's order.
+   */
+  private List<List<PartitionResult.TemplateCounts>> byPartition(List<PartitionResult> steps) {
+    Comparator<RecordEntry> order = RecordOrders.of(spec.order());
+    List<List<PartitionResult.TemplateCounts>> partitions = new ArrayList<>();
+    for (int partition = 0; partition < steps.size(); partition++) {
+      PartitionResult.TemplateCounts sum = PartitionResult.TemplateCounts.NONE;
+      RecordEntry last = null;
+      PartitionResult.TemplateCounts ofLast = null;
+      for (PartitionResult step : steps) {
+        if (step.outputs() == null) {
+          throw new IllegalStateException("Cannot plan: partition step " + step.index() + " did not count its records"
+              + " by partition (the scratch was changed; clean it and sort again)");
+        }
+        PartitionResult.OutputCounts output = step.outputs().get(partition);
+        if (output.counts().records() > 0) {
+          RecordEntry stepLast = RecordEntryCodec.ofText(output.last());
+          if (last == null || order.compare(stepLast, last) > 0) {
+            last = stepLast;
+            ofLast = output.counts();
+          }
+          sum = sum.and(output.counts());
+        }
+      }
+      partitions.add(List.of(ofLast == null ? sum
+          : new PartitionResult.TemplateCounts(sum.records(), sum.bytes(), sum.span(), ofLast.lastSpan())));
+    }
+    return partitions;
   }
 
   /** The input list extract index 0 wrote, or a clear error when it has not run. */
@@ -149,16 +187,18 @@ public final class PlanPhase {
     long records;
     long bytes;
 
-    Cuts(List<BraceTemplate> templates, List<PartitionResult> partitions) {
+    /** {@code partitions}: each partition's counts by template; {@code ordered}: the list each step wrote. */
+    Cuts(List<BraceTemplate> templates, List<List<PartitionResult.TemplateCounts>> partitions, List<String> ordered) {
       int count = templates.size();
       templateRecords = new long[count];
       long[] spans = new long[count];
       long[] lastStarts = new long[count];
-      for (PartitionResult partition : partitions) {
+      for (int index = 0; index < partitions.size(); index++) {
+        List<PartitionResult.TemplateCounts> partition = partitions.get(index);
         starts.add(new PlanSummary.PartitionStart(Arrays.stream(templateRecords).boxed().toList(),
-            Arrays.stream(spans).boxed().toList(), partition.ordered()));
+            Arrays.stream(spans).boxed().toList(), ordered.get(index)));
         for (int template = 0; template < count; template++) {
-          PartitionResult.TemplateCounts counts = partition.templates().get(template);
+          PartitionResult.TemplateCounts counts = partition.get(template);
           if (counts.records() > 0) {
             lastStarts[template] = spans[template] + counts.span() - counts.lastSpan();
           }
@@ -180,7 +220,7 @@ public final class PlanPhase {
         }
         long next = 0; // the template's first shard no partition owns yet
         for (int index = 0; index < partitions.size() && next < shardCount; index++) {
-          PartitionResult.TemplateCounts counts = partitions.get(index).templates().get(template);
+          PartitionResult.TemplateCounts counts = partitions.get(index).get(template);
           if (counts.records() == 0) {
             continue;
           }

@@ -10,11 +10,16 @@ import java.util.List;
  * shards, since every create worker reads it.
  *
  * @param partitioned whether records were spread over the partitions by their order (else all are in partition 0)
+ * @param stepsByKeyHash whether the partition steps were of key-hash ranges (content and none orders whose records
+ *     spread): then partition p's records are list p of every step's ordered lists
+ *     ({@code Scratch#partitionOrderedOf}), merged in the job's order, and each {@link PartitionStart#ordered} is its
+ *     step's, which those are named after
  * @param shardRanges the output shards [0, shardCount) in order, as runs of one template and one owning partition
  */
 public record PlanSummary(String outputFormat, List<String> templates, long records, long bytes,
     long duplicatesDropped, long recordsDropped, boolean partitioned, List<Long> templateRecords,
-    List<PartitionStart> partitions, List<ExtractPack> packs, long shardCount, List<ShardRange> shardRanges) {
+    List<PartitionStart> partitions, List<ExtractPack> packs, boolean stepsByKeyHash, long shardCount,
+    List<ShardRange> shardRanges) {
 
   /** Output shards [from, to) of the plan: of template {@code template}, their first records in {@code partition}. */
   public record ShardRange(int template, int partition, long from, long to) {}

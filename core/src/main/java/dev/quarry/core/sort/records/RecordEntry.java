@@ -14,9 +14,12 @@ import java.util.List;
  * @param size the record's raw tar bytes: headers, data and padding of its members
  * @param contentKey the parsed content key (Long, Double or String), or null when the order does not use one or the
  *     member was missing; in the plan, the record's template for a key map and its rank for shuffle and md5
+ * @param segment when records spread over partitions, the partition whose segment of its extract worker's pack holds
+ *     its bytes: a content or none order's extract runs are split by key hash, not by that partition
+ *     ({@code Partitioner}), so the entry carries it; 0 otherwise
  */
 public record RecordEntry(String key, int shard, int position, boolean packed, List<RawRange> ranges, long size,
-    Object contentKey) {
+    Object contentKey, int segment) {
 
   /**
    * The most raw tar bytes one record may have: create and a local run hold a record's bytes in one Java array, so
@@ -28,9 +31,15 @@ public record RecordEntry(String key, int shard, int position, boolean packed, L
     ranges = List.copyOf(ranges);
   }
 
+  /** An entry of segment 0. */
+  public RecordEntry(String key, int shard, int position, boolean packed, List<RawRange> ranges, long size,
+      Object contentKey) {
+    this(key, shard, position, packed, ranges, size, contentKey, 0);
+  }
+
   /** This entry with another content key. */
   public RecordEntry withContentKey(Object key) {
-    return new RecordEntry(this.key, shard, position, packed, ranges, size, key);
+    return new RecordEntry(this.key, shard, position, packed, ranges, size, key, segment);
   }
 
   /** Rough heap bytes this entry takes, for memory budgets. */

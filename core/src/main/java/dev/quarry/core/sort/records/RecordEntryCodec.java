@@ -1,19 +1,23 @@
 package dev.quarry.core.sort.records;
 
 import dev.quarry.core.archive.RawRange;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 
 /**
  * The compact binary form of a {@link RecordEntry} in runs and plans: varints, the key as UTF-8, each range as a
  * varint offset delta and length. Typically 20 to 30 bytes plus the key, before LZ4.
  */
-final class RecordEntryCodec {
+public final class RecordEntryCodec {
   private static final int NO_CONTENT = 0;
   private static final int LONG_CONTENT = 1;
   private static final int DOUBLE_CONTENT = 2;
@@ -21,11 +25,33 @@ final class RecordEntryCodec {
 
   private RecordEntryCodec() {}
 
+  /** {@code entry} as text: its binary form in Base64, for a done marker. */
+  public static String toText(RecordEntry entry) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      write(out, entry);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return Base64.getEncoder().encodeToString(bytes.toByteArray());
+  }
+
+  /** The entry {@link #toText} wrote; refuses text that is not one. */
+  public static RecordEntry ofText(String text) {
+    try {
+      return read(new DataInputStream(new ByteArrayInputStream(Base64.getDecoder().decode(text))));
+    } catch (IOException | IllegalArgumentException e) {
+      throw new IllegalStateException("Cannot read a record entry of a done marker (the scratch was changed; clean it"
+          + " and sort again)");
+    }
+  }
+
   static void write(DataOutputStream out, RecordEntry entry) throws IOException {
     writeString(out, entry.key());
     writeVarLong(out, entry.shard());
     writeVarLong(out, entry.position());
-    out.writeBoolean(entry.packed());
+    // One byte as before for segments below 64: whether packed, and the segment above it.
+    writeVarLong(out, (long) entry.segment() << 1 | (entry.packed() ? 1 : 0));
     writeVarLong(out, entry.ranges().size());
     long previousEnd = 0;
     for (RawRange range : entry.ranges()) {
@@ -55,7 +81,9 @@ final class RecordEntryCodec {
     String key = readString(in);
     int shard = (int) readVarLong(in);
     int position = (int) readVarLong(in);
-    boolean packed = in.readBoolean();
+    long packedAndSegment = readVarLong(in);
+    boolean packed = (packedAndSegment & 1) != 0;
+    int segment = (int) (packedAndSegment >>> 1);
     int count = (int) readVarLong(in);
     List<RawRange> ranges = new ArrayList<>(count);
     long size = 0;
@@ -74,7 +102,7 @@ final class RecordEntryCodec {
       case STRING_CONTENT -> readString(in);
       default -> throw new IOException("Cannot read record entry of " + key + ": unknown content key type");
     };
-    return new RecordEntry(key, shard, position, packed, ranges, size, content);
+    return new RecordEntry(key, shard, position, packed, ranges, size, content, segment);
   }
 
   private static void writeString(DataOutputStream out, String value) throws IOException {

@@ -40,14 +40,36 @@ class PartitionerTest {
   }
 
   @Test
-  void contentAndNoneKeepEveryRecordInPartitionZero() {
-    for (SortSpec.Order order : List.of(new SortSpec.Order(OrderKind.NONE, null, null, null, null),
-        new SortSpec.Order(OrderKind.CONTENT, null, null, new SortSpec.ContentKey("cls", SortSpec.ContentType.INT),
-            null))) {
-      Partitioner partitioner = new Partitioner(order, 4, List.of("m"), null);
-      assertThat(partitioner.spreads()).as(order.kind().toString()).isFalse();
-      assertThat(partitioner.partitionOf(entry("z"))).isZero();
-    }
+  void noneSplitsTheInputListIntoSharesAndSendsEachKeyToTheStepOfItsHash() {
+    Partitioner partitioner = new Partitioner(new SortSpec.Order(OrderKind.NONE, null, null, null, null), 3, List.of(),
+        null, 8);
+    assertThat(partitioner.spreads()).isTrue();
+    assertThat(java.util.stream.IntStream.range(0, 8).map(shard -> partitioner.partitionOf(
+        new RecordEntry("k", shard, 0, false, List.of(), 1, null)))).containsExactly(0, 0, 0, 1, 1, 1, 2, 2);
+    // Copies of a key in any shards go to one step; keys spread over the steps.
+    assertThat(partitioner.stepOf(new RecordEntry("img/a1", 0, 4, false, List.of(), 1, null)))
+        .isEqualTo(partitioner.stepOf(new RecordEntry("img/a1", 7, 0, false, List.of(), 1, null)));
+    assertThat(java.util.stream.IntStream.range(0, 300).map(i -> partitioner.stepOf(entry("img/" + i))).distinct())
+        .hasSize(3);
+  }
+
+  @Test
+  void contentSplitsByContentKeyThenKeyInTheOrdersDirectionAndRecordsWithoutOneGoLast() {
+    SortSpec.Order descending = new SortSpec.Order(OrderKind.CONTENT, true, null,
+        new SortSpec.ContentKey("score", SortSpec.ContentType.FLOAT), null);
+    // Splitters as extract writes them: content key 2.5 then key "m", content key -1.0 then key "b".
+    List<String> splitters = List.of(Partitioner.contentSplitter(new RecordEntry("m", 0, 0, false, List.of(), 0, 2.5)),
+        Partitioner.contentSplitter(new RecordEntry("b", 0, 0, false, List.of(), 0, -1.0)));
+    assertThat(splitters).containsExactly("3:2.5m", "4:-1.0b");
+    Partitioner partitioner = new Partitioner(descending, 3, splitters, null, 8);
+    assertThat(partitioner.spreads()).isTrue();
+    assertThat(List.of(entry("z", 9.0), entry("a", 2.5), entry("m", 2.5), entry("z", 2.5), entry("a", 0.0),
+        entry("a", -1.0), entry("b", -1.0), entry("a", -7.0), entry("a", null)))
+        .extracting(partitioner::partitionOf).containsExactly(0, 0, 1, 1, 1, 1, 2, 2, 2);
+  }
+
+  private static RecordEntry entry(String key, Double content) {
+    return new RecordEntry(key, 0, 0, false, List.of(), 1, content);
   }
 
   @Test

@@ -33,7 +33,7 @@ class PlanShardsTest {
 
   private static PlanSummary summary(List<PlannedShard> shards, List<PlanSummary.ShardRange> ranges) {
     return new PlanSummary("tar", List.of("s3://b/t0-{0..}.tar", "s3://b/t1-{0..}.tar"), 0, 0, 0, 0, true,
-        List.of(0L, 0L), List.of(), List.of(), shards.size(), ranges);
+        List.of(0L, 0L), List.of(), List.of(), false, shards.size(), ranges);
   }
 
   @Test
