@@ -102,11 +102,7 @@ class LauncherIT {
    */
   @Test
   void theWorkerImagesEntrypointSizesTheHeapAsTheLauncherDoes() throws Exception {
-    Path home = Files.createDirectories(cacheHome.resolve("opt-quarry"));
-    Path images = LAUNCHER.resolveSibling("worker-image");
-    Files.copy(images.resolve("memory-options.sh"), home.resolve("memory-options.sh"));
-    Files.createSymbolicLink(home.resolve("quarry.jar"), JAR);
-    Files.writeString(home.resolve("jvm.options"), "-XX:MaxRAMPercentage=75 -XX:+PrintFlagsFinal\n");
+    Path home = imageHome("-XX:MaxRAMPercentage=75 -XX:+PrintFlagsFinal\n");
     Path spec = Files.writeString(cacheHome.resolve("spec.json"),
         "{\"input\":{\"template\":\"s3://b/in-{0..1}.tar\"},\"workers\":{\"memoryBudget\":\"80Mi\","
             + "\"requestsInFlight\":64}}");
@@ -131,11 +127,7 @@ class LauncherIT {
    */
   @Test
   void aHeapTheOperatorPassesStartsNoExtraJvm() throws Exception {
-    Path home = Files.createDirectories(cacheHome.resolve("opt-quarry"));
-    Path images = LAUNCHER.resolveSibling("worker-image");
-    Files.copy(images.resolve("memory-options.sh"), home.resolve("memory-options.sh"));
-    Files.createSymbolicLink(home.resolve("quarry.jar"), JAR);
-    Files.writeString(home.resolve("jvm.options"), "-XX:+PrintFlagsFinal\n");
+    Path home = imageHome("-XX:+PrintFlagsFinal\n");
     Path bin = Files.createDirectories(cacheHome.resolve("bin"));
     Path started = cacheHome.resolve("jvms-started");
     Path java = Files.writeString(bin.resolve("java"), "#!/bin/sh\necho \"$*\" >>'" + started + "'\nexec '"
@@ -153,8 +145,9 @@ class LauncherIT {
     assertThat(Files.readAllLines(started)).as("JVMs started").hasSize(2);
 
     pod.put("QUARRY_SORT_HEAP", "96");
-    CommandResult run = CommandResult.run(cacheHome, pod, List.of("sh", images.resolve("entrypoint.sh").toString(),
-        "sort", "extract", "--memory-budget", "1Gi", "--help"));
+    CommandResult run = CommandResult.run(cacheHome, pod, List.of("sh",
+        LAUNCHER.resolveSibling("worker-image").resolve("entrypoint.sh").toString(), "sort", "extract",
+        "--memory-budget", "1Gi", "--help"));
     assertThat(run.exitCode()).as(run.stderr()).isZero();
     assertThat(run.stderr()).startsWith("quarry: Invalid QUARRY_SORT_HEAP: 96 (must be a heap in MiB, such as 819m);"
         + " working it out from the memory budget\n");
@@ -165,16 +158,13 @@ class LauncherIT {
    * QUARRY_SORT_HEAP is the heap of a phase command, which the operator works out for the pods it starts: `sort run`
    * gives half its budget to the heap and half to record bytes outside it, so the phase's heap would let it run past
    * its budget, and it is worked out from the budget instead. Nor does a heap past the memory the process may have
-   * (a pod's limit written larger than its node): the rule's own limit then applies. The ./quarry launcher is not a pod and takes its heap
-   * from the budget or QUARRY_JAVA_OPTIONS alone, so a variable left in a shell cannot resize a local sort.
+   * (a pod's limit written larger than its node): the rule's own limit then applies. The ./quarry launcher is not a
+   * pod and takes its heap from the budget or QUARRY_JAVA_OPTIONS alone, so a variable left in a shell cannot resize
+   * a local sort.
    */
   @Test
   void onlyAPhaseCommandOfThePodsEntrypointTakesTheOperatorsHeap() throws Exception {
-    Path home = Files.createDirectories(cacheHome.resolve("opt-quarry"));
-    Path images = LAUNCHER.resolveSibling("worker-image");
-    Files.copy(images.resolve("memory-options.sh"), home.resolve("memory-options.sh"));
-    Files.createSymbolicLink(home.resolve("quarry.jar"), JAR);
-    Files.writeString(home.resolve("jvm.options"), "-XX:+PrintFlagsFinal\n");
+    Path home = imageHome("-XX:+PrintFlagsFinal\n");
     Map<String, String> pod = Map.of("QUARRY_HOME", home.toString(), "QUARRY_SORT_HEAP", "96m",
         "PATH", Path.of(System.getProperty("java.home"), "bin") + ":/usr/bin:/bin");
 
@@ -207,6 +197,16 @@ class LauncherIT {
     assertThat(run.stdout()).isEmpty();
     assertThat(run.stderr().strip()).isEqualTo("quarry: cannot work out the heap of this sort's memory budget"
         + " (running /bin/false failed); the JVM's default heap applies");
+  }
+
+  /** A worker image's home (QUARRY_HOME) for the entrypoint: its memory options, the jar and {@code jvmOptions}. */
+  private Path imageHome(String jvmOptions) throws IOException {
+    Path home = Files.createDirectories(cacheHome.resolve("opt-quarry"));
+    Path images = LAUNCHER.resolveSibling("worker-image");
+    Files.copy(images.resolve("memory-options.sh"), home.resolve("memory-options.sh"));
+    Files.createSymbolicLink(home.resolve("quarry.jar"), JAR);
+    Files.writeString(home.resolve("jvm.options"), jvmOptions);
+    return home;
   }
 
   private long podHeap(Map<String, String> environment, String... args) throws IOException, InterruptedException {

@@ -1282,17 +1282,9 @@ abstract class SortContract {
    */
   @Test
   void createWorkersReadEachPackSegmentOnceAndShardsAcrossPartitionsAreJoinedFromPieces() throws Exception {
-    dataset = SortFixture.dataset(8, 250, 5);
-    all = dataset.stream().flatMap(List::stream).toList();
-    SortSpec spec = spec(input(ShardFormat.TAR).replace("{000..005}", "{000..007}"),
-        new SortSpec.Order(OrderKind.SHUFFLE, null, 11L, null, null), records(root + "p/x-{000..}.tar", 90));
-    SortPhases phases = phases(spec, root + "scratch/");
-    for (int index = 0; index < 2; index++) {
-      phases.extract(index, 2, 4);
-    }
-    for (int index = 0; index < 4; index++) {
-      phases.partitionThenPlan(index, 4, 2);
-    }
+    Planned planned = plannedAcrossPartitions();
+    SortSpec spec = planned.spec();
+    SortPhases phases = planned.phases();
     Location scratch = stores.locate(root + "scratch/");
     java.util.concurrent.atomic.AtomicInteger packGets = new java.util.concurrent.atomic.AtomicInteger();
     java.util.concurrent.atomic.AtomicLong packBytes = new java.util.concurrent.atomic.AtomicLong();
@@ -1332,12 +1324,7 @@ abstract class SortContract {
         .as("a piece of each shard that goes on, from each partition it is in, and its entries").hasSize(3 * 2 * 2);
     phases.commit();
 
-    LocalSort.run(spec(spec.input().template(), spec.order(), records(root + "local/x-{000..}.tar", 90)), stores,
-        temp.resolve("work"), QUIET);
-    var localObjects = objects(root + "local/");
-    var partitionedObjects = objects(root + "p/");
-    assertThat(partitionedObjects.keySet()).isEqualTo(localObjects.keySet()).contains("x.manifest.json");
-    localObjects.forEach((name, bytes) -> assertThat(partitionedObjects.get(name)).as(name).isEqualTo(bytes));
+    assertTheOutputIsTheLocalRuns(spec);
   }
 
   /**
@@ -1348,17 +1335,9 @@ abstract class SortContract {
    */
   @Test
   void aShardOfPiecesIsJoinedByTheLastToWriteItsPieceWhateverTheInterleaving() throws Exception {
-    dataset = SortFixture.dataset(8, 250, 5);
-    all = dataset.stream().flatMap(List::stream).toList();
-    SortSpec spec = spec(input(ShardFormat.TAR).replace("{000..005}", "{000..007}"),
-        new SortSpec.Order(OrderKind.SHUFFLE, null, 11L, null, null), records(root + "p/x-{000..}.tar", 90));
-    SortPhases phases = phases(spec, root + "scratch/");
-    for (int index = 0; index < 2; index++) {
-      phases.extract(index, 2, 4);
-    }
-    for (int index = 0; index < 4; index++) {
-      phases.partitionThenPlan(index, 4, 2);
-    }
+    Planned planned = plannedAcrossPartitions();
+    SortSpec spec = planned.spec();
+    SortPhases phases = planned.phases();
     Location scratch = stores.locate(root + "scratch/");
     // Worker 1 dies as it writes the entries of its piece of the shard that goes on from partition 0.
     var dying = dev.quarry.core.store.DelegatingStore.withHook(scratch.store(), (kind, key) -> {
@@ -1408,11 +1387,34 @@ abstract class SortContract {
     phases.create(3, 4);
     phases.commit();
 
+    assertTheOutputIsTheLocalRuns(spec);
+  }
+
+  /** A plan of 2 extract workers and 4 partitions of 2000 small records into shards of 90, 3 of which go on. */
+  private record Planned(SortSpec spec, SortPhases phases) {}
+
+  private Planned plannedAcrossPartitions() throws Exception {
+    dataset = SortFixture.dataset(8, 250, 5);
+    all = dataset.stream().flatMap(List::stream).toList();
+    SortSpec spec = spec(input(ShardFormat.TAR).replace("{000..005}", "{000..007}"),
+        new SortSpec.Order(OrderKind.SHUFFLE, null, 11L, null, null), records(root + "p/x-{000..}.tar", 90));
+    SortPhases phases = phases(spec, root + "scratch/");
+    for (int index = 0; index < 2; index++) {
+      phases.extract(index, 2, 4);
+    }
+    for (int index = 0; index < 4; index++) {
+      phases.partitionThenPlan(index, 4, 2);
+    }
+    return new Planned(spec, phases);
+  }
+
+  /** The shards and manifest under p/ are those a local run of {@code spec} writes, byte for byte. */
+  private void assertTheOutputIsTheLocalRuns(SortSpec spec) throws Exception {
     LocalSort.run(spec(spec.input().template(), spec.order(), records(root + "local/x-{000..}.tar", 90)), stores,
         temp.resolve("work"), QUIET);
     var localObjects = objects(root + "local/");
     var partitionedObjects = objects(root + "p/");
-    assertThat(partitionedObjects.keySet()).isEqualTo(localObjects.keySet());
+    assertThat(partitionedObjects.keySet()).isEqualTo(localObjects.keySet()).contains("x.manifest.json");
     localObjects.forEach((name, bytes) -> assertThat(partitionedObjects.get(name)).as(name).isEqualTo(bytes));
   }
 
@@ -1470,7 +1472,8 @@ abstract class SortContract {
     PhaseResult create = new SortPhases(many, stores, new Location(counted, scratch.key()),
         new ScratchPacks(counted, new Scratch(scratch.key())), false, QUIET).create(1, 4);
     assertThat(create.shards()).as("create worker 1's shards").isBetween(1L, all.size() / 2L);
-    assertThat(read).as("documents create worker 1 read").filteredOn(key -> !key.startsWith("create/") && !key.equals(Scratch.MARKER))
+    assertThat(read).as("documents create worker 1 read")
+        .filteredOn(key -> !key.startsWith("create/") && !key.equals(Scratch.MARKER))
         .containsExactlyInAnyOrder("plan/plan.json", "plan/shards-00001-000000.json");
     for (int index = 0; index < 4; index++) {
       if (index != 1) {
@@ -1659,7 +1662,8 @@ abstract class SortContract {
 
     assertThat(create.shards()).isEqualTo(all.size());
     assertThat(commit.requests().head() + commit.requests().get())
-        .as("commit: one request per shard, and the plan's and its page of shards").isLessThanOrEqualTo(all.size() + 5L);
+        .as("commit: one request per shard, and the plan's and its page of shards")
+        .isLessThanOrEqualTo(all.size() + 5L);
     Map<String, byte[]> local = objects(root + "local/");
     Map<String, byte[]> dist = objects(root + "dist/");
     assertThat(dist.keySet()).isEqualTo(local.keySet()).hasSize(all.size() + 2);
