@@ -56,6 +56,11 @@ public final class TreeScanner {
   private final StateDatabase state;
   private final int hashThreads;
   private static final long PROGRESS_NANOS = 2_000_000_000L;
+  /**
+   * The most files a scan looks up one by one in the state database when their folders' listings lack them; with
+   * more, it reads the whole table once.
+   */
+  private static final int LOOKUPS_AT_MOST = 20_000;
 
   private final Set<Path> excluded;
   private final IgnoreRules ignored;
@@ -85,6 +90,9 @@ public final class TreeScanner {
     final String name;
     final Path path;
     final FileIdentity identity;
+    /** Its folder's recorded listing and its entry there, when that entry has its (inode, mtime, size); else null. */
+    FolderListing listing;
+    int listed;
     volatile Digest digest;
 
     FileNode(String name, Path path, FileIdentity identity) {
@@ -92,9 +100,35 @@ public final class TreeScanner {
       this.path = path;
       this.identity = identity;
     }
+
+    /** From the listing only when asked: a folder found as recorded never builds its files' digests. */
+    Digest digest() {
+      Digest known = digest;
+      if (known == null && listing != null) {
+        known = listing.digest(listed);
+        digest = known;
+      }
+      return known;
+    }
   }
 
-  private record DirNode(String name, Path path, int mode, List<Node> children) implements Node {}
+  private static final class DirNode implements Node {
+    final String name;
+    final Path path;
+    final int mode;
+    final List<Node> children;
+    /** What the state database recorded for this folder, or null. */
+    FolderListing listing;
+    /** Whether every entry is the listing's, in its order, every file with its (inode, mtime, size). */
+    boolean asListed;
+
+    DirNode(String name, Path path, int mode, List<Node> children) {
+      this.name = name;
+      this.path = path;
+      this.mode = mode;
+      this.children = children;
+    }
+  }
 
   private record LinkNode(String name, String target) implements Node {}
 
@@ -110,41 +144,136 @@ public final class TreeScanner {
     if (!rootIdentity.isDirectory()) {
       throw new IOException("Cannot scan " + root + ": it is not a folder");
     }
-    // The state database loads while the folders are walked.
-    CompletableFuture<Map<String, StateDatabase.FileState>> loading = Futures.async(() -> state.load(root));
+    // The folders' listings load while the folders are walked.
+    CompletableFuture<Map<String, byte[]>> loading = Futures.async(() -> state.loadFolders(root));
     List<String> warnings = Collections.synchronizedList(new ArrayList<>());
-    Queue<FileNode> walked = new ConcurrentLinkedQueue<>();
+    Queue<DirNode> walked = new ConcurrentLinkedQueue<>();
     try (ForkJoinPool pool = new ForkJoinPool(hashThreads)) {
       DirNode top = inPool(pool, new WalkTask("", "", root, rootIdentity.permissions(), walked, warnings));
-      Map<String, StateDatabase.FileState> known = Futures.join(loading);
-      List<FileNode> files = new ArrayList<>(walked);
-      LongAdder recordedFound = new LongAdder();
-      List<FileNode> toHash = inPool(pool, () -> files.parallelStream().filter(file -> {
+      Map<String, byte[]> recorded = Futures.join(loading);
+      List<DirNode> folders = new ArrayList<>(walked);
+      // Each folder against its listing: the files whose (inode, mtime, size) it has take their digests from it.
+      Queue<FileNode> unlisted = new ConcurrentLinkedQueue<>();
+      Set<String> vanished = ConcurrentHashMap.newKeySet();
+      Set<String> vanishedFolders = ConcurrentHashMap.newKeySet();
+      inPool(pool, () -> {
+        folders.parallelStream().forEach(dir -> compare(dir, recorded.get(dir.path.toString()), unlisted, vanished,
+            vanishedFolders));
+        return null;
+      });
+      List<FileNode> toHash = new ArrayList<>();
+      Map<String, StateDatabase.FileState> known;
+      boolean loadedAll = unlisted.size() > LOOKUPS_AT_MOST;
+      if (loadedAll) {
+        // Many files unlisted (the first scan of a database from before listings, a new subtree): one pass over the
+        // table costs less than a lookup of each.
+        known = state.load(root);
+      } else {
+        known = state.lookup(unlisted.stream().map(file -> file.path.toString()).toList());
+      }
+      for (FileNode file : unlisted) {
         StateDatabase.FileState previous = known.get(file.path.toString());
-        if (previous == null) {
-          return true;
-        }
-        recordedFound.increment();
-        FileIdentity identity = file.identity;
-        if (previous.matches(identity.inode(), identity.mtimeNanos(), identity.size())) {
+        if (previous != null && previous.matches(file.identity)) {
           file.digest = previous.digest();
-          return false;
+        } else {
+          toHash.add(file);
         }
-        return true;
-      }).toList());
+      }
       Map<String, StateDatabase.FileState> hashed = hash(toHash);
       state.record(hashed);
-      if (recordedFound.sum() < known.size()) {
-        Set<String> present = new HashSet<>(files.size() * 2);
-        files.forEach(file -> present.add(file.path.toString()));
+      if (loadedAll) {
+        Set<String> present = new HashSet<>();
+        folders.forEach(dir -> dir.children.forEach(child -> {
+          if (child instanceof FileNode file) {
+            present.add(file.path.toString());
+          }
+        }));
         state.forget(known.keySet().stream().filter(path -> !present.contains(path)).toList());
+      } else {
+        state.forget(vanished);
+        state.forgetFilesUnder(vanishedFolders);
       }
       Map<Digest, Manifest> manifests = new ConcurrentHashMap<>();
-      Map<Digest, Path> sources = new ConcurrentHashMap<>();
-      LocalDirectory topDirectory = inPool(pool, new BuildTask(top, manifests, sources));
+      Map<String, byte[]> listings = new ConcurrentHashMap<>();
+      LocalDirectory topDirectory = inPool(pool, new BuildTask(top, manifests, listings));
+      state.recordFolders(listings);
+      Set<String> present = new HashSet<>();
+      folders.forEach(dir -> present.add(dir.path.toString()));
+      state.forgetFolders(recorded.keySet().stream().filter(path -> !present.contains(path)).toList());
       long hashedBytes = hashed.values().stream().mapToLong(StateDatabase.FileState::size).sum();
-      return new LocalTree(topDirectory, manifests, sources, hashed.size(), hashedBytes, warnings);
+      return new LocalTree(topDirectory, manifests, hashed.size(), hashedBytes, warnings);
     }
+  }
+
+  /**
+   * Compares a folder with what was recorded of it: marks the files whose (inode, mtime, size) it has (their digests
+   * are the listing's) and whether the folder is as listed; the files it lacks go to {@code unlisted}, and the paths
+   * of listed entries that are gone to {@code vanished} (files) and {@code vanishedFolders}.
+   */
+  private static void compare(DirNode dir, byte[] recorded, Queue<FileNode> unlisted, Set<String> vanished,
+      Set<String> vanishedFolders) {
+    FolderListing listing = recorded != null ? FolderListing.decode(recorded) : null;
+    List<Node> children = dir.children;
+    if (listing == null) {
+      children.forEach(child -> {
+        if (child instanceof FileNode file) {
+          unlisted.add(file);
+        }
+      });
+      return;
+    }
+    dir.listing = listing;
+    boolean asListed = listing.count() == children.size();
+    for (int i = 0; asListed && i < children.size(); i++) {
+      asListed = isListedAt(listing, i, children.get(i));
+    }
+    if (asListed) {
+      for (int i = 0; i < children.size(); i++) {
+        if (children.get(i) instanceof FileNode file) {
+          file.listing = listing;
+          file.listed = i;
+        }
+      }
+      dir.asListed = true;
+      return;
+    }
+    Set<String> present = new HashSet<>();
+    for (Node child : children) {
+      switch (child) {
+        case FileNode file -> {
+          present.add(file.name + "/" + FolderListing.FILE);
+          int i = listing.indexOf(file.name);
+          if (i >= 0 && listing.type(i) == FolderListing.FILE && listing.sameFile(i, file.identity)) {
+            file.listing = listing;
+            file.listed = i;
+          } else {
+            unlisted.add(file);
+          }
+        }
+        case DirNode sub -> present.add(sub.name + "/" + FolderListing.DIRECTORY);
+        case LinkNode link -> present.add(link.name() + "/" + FolderListing.LINK);
+      }
+    }
+    for (int i = 0; i < listing.count(); i++) {
+      byte type = listing.type(i);
+      String name = listing.name(i);
+      if (type != FolderListing.LINK && !present.contains(name + "/" + type)) {
+        String path = dir.path.resolve(name).toString();
+        (type == FolderListing.FILE ? vanished : vanishedFolders).add(path);
+      }
+    }
+  }
+
+  /** Whether {@code child} is entry {@code i} of the listing: name, type, mode, and a file's (inode, mtime, size). */
+  private static boolean isListedAt(FolderListing listing, int i, Node child) {
+    return switch (child) {
+      case FileNode file -> listing.type(i) == FolderListing.FILE && listing.isNamed(i, file.name)
+          && listing.mode(i) == file.identity.permissions() && listing.sameFile(i, file.identity);
+      case DirNode sub -> listing.type(i) == FolderListing.DIRECTORY && listing.isNamed(i, sub.name)
+          && listing.mode(i) == sub.mode;
+      case LinkNode link -> listing.type(i) == FolderListing.LINK && listing.isNamed(i, link.name())
+          && listing.target(i).equals(link.target());
+    };
   }
 
   /** Runs {@code task} in the scan's pool, where its forks and parallel streams run on all cores. */
@@ -166,15 +295,15 @@ public final class TreeScanner {
     private final String prefix;
     private final Path dir;
     private final int mode;
-    private final Queue<FileNode> files;
+    private final Queue<DirNode> folders;
     private final List<String> warnings;
 
-    WalkTask(String name, String prefix, Path dir, int mode, Queue<FileNode> files, List<String> warnings) {
+    WalkTask(String name, String prefix, Path dir, int mode, Queue<DirNode> folders, List<String> warnings) {
       this.name = name;
       this.prefix = prefix;
       this.dir = dir;
       this.mode = mode;
-      this.files = files;
+      this.folders = folders;
       this.warnings = warnings;
     }
 
@@ -192,7 +321,7 @@ public final class TreeScanner {
     String name = task.name;
     Path dir = task.dir;
     int mode = task.mode;
-    Queue<FileNode> files = task.files;
+    Queue<DirNode> folders = task.folders;
     List<String> warnings = task.warnings;
     List<Node> children = new ArrayList<>();
     List<WalkTask> subfolders = new ArrayList<>();
@@ -217,15 +346,13 @@ public final class TreeScanner {
       }
       if (identity.isDirectory()) {
         WalkTask subfolder = new WalkTask(childName, task.prefix + childName + "/", path, identity.permissions(),
-            files, warnings);
+            folders, warnings);
         subfolder.fork();
         subfolders.add(subfolder);
       } else if (identity.isSymbolicLink()) {
         children.add(new LinkNode(childName, Files.readSymbolicLink(path).toString()));
       } else if (identity.isRegularFile()) {
-        FileNode file = new FileNode(childName, path, identity);
-        files.add(file);
-        children.add(file);
+        children.add(new FileNode(childName, path, identity));
       } else {
         warnings.add("Left out " + path + ": not a regular file, folder or symbolic link");
       }
@@ -233,7 +360,9 @@ public final class TreeScanner {
     for (WalkTask subfolder : subfolders) {
       children.add(subfolder.join());
     }
-    return new DirNode(name, dir, mode, children);
+    DirNode node = new DirNode(name, dir, mode, children);
+    folders.add(node);
+    return node;
   }
 
   /**
@@ -319,49 +448,83 @@ public final class TreeScanner {
     return Digest.of(sha256, length);
   }
 
-  /** Builds a folder's manifest after its subfolders', which are built as forked tasks. */
+  /**
+   * Builds a folder's manifest after its subfolders', which are built as forked tasks. A folder as listed whose
+   * subfolders have the digests listed takes its digest from the listing; any other is built, and its new listing
+   * goes to {@code listings}.
+   */
   private static final class BuildTask extends RecursiveTask<LocalDirectory> {
     private final DirNode dir;
     private final Map<Digest, Manifest> manifests;
-    private final Map<Digest, Path> sources;
+    private final Map<String, byte[]> listings;
 
-    BuildTask(DirNode dir, Map<Digest, Manifest> manifests, Map<Digest, Path> sources) {
+    BuildTask(DirNode dir, Map<Digest, Manifest> manifests, Map<String, byte[]> listings) {
       this.dir = dir;
       this.manifests = manifests;
-      this.sources = sources;
+      this.listings = listings;
     }
 
     @Override
     protected LocalDirectory compute() {
       Map<String, BuildTask> subfolders = new HashMap<>();
-      for (Node child : dir.children()) {
+      for (Node child : dir.children) {
         if (child instanceof DirNode sub) {
-          BuildTask task = new BuildTask(sub, manifests, sources);
+          BuildTask task = new BuildTask(sub, manifests, listings);
           task.fork();
-          subfolders.put(sub.name(), task);
+          subfolders.put(sub.name, task);
         }
       }
-      List<TreeEntry> entries = new ArrayList<>(dir.children().size());
       Map<String, LocalDirectory> subdirectories = new HashMap<>();
-      for (Node child : dir.children()) {
-        switch (child) {
-          case FileNode file -> {
-            entries.add(TreeEntry.file(file.name, file.identity.permissions(), file.digest));
-            sources.putIfAbsent(file.digest, file.path);
-          }
-          case LinkNode link -> entries.add(TreeEntry.symlink(link.name(), link.target()));
-          case DirNode sub -> {
-            LocalDirectory built = subfolders.get(sub.name()).join();
-            Manifest manifest = built.manifest();
-            subdirectories.put(sub.name(), built);
-            entries.add(TreeEntry.directory(sub.name(), sub.mode(), manifest.digest(), manifest.files(),
-                manifest.bytes()));
-          }
+      boolean asListed = dir.asListed && !dir.listing.chunked();
+      for (int i = 0; i < dir.children.size(); i++) {
+        if (dir.children.get(i) instanceof DirNode sub) {
+          Manifest built = subfolders.get(sub.name).join().manifest();
+          subdirectories.put(sub.name, subfolders.get(sub.name).join());
+          asListed = asListed && dir.listing.sameFolder(i, built.digest(), built.files(), built.bytes());
         }
       }
-      Manifest manifest = Manifest.of(entries);
+      Manifest manifest;
+      if (asListed) {
+        FolderListing listing = dir.listing;
+        manifest = Manifest.known(listing.digest(), listing.files(), listing.bytes(),
+            () -> entries(dir, subdirectories));
+      } else {
+        manifest = Manifest.of(entries(dir, subdirectories));
+        listings.put(dir.path.toString(), listing(dir, subdirectories, manifest));
+      }
       manifests.putIfAbsent(manifest.digest(), manifest);
-      return new LocalDirectory(dir.path(), manifest, subdirectories);
+      return new LocalDirectory(dir.path, manifest, subdirectories);
     }
+  }
+
+  private static List<TreeEntry> entries(DirNode dir, Map<String, LocalDirectory> subdirectories) {
+    List<TreeEntry> entries = new ArrayList<>(dir.children.size());
+    for (Node child : dir.children) {
+      entries.add(switch (child) {
+        case FileNode file -> TreeEntry.file(file.name, file.identity.permissions(), file.digest());
+        case LinkNode link -> TreeEntry.symlink(link.name(), link.target());
+        case DirNode sub -> {
+          Manifest manifest = subdirectories.get(sub.name).manifest();
+          yield TreeEntry.directory(sub.name, sub.mode, manifest.digest(), manifest.files(), manifest.bytes());
+        }
+      });
+    }
+    return entries;
+  }
+
+  /** What the state database records of a folder just built: its entries in the walk's order. */
+  private static byte[] listing(DirNode dir, Map<String, LocalDirectory> subdirectories, Manifest manifest) {
+    FolderListing.Writer writer = new FolderListing.Writer(dir.children.size());
+    for (Node child : dir.children) {
+      switch (child) {
+        case FileNode file -> writer.file(file.name, file.identity.permissions(), file.identity, file.digest());
+        case LinkNode link -> writer.link(link.name(), link.target());
+        case DirNode sub -> {
+          Manifest built = subdirectories.get(sub.name).manifest();
+          writer.directory(sub.name, sub.mode, built.digest(), built.files(), built.bytes());
+        }
+      }
+    }
+    return writer.finish(manifest.digest(), manifest.files(), manifest.bytes(), manifest.isChunked());
   }
 }
