@@ -221,6 +221,18 @@ final class FolderListing {
       }
     }
 
+    /** Entry {@code i} of {@code listing} as it is there. */
+    void copy(FolderListing listing, int i) {
+      int start = listing.offsets[i];
+      int end = i + 1 < listing.offsets.length ? listing.offsets[i + 1] : listing.data.capacity();
+      try {
+        out.write(listing.data.array(), start, end - start);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      count++;
+    }
+
     /** The listing's bytes, with the folder's manifest digest, files and bytes. */
     byte[] finish(Digest digest, long files, long totalBytes, boolean chunked) {
       byte[] result = bytes.toByteArray();

@@ -144,23 +144,17 @@ public final class TreeScanner {
     if (!rootIdentity.isDirectory()) {
       throw new IOException("Cannot scan " + root + ": it is not a folder");
     }
-    // The folders' listings load while the folders are walked.
-    CompletableFuture<Map<String, byte[]>> loading = Futures.async(() -> state.loadFolders(root));
+    // What was recorded of each folder, read before the walk, which compares each folder with its listing.
+    Map<String, byte[]> recorded = state.loadFolders(root);
     List<String> warnings = Collections.synchronizedList(new ArrayList<>());
     Queue<DirNode> walked = new ConcurrentLinkedQueue<>();
+    Queue<FileNode> unlisted = new ConcurrentLinkedQueue<>();
+    Set<String> vanished = ConcurrentHashMap.newKeySet();
+    Set<String> vanishedFolders = ConcurrentHashMap.newKeySet();
     try (ForkJoinPool pool = new ForkJoinPool(hashThreads)) {
-      DirNode top = inPool(pool, new WalkTask("", "", root, rootIdentity.permissions(), walked, warnings));
-      Map<String, byte[]> recorded = Futures.join(loading);
+      Walk walk = new Walk(recorded, walked, unlisted, vanished, vanishedFolders, warnings);
+      DirNode top = inPool(pool, new WalkTask(walk, "", "", root, rootIdentity.permissions()));
       List<DirNode> folders = new ArrayList<>(walked);
-      // Each folder against its listing: the files whose (inode, mtime, size) it has take their digests from it.
-      Queue<FileNode> unlisted = new ConcurrentLinkedQueue<>();
-      Set<String> vanished = ConcurrentHashMap.newKeySet();
-      Set<String> vanishedFolders = ConcurrentHashMap.newKeySet();
-      inPool(pool, () -> {
-        folders.parallelStream().forEach(dir -> compare(dir, recorded.get(dir.path.toString()), unlisted, vanished,
-            vanishedFolders));
-        return null;
-      });
       List<FileNode> toHash = new ArrayList<>();
       Map<String, StateDatabase.FileState> known;
       boolean loadedAll = unlisted.size() > LOOKUPS_AT_MOST;
@@ -183,11 +177,20 @@ public final class TreeScanner {
       state.record(hashed);
       if (loadedAll) {
         Set<String> present = new HashSet<>();
-        folders.forEach(dir -> dir.children.forEach(child -> {
-          if (child instanceof FileNode file) {
-            present.add(file.path.toString());
+        for (DirNode dir : folders) {
+          if (dir.asListed) { // its files are the listing's
+            for (int i = 0; i < dir.listing.count(); i++) {
+              if (dir.listing.type(i) == FolderListing.FILE) {
+                present.add(dir.path.resolve(dir.listing.name(i)).toString());
+              }
+            }
           }
-        }));
+          dir.children.forEach(child -> {
+            if (child instanceof FileNode file) {
+              present.add(file.path.toString());
+            }
+          });
+        }
         state.forget(known.keySet().stream().filter(path -> !present.contains(path)).toList());
       } else {
         state.forget(vanished);
@@ -205,40 +208,42 @@ public final class TreeScanner {
     }
   }
 
+  /** What every folder's walk shares: the recorded listings, and where it puts what it found. */
+  private record Walk(Map<String, byte[]> recorded, Queue<DirNode> folders, Queue<FileNode> unlisted,
+      Set<String> vanished, Set<String> vanishedFolders, List<String> warnings) {}
+
   /**
-   * Compares a folder with what was recorded of it: marks the files whose (inode, mtime, size) it has (their digests
-   * are the listing's) and whether the folder is as listed; the files it lacks go to {@code unlisted}, and the paths
-   * of listed entries that are gone to {@code vanished} (files) and {@code vanishedFolders}.
+   * Compares a folder's entries ({@code entries}: files and links in the walk's order, then {@code subfolders}) with
+   * its listing. As listed, entry by entry (the files' own (inode, mtime, size) included): its files need nothing
+   * more. Otherwise each file found in the listing by name with its (inode, mtime, size) takes its digest from there,
+   * the others go to {@code unlisted}, and the listed entries that are gone to {@code vanished} (files) and
+   * {@code vanishedFolders}.
    */
-  private static void compare(DirNode dir, byte[] recorded, Queue<FileNode> unlisted, Set<String> vanished,
-      Set<String> vanishedFolders) {
-    FolderListing listing = recorded != null ? FolderListing.decode(recorded) : null;
-    List<Node> children = dir.children;
+  private static boolean compare(Walk walk, Path dir, FolderListing listing, List<Node> entries,
+      List<WalkTask> subfolders) {
     if (listing == null) {
-      children.forEach(child -> {
+      entries.forEach(child -> {
         if (child instanceof FileNode file) {
-          unlisted.add(file);
+          walk.unlisted().add(file);
         }
       });
-      return;
+      return false;
     }
-    dir.listing = listing;
-    boolean asListed = listing.count() == children.size();
-    for (int i = 0; asListed && i < children.size(); i++) {
-      asListed = isListedAt(listing, i, children.get(i));
+    boolean asListed = listing.count() == entries.size() + subfolders.size();
+    for (int i = 0; asListed && i < entries.size(); i++) {
+      asListed = isListedAt(listing, i, entries.get(i));
+    }
+    for (int j = 0; asListed && j < subfolders.size(); j++) {
+      int i = entries.size() + j;
+      WalkTask sub = subfolders.get(j);
+      asListed = listing.type(i) == FolderListing.DIRECTORY && listing.isNamed(i, sub.name)
+          && listing.mode(i) == sub.mode;
     }
     if (asListed) {
-      for (int i = 0; i < children.size(); i++) {
-        if (children.get(i) instanceof FileNode file) {
-          file.listing = listing;
-          file.listed = i;
-        }
-      }
-      dir.asListed = true;
-      return;
+      return true;
     }
     Set<String> present = new HashSet<>();
-    for (Node child : children) {
+    for (Node child : entries) {
       switch (child) {
         case FileNode file -> {
           present.add(file.name + "/" + FolderListing.FILE);
@@ -247,21 +252,23 @@ public final class TreeScanner {
             file.listing = listing;
             file.listed = i;
           } else {
-            unlisted.add(file);
+            walk.unlisted().add(file);
           }
         }
-        case DirNode sub -> present.add(sub.name + "/" + FolderListing.DIRECTORY);
         case LinkNode link -> present.add(link.name() + "/" + FolderListing.LINK);
+        case DirNode sub -> throw new IllegalStateException("folders are compared as subfolders");
       }
     }
+    subfolders.forEach(sub -> present.add(sub.name + "/" + FolderListing.DIRECTORY));
     for (int i = 0; i < listing.count(); i++) {
       byte type = listing.type(i);
       String name = listing.name(i);
       if (type != FolderListing.LINK && !present.contains(name + "/" + type)) {
-        String path = dir.path.resolve(name).toString();
-        (type == FolderListing.FILE ? vanished : vanishedFolders).add(path);
+        String path = dir.resolve(name).toString();
+        (type == FolderListing.FILE ? walk.vanished() : walk.vanishedFolders()).add(path);
       }
     }
+    return false;
   }
 
   /** Whether {@code child} is entry {@code i} of the listing: name, type, mode, and a file's (inode, mtime, size). */
@@ -269,10 +276,9 @@ public final class TreeScanner {
     return switch (child) {
       case FileNode file -> listing.type(i) == FolderListing.FILE && listing.isNamed(i, file.name)
           && listing.mode(i) == file.identity.permissions() && listing.sameFile(i, file.identity);
-      case DirNode sub -> listing.type(i) == FolderListing.DIRECTORY && listing.isNamed(i, sub.name)
-          && listing.mode(i) == sub.mode;
       case LinkNode link -> listing.type(i) == FolderListing.LINK && listing.isNamed(i, link.name())
           && listing.target(i).equals(link.target());
+      case DirNode sub -> false;
     };
   }
 
@@ -290,21 +296,19 @@ public final class TreeScanner {
   }
 
   private final class WalkTask extends RecursiveTask<DirNode> {
+    private final Walk walk;
     private final String name;
     /** The folder's path relative to the top, with a trailing '/' unless it is the top. */
     private final String prefix;
     private final Path dir;
     private final int mode;
-    private final Queue<DirNode> folders;
-    private final List<String> warnings;
 
-    WalkTask(String name, String prefix, Path dir, int mode, Queue<DirNode> folders, List<String> warnings) {
+    WalkTask(Walk walk, String name, String prefix, Path dir, int mode) {
+      this.walk = walk;
       this.name = name;
       this.prefix = prefix;
       this.dir = dir;
       this.mode = mode;
-      this.folders = folders;
-      this.warnings = warnings;
     }
 
     @Override
@@ -317,12 +321,13 @@ public final class TreeScanner {
     }
   }
 
+  /**
+   * Lists and lstats a folder, compares it with its listing, and walks its subfolders as forked tasks. A folder as
+   * listed keeps only its subfolders: what it holds besides is the listing's.
+   */
   private DirNode walk(WalkTask task) throws IOException {
-    String name = task.name;
     Path dir = task.dir;
-    int mode = task.mode;
-    Queue<DirNode> folders = task.folders;
-    List<String> warnings = task.warnings;
+    Walk walk = task.walk;
     List<Node> children = new ArrayList<>();
     List<WalkTask> subfolders = new ArrayList<>();
     List<Path> paths = new ArrayList<>();
@@ -345,8 +350,8 @@ public final class TreeScanner {
         continue; // its folders were checked on the way down
       }
       if (identity.isDirectory()) {
-        WalkTask subfolder = new WalkTask(childName, task.prefix + childName + "/", path, identity.permissions(),
-            folders, warnings);
+        WalkTask subfolder = new WalkTask(walk, childName, task.prefix + childName + "/", path,
+            identity.permissions());
         subfolder.fork();
         subfolders.add(subfolder);
       } else if (identity.isSymbolicLink()) {
@@ -354,14 +359,22 @@ public final class TreeScanner {
       } else if (identity.isRegularFile()) {
         children.add(new FileNode(childName, path, identity));
       } else {
-        warnings.add("Left out " + path + ": not a regular file, folder or symbolic link");
+        walk.warnings().add("Left out " + path + ": not a regular file, folder or symbolic link");
       }
+    }
+    byte[] recorded = walk.recorded().get(dir.toString());
+    FolderListing listing = recorded != null ? FolderListing.decode(recorded) : null;
+    boolean asListed = compare(walk, dir, listing, children, subfolders);
+    if (asListed) {
+      children = new ArrayList<>(subfolders.size());
     }
     for (WalkTask subfolder : subfolders) {
       children.add(subfolder.join());
     }
-    DirNode node = new DirNode(name, dir, mode, children);
-    folders.add(node);
+    DirNode node = new DirNode(task.name, dir, task.mode, children);
+    node.listing = listing;
+    node.asListed = asListed;
+    walk.folders().add(node);
     return node;
   }
 
@@ -475,19 +488,26 @@ public final class TreeScanner {
         }
       }
       Map<String, LocalDirectory> subdirectories = new HashMap<>();
-      boolean asListed = dir.asListed && !dir.listing.chunked();
-      for (int i = 0; i < dir.children.size(); i++) {
-        if (dir.children.get(i) instanceof DirNode sub) {
-          Manifest built = subfolders.get(sub.name).join().manifest();
-          subdirectories.put(sub.name, subfolders.get(sub.name).join());
-          asListed = asListed && dir.listing.sameFolder(i, built.digest(), built.files(), built.bytes());
-        }
-      }
+      subfolders.forEach((name, task) -> subdirectories.put(name, task.join()));
       Manifest manifest;
-      if (asListed) {
-        FolderListing listing = dir.listing;
-        manifest = Manifest.known(listing.digest(), listing.files(), listing.bytes(),
-            () -> entries(dir, subdirectories));
+      FolderListing listing = dir.listing;
+      if (dir.asListed) {
+        boolean same = true;
+        int first = listing.count() - dir.children.size(); // the subfolders are listed last, in the walk's order
+        for (int j = 0; same && j < dir.children.size(); j++) {
+          Manifest built = subdirectories.get(((DirNode) dir.children.get(j)).name).manifest();
+          same = listing.sameFolder(first + j, built.digest(), built.files(), built.bytes());
+        }
+        if (same && !listing.chunked()) {
+          manifest = Manifest.known(listing.digest(), listing.files(), listing.bytes(),
+              () -> listedEntries(listing, subdirectories));
+        } else {
+          // A chunked folder is built again (its chunks are objects of their own), but its listing still holds.
+          manifest = Manifest.of(listedEntries(listing, subdirectories));
+          if (!same) {
+            listings.put(dir.path.toString(), relisted(listing, subdirectories, manifest));
+          }
+        }
       } else {
         manifest = Manifest.of(entries(dir, subdirectories));
         listings.put(dir.path.toString(), listing(dir, subdirectories, manifest));
@@ -510,6 +530,39 @@ public final class TreeScanner {
       });
     }
     return entries;
+  }
+
+  /** The entries of a folder as listed, with its subfolders as built now. */
+  private static List<TreeEntry> listedEntries(FolderListing listing, Map<String, LocalDirectory> subdirectories) {
+    List<TreeEntry> entries = new ArrayList<>(listing.count());
+    for (int i = 0; i < listing.count(); i++) {
+      String name = listing.name(i);
+      entries.add(switch (listing.type(i)) {
+        case FolderListing.FILE -> TreeEntry.file(name, listing.mode(i), listing.digest(i));
+        case FolderListing.LINK -> TreeEntry.symlink(name, listing.target(i));
+        default -> {
+          Manifest manifest = subdirectories.get(name).manifest();
+          yield TreeEntry.directory(name, listing.mode(i), manifest.digest(), manifest.files(), manifest.bytes());
+        }
+      });
+    }
+    return entries;
+  }
+
+  /** The listing of a folder as listed whose subfolders changed: the same entries, the subfolders as built now. */
+  private static byte[] relisted(FolderListing listing, Map<String, LocalDirectory> subdirectories,
+      Manifest manifest) {
+    FolderListing.Writer writer = new FolderListing.Writer(listing.count());
+    for (int i = 0; i < listing.count(); i++) {
+      if (listing.type(i) == FolderListing.DIRECTORY) {
+        String name = listing.name(i);
+        Manifest built = subdirectories.get(name).manifest();
+        writer.directory(name, listing.mode(i), built.digest(), built.files(), built.bytes());
+      } else {
+        writer.copy(listing, i);
+      }
+    }
+    return writer.finish(manifest.digest(), manifest.files(), manifest.bytes(), manifest.isChunked());
   }
 
   /** What the state database records of a folder just built: its entries in the walk's order. */
