@@ -214,10 +214,10 @@ public final class TreeScanner {
 
   /**
    * Compares a folder's entries ({@code entries}: files and links in the walk's order, then {@code subfolders}) with
-   * its listing. As listed, entry by entry (the files' own (inode, mtime, size) included): its files need nothing
-   * more. Otherwise each file found in the listing by name with its (inode, mtime, size) takes its digest from there,
-   * the others go to {@code unlisted}, and the listed entries that are gone to {@code vanished} (files) and
-   * {@code vanishedFolders}.
+   * its listing, position by position: as listed when every entry is the listing's (a file's mode and (inode, mtime,
+   * size) included), and then its files need nothing more. Otherwise each file found in the listing (at its position,
+   * or by name once the names stop matching) with its (inode, mtime, size) takes its digest from there, the others go
+   * to {@code unlisted}, and the listed entries that are gone to {@code vanished} (files) and {@code vanishedFolders}.
    */
   private static boolean compare(Walk walk, Path dir, FolderListing listing, List<Node> entries,
       List<WalkTask> subfolders) {
@@ -229,46 +229,81 @@ public final class TreeScanner {
       });
       return false;
     }
-    boolean asListed = listing.count() == entries.size() + subfolders.size();
-    for (int i = 0; asListed && i < entries.size(); i++) {
-      asListed = isListedAt(listing, i, entries.get(i));
-    }
-    for (int j = 0; asListed && j < subfolders.size(); j++) {
-      int i = entries.size() + j;
-      WalkTask sub = subfolders.get(j);
-      asListed = listing.type(i) == FolderListing.DIRECTORY && listing.isNamed(i, sub.name)
-          && listing.mode(i) == sub.mode;
-    }
-    if (asListed) {
-      return true;
-    }
-    Set<String> present = new HashSet<>();
-    for (Node child : entries) {
-      switch (child) {
-        case FileNode file -> {
-          present.add(file.name + "/" + FolderListing.FILE);
-          int i = listing.indexOf(file.name);
-          if (i >= 0 && listing.type(i) == FolderListing.FILE && listing.sameFile(i, file.identity)) {
-            file.listing = listing;
-            file.listed = i;
-          } else {
-            walk.unlisted().add(file);
-          }
+    // Positions hold while each entry has the name and type listed at its place: in a folder where files changed
+    // but none came or went, all of them (a million-entry folder never builds the listing's index of names).
+    boolean samePlaces = listing.count() == entries.size() + subfolders.size();
+    boolean asListed = samePlaces;
+    boolean[] seen = samePlaces ? null : new boolean[listing.count()];
+    for (int i = 0; i < entries.size(); i++) {
+      Node child = entries.get(i);
+      if (samePlaces && !isAtPlace(listing, i, child)) {
+        samePlaces = false;
+        asListed = false;
+        seen = new boolean[listing.count()];
+        java.util.Arrays.fill(seen, 0, i, true);
+      }
+      if (samePlaces) {
+        asListed = asListed && isListedAt(listing, i, child);
+        if (child instanceof FileNode file && listing.sameFile(i, file.identity)) {
+          file.listing = listing;
+          file.listed = i;
+        } else if (child instanceof FileNode file) {
+          walk.unlisted().add(file);
         }
-        case LinkNode link -> present.add(link.name() + "/" + FolderListing.LINK);
-        case DirNode sub -> throw new IllegalStateException("folders are compared as subfolders");
+        continue;
+      }
+      String name = child instanceof FileNode file ? file.name : ((LinkNode) child).name();
+      byte type = child instanceof FileNode ? FolderListing.FILE : FolderListing.LINK;
+      int at = listing.indexOf(name);
+      if (at >= 0 && listing.type(at) == type) {
+        seen[at] = true;
+      }
+      if (child instanceof FileNode file) {
+        if (at >= 0 && listing.type(at) == FolderListing.FILE && listing.sameFile(at, file.identity)) {
+          file.listing = listing;
+          file.listed = at;
+        } else {
+          walk.unlisted().add(file);
+        }
       }
     }
-    subfolders.forEach(sub -> present.add(sub.name + "/" + FolderListing.DIRECTORY));
-    for (int i = 0; i < listing.count(); i++) {
-      byte type = listing.type(i);
-      String name = listing.name(i);
-      if (type != FolderListing.LINK && !present.contains(name + "/" + type)) {
-        String path = dir.resolve(name).toString();
-        (type == FolderListing.FILE ? walk.vanished() : walk.vanishedFolders()).add(path);
+    for (int j = 0; j < subfolders.size(); j++) {
+      WalkTask sub = subfolders.get(j);
+      int i = entries.size() + j;
+      if (samePlaces && !(listing.type(i) == FolderListing.DIRECTORY && listing.isNamed(i, sub.name))) {
+        samePlaces = false;
+        asListed = false;
+        seen = new boolean[listing.count()];
+        java.util.Arrays.fill(seen, 0, i, true);
+      }
+      if (samePlaces) {
+        asListed = asListed && listing.mode(i) == sub.mode;
+      } else {
+        int at = listing.indexOf(sub.name);
+        if (at >= 0 && listing.type(at) == FolderListing.DIRECTORY) {
+          seen[at] = true;
+        }
       }
     }
-    return false;
+    if (!samePlaces) {
+      for (int i = 0; i < listing.count(); i++) {
+        byte type = listing.type(i);
+        if (!seen[i] && type != FolderListing.LINK) {
+          String path = dir.resolve(listing.name(i)).toString();
+          (type == FolderListing.FILE ? walk.vanished() : walk.vanishedFolders()).add(path);
+        }
+      }
+    }
+    return asListed;
+  }
+
+  /** Whether {@code child} has the name and type of entry {@code i} of the listing. */
+  private static boolean isAtPlace(FolderListing listing, int i, Node child) {
+    return switch (child) {
+      case FileNode file -> listing.type(i) == FolderListing.FILE && listing.isNamed(i, file.name);
+      case LinkNode link -> listing.type(i) == FolderListing.LINK && listing.isNamed(i, link.name());
+      case DirNode sub -> false;
+    };
   }
 
   /** Whether {@code child} is entry {@code i} of the listing: name, type, mode, and a file's (inode, mtime, size). */
@@ -570,7 +605,13 @@ public final class TreeScanner {
     FolderListing.Writer writer = new FolderListing.Writer(dir.children.size());
     for (Node child : dir.children) {
       switch (child) {
-        case FileNode file -> writer.file(file.name, file.identity.permissions(), file.identity, file.digest());
+        case FileNode file -> {
+          if (file.listing != null && file.listing.mode(file.listed) == file.identity.permissions()) {
+            writer.copy(file.listing, file.listed); // name, mode, (inode, mtime, size) and digest as listed
+          } else {
+            writer.file(file.name, file.identity.permissions(), file.identity, file.digest());
+          }
+        }
         case LinkNode link -> writer.link(link.name(), link.target());
         case DirNode sub -> {
           Manifest built = subdirectories.get(sub.name).manifest();
