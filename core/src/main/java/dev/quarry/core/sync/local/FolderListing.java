@@ -28,6 +28,8 @@ final class FolderListing {
   private static final HexFormat HEX = HexFormat.of();
   /** Version, digest (32 bytes and the manifest's length), files, bytes, chunked, entry count. */
   private static final int HEADER = 1 + 32 + 8 + 8 + 8 + 1 + 4;
+  /** The smallest entry: a name's length, type, mode and a link target's length. */
+  private static final int MIN_ENTRY = 4 + 1 + 2 + 4;
 
   private final ByteBuffer data;
   /** Where each entry starts: the length of its name. */
@@ -47,6 +49,9 @@ final class FolderListing {
         return null;
       }
       int count = data.getInt(HEADER - 4);
+      if (count < 0 || count > (bytes.length - HEADER) / MIN_ENTRY) {
+        return null; // damaged: never an array of a count the bytes cannot hold
+      }
       int[] offsets = new int[count];
       int at = HEADER;
       for (int i = 0; i < count; i++) {
