@@ -30,13 +30,14 @@ tree_bytes() {
     echo 0
   fi
 }
-# Seconds of wall time of a command, its JSON result in $work/$1.json.
+# Seconds of wall time of a command, its JSON result in $work/$1.json, its CPU seconds (user and system) in
+# $work/$1.cpu.
 timed() {
   local name=$1
   shift
   local start end
   start=$(date +%s.%N)
-  "$@" --json >"$work/$name.json" 2>"$work/$name.log"
+  /usr/bin/time -f "%U %S" -o "$work/$name.cpu" "$@" --json >"$work/$name.json" 2>"$work/$name.log"
   end=$(date +%s.%N)
   python3 -c 'import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 2))' "$start" "$end"
 }
@@ -49,6 +50,7 @@ whole=$(tree_bytes)
 printf 'y' >"$data/img-$(printf %07d $((files / 2))).jpg"
 status_seconds=$(timed status ./quarry sync status "$data" --remote "$remote")
 status_requests=$(field "$work/status.json" 'sum(r["requests"].values())')
+status_cpu=$(awk '{ print $1 + $2 }' "$work/status.cpu")
 # The local scan (stat of every file, the state database) is part of status but not of what chunking changes.
 status_scan=$(sed -n 's/^scanned .* \([0-9.]*\) s$/\1/p' "$work/status.log" | tail -1)
 timed push2 ./quarry sync push "$data" --remote "$remote" >/dev/null
@@ -57,4 +59,4 @@ change=$(( $(tree_bytes) - whole ))
 echo "flat folder of $files files, folder remote"
 echo "  first push:                              ${push_seconds} s, manifests ${whole} bytes"
 echo "  manifest bytes uploaded for one change:  ${change} bytes (goal <= 1048576)"
-echo "  status after one change:                 ${status_seconds} s (local scan ${status_scan} s), ${status_requests} requests (goals <= 3 s, <= 50)"
+echo "  status after one change:                 ${status_seconds} s (local scan ${status_scan} s, ${status_cpu} CPU s), ${status_requests} requests (goals <= 3 s, <= 50)"

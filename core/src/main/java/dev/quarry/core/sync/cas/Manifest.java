@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 /**
@@ -40,8 +41,11 @@ public final class Manifest {
   private static final JsonFactory JSON =
       JsonFactory.builder().disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION).build();
 
-  private final List<TreeEntry> entries;
-  private final byte[] encoded;
+  /** Null until asked for in a manifest {@link #known} by its digest; then as {@link #of} would give them. */
+  private List<TreeEntry> entries;
+  private byte[] encoded;
+  /** What rebuilds the entries of a manifest known by its digest (null once they are built, or from the start). */
+  private Supplier<List<TreeEntry>> unbuilt;
   private final Digest digest;
   private final long files;
   private final long bytes;
@@ -67,6 +71,44 @@ public final class Manifest {
     this.parts = List.copyOf(parts);
     this.files = sortedEntries.stream().mapToLong(TreeEntry::files).sum();
     this.bytes = sortedEntries.stream().mapToLong(TreeEntry::bytes).sum();
+  }
+
+  private Manifest(Digest digest, long files, long bytes, Supplier<List<TreeEntry>> entries) {
+    this.digest = digest;
+    this.files = files;
+    this.bytes = bytes;
+    this.unbuilt = entries;
+    this.index = null;
+    this.parts = List.of();
+  }
+
+  /**
+   * The manifest of a folder of one manifest known to be {@code digest} (a scan found the folder as it was when it
+   * was last built: TreeScanner), without encoding or hashing it: its entries, in any order, are asked of {@code
+   * entries} only when needed, and then encoded and checked against {@code digest}, so that a wrong record can never
+   * stand for other bytes.
+   */
+  public static Manifest known(Digest digest, long files, long bytes, Supplier<List<TreeEntry>> entries) {
+    return new Manifest(digest, files, bytes, entries);
+  }
+
+  /** Builds the entries and bytes of a manifest {@link #known} by its digest, once. */
+  private synchronized void build() {
+    if (unbuilt == null) {
+      return;
+    }
+    List<TreeEntry> sorted = List.copyOf(sortedByName(unbuilt.get()));
+    if (Chunking.isChunked(sorted.size())) {
+      throw new IllegalStateException("A folder of " + sorted.size() + " entries is chunked, not one manifest");
+    }
+    byte[] bytes = encode(sorted);
+    if (!Digest.of(bytes).equals(digest)) {
+      throw new IllegalStateException("Cannot use the record of a folder as manifest sha256:" + digest.hex()
+          + ": its entries are another manifest (delete the state folder's state.db to start over)");
+    }
+    entries = sorted;
+    encoded = bytes;
+    unbuilt = null;
   }
 
   /** The manifest of a folder with these entries, in any order; chunked when there are more than a manifest holds. */
@@ -201,6 +243,7 @@ public final class Manifest {
   }
 
   public List<TreeEntry> entries() {
+    build();
     return entries;
   }
 
@@ -223,11 +266,12 @@ public final class Manifest {
 
   /** The canonical bytes of its top object: what its digest names. */
   public byte[] encoded() {
+    build();
     return encoded.clone();
   }
 
   public int encodedLength() {
-    return encoded.length;
+    return index != null ? encoded.length : Math.toIntExact(digest.size());
   }
 
   public Digest digest() {

@@ -46,6 +46,9 @@ public final class StateDatabase implements AutoCloseable {
     }
   }
 
+  /** {@code PRAGMA user_version}: 0 before folders were recorded, 2 since (docs/formats.md, "Local state"). */
+  public static final int FORMAT_VERSION = 2;
+
   private final Connection connection;
 
   private StateDatabase(Connection connection) {
@@ -71,6 +74,10 @@ public final class StateDatabase implements AutoCloseable {
         }
         // MD5s were once kept apart, never forgotten with their files: they are hashed again as needed.
         statement.execute("DROP TABLE IF EXISTS file_md5");
+        // What each folder held when a scan last built its manifest (FolderListing). A database from before has
+        // none: its first scan reads every file row, as scans did then, and records the folders.
+        statement.execute("CREATE TABLE IF NOT EXISTS folder_state (path TEXT PRIMARY KEY, listing BLOB NOT NULL)");
+        statement.execute("PRAGMA user_version = " + FORMAT_VERSION);
       }
       return new StateDatabase(connection);
     } catch (SQLException e) {
@@ -102,6 +109,87 @@ public final class StateDatabase implements AutoCloseable {
       long size = rows.getLong(4);
       return new FileState(rows.getLong(2), rows.getLong(3), size, new Digest(rows.getString(5), size),
           rows.getInt(6) != 0, rows.getString(7));
+    });
+  }
+
+  /** The rows of these paths (absolute) that exist: a lookup of each through the path index. */
+  public synchronized Map<String, FileState> lookup(Collection<String> paths) throws IOException {
+    Map<String, FileState> states = new HashMap<>();
+    try (PreparedStatement query = connection.prepareStatement(
+        "SELECT inode, mtime_ns, size, sha256, synced, md5 FROM file_state WHERE path = ?")) {
+      for (String path : paths) {
+        query.setString(1, path);
+        try (ResultSet rows = query.executeQuery()) {
+          if (rows.next()) {
+            long size = rows.getLong(3);
+            states.put(path, new FileState(rows.getLong(1), rows.getLong(2), size, new Digest(rows.getString(4),
+                size), rows.getInt(5) != 0, rows.getString(6)));
+          }
+        }
+      }
+    } catch (SQLException e) {
+      throw new IOException("Cannot read the state database: " + e.getMessage(), e);
+    }
+    return states;
+  }
+
+  /** The listing recorded for {@code root} and each folder under it, by absolute path ({@link FolderListing}). */
+  public synchronized Map<String, byte[]> loadFolders(Path root) throws IOException {
+    Map<String, byte[]> listings = new HashMap<>();
+    try (PreparedStatement query = connection.prepareStatement(
+        "SELECT path, listing FROM folder_state WHERE path = ? OR (path >= ? AND path < ?)")) {
+      query.setString(1, root.toAbsolutePath().normalize().toString());
+      String prefix = root.toAbsolutePath().normalize() + "/";
+      query.setString(2, prefix);
+      query.setString(3, prefix.substring(0, prefix.length() - 1) + "0");
+      try (ResultSet rows = query.executeQuery()) {
+        while (rows.next()) {
+          listings.put(rows.getString(1), rows.getBytes(2));
+        }
+      }
+    } catch (SQLException e) {
+      throw new IOException("Cannot read the state database: " + e.getMessage(), e);
+    }
+    return listings;
+  }
+
+  /** Records what these folders (absolute paths) hold, in one transaction. */
+  public synchronized void recordFolders(Map<String, byte[]> listings) throws IOException {
+    if (listings.isEmpty()) {
+      return;
+    }
+    inTransaction("INSERT OR REPLACE INTO folder_state (path, listing) VALUES (?, ?)", statement -> {
+      for (var entry : listings.entrySet()) {
+        statement.setString(1, entry.getKey());
+        statement.setBytes(2, entry.getValue());
+        statement.addBatch();
+      }
+    });
+  }
+
+  /** Forgets folders that no longer exist (their listings only). */
+  public synchronized void forgetFolders(Collection<String> paths) throws IOException {
+    if (paths.isEmpty()) {
+      return;
+    }
+    inTransaction("DELETE FROM folder_state WHERE path = ?", statement -> {
+      for (String path : paths) {
+        statement.setString(1, path);
+        statement.addBatch();
+      }
+    });
+  }
+
+  /** Forgets the file rows of everything under these folders (absolute paths), which no longer exist. */
+  public synchronized void forgetFilesUnder(Collection<String> folders) throws IOException {
+    if (folders.isEmpty()) {
+      return;
+    }
+    inTransaction("DELETE FROM file_state WHERE path >= ? AND path < ?", statement -> {
+      for (String folder : folders) {
+        setUnder(statement, Path.of(folder));
+        statement.addBatch();
+      }
     });
   }
 

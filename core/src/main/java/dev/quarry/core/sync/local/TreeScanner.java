@@ -38,7 +38,6 @@ import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.Future;
 import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
 
@@ -56,6 +55,11 @@ public final class TreeScanner {
   private final StateDatabase state;
   private final int hashThreads;
   private static final long PROGRESS_NANOS = 2_000_000_000L;
+  /**
+   * The most files a scan looks up one by one in the state database when their folders' listings lack them; with
+   * more, it reads the whole table once.
+   */
+  private static final int LOOKUPS_AT_MOST = 20_000;
 
   private final Set<Path> excluded;
   private final IgnoreRules ignored;
@@ -85,6 +89,9 @@ public final class TreeScanner {
     final String name;
     final Path path;
     final FileIdentity identity;
+    /** Its folder's recorded listing and its entry there, when that entry has its (inode, mtime, size); else null. */
+    FolderListing listing;
+    int listed;
     volatile Digest digest;
 
     FileNode(String name, Path path, FileIdentity identity) {
@@ -92,9 +99,35 @@ public final class TreeScanner {
       this.path = path;
       this.identity = identity;
     }
+
+    /** From the listing only when asked: a folder found as recorded never builds its files' digests. */
+    Digest digest() {
+      Digest known = digest;
+      if (known == null && listing != null) {
+        known = listing.digest(listed);
+        digest = known;
+      }
+      return known;
+    }
   }
 
-  private record DirNode(String name, Path path, int mode, List<Node> children) implements Node {}
+  private static final class DirNode implements Node {
+    final String name;
+    final Path path;
+    final int mode;
+    final List<Node> children;
+    /** What the state database recorded for this folder, or null. */
+    FolderListing listing;
+    /** Whether every entry is the listing's, in its order, every file with its (inode, mtime, size). */
+    boolean asListed;
+
+    DirNode(String name, Path path, int mode, List<Node> children) {
+      this.name = name;
+      this.path = path;
+      this.mode = mode;
+      this.children = children;
+    }
+  }
 
   private record LinkNode(String name, String target) implements Node {}
 
@@ -110,41 +143,177 @@ public final class TreeScanner {
     if (!rootIdentity.isDirectory()) {
       throw new IOException("Cannot scan " + root + ": it is not a folder");
     }
-    // The state database loads while the folders are walked.
-    CompletableFuture<Map<String, StateDatabase.FileState>> loading = Futures.async(() -> state.load(root));
+    // What was recorded of each folder, read before the walk, which compares each folder with its listing.
+    Map<String, byte[]> recorded = state.loadFolders(root);
     List<String> warnings = Collections.synchronizedList(new ArrayList<>());
-    Queue<FileNode> walked = new ConcurrentLinkedQueue<>();
+    Queue<DirNode> walked = new ConcurrentLinkedQueue<>();
+    Queue<FileNode> unlisted = new ConcurrentLinkedQueue<>();
+    Set<String> vanished = ConcurrentHashMap.newKeySet();
+    Set<String> vanishedFolders = ConcurrentHashMap.newKeySet();
     try (ForkJoinPool pool = new ForkJoinPool(hashThreads)) {
-      DirNode top = inPool(pool, new WalkTask("", "", root, rootIdentity.permissions(), walked, warnings));
-      Map<String, StateDatabase.FileState> known = Futures.join(loading);
-      List<FileNode> files = new ArrayList<>(walked);
-      LongAdder recordedFound = new LongAdder();
-      List<FileNode> toHash = inPool(pool, () -> files.parallelStream().filter(file -> {
+      Walk walk = new Walk(recorded, walked, unlisted, vanished, vanishedFolders, warnings);
+      DirNode top = inPool(pool, new WalkTask(walk, "", "", root, rootIdentity.permissions()));
+      List<DirNode> folders = new ArrayList<>(walked);
+      List<FileNode> toHash = new ArrayList<>();
+      Map<String, StateDatabase.FileState> known;
+      boolean loadedAll = unlisted.size() > LOOKUPS_AT_MOST;
+      if (loadedAll) {
+        // Many files unlisted (the first scan of a database from before listings, a new subtree): one pass over the
+        // table costs less than a lookup of each.
+        known = state.load(root);
+      } else {
+        known = state.lookup(unlisted.stream().map(file -> file.path.toString()).toList());
+      }
+      for (FileNode file : unlisted) {
         StateDatabase.FileState previous = known.get(file.path.toString());
-        if (previous == null) {
-          return true;
-        }
-        recordedFound.increment();
-        FileIdentity identity = file.identity;
-        if (previous.matches(identity.inode(), identity.mtimeNanos(), identity.size())) {
+        if (previous != null && previous.matches(file.identity)) {
           file.digest = previous.digest();
-          return false;
+        } else {
+          toHash.add(file);
         }
-        return true;
-      }).toList());
+      }
       Map<String, StateDatabase.FileState> hashed = hash(toHash);
       state.record(hashed);
-      if (recordedFound.sum() < known.size()) {
-        Set<String> present = new HashSet<>(files.size() * 2);
-        files.forEach(file -> present.add(file.path.toString()));
+      if (loadedAll) {
+        Set<String> present = new HashSet<>();
+        for (DirNode dir : folders) {
+          if (dir.asListed) { // its files are the listing's
+            for (int i = 0; i < dir.listing.count(); i++) {
+              if (dir.listing.type(i) == FolderListing.FILE) {
+                present.add(dir.path.resolve(dir.listing.name(i)).toString());
+              }
+            }
+          }
+          dir.children.forEach(child -> {
+            if (child instanceof FileNode file) {
+              present.add(file.path.toString());
+            }
+          });
+        }
         state.forget(known.keySet().stream().filter(path -> !present.contains(path)).toList());
+      } else {
+        state.forget(vanished);
+        state.forgetFilesUnder(vanishedFolders);
       }
       Map<Digest, Manifest> manifests = new ConcurrentHashMap<>();
-      Map<Digest, Path> sources = new ConcurrentHashMap<>();
-      LocalDirectory topDirectory = inPool(pool, new BuildTask(top, manifests, sources));
+      Map<String, byte[]> listings = new ConcurrentHashMap<>();
+      LocalDirectory topDirectory = inPool(pool, new BuildTask(top, manifests, listings));
+      state.recordFolders(listings);
+      Set<String> present = new HashSet<>();
+      folders.forEach(dir -> present.add(dir.path.toString()));
+      state.forgetFolders(recorded.keySet().stream().filter(path -> !present.contains(path)).toList());
       long hashedBytes = hashed.values().stream().mapToLong(StateDatabase.FileState::size).sum();
-      return new LocalTree(topDirectory, manifests, sources, hashed.size(), hashedBytes, warnings);
+      return new LocalTree(topDirectory, manifests, hashed.size(), hashedBytes, warnings);
     }
+  }
+
+  /** What every folder's walk shares: the recorded listings, and where it puts what it found. */
+  private record Walk(Map<String, byte[]> recorded, Queue<DirNode> folders, Queue<FileNode> unlisted,
+      Set<String> vanished, Set<String> vanishedFolders, List<String> warnings) {}
+
+  /**
+   * Compares a folder's entries ({@code entries}: files and links in the walk's order, then {@code subfolders}) with
+   * its listing, position by position: as listed when every entry is the listing's (a file's mode and (inode, mtime,
+   * size) included), and then its files need nothing more. Otherwise each file found in the listing (at its position,
+   * or by name once the names stop matching) with its (inode, mtime, size) takes its digest from there, the others go
+   * to {@code unlisted}, and the listed entries that are gone to {@code vanished} (files) and {@code vanishedFolders}.
+   */
+  private static boolean compare(Walk walk, Path dir, FolderListing listing, List<Node> entries,
+      List<WalkTask> subfolders) {
+    if (listing == null) {
+      entries.forEach(child -> {
+        if (child instanceof FileNode file) {
+          walk.unlisted().add(file);
+        }
+      });
+      return false;
+    }
+    // Positions hold while each entry has the name and type listed at its place: in a folder where files changed
+    // but none came or went, all of them (a million-entry folder never builds the listing's index of names).
+    boolean samePlaces = listing.count() == entries.size() + subfolders.size();
+    boolean asListed = samePlaces;
+    boolean[] seen = samePlaces ? null : new boolean[listing.count()];
+    for (int i = 0; i < entries.size(); i++) {
+      Node child = entries.get(i);
+      if (samePlaces && !isAtPlace(listing, i, child)) {
+        samePlaces = false;
+        asListed = false;
+        seen = new boolean[listing.count()];
+        java.util.Arrays.fill(seen, 0, i, true);
+      }
+      if (samePlaces) {
+        asListed = asListed && isListedAt(listing, i, child);
+        if (child instanceof FileNode file && listing.sameFile(i, file.identity)) {
+          file.listing = listing;
+          file.listed = i;
+        } else if (child instanceof FileNode file) {
+          walk.unlisted().add(file);
+        }
+        continue;
+      }
+      String name = child instanceof FileNode file ? file.name : ((LinkNode) child).name();
+      byte type = child instanceof FileNode ? FolderListing.FILE : FolderListing.LINK;
+      int at = listing.indexOf(name);
+      if (at >= 0 && listing.type(at) == type) {
+        seen[at] = true;
+      }
+      if (child instanceof FileNode file) {
+        if (at >= 0 && listing.type(at) == FolderListing.FILE && listing.sameFile(at, file.identity)) {
+          file.listing = listing;
+          file.listed = at;
+        } else {
+          walk.unlisted().add(file);
+        }
+      }
+    }
+    for (int j = 0; j < subfolders.size(); j++) {
+      WalkTask sub = subfolders.get(j);
+      int i = entries.size() + j;
+      if (samePlaces && !(listing.type(i) == FolderListing.DIRECTORY && listing.isNamed(i, sub.name))) {
+        samePlaces = false;
+        asListed = false;
+        seen = new boolean[listing.count()];
+        java.util.Arrays.fill(seen, 0, i, true);
+      }
+      if (samePlaces) {
+        asListed = asListed && listing.mode(i) == sub.mode;
+      } else {
+        int at = listing.indexOf(sub.name);
+        if (at >= 0 && listing.type(at) == FolderListing.DIRECTORY) {
+          seen[at] = true;
+        }
+      }
+    }
+    if (!samePlaces) {
+      for (int i = 0; i < listing.count(); i++) {
+        byte type = listing.type(i);
+        if (!seen[i] && type != FolderListing.LINK) {
+          String path = dir.resolve(listing.name(i)).toString();
+          (type == FolderListing.FILE ? walk.vanished() : walk.vanishedFolders()).add(path);
+        }
+      }
+    }
+    return asListed;
+  }
+
+  /** Whether {@code child} has the name and type of entry {@code i} of the listing. */
+  private static boolean isAtPlace(FolderListing listing, int i, Node child) {
+    return switch (child) {
+      case FileNode file -> listing.type(i) == FolderListing.FILE && listing.isNamed(i, file.name);
+      case LinkNode link -> listing.type(i) == FolderListing.LINK && listing.isNamed(i, link.name());
+      case DirNode sub -> false;
+    };
+  }
+
+  /** Whether {@code child} is entry {@code i} of the listing: name, type, mode, and a file's (inode, mtime, size). */
+  private static boolean isListedAt(FolderListing listing, int i, Node child) {
+    return switch (child) {
+      case FileNode file -> listing.type(i) == FolderListing.FILE && listing.isNamed(i, file.name)
+          && listing.mode(i) == file.identity.permissions() && listing.sameFile(i, file.identity);
+      case LinkNode link -> listing.type(i) == FolderListing.LINK && listing.isNamed(i, link.name())
+          && listing.target(i).equals(link.target());
+      case DirNode sub -> false;
+    };
   }
 
   /** Runs {@code task} in the scan's pool, where its forks and parallel streams run on all cores. */
@@ -161,21 +330,19 @@ public final class TreeScanner {
   }
 
   private final class WalkTask extends RecursiveTask<DirNode> {
+    private final Walk walk;
     private final String name;
     /** The folder's path relative to the top, with a trailing '/' unless it is the top. */
     private final String prefix;
     private final Path dir;
     private final int mode;
-    private final Queue<FileNode> files;
-    private final List<String> warnings;
 
-    WalkTask(String name, String prefix, Path dir, int mode, Queue<FileNode> files, List<String> warnings) {
+    WalkTask(Walk walk, String name, String prefix, Path dir, int mode) {
+      this.walk = walk;
       this.name = name;
       this.prefix = prefix;
       this.dir = dir;
       this.mode = mode;
-      this.files = files;
-      this.warnings = warnings;
     }
 
     @Override
@@ -188,12 +355,13 @@ public final class TreeScanner {
     }
   }
 
+  /**
+   * Lists and lstats a folder, compares it with its listing, and walks its subfolders as forked tasks. A folder as
+   * listed keeps only its subfolders: what it holds besides is the listing's.
+   */
   private DirNode walk(WalkTask task) throws IOException {
-    String name = task.name;
     Path dir = task.dir;
-    int mode = task.mode;
-    Queue<FileNode> files = task.files;
-    List<String> warnings = task.warnings;
+    Walk walk = task.walk;
     List<Node> children = new ArrayList<>();
     List<WalkTask> subfolders = new ArrayList<>();
     List<Path> paths = new ArrayList<>();
@@ -216,24 +384,32 @@ public final class TreeScanner {
         continue; // its folders were checked on the way down
       }
       if (identity.isDirectory()) {
-        WalkTask subfolder = new WalkTask(childName, task.prefix + childName + "/", path, identity.permissions(),
-            files, warnings);
+        WalkTask subfolder = new WalkTask(walk, childName, task.prefix + childName + "/", path,
+            identity.permissions());
         subfolder.fork();
         subfolders.add(subfolder);
       } else if (identity.isSymbolicLink()) {
         children.add(new LinkNode(childName, Files.readSymbolicLink(path).toString()));
       } else if (identity.isRegularFile()) {
-        FileNode file = new FileNode(childName, path, identity);
-        files.add(file);
-        children.add(file);
+        children.add(new FileNode(childName, path, identity));
       } else {
-        warnings.add("Left out " + path + ": not a regular file, folder or symbolic link");
+        walk.warnings().add("Left out " + path + ": not a regular file, folder or symbolic link");
       }
+    }
+    byte[] recorded = walk.recorded().get(dir.toString());
+    FolderListing listing = recorded != null ? FolderListing.decode(recorded) : null;
+    boolean asListed = compare(walk, dir, listing, children, subfolders);
+    if (asListed) {
+      children = new ArrayList<>(subfolders.size());
     }
     for (WalkTask subfolder : subfolders) {
       children.add(subfolder.join());
     }
-    return new DirNode(name, dir, mode, children);
+    DirNode node = new DirNode(task.name, dir, task.mode, children);
+    node.listing = listing;
+    node.asListed = asListed;
+    walk.folders().add(node);
+    return node;
   }
 
   /**
@@ -319,49 +495,129 @@ public final class TreeScanner {
     return Digest.of(sha256, length);
   }
 
-  /** Builds a folder's manifest after its subfolders', which are built as forked tasks. */
+  /**
+   * Builds a folder's manifest after its subfolders', which are built as forked tasks. A folder as listed whose
+   * subfolders have the digests listed takes its digest from the listing; any other is built, and its new listing
+   * goes to {@code listings}.
+   */
   private static final class BuildTask extends RecursiveTask<LocalDirectory> {
     private final DirNode dir;
     private final Map<Digest, Manifest> manifests;
-    private final Map<Digest, Path> sources;
+    private final Map<String, byte[]> listings;
 
-    BuildTask(DirNode dir, Map<Digest, Manifest> manifests, Map<Digest, Path> sources) {
+    BuildTask(DirNode dir, Map<Digest, Manifest> manifests, Map<String, byte[]> listings) {
       this.dir = dir;
       this.manifests = manifests;
-      this.sources = sources;
+      this.listings = listings;
     }
 
     @Override
     protected LocalDirectory compute() {
       Map<String, BuildTask> subfolders = new HashMap<>();
-      for (Node child : dir.children()) {
+      for (Node child : dir.children) {
         if (child instanceof DirNode sub) {
-          BuildTask task = new BuildTask(sub, manifests, sources);
+          BuildTask task = new BuildTask(sub, manifests, listings);
           task.fork();
-          subfolders.put(sub.name(), task);
+          subfolders.put(sub.name, task);
         }
       }
-      List<TreeEntry> entries = new ArrayList<>(dir.children().size());
       Map<String, LocalDirectory> subdirectories = new HashMap<>();
-      for (Node child : dir.children()) {
-        switch (child) {
-          case FileNode file -> {
-            entries.add(TreeEntry.file(file.name, file.identity.permissions(), file.digest));
-            sources.putIfAbsent(file.digest, file.path);
-          }
-          case LinkNode link -> entries.add(TreeEntry.symlink(link.name(), link.target()));
-          case DirNode sub -> {
-            LocalDirectory built = subfolders.get(sub.name()).join();
-            Manifest manifest = built.manifest();
-            subdirectories.put(sub.name(), built);
-            entries.add(TreeEntry.directory(sub.name(), sub.mode(), manifest.digest(), manifest.files(),
-                manifest.bytes()));
+      subfolders.forEach((name, task) -> subdirectories.put(name, task.join()));
+      Manifest manifest;
+      FolderListing listing = dir.listing;
+      if (dir.asListed) {
+        boolean same = true;
+        int first = listing.count() - dir.children.size(); // the subfolders are listed last, in the walk's order
+        for (int j = 0; same && j < dir.children.size(); j++) {
+          Manifest built = subdirectories.get(((DirNode) dir.children.get(j)).name).manifest();
+          same = listing.sameFolder(first + j, built.digest(), built.files(), built.bytes());
+        }
+        if (same && !listing.chunked()) {
+          manifest = Manifest.known(listing.digest(), listing.files(), listing.bytes(),
+              () -> listedEntries(listing, subdirectories));
+        } else {
+          // A chunked folder is built again (its chunks are objects of their own), but its listing still holds.
+          manifest = Manifest.of(listedEntries(listing, subdirectories));
+          if (!same) {
+            listings.put(dir.path.toString(), relisted(listing, subdirectories, manifest));
           }
         }
+      } else {
+        manifest = Manifest.of(entries(dir, subdirectories));
+        listings.put(dir.path.toString(), listing(dir, subdirectories, manifest));
       }
-      Manifest manifest = Manifest.of(entries);
       manifests.putIfAbsent(manifest.digest(), manifest);
-      return new LocalDirectory(dir.path(), manifest, subdirectories);
+      return new LocalDirectory(dir.path, manifest, subdirectories);
     }
+  }
+
+  private static List<TreeEntry> entries(DirNode dir, Map<String, LocalDirectory> subdirectories) {
+    List<TreeEntry> entries = new ArrayList<>(dir.children.size());
+    for (Node child : dir.children) {
+      entries.add(switch (child) {
+        case FileNode file -> TreeEntry.file(file.name, file.identity.permissions(), file.digest());
+        case LinkNode link -> TreeEntry.symlink(link.name(), link.target());
+        case DirNode sub -> {
+          Manifest manifest = subdirectories.get(sub.name).manifest();
+          yield TreeEntry.directory(sub.name, sub.mode, manifest.digest(), manifest.files(), manifest.bytes());
+        }
+      });
+    }
+    return entries;
+  }
+
+  /** The entries of a folder as listed, with its subfolders as built now. */
+  private static List<TreeEntry> listedEntries(FolderListing listing, Map<String, LocalDirectory> subdirectories) {
+    List<TreeEntry> entries = new ArrayList<>(listing.count());
+    for (int i = 0; i < listing.count(); i++) {
+      String name = listing.name(i);
+      entries.add(switch (listing.type(i)) {
+        case FolderListing.FILE -> TreeEntry.file(name, listing.mode(i), listing.digest(i));
+        case FolderListing.LINK -> TreeEntry.symlink(name, listing.target(i));
+        default -> {
+          Manifest manifest = subdirectories.get(name).manifest();
+          yield TreeEntry.directory(name, listing.mode(i), manifest.digest(), manifest.files(), manifest.bytes());
+        }
+      });
+    }
+    return entries;
+  }
+
+  /** The listing of a folder as listed whose subfolders changed: the same entries, the subfolders as built now. */
+  private static byte[] relisted(FolderListing listing, Map<String, LocalDirectory> subdirectories,
+      Manifest manifest) {
+    FolderListing.Writer writer = new FolderListing.Writer(listing.count());
+    for (int i = 0; i < listing.count(); i++) {
+      if (listing.type(i) == FolderListing.DIRECTORY) {
+        String name = listing.name(i);
+        Manifest built = subdirectories.get(name).manifest();
+        writer.directory(name, listing.mode(i), built.digest(), built.files(), built.bytes());
+      } else {
+        writer.copy(listing, i);
+      }
+    }
+    return writer.finish(manifest.digest(), manifest.files(), manifest.bytes(), manifest.isChunked());
+  }
+
+  /** What the state database records of a folder just built: its entries in the walk's order. */
+  private static byte[] listing(DirNode dir, Map<String, LocalDirectory> subdirectories, Manifest manifest) {
+    FolderListing.Writer writer = new FolderListing.Writer(dir.children.size());
+    for (Node child : dir.children) {
+      switch (child) {
+        case FileNode file -> {
+          if (file.listing != null && file.listing.mode(file.listed) == file.identity.permissions()) {
+            writer.copy(file.listing, file.listed); // name, mode, (inode, mtime, size) and digest as listed
+          } else {
+            writer.file(file.name, file.identity.permissions(), file.identity, file.digest());
+          }
+        }
+        case LinkNode link -> writer.link(link.name(), link.target());
+        case DirNode sub -> {
+          Manifest built = subdirectories.get(sub.name).manifest();
+          writer.directory(sub.name, sub.mode, built.digest(), built.files(), built.bytes());
+        }
+      }
+    }
+    return writer.finish(manifest.digest(), manifest.files(), manifest.bytes(), manifest.isChunked());
   }
 }

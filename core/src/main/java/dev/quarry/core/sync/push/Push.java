@@ -117,7 +117,7 @@ public final class Push {
           Counted.of(missingRemote.bytes(), "byte"), missing.mainStrategy().name());
       TransferProgress progress = new TransferProgress(session, "push", missingRemote.objects(),
           missingRemote.bytes());
-      uploadBlobs(tree, missing.missingBlobs(), progress);
+      uploadBlobs(tree, missing, progress);
       lease.requireValid("push manifests");
       boolean rootComplete = uploadManifests(missing.missingTrees(), tree.root(), progress);
       progress.print(true);
@@ -145,10 +145,13 @@ public final class Push {
         tree.warnings(), clock.startTime(), clock.now(), clock.elapsedSeconds());
   }
 
-  private void uploadBlobs(LocalTree tree, Set<Digest> blobs, TransferProgress progress) throws IOException {
+  private void uploadBlobs(LocalTree tree, MissingObjects missing, TransferProgress progress) throws IOException {
+    Set<Digest> blobs = missing.missingBlobs();
+    Map<Digest, Path> sources = tree.fileSources(missing.missingTrees().stream().map(TreeObject::digest)
+        .collect(java.util.stream.Collectors.toSet()));
     try {
       failures.putAll(InFlight.forEach(blobs, session.remote().inFlight(), digest -> {
-        uploadBlob(digest, tree.fileSources().get(digest));
+        uploadBlob(digest, sources.get(digest));
         progress.done(digest.size());
       }));
     } catch (InterruptedException e) {

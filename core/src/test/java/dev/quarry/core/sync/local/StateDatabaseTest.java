@@ -82,4 +82,21 @@ class StateDatabaseTest {
       assertThat(tables.next()).isFalse();
     }
   }
+
+  @Test
+  void folderListingsAreReadForTheFolderAndUnderItAndNoOther() throws Exception {
+    Path root = temp.resolve("data");
+    List<String> under = List.of(root.toString(), root + "/sub", root + "/sub/deeper", root + "/\u00e9");
+    List<String> beside = List.of(root + "0", root + "-b", root + ".old", temp + "/dat");
+    try (StateDatabase database = StateDatabase.open(temp.resolve("state.db"))) {
+      Map<String, byte[]> listings = new java.util.HashMap<>();
+      under.forEach(path -> listings.put(path, path.getBytes(StandardCharsets.UTF_8)));
+      beside.forEach(path -> listings.put(path, new byte[] {1}));
+      database.recordFolders(listings);
+
+      assertThat(database.loadFolders(root)).containsOnlyKeys(under);
+      database.forgetFolders(List.of(root + "/sub"));
+      assertThat(database.loadFolders(root)).doesNotContainKey(root + "/sub").containsKey(root + "/sub/deeper");
+    }
+  }
 }

@@ -9,6 +9,8 @@ import dev.quarry.core.sync.cas.TreeEntry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,6 +76,128 @@ class TreeScannerTest {
       assertThat(second.root()).isNotEqualTo(first.root()).isEqualTo(freshSequentialScan(data));
       assertThat(second.top().manifest().entries()).extracting(TreeEntry::name).contains("f00020-renamed")
           .doesNotContain("f00020");
+    }
+  }
+
+  @Test
+  void aFolderFoundAsListedTakesItsDigestsFromItsListingWithoutTheFileRows() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("data"));
+    for (int d = 0; d < 3; d++) {
+      for (int f = 0; f < 5; f++) {
+        Files.writeString(Files.createDirectories(data.resolve("d" + d)).resolve("f" + f), "content " + d + f);
+      }
+    }
+    try (StateDatabase state = StateDatabase.open(temp.resolve("state/state.db"))) {
+      TreeScanner scanner = new TreeScanner(state, 2, Set.of(), line -> {});
+      LocalTree first = scanner.scan(data);
+      // Without any file row, only the folders' listings can spare reading the files again.
+      state.forgetFilesUnder(java.util.List.of(data.toString()));
+      LocalTree second = scanner.scan(data);
+      assertThat(second.hashedFiles()).isZero();
+      assertThat(second.root()).isEqualTo(first.root());
+      assertThat(second.top().subdirectories().get("d1").manifest().entries()).extracting(TreeEntry::name)
+          .containsExactly("f0", "f1", "f2", "f3", "f4"); // built from the listing when asked, checked by digest
+      assertThat(second.top().subdirectories().get("d1").manifest().encoded())
+          .isEqualTo(first.top().subdirectories().get("d1").manifest().encoded());
+
+      Files.writeString(data.resolve("d1/f2"), "changed!!!");
+      LocalTree third = scanner.scan(data);
+      assertThat(third.hashedFiles()).isEqualTo(1); // the other files of d1 take their digests from its listing
+      assertThat(third.root()).isEqualTo(freshSequentialScan(data));
+    }
+  }
+
+  @Test
+  void everyChangeToANestedTreeIsSeenThoughItsFoldersAreListed() throws Exception {
+    // Each step changes what lstat shows in a way a listing could hide if a shortcut were wrong; after each, the scan
+    // with the listings of the steps before must give the root a fresh scan gives.
+    Path data = Files.createDirectories(temp.resolve("data"));
+    for (int d = 0; d < 4; d++) {
+      for (int f = 0; f < 4; f++) {
+        Files.writeString(Files.createDirectories(data.resolve("d" + d + "/inner")).resolve("f" + f), "c" + d + f);
+      }
+    }
+    List<ThrowingStep> steps = List.of(
+        () -> { // two files of the same size and mtime swap names: only their inodes tell
+          FileTime mtime = Files.getLastModifiedTime(data.resolve("d0/inner/f0"));
+          Files.setLastModifiedTime(data.resolve("d0/inner/f1"), mtime);
+          Files.move(data.resolve("d0/inner/f0"), data.resolve("d0/inner/tmp"));
+          Files.move(data.resolve("d0/inner/f1"), data.resolve("d0/inner/f0"));
+          Files.move(data.resolve("d0/inner/tmp"), data.resolve("d0/inner/f1"));
+        },
+        () -> Files.setPosixFilePermissions(data.resolve("d1/inner/f2"), PosixFilePermissions.fromString("rwx------")),
+        () -> Files.setPosixFilePermissions(data.resolve("d1/inner"), PosixFilePermissions.fromString("rwx------")),
+        () -> Files.move(data.resolve("d2"), data.resolve("d2-renamed")), // a folder renamed, its files as they were
+        () -> Files.move(data.resolve("d3/inner"), data.resolve("d0/moved")), // a folder moved under another
+        () -> { // a file deleted and another added: the same count
+          Files.delete(data.resolve("d1/inner/f0"));
+          Files.writeString(data.resolve("d1/inner/g0"), "c10");
+        },
+        () -> { // a file replaced by a link, a link's target changed
+          Files.delete(data.resolve("d1/inner/f1"));
+          Files.createSymbolicLink(data.resolve("d1/inner/f1"), Path.of("f3"));
+        },
+        () -> {
+          Files.delete(data.resolve("d1/inner/f1"));
+          Files.createSymbolicLink(data.resolve("d1/inner/f1"), Path.of("f2"));
+        },
+        () -> { // a folder replaced by a file of the same name, and an empty folder added
+          deleteTree(data.resolve("d0/moved"));
+          Files.writeString(data.resolve("d0/moved"), "now a file");
+          Files.createDirectories(data.resolve("d3/empty"));
+        },
+        () -> Files.writeString(data.resolve("d1/inner/f3"), "c13, longer")); // content, in place
+    try (StateDatabase state = StateDatabase.open(temp.resolve("state/state.db"))) {
+      TreeScanner scanner = new TreeScanner(state, 2, Set.of(), line -> {});
+      Digest before = scanner.scan(data).root();
+      for (int i = 0; i < steps.size(); i++) {
+        steps.get(i).run();
+        Digest after = scanner.scan(data).root();
+        assertThat(after).as("step %d", i).isNotEqualTo(before).isEqualTo(freshSequentialScan(data));
+        assertThat(scanner.scan(data).root()).as("step %d, scanned again", i).isEqualTo(after);
+        before = after;
+      }
+    }
+  }
+
+  @Test
+  void aDatabaseFromBeforeListingsIsReadWholeOnceAndListsItsFolders() throws Exception {
+    Path data = Files.createDirectories(temp.resolve("data/sub"));
+    Files.writeString(data.resolve("one"), "one");
+    Path database = temp.resolve("state/state.db");
+    Digest root;
+    try (StateDatabase state = StateDatabase.open(database)) {
+      root = new TreeScanner(state, 1, Set.of(), line -> {}).scan(temp.resolve("data")).root();
+    }
+    try (var connection = java.sql.DriverManager.getConnection("jdbc:sqlite:" + database);
+        var statement = connection.createStatement()) {
+      statement.execute("DROP TABLE folder_state");
+      statement.execute("PRAGMA user_version = 0");
+    }
+    try (StateDatabase state = StateDatabase.open(database)) {
+      TreeScanner scanner = new TreeScanner(state, 1, Set.of(), line -> {});
+      LocalTree upgraded = scanner.scan(temp.resolve("data"));
+      assertThat(upgraded.hashedFiles()).isZero(); // the file rows still hold
+      assertThat(upgraded.root()).isEqualTo(root);
+      state.forgetFilesUnder(List.of(temp.resolve("data").toString()));
+      assertThat(scanner.scan(temp.resolve("data")).hashedFiles()).isZero(); // the folders are listed now
+    }
+    try (var connection = java.sql.DriverManager.getConnection("jdbc:sqlite:" + database);
+        var statement = connection.createStatement();
+        var version = statement.executeQuery("PRAGMA user_version")) {
+      assertThat(version.getInt(1)).isEqualTo(StateDatabase.FORMAT_VERSION);
+    }
+  }
+
+  private interface ThrowingStep {
+    void run() throws Exception;
+  }
+
+  private static void deleteTree(Path folder) throws Exception {
+    try (var paths = Files.walk(folder)) {
+      for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
     }
   }
 
