@@ -86,7 +86,8 @@ public final class CreatePhase {
 
   public List<CreatedShard> run(int index, int count) throws IOException, InterruptedException {
     PlanSummary plan = readPlan(scratchStore, scratch);
-    List<PlannedShard> mine = share(plan, new PlanShards(scratchStore, scratch, plan), index, count);
+    PlanShards shards = new PlanShards(scratchStore, scratch, plan);
+    List<PlannedShard> mine = share(plan, shards, index, count);
     ShardFormat format = ShardFormat.ofExtension(plan.outputFormat());
     Progress progress = new Progress("create " + index + "/" + count, mine.size(), log);
     Map<Long, CreatedShard> created = new TreeMap<>();
@@ -109,7 +110,6 @@ public final class CreatePhase {
         OrderedEntries ordered = new OrderedEntries(plan, spec, scratchStore, scratch, inPieces)) {
       Map<PlannedShard, List<RecordEntry>> leading = new java.util.LinkedHashMap<>();
       if (inPieces) {
-        PlanShards shards = new PlanShards(scratchStore, scratch, plan);
         long firstOwn = mine.isEmpty() ? Long.MAX_VALUE : mine.getFirst().index();
         for (Map.Entry<Long, List<RecordEntry>> piece : ordered.leading(index, firstOwn).entrySet()) {
           PlannedShard shard = shards.between(piece.getKey(), piece.getKey() + 1).getFirst();

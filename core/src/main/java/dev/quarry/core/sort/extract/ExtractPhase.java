@@ -104,8 +104,7 @@ public final class ExtractPhase {
             ? new PartitionPacks(work.path().resolve("packs"), partitions, from) : null) {
       ShardExtractor extractor = partitionPacks != null
           ? new ShardExtractor(spec, partitionPacks.spool(), ShardExtractor.Packing.ALL_TARS, problems)
-          : new ShardExtractor(spec, packs, inOneProcess ? ShardExtractor.Packing.TARS_NOT_READABLE_AGAIN
-              : ShardExtractor.Packing.NO_TARS, problems);
+          : new ShardExtractor(spec, packs, ShardExtractor.Packing.TARS_NOT_READABLE_AGAIN, problems);
       extractShards(mine, missing, extractor, partitionPacks, partitioner, sorter, progress, problems, totals, slots);
       if (partitionPacks != null) {
         packName = scratch.partitionPack(index, attempt);

@@ -51,15 +51,12 @@ final class ShardExtractor {
   /** Which plain tars are packed as they are read (every other format always is). */
   enum Packing {
     /**
-     * None but those the run's shards may replace (in the output's folder: a committed output sorted again in place,
-     * with overwrite): create workers read their records from the input objects (phases in separate workers).
-     */
-    NO_TARS,
-    /**
-     * Those not readable again where they are: a local file ({@link dev.quarry.core.store.ObjectStore#isLocal})
-     * outside the output's folder, which the run's shards cannot replace, is read again by create, which costs no
-     * more than a copy held in memory and saves filling that memory (the 2 GiB benchmark: 2.3 GiB resident, and 2 to
-     * 3 CPU seconds more on a loaded machine; docs/development.md).
+     * Those create cannot read again where they are (ExtractPhase decides): any the run's shards may replace (in the
+     * output's folder: a committed output sorted again in place, with overwrite), and, in one process, any but a
+     * local file ({@link dev.quarry.core.store.ObjectStore#isLocal}), which create reads again at no more cost than a
+     * copy held in memory and without filling that memory (the 2 GiB benchmark: 2.3 GiB resident, and 2 to 3 CPU
+     * seconds more on a loaded machine; docs/development.md). Phases in separate workers read the others from the
+     * input objects.
      */
     TARS_NOT_READABLE_AGAIN,
     /** All: records go to partition packs, which create workers read instead of the inputs. */
@@ -104,7 +101,6 @@ final class ShardExtractor {
 
   private boolean packs(boolean readableAgain) {
     return switch (packing) {
-      case NO_TARS -> !readableAgain;
       case TARS_NOT_READABLE_AGAIN -> !readableAgain;
       case ALL_TARS -> true;
     };

@@ -2,6 +2,7 @@ package dev.quarry.core.sort.plan;
 
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
+import dev.quarry.core.sort.spec.BraceTemplate;
 import dev.quarry.core.store.ObjectStore;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -26,6 +27,8 @@ public final class PlanShards {
   private final PlanSummary plan;
   private final int pageSize;
   private final Map<Long, List<PlannedShard>> pages = new HashMap<>();
+  private final long[] firstShards;
+  private final BraceTemplate[] templates;
 
   public PlanShards(ObjectStore store, Scratch scratch, PlanSummary plan) {
     this(store, scratch, plan, PAGE_SIZE);
@@ -36,6 +39,8 @@ public final class PlanShards {
     this.scratch = scratch;
     this.plan = plan;
     this.pageSize = pageSize;
+    this.firstShards = plan.firstShards();
+    this.templates = new BraceTemplate[plan.templates().size()];
   }
 
   /** Writes the pages of {@code shards}, the plan's shards in order, grouped as {@code ranges} says. */
@@ -106,6 +111,10 @@ public final class PlanShards {
         if (shard.index() != index || shard.partition() != range.partition() || shard.template() != range.template()) {
           throw changed("shard " + index + " is not where its page of partition " + range.partition() + " has it");
         }
+        // Its name is its template's for its place: a page naming another object (or two shards one) is refused.
+        if (!shard.url().equals(template(range.template()).name(index - firstShards[range.template()]))) {
+          throw changed("shard " + index + " does not have the name its template gives it");
+        }
         shards.add(shard);
       }
     }
@@ -113,6 +122,13 @@ public final class PlanShards {
       throw changed("its shard ranges hold " + before + " shards, not " + plan.shardCount());
     }
     return shards;
+  }
+
+  private BraceTemplate template(int template) {
+    if (templates[template] == null) {
+      templates[template] = BraceTemplate.parse(plan.templates().get(template), true);
+    }
+    return templates[template];
   }
 
   private List<PlannedShard> page(int partition, long page) throws IOException {

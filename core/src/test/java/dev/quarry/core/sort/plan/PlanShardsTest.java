@@ -24,8 +24,9 @@ class PlanShardsTest {
   private static List<PlannedShard> keymapShards() {
     int[][] owners = {{0, 0}, {0, 0}, {0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 1}, {1, 2}};
     List<PlannedShard> shards = new ArrayList<>();
+    int[] named = new int[2];
     for (int[] owner : owners) {
-      shards.add(new PlannedShard(shards.size(), "s3://b/t" + owner[0] + "-" + shards.size() + ".tar", owner[0],
+      shards.add(new PlannedShard(shards.size(), "s3://b/t" + owner[0] + "-" + named[owner[0]]++ + ".tar", owner[0],
           owner[1]));
     }
     return shards;
@@ -83,6 +84,13 @@ class PlanShardsTest {
       store.put(scratch.planShards(2, 0), Json.bytes(new PlannedShard[] {shards.get(2), shards.get(10)}));
       assertThatThrownBy(() -> new PlanShards(store, scratch, summary(shards, ranges), 3).all())
           .hasMessage("Cannot read the plan's output shards: shard 6 is not where its page of partition 2 has it"
+              + " (the scratch was changed; clean it and sort again)");
+      // A page naming another shard's object: two shards would write one, and commit list it twice.
+      PlanShards.write(store, scratch, shards, ranges, 3);
+      PlannedShard renamed = new PlannedShard(6, shards.get(5).url(), 0, 2);
+      store.put(scratch.planShards(2, 0), Json.bytes(new PlannedShard[] {renamed, shards.get(10)}));
+      assertThatThrownBy(() -> new PlanShards(store, scratch, summary(shards, ranges), 3).all())
+          .hasMessage("Cannot read the plan's output shards: shard 6 does not have the name its template gives it"
               + " (the scratch was changed; clean it and sort again)");
       List<PlanSummary.ShardRange> gap = new ArrayList<>(ranges);
       gap.remove(1);
