@@ -56,10 +56,16 @@ public final class CreatePhase {
   /** Output shards one worker uploads at once. */
   private static final int SHARDS_IN_FLIGHT = 4;
   /**
-   * Output shards gathered together: their pieces share large reads, and the bound keeps open files and local disk
-   * to a batch, however many shards a worker has.
+   * The most output shards gathered together: their pieces share large reads, and the bound keeps open files and
+   * local disk to a batch, however many shards a worker has. Fewer when their entries, all held in the heap while
+   * the batch is gathered, would pass the budget's entry bytes ({@link #shardsPerBatch}).
    */
   private static final int SHARDS_PER_BATCH = 64;
+  /**
+   * A record entry's heap bytes as a batch is sized ({@code RecordEntry#estimatedHeapBytes} of a key of 50
+   * characters and two ranges): the plan knows records per shard, not their keys.
+   */
+  static final long ENTRY_HEAP_BYTES = 316;
 
   private final SortSpec spec;
   private final ObjectStores stores;
@@ -128,8 +134,9 @@ public final class CreatePhase {
           created.put(joined.index(), joined);
         }
       }
-      for (int start = 0; start < todo.size(); start += SHARDS_PER_BATCH) {
-        List<PlannedShard> batch = todo.subList(start, Math.min(todo.size(), start + SHARDS_PER_BATCH));
+      int perBatch = shardsPerBatch(plan.records(), plan.shardCount(), spec.workers().memory().entryBytes());
+      for (int start = 0; start < todo.size(); start += perBatch) {
+        List<PlannedShard> batch = todo.subList(start, Math.min(todo.size(), start + perBatch));
         Map<Long, List<RecordEntry>> entries = ordered.of(batch);
         List<PlannedShard> goingOn = inPieces
             ? batch.stream().filter(shard -> ordered.partitionsOf(shard).size() > 1).toList() : List.of();
@@ -219,6 +226,16 @@ public final class CreatePhase {
       Files.delete(piece);
     }
     return done;
+  }
+
+  /**
+   * Shards a batch gathers: at most {@value #SHARDS_PER_BATCH}, and no more than the budget's entry bytes hold the
+   * entries of, at the plan's records per shard (at least one). 64 shards of 256 MiB of 1 KiB records are 16.7 M
+   * entries, about 5 GB of heap, where the default budget holds a tenth of that.
+   */
+  static int shardsPerBatch(long records, long shards, long entryBytes) {
+    long perShard = Math.max(1, Math.ceilDiv(records, Math.max(1, shards)));
+    return (int) Math.max(1, Math.min(SHARDS_PER_BATCH, entryBytes / Math.multiplyExact(perShard, ENTRY_HEAP_BYTES)));
   }
 
   /** The shards worker {@code index} of {@code count} builds, in plan order: only their pages are read. */
