@@ -37,7 +37,9 @@ public final class Scratch {
       "packs/[0-9]{8,}\\.tar",
       "packs/extract-[0-9]{5,}-[0-9a-f-]{36}\\.pack",
       "partition/[0-9]{5,}/sort/run-[0-9a-f-]{36}-[0-9]{6,}\\.run",
-      "partition/[0-9]{5,}/ordered-[0-9a-f-]{36}(-[0-9]{5,})?\\.run",
+      "partition/[0-9]{5,}/ordered-[0-9a-f-]{36}\\.run",
+      "partition/[0-9]{5,}/from-[0-9]{5,}-[0-9a-f-]{36}\\.run",
+      "partition/[0-9]{5,}/last-[0-9a-f-]{36}\\.run",
       "partition/[0-9]{5,}/done\\.json",
       "plan/plan\\.json",
       "plan/shards-[0-9]{5,}-[0-9]{6,}\\.json",
@@ -124,11 +126,32 @@ public final class Scratch {
   }
 
   /**
-   * The kept records of partition {@code partition} that a content or none step, whose {@link #partitionOrdered} is
-   * {@code ordered}, wrote: one list per partition, each in the job's order, named after the step's own.
+   * The kept records of partition {@code partition} that the content or none step of key-hash range {@code step},
+   * whose {@link #partitionOrdered} is {@code ordered}, wrote, in the job's order: written only when it holds some,
+   * and kept under the partition it is of, so that the create worker of the partition finds the non-empty ones with
+   * one listing ({@link #partitionListsOf}) instead of opening one per step.
    */
-  public String partitionOrderedOf(String ordered, int partition) {
-    return ordered.substring(0, ordered.length() - ".run".length()) + String.format("-%05d.run", partition);
+  public String partitionListOf(int partition, int step, String ordered) {
+    return String.format("%spartition/%05d/from-%05d-%s.run", prefix, partition, step, attemptOf(ordered));
+  }
+
+  /** What the names of every step's {@link #partitionListOf} partition {@code partition} start with. */
+  public String partitionListsOf(int partition) {
+    return String.format("%spartition/%05d/from-", prefix, partition);
+  }
+
+  /**
+   * The last kept entry of each partition a content or none step, whose {@link #partitionOrdered} is {@code
+   * ordered}, wrote a list of, in partition order: one small run per step the plan merges, instead of P entries in
+   * every step's done marker.
+   */
+  public String partitionLastOf(String ordered) {
+    return ordered.substring(0, ordered.lastIndexOf("/ordered-")) + "/last-" + attemptOf(ordered) + ".run";
+  }
+
+  /** The attempt an ordered list's name ends with ({@link #partitionOrdered}). */
+  private static String attemptOf(String ordered) {
+    return ordered.substring(ordered.length() - ".run".length() - 36, ordered.length() - ".run".length());
   }
 
   /** Written last by the step of partition {@code partition}: its counts. */

@@ -821,6 +821,148 @@ abstract class SortContract {
     }
   }
 
+  /**
+   * A content or none step writes a list of a partition only when it holds records of it, and its done marker counts
+   * those alone, without the partitions' last entries (in a small run of its own the plan merges): at P = 40, 480
+   * records had 1,600 lists (1,560 empty) and 227,586 bytes of step markers, against 395 at P = 1, all of which the
+   * plan held at once. Create worker 0 opens its partition's non-empty lists alone, and a step reads no segment table
+   * (the create worker locates the entries in its own segments), whatever P; the output is the same bytes.
+   */
+  @ParameterizedTest
+  @EnumSource(value = OrderKind.class, names = {"CONTENT", "NONE"})
+  void aContentOrNoneStepWritesAndCountsOnlyTheListsOfItsRecordsWhateverThePartitions(OrderKind kind)
+      throws Exception {
+    dataset = SortFixture.dataset(8, 60, 7);
+    all = dataset.stream().flatMap(List::stream).toList();
+    String input = input(ShardFormat.TAR).replace("{000..005}", "{000..007}");
+    KeyHashMetadata one = keyHashMetadata(kind, input, 1);
+    KeyHashMetadata forty = keyHashMetadata(kind, input, 40);
+    assertThat(forty.lists()).as("lists written at P = 40 (" + forty.emptyLists() + " empty), for " + all.size()
+        + " records").isLessThanOrEqualTo(all.size()).isPositive();
+    assertThat(forty.emptyLists()).as("empty lists written").isZero();
+    assertThat(forty.markerBytes()).as("bytes of the 40 steps' done markers, of the 1 at P = 1: "
+        + one.markerBytes()).isLessThanOrEqualTo(40 * one.markerBytes() + 100L * forty.lists());
+    assertThat(forty.listsOpened()).as("lists create worker 0 opened, of the " + forty.listsOfPartition0()
+        + " non-empty lists of partition 0").isEqualTo(forty.listsOfPartition0());
+    assertThat(forty.tableBytes()).as("segment table bytes read by step 0, at P = 1: " + one.tableBytes())
+        .isLessThanOrEqualTo(one.tableBytes());
+    Map<String, byte[]> oneOutput = objects(root + "p1/");
+    Map<String, byte[]> fortyOutput = objects(root + "p40/");
+    assertThat(fortyOutput.keySet()).isEqualTo(oneOutput.keySet()).contains("x.manifest.json");
+    oneOutput.forEach((name, bytes) -> assertThat(fortyOutput.get(name)).as(name).isEqualTo(bytes));
+  }
+
+  /** What {@link #keyHashMetadata} counted. */
+  private record KeyHashMetadata(long lists, long emptyLists, long markerBytes, long listsOpened,
+      long listsOfPartition0, long tableBytes) {}
+
+  /**
+   * Sorts {@code input} by {@code kind} with 4 extract workers and {@code partitions} partitions, counting the
+   * ordered lists the steps wrote (and how many are empty), the bytes of their done markers, the lists create worker
+   * 0 opened (of the non-empty lists of partition 0), and the segment table bytes step 0 read.
+   */
+  private KeyHashMetadata keyHashMetadata(OrderKind kind, String input, int partitions) throws Exception {
+    String run = "p" + partitions;
+    SortSpec spec = spec(input, order(kind, null, null), records(root + run + "/x-{000..}.tar", 10));
+    String scratchUrl = root + "scratch-" + run + "/";
+    SortPhases phases = phases(spec, scratchUrl);
+    for (int index = 0; index < 4; index++) {
+      phases.extract(index, 4, partitions);
+    }
+    Location scratch = stores.locate(scratchUrl);
+    java.util.concurrent.atomic.AtomicLong tableBytes = new java.util.concurrent.atomic.AtomicLong();
+    var tables = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
+      @Override
+      public java.io.InputStream getRange(String key, long offset, long length) throws java.io.IOException {
+        if (key.endsWith(".pack")) {
+          tableBytes.addAndGet(length);
+        }
+        return super.getRange(key, offset, length);
+      }
+    };
+    new SortPhases(spec, stores, new Location(tables, scratch.key()), new ScratchPacks(tables,
+        new Scratch(scratch.key())), false, QUIET).partition(0, partitions, 4);
+    for (int index = 1; index < partitions; index++) {
+      phases.partition(index, partitions, 4);
+    }
+    phases.plan(4);
+    var storage = new dev.quarry.core.sort.records.StoreRunStorage(scratch.store());
+    long lists = 0;
+    long empty = 0;
+    long markerBytes = 0;
+    java.util.Set<String> listsOf0 = new java.util.HashSet<>();
+    for (var object : objects(scratchUrl).entrySet()) {
+      String name = object.getKey();
+      if (name.matches("partition/[0-9]{5}/done\\.json")) {
+        markerBytes += object.getValue().length;
+      }
+      if (name.matches("partition/[0-9]{5}/(ordered-[0-9a-f-]{36}-[0-9]{5}|from-[0-9]{5}-[0-9a-f-]{36})\\.run")) {
+        lists++;
+        try (var reader = new dev.quarry.core.sort.records.RunReader(storage.open(scratch.key() + name), name)) {
+          var first = reader.next();
+          if (first == null) {
+            empty++;
+          } else if (first.segment() == 0) {
+            listsOf0.add(name);
+          }
+        }
+      }
+    }
+    java.util.Set<String> opened = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    var counted = dev.quarry.core.store.DelegatingStore.withHook(scratch.store(), (request, key) -> {
+      if (key.endsWith(".run") && key.contains("/partition/")) {
+        opened.add(key.substring(scratch.key().length()));
+      }
+    });
+    new SortPhases(spec, stores, new Location(counted, scratch.key()), new ScratchPacks(counted,
+        new Scratch(scratch.key())), false, QUIET).create(0, partitions);
+    for (int index = 1; index < partitions; index++) {
+      phases.create(index, partitions);
+    }
+    phases.commit();
+    return new KeyHashMetadata(lists, empty, markerBytes, opened.size(), listsOf0.size(), tableBytes.get());
+  }
+
+  /**
+   * A content or none entry read from scratch that names a segment its pack does not have is refused in one line,
+   * as every other changed scratch object is: at the step, in its extract run, and at create, in an ordered list.
+   */
+  @Test
+  void anEntryNamingAForgedSegmentIsRefusedAsAChangedScratch() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), order(OrderKind.CONTENT, null, null),
+        records(root + "out/x-{000..}.tar", 20));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    Location scratch = stores.locate(root + "scratch/");
+    var storage = new dev.quarry.core.sort.records.StoreRunStorage(scratch.store());
+    String run = objects(root + "scratch/").keySet().stream().filter(name -> name.startsWith("extract/00000/run-")
+        && name.contains("-00001-")).findFirst().orElseThrow();
+    String key = rewriteFirst(storage, scratch.key() + run, 7);
+    assertThatThrownBy(() -> phases.partition(1, 2, 1)).hasMessage("Cannot read the record entries: record " + key
+        + " names segment 7 of a pack of 2 (the scratch was changed; clean it and sort again)");
+  }
+
+  /** Rewrites run {@code name} with its first entry naming segment {@code segment}; returns that entry's key. */
+  private static String rewriteFirst(dev.quarry.core.sort.records.StoreRunStorage storage, String name, int segment)
+      throws Exception {
+    List<dev.quarry.core.sort.records.RecordEntry> entries = new ArrayList<>();
+    try (var reader = new dev.quarry.core.sort.records.RunReader(storage.open(name), name)) {
+      for (var entry = reader.next(); entry != null; entry = reader.next()) {
+        entries.add(entry);
+      }
+    }
+    var first = entries.getFirst();
+    entries.set(0, new dev.quarry.core.sort.records.RecordEntry(first.key(), first.shard(), first.position(),
+        first.packed(), first.ranges(), first.size(), first.contentKey(), segment));
+    try (var writer = new dev.quarry.core.sort.records.RunWriter(storage.create(name))) {
+      for (var entry : entries) {
+        writer.write(entry);
+      }
+      writer.finish();
+    }
+    return first.key();
+  }
+
   /** Eight plain tar shards, the first much the largest, so that it is read last of the four read at once. */
   private String unevenInput() throws Exception {
     dataset = new ArrayList<>(SortFixture.dataset(8, 200, 13));

@@ -1,6 +1,7 @@
 package dev.quarry.core.sort.create;
 
 import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.plan.PackedEntries;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.plan.ShardCuts;
@@ -14,8 +15,10 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,7 +29,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * partition of its first shard's first record, and on into the next partitions only while a shard goes on there;
  * or, {@code ownPartitionOnly}, its own partition alone, where a shard that goes on is one piece of it ({@link
  * #leading} gives the pieces of earlier partitions' shards at its start, {@link #partitionsOf} where a shard is). A
- * partition of a content or none order is the merge, in the job's order, of its list of every partition step.
+ * partition of a content or none order is the merge, in the job's order, of the lists the partition steps wrote of it
+ * (those holding records of it), whose entries it locates in the packs' segments of the partition.
  */
 final class OrderedEntries implements AutoCloseable {
   private final PlanSummary plan;
@@ -43,6 +47,8 @@ final class OrderedEntries implements AutoCloseable {
   private long[] starts;
   private RecordEntry pending;
   private long pendingShard;
+  /** Locates the entries of content and none orders' lists, which the steps left from their segment's start. */
+  private final PackedEntries packedEntries;
 
   OrderedEntries(PlanSummary plan, SortSpec spec, ObjectStore scratchStore, Scratch scratch,
       boolean ownPartitionOnly) {
@@ -59,6 +65,8 @@ final class OrderedEntries implements AutoCloseable {
     }
     this.firstShard = plan.firstShards();
     this.shardSize = output.shardSizeBytes();
+    this.packedEntries = plan.stepsByKeyHash()
+        ? new PackedEntries(scratchStore, plan.packs(), plan.partitions().size()) : null;
   }
 
   /**
@@ -140,6 +148,9 @@ final class OrderedEntries implements AutoCloseable {
     while (true) {
       if (reader != null) {
         RecordEntry entry = reader.next();
+        if (entry != null && packedEntries != null) {
+          entry = packedEntries.located(entry, partition);
+        }
         if (entry != null) {
           int template = plan.templates().size() == 1 ? 0 : ((Long) entry.contentKey()).intValue();
           if (template < 0 || template >= cuts.length || firstShard[template] < 0) {
@@ -172,9 +183,13 @@ final class OrderedEntries implements AutoCloseable {
     // The lists the plan counted: they point into the plan's packs, and no step writes them again.
     List<String> names = new ArrayList<>();
     if (plan.stepsByKeyHash()) {
+      // One listing finds the steps' lists of the partition (only steps holding records of it wrote one); those of
+      // the attempts the plan counted are read, any other attempt's are not.
+      Set<String> counted = new HashSet<>();
       for (int step = 0; step < plan.partitions().size(); step++) {
-        names.add(scratch.partitionOrderedOf(checkedOrdered(step), next));
+        counted.add(scratch.partitionListOf(next, step, checkedOrdered(step)));
       }
+      storage.list(scratch.partitionListsOf(next)).stream().filter(counted::contains).forEach(names::add);
     } else {
       names.add(checkedOrdered(next));
     }

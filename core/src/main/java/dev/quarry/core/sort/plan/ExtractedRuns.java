@@ -1,12 +1,10 @@
 package dev.quarry.core.sort.plan;
 
-import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.extract.ExtractResult;
 import dev.quarry.core.sort.extract.SegmentTable;
-import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.ObjectInfo;
@@ -14,9 +12,7 @@ import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -30,10 +26,6 @@ final class ExtractedRuns {
   private final Scratch scratch;
   private final List<ExtractResult> results;
   private final List<PlanSummary.ExtractPack> packs;
-  /** The segment {@link #located} was last asked about, by extract worker, read when needed. */
-  private final Map<Integer, PartitionSegment> segments = new HashMap<>();
-  /** The whole segment table of the packs {@link #located} was asked about more than one segment of. */
-  private final Map<Integer, long[]> tables = new HashMap<>();
 
   private ExtractedRuns(ObjectStore store, Scratch scratch, List<ExtractResult> results) {
     this.store = store;
@@ -194,58 +186,9 @@ final class ExtractedRuns {
     return results.stream().map(ExtractResult::pack).toList();
   }
 
-  /**
-   * {@code entry} with its range made an offset in its extract worker's pack, if that worker wrote one: an extract
-   * worker's entries point into the segment {@link RecordEntry#segment} names, which its segment table gives. A key
-   * order's step reads its own segment of each pack (16 bytes); a content or none step, whose runs hold entries of
-   * every segment, reads each pack's whole table once.
-   */
-  RecordEntry located(RecordEntry entry) throws IOException {
-    int worker = PlanSummary.ExtractPack.indexOf(packs, entry.shard());
-    ExtractResult result = results.get(worker);
-    if (result.pack() == null || !entry.packed()) {
-      return entry;
-    }
-    int partition = entry.segment();
-    if (partition < 0 || partition >= partitions()) {
-      throw outside(partition, result);
-    }
-    PartitionSegment segment = segments.get(worker);
-    if (segment == null || segment.partition() != partition) {
-      long[] table = tables.get(worker);
-      if (table == null && segment != null) { // a second segment of this pack: its whole table, once
-        table = SegmentTable.all(store, result.pack(), result.packRecordBytes(), partitions());
-        tables.put(worker, table);
-      }
-      segment = new PartitionSegment(partition, table != null
-          ? new SegmentTable.Segment(table[partition], table[partition + 1])
-          : SegmentTable.segment(store, result.pack(), result.packRecordBytes(), partition));
-      segments.put(worker, segment);
-    }
-    RawRange range = entry.ranges().getFirst();
-    if (entry.ranges().size() != 1 || range.offset() < 0 || segment.start() + range.end() > segment.end()) {
-      throw outside(partition, result);
-    }
-    return new RecordEntry(entry.key(), entry.shard(), entry.position(), true,
-        List.of(new RawRange(segment.start() + range.offset(), range.length())), entry.size(), entry.contentKey(),
-        entry.segment());
-  }
-
-  private static IllegalStateException outside(int partition, ExtractResult result) {
-    return new IllegalStateException("Cannot read the record entries of partition " + partition + ": one points"
-        + " outside the partition's segment of " + result.pack() + " (the scratch was changed; clean it and sort"
-        + " again)");
-  }
-
-  /** A segment and the partition it is of. */
-  private record PartitionSegment(int partition, SegmentTable.Segment range) {
-    long start() {
-      return range.start();
-    }
-
-    long end() {
-      return range.end();
-    }
+  /** Locates the packed entries of one partition's segment, reading each pack's row of it when first needed. */
+  PackedEntries packedEntries() {
+    return new PackedEntries(store, packs, partitions());
   }
 
   /** Every extract worker's runs of {@code partition}: a listing of each worker's attempt's runs of it. */

@@ -8,7 +8,6 @@ import dev.quarry.core.sort.order.KeyOrder;
 import dev.quarry.core.sort.order.RecordOrders;
 import dev.quarry.core.sort.records.ExternalSorter;
 import dev.quarry.core.sort.records.RecordEntry;
-import dev.quarry.core.sort.records.RecordEntryCodec;
 import dev.quarry.core.sort.records.RunMerger;
 import dev.quarry.core.sort.records.RunWriter;
 import dev.quarry.core.sort.records.StoreRunStorage;
@@ -105,11 +104,11 @@ public final class PartitionPhase {
         ordered.write(entry);
       };
       if (RecordOrders.isKeyOrder(spec.order()) && keymap == null) {
-        forEachDistinct(index, extracted, storage, null, problems, dropped, write);
+        forEachDistinct(index, extracted, storage, extracted.packedEntries(), null, problems, dropped, write);
       } else {
         ExternalSorter sorter = new ExternalSorter(RecordOrders.of(spec.order()), storage,
             scratch.partitionSortPrefix(index, UUID.randomUUID()), spec.workers().memory().entryBytes());
-        forEachDistinct(index, extracted, storage, keymap, problems, dropped,
+        forEachDistinct(index, extracted, storage, extracted.packedEntries(), keymap, problems, dropped,
             entry -> sorter.add(RecordOrders.ranked(spec.order(), entry)));
         try (RunMerger sorted = sorter.sorted()) {
           for (RecordEntry entry = sorted.next(); entry != null; entry = sorted.next()) {
@@ -137,9 +136,12 @@ public final class PartitionPhase {
   /**
    * The step of key-hash range {@code index} of a content or none order whose records spread: merges the range's
    * runs of every extract worker in key order (every copy of its keys is there), drops copies by the duplicates
-   * policy as any step does, and writes the kept records as one list per partition ({@link RecordEntry#segment}
-   * says which), each in the job's order: one external sort by (partition, job's order), cut at each partition's
-   * end. Create merges partition p's lists of every step.
+   * policy as any step does, and writes the kept records of each partition ({@link RecordEntry#segment} says which)
+   * as one list in the job's order: one external sort by (partition, job's order), cut at each partition's end. Only
+   * the partitions it holds records of get a list, named under the partition ({@code Scratch#partitionListOf}), and
+   * its done marker counts those alone; the last entry of each goes to one small run ({@code
+   * Scratch#partitionLastOf}) the plan merges. Entries stay as extract wrote them, from their segment's start: the
+   * create worker of the partition locates them ({@link PackedEntries}), so a step reads no segment table.
    */
   private PartitionResult runByKeyHash(int index, int count, int extractCount, ExtractedRuns extracted,
       Problems problems) throws IOException {
@@ -150,16 +152,21 @@ public final class PartitionPhase {
     ExternalSorter sorter = new ExternalSorter(Comparator.comparingInt(RecordEntry::segment)
         .thenComparing(RecordOrders.of(spec.order())), storage, scratch.partitionSortPrefix(index, UUID.randomUUID()),
         spec.workers().memory().entryBytes());
-    forEachDistinct(index, extracted, storage, null, problems, dropped, sorter::add);
+    forEachDistinct(index, extracted, storage, null, null, problems, dropped, entry -> {
+      PackedEntries.segmentOf(entry, count);
+      sorter.add(entry);
+    });
     PartitionResult.TemplateCounts kept = PartitionResult.TemplateCounts.NONE;
-    List<PartitionResult.OutputCounts> outputs = new ArrayList<>(count);
-    try (RunMerger sorted = sorter.sorted()) {
+    List<PartitionResult.OutputCounts> outputs = new ArrayList<>();
+    try (RunMerger sorted = sorter.sorted();
+        RunWriter lasts = new RunWriter(storage.create(scratch.partitionLastOf(orderedName)))) {
       RecordEntry entry = sorted.next();
-      for (int partition = 0; partition < count; partition++) {
+      while (entry != null) {
+        int partition = entry.segment();
         PartitionResult.TemplateCounts counts = PartitionResult.TemplateCounts.NONE;
         RecordEntry last = null;
-        // Every partition's list is written, empty or not: create reads list p of every step.
-        try (RunWriter ordered = new RunWriter(storage.create(scratch.partitionOrderedOf(orderedName, partition)))) {
+        try (RunWriter ordered = new RunWriter(storage.create(scratch.partitionListOf(partition, index,
+            orderedName)))) {
           for (; entry != null && entry.segment() == partition; entry = sorted.next()) {
             counts = counts.plus(entry.size(), shardSize);
             ordered.write(entry);
@@ -167,9 +174,11 @@ public final class PartitionPhase {
           }
           ordered.finish();
         }
+        lasts.write(last);
         kept = kept.and(counts);
-        outputs.add(new PartitionResult.OutputCounts(counts, last == null ? null : RecordEntryCodec.toText(last)));
+        outputs.add(new PartitionResult.OutputCounts(partition, counts));
       }
+      lasts.finish();
     }
     for (String run : sorter.finish()) {
       storage.delete(run);
@@ -184,12 +193,12 @@ public final class PartitionPhase {
 
   /**
    * Every record once, in key order: the first copy of a key in input order is kept and the others handled by the
-   * duplicates policy; with a key map, each kept entry carries its template index as content key, and records no
+   * duplicates policy; packed entries located in the partition's segments when {@code packed} is given; with a key map, each kept entry carries its template index as content key, and records no
    * line matches are handled by the missing-key policy. Counts records read, duplicates and unmatched records in
    * {@code dropped}.
    */
-  private void forEachDistinct(int index, ExtractedRuns extracted, StoreRunStorage storage, Keymap keymap,
-      Problems problems, long[] dropped, EntryConsumer consumer) throws IOException {
+  private void forEachDistinct(int index, ExtractedRuns extracted, StoreRunStorage storage, PackedEntries packed,
+      Keymap keymap, Problems problems, long[] dropped, EntryConsumer consumer) throws IOException {
     Policy duplicates = spec.policies().duplicatedRecords();
     String passPrefix = scratch.partitionSortPrefix(index, UUID.randomUUID());
     AtomicInteger passRuns = new AtomicInteger();
@@ -211,7 +220,9 @@ public final class PartitionPhase {
           continue;
         }
         previous = entry;
-        entry = extracted.located(entry);
+        if (packed != null) {
+          entry = packed.located(entry, index);
+        }
         if (keymap != null) {
           int template = keymap.match(entry.key());
           if (template < 0) {

@@ -1,5 +1,7 @@
 package dev.quarry.core.sort.plan;
 
+import com.fasterxml.jackson.annotation.JsonFormat;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.List;
 
 /**
@@ -19,8 +21,9 @@ import java.util.List;
  * @param recordsDropped records dropped for matching no key map line
  * @param templates the kept records' counts per output template, in template order
  * @param outputs for a content or none order whose records spread (this step dropped the copies of a range of key
- *     hashes, and wrote its kept records as one ordered list per partition, {@code Scratch#partitionOrderedOf}):
- *     the counts of each partition's list, in partition order; null otherwise
+ *     hashes, and wrote its kept records as one ordered list per partition it holds records of, {@code
+ *     Scratch#partitionListOf}): the counts of each of those lists, in partition order, and of no other partition (so
+ *     the marker grows with its lists, not with P); null otherwise
  */
 public record PartitionResult(int index, int count, int extractCount, List<String> packs, String keymapSha256,
     String ordered,
@@ -40,13 +43,15 @@ public record PartitionResult(int index, int count, int extractCount, List<Strin
   /**
    * Refuses counts that records of at most {@code shardSize} counted bytes each (0: shards not sized in bytes) cannot
    * give: a planted marker must not make the plan cut more shards than its records fill. Refuses too per-partition
-   * counts that are not one per partition, or do not add up to the kept records.
+   * counts that are not of rising partitions each with records, or do not add up to the kept records.
    */
   public void checkSpans(long shardSize) {
-    boolean outputsFit = outputs == null || outputs.size() == count && outputs.stream().allMatch(output ->
-        output != null && output.counts() != null && output.counts().fits(shardSize)
-            && (output.counts().records() == 0) == (output.last() == null))
-        && outputs.stream().mapToLong(output -> output.counts().records()).sum()
+    boolean outputsFit = outputs == null || outputs.stream().allMatch(output ->
+        output != null && output.records() > 0 && output.partition() < count && valid(output)
+            && output.counts().fits(shardSize))
+        && java.util.stream.IntStream.range(0, outputs.size()).allMatch(i ->
+            outputs.get(i).partition() > (i == 0 ? -1 : outputs.get(i - 1).partition()))
+        && outputs.stream().mapToLong(OutputCounts::records).sum()
             == templates.stream().mapToLong(TemplateCounts::records).sum();
     if (!outputsFit || !templates.stream().allMatch(counts -> counts.fits(shardSize))) {
       throw new IllegalStateException("Cannot plan: the counts of partition " + index + " do not fit its records"
@@ -54,14 +59,35 @@ public record PartitionResult(int index, int count, int extractCount, List<Strin
     }
   }
 
+  private static boolean valid(OutputCounts output) {
+    try {
+      return output.counts() != null;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
   /**
-   * The kept records of one partition a content or none step wrote.
+   * The kept records of one partition a content or none step wrote a list of (the last of them is in the step's
+   * {@code Scratch#partitionLastOf}: the plan finds there the partition's last record, whose part of the span is the
+   * partition's last span). Written as one array, {@code [partition, records, bytes, span, lastSpan]}: a marker holds
+   * one per list its step wrote.
    *
+   * @param partition the partition
    * @param counts their counts (one template)
-   * @param last the last of them in the job's order ({@code RecordEntryCodec#toText}), null when none: the plan
-   *     finds which step holds a partition's last record, whose part of the span is the partition's last span
    */
-  public record OutputCounts(TemplateCounts counts, String last) {}
+  @JsonFormat(shape = JsonFormat.Shape.ARRAY)
+  @JsonPropertyOrder({"partition", "records", "bytes", "span", "lastSpan"})
+  public record OutputCounts(int partition, long records, long bytes, long span, long lastSpan) {
+    public OutputCounts(int partition, TemplateCounts counts) {
+      this(partition, counts.records(), counts.bytes(), counts.span(), counts.lastSpan());
+    }
+
+    /** Their counts; refused when no records can give them. */
+    public TemplateCounts counts() {
+      return new TemplateCounts(records, bytes, span, lastSpan);
+    }
+  }
 
   /**
    * The records of one template in a partition.

@@ -8,7 +8,8 @@ import dev.quarry.core.sort.commit.OutputClaim;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.order.RecordOrders;
 import dev.quarry.core.sort.records.RecordEntry;
-import dev.quarry.core.sort.records.RecordEntryCodec;
+import dev.quarry.core.sort.records.RunMerger;
+import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.BraceTemplate;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.OutputLocation;
@@ -23,6 +24,8 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Phase 2, after the partition steps (it runs those not done yet itself, one after the other): turns the partitions'
@@ -125,32 +128,51 @@ public final class PlanPhase {
 
   /**
    * Each partition's counts from those of the steps of key-hash ranges (content and none): the sums over the steps,
-   * the last span being that of the step holding the partition's last record in the job's order.
+   * the last span being that of the partition's last record in the job's order. That is the last of the steps' last
+   * entries of the partition: their small runs of last entries merged by (partition, job's order), so that the plan
+   * holds a window of each run, never every step's last entry of every partition.
    */
-  private List<List<PartitionResult.TemplateCounts>> byPartition(List<PartitionResult> steps) {
-    Comparator<RecordEntry> order = RecordOrders.of(spec.order());
-    List<List<PartitionResult.TemplateCounts>> partitions = new ArrayList<>();
-    for (int partition = 0; partition < steps.size(); partition++) {
-      PartitionResult.TemplateCounts sum = PartitionResult.TemplateCounts.NONE;
-      RecordEntry last = null;
-      PartitionResult.TemplateCounts ofLast = null;
-      for (PartitionResult step : steps) {
-        if (step.outputs() == null) {
-          throw new IllegalStateException("Cannot plan: partition step " + step.index() + " did not count its records"
-              + " by partition (the scratch was changed; clean it and sort again)");
-        }
-        PartitionResult.OutputCounts output = step.outputs().get(partition);
-        if (output.counts().records() > 0) {
-          RecordEntry stepLast = RecordEntryCodec.ofText(output.last());
-          if (last == null || order.compare(stepLast, last) > 0) {
-            last = stepLast;
-            ofLast = output.counts();
-          }
-          sum = sum.and(output.counts());
-        }
+  private List<List<PartitionResult.TemplateCounts>> byPartition(List<PartitionResult> steps) throws IOException {
+    int count = steps.size();
+    PartitionResult.TemplateCounts[] sums = new PartitionResult.TemplateCounts[count];
+    Arrays.fill(sums, PartitionResult.TemplateCounts.NONE);
+    int[] holding = new int[count]; // steps that wrote a list of each partition
+    List<String> lasts = new ArrayList<>(count);
+    for (PartitionResult step : steps) {
+      if (step.outputs() == null) {
+        throw new IllegalStateException("Cannot plan: partition step " + step.index() + " did not count its records"
+            + " by partition (the scratch was changed; clean it and sort again)");
       }
-      partitions.add(List.of(ofLast == null ? sum
-          : new PartitionResult.TemplateCounts(sum.records(), sum.bytes(), sum.span(), ofLast.lastSpan())));
+      for (PartitionResult.OutputCounts output : step.outputs()) {
+        sums[output.partition()] = sums[output.partition()].and(output.counts());
+        holding[output.partition()]++;
+      }
+      lasts.add(scratch.partitionLastOf(step.ordered()));
+    }
+    long shardSize = spec.output().shardSizeBytes();
+    long[] lastSpans = new long[count];
+    int[] lastsRead = new int[count];
+    StoreRunStorage storage = new StoreRunStorage(scratchStore);
+    String passPrefix = scratch.partitionSortPrefix(0, UUID.randomUUID());
+    AtomicInteger passRuns = new AtomicInteger();
+    try (RunMerger merged = RunMerger.open(storage, lasts, Comparator.comparingInt(RecordEntry::segment)
+        .thenComparing(RecordOrders.of(spec.order())),
+        () -> String.format("%s%06d.run", passPrefix, passRuns.getAndIncrement()))) {
+      for (RecordEntry last = merged.next(); last != null; last = merged.next()) {
+        int partition = PackedEntries.segmentOf(last, count);
+        lastSpans[partition] = ShardCuts.span(last.size(), shardSize); // the partition's last so far
+        lastsRead[partition]++;
+      }
+    }
+    List<List<PartitionResult.TemplateCounts>> partitions = new ArrayList<>(count);
+    for (int partition = 0; partition < count; partition++) {
+      PartitionResult.TemplateCounts sum = sums[partition];
+      if (lastsRead[partition] != holding[partition] || lastSpans[partition] > sum.span()) {
+        throw new IllegalStateException("Cannot plan: the partition steps' last entries of partition " + partition
+            + " are not one per list they wrote of it (the scratch was changed; clean it and sort again)");
+      }
+      partitions.add(List.of(sum.records() == 0 ? sum
+          : new PartitionResult.TemplateCounts(sum.records(), sum.bytes(), sum.span(), lastSpans[partition])));
     }
     return partitions;
   }

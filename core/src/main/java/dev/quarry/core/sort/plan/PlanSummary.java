@@ -11,8 +11,8 @@ import java.util.List;
  *
  * @param partitioned whether records were spread over the partitions by their order (else all are in partition 0)
  * @param stepsByKeyHash whether the partition steps were of key-hash ranges (content and none orders whose records
- *     spread): then partition p's records are list p of every step's ordered lists
- *     ({@code Scratch#partitionOrderedOf}), merged in the job's order, and each {@link PartitionStart#ordered} is its
+ *     spread): then partition p's records are the lists of p of the steps holding records of it
+ *     ({@code Scratch#partitionListOf}), merged in the job's order, and each {@link PartitionStart#ordered} is its
  *     step's, which those are named after
  * @param shardRanges the output shards [0, shardCount) in order, as runs of one template and one owning partition
  */
