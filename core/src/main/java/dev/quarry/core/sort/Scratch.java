@@ -32,6 +32,7 @@ public final class Scratch {
    */
   static final java.util.regex.Pattern WRITTEN = java.util.regex.Pattern.compile(String.join("|",
       "inputs\\.json",
+      "inputs/[0-9]{6,}\\.json",
       "extract/[0-9]{5,}/run-[0-9a-f-]{36}-([0-9]{5,}-)?[0-9]{6,}\\.run",
       "extract/[0-9]{5,}/done\\.json",
       "packs/[0-9]{8,}\\.tar",
@@ -47,9 +48,17 @@ public final class Scratch {
       "create/pieces/[0-9]{8,}/[0-9]{5,}\\.(tar|run)",
       "results/(extract|partition|plan|create|commit)-[0-9]{5,}\\.json"));
 
-  /** The input shard list the extract workers agreed on: written by the first extract to need it. */
+  /**
+   * The summary of the input shard list the extract workers agreed on (its pages, {@link #inputsPage}, are written
+   * before it): written by extract index 0.
+   */
   public String inputs() {
     return prefix + "inputs.json";
+  }
+
+  /** Page {@code page} of the input shard list ({@code StoredInputs}). */
+  public String inputsPage(int page) {
+    return String.format("%sinputs/%06d.json", prefix, page);
   }
 
   /** Whether {@code name} is one of the runs {@link #runPrefix} names for extract worker {@code index}. */

@@ -963,6 +963,75 @@ abstract class SortContract {
     return first.key();
   }
 
+  /**
+   * The input list is kept in pages of 4,096 inputs beside a small summary: a partition step and the plan read the
+   * summary alone, and a create worker the pages of the inputs its records lie in, where each read the whole list (41
+   * MB at 409,600 inputs, a 100 TiB job of 256 MiB shards, and refused past about 600,000). Here 9,000 inputs, of which
+   * six exist, in pages 0 and 1.
+   */
+  @Test
+  void aStepAndThePlanReadTheInputListsSummaryAndACreateWorkerThePagesOfItsRecordsAlone() throws Exception {
+    input(ShardFormat.TAR);
+    int[] places = {0, 1, 2, 4096, 4097, 4098};
+    for (int shard = 0; shard < places.length; shard++) {
+      var location = stores.locate(root + String.format("many/in-%04d.tar", places[shard]));
+      location.store().put(location.key(), bytes(root + String.format("in/in-%03d.tar", shard)));
+    }
+    SortSpec spec = new SortSpec(new SortSpec.Input(root + "many/in-{0000..8999}.tar", null, null, null),
+        records(root + "out/x-{000..}.tar", 30), new SortSpec.Order(OrderKind.SHUFFLE, null, 5L, null, null),
+        new SortSpec.Policies(null, dev.quarry.core.policy.Policy.IGNORE, null, null, null),
+        new SortSpec.Workers("32Mi", 8), null, false);
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 2);
+    phases.extract(1, 2);
+    Location scratch = stores.locate(root + "scratch/");
+    Map<String, Long> inputListBytes = new java.util.concurrent.ConcurrentHashMap<>();
+    var counted = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
+      @Override
+      public java.io.InputStream get(String key) throws java.io.IOException {
+        String name = key.substring(scratch.key().length());
+        if (name.startsWith("inputs")) {
+          inputListBytes.merge(name, (long) super.get(key).readAllBytes().length, Long::sum);
+        }
+        return super.get(key);
+      }
+    };
+    SortPhases countedPhases = new SortPhases(spec, stores, new Location(counted, scratch.key()),
+        new ScratchPacks(counted, new Scratch(scratch.key())), false, QUIET);
+    countedPhases.partition(0, 1, 2);
+    assertThat(inputListBytes).as("what of the input list the partition step read").containsOnlyKeys("inputs.json")
+        .allSatisfy((name, bytes) -> assertThat(bytes).isLessThan(1024));
+    inputListBytes.clear();
+    countedPhases.plan(2);
+    assertThat(inputListBytes).as("what of the input list the plan read").containsOnlyKeys("inputs.json")
+        .allSatisfy((name, bytes) -> assertThat(bytes).isLessThan(1024));
+    inputListBytes.clear();
+    countedPhases.create(0, 1);
+    assertThat(inputListBytes.keySet()).as("what of the input list the create worker read")
+        .containsExactlyInAnyOrder("inputs.json", "inputs/000000.json", "inputs/000001.json");
+    phases.commit();
+    assertThat(SortFixture.read(stores, root + "out/x-000.tar", ShardFormat.TAR)).hasSize(30);
+  }
+
+  /** A page of the input list whose shards are not in their places is refused in one line. */
+  @Test
+  void aTamperedPageOfTheInputListIsRefused() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.SHUFFLE, null, 5L, null, null),
+        records(root + "out/x-{000..}.tar", 30));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1);
+    phases.plan(1);
+    Location scratch = stores.locate(root + "scratch/");
+    Scratch names = new Scratch(scratch.key());
+    var page = StoredJson.read(scratch.store(), names.inputsPage(0), dev.quarry.core.sort.input.InputShard[].class);
+    var swapped = page.clone();
+    swapped[0] = page[1];
+    swapped[1] = page[0];
+    StoredJson.write(scratch.store(), names.inputsPage(0), swapped);
+    assertThatThrownBy(() -> phases.create(0, 1)).hasMessage("Cannot read the input list: input shard 0 is not where"
+        + " page 0 has it (the scratch was changed; clean it and sort again)");
+  }
+
   /** Eight plain tar shards, the first much the largest, so that it is read last of the four read at once. */
   private String unevenInput() throws Exception {
     dataset = new ArrayList<>(SortFixture.dataset(8, 200, 13));

@@ -7,7 +7,7 @@ import dev.quarry.core.sort.Progress;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.sort.extract.PackStore;
-import dev.quarry.core.sort.plan.PlanPhase;
+import dev.quarry.core.sort.input.StoredInputs;
 import dev.quarry.core.sort.plan.PlanShards;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
@@ -107,7 +107,7 @@ public final class CreatePhase {
         todo.add(shard);
       }
     }
-    RecordSource source = new RecordSource(() -> PlanPhase.readInputs(scratchStore, scratch), stores, packs,
+    RecordSource source = new RecordSource(() -> StoredInputs.read(scratchStore, scratch, "create shards"), stores, packs,
         scratchStore, plan.packs());
     // Each worker reads its own partition's segments alone: a shard that goes on into the next partitions is built
     // from pieces, one per partition it is in, each written by that partition's worker from its local copy.

@@ -3,6 +3,7 @@ package dev.quarry.core.sort.create;
 import dev.quarry.core.sort.extract.PackStore;
 import dev.quarry.core.sort.extract.SegmentTable;
 import dev.quarry.core.sort.input.InputShard;
+import dev.quarry.core.sort.input.StoredInputs;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.store.FileRangeStream;
 import dev.quarry.core.store.Location;
@@ -26,8 +27,8 @@ import java.util.Map;
  */
 public final class RecordSource {
   private final InputList inputList;
-  /** The input shards, read from {@link #inputList} when a record is first read from an input. */
-  private List<InputShard> inputs;
+  /** The input shards, their summary read from {@link #inputList} when a record is first read from an input. */
+  private StoredInputs inputs;
   private final ObjectStores stores;
   private final PackStore packs;
   private final ObjectStore scratchStore;
@@ -49,11 +50,11 @@ public final class RecordSource {
 
   /** The input shards, read when first needed: with partition packs no record is read from an input. */
   interface InputList {
-    List<InputShard> read() throws IOException;
+    StoredInputs read() throws IOException;
   }
 
   public RecordSource(List<InputShard> inputs, ObjectStores stores, PackStore packs) {
-    this(() -> inputs, stores, packs, null, List.of());
+    this(() -> StoredInputs.of(inputs), stores, packs, null, List.of());
   }
 
   RecordSource(InputList inputs, ObjectStores stores, PackStore packs, ObjectStore scratchStore,
@@ -120,14 +121,10 @@ public final class RecordSource {
     return location.store().getRange(location.key(), offset, length);
   }
 
-  /** Input shard {@code shard}; the input list is read on the first call (several threads read records at once). */
+  /** Input shard {@code shard}; its page is read when first needed (several threads read records at once). */
   private synchronized InputShard input(int shard) throws IOException {
     if (inputs == null) {
       inputs = inputList.read();
-    }
-    if (shard < 0 || shard >= inputs.size()) {
-      throw new IllegalStateException("Cannot read a record of input shard " + shard + ": the job has "
-          + inputs.size() + " input shards (the scratch was changed; clean it and sort again)");
     }
     return inputs.get(shard);
   }

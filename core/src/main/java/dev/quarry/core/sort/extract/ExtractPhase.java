@@ -10,6 +10,7 @@ import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.input.InputShards;
+import dev.quarry.core.sort.input.StoredInputs;
 import dev.quarry.core.sort.order.KeyOrder;
 import dev.quarry.core.sort.plan.Partitioner;
 import dev.quarry.core.sort.records.ExternalSorter;
@@ -81,7 +82,7 @@ public final class ExtractPhase {
     StoreRunStorage runs = new StoreRunStorage(scratchStore);
     List<InputShard> inputs = InputShards.resolve(spec.input(), stores);
     if (index == 0) {
-      StoredJson.write(scratchStore, scratch.inputs(), inputs);
+      StoredInputs.write(scratchStore, scratch, inputs);
     }
     // Every worker samples the same keys, so all find the same splitters; a key's partition depends on nothing else.
     Partitioner partitioner = Partitioner.sampled(spec, stores, inputs, partitions);

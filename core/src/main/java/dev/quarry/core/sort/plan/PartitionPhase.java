@@ -4,6 +4,7 @@ import dev.quarry.core.policy.Policy;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
+import dev.quarry.core.sort.input.StoredInputs;
 import dev.quarry.core.sort.order.KeyOrder;
 import dev.quarry.core.sort.order.RecordOrders;
 import dev.quarry.core.sort.records.ExternalSorter;
@@ -70,8 +71,8 @@ public final class PartitionPhase {
 
   public PartitionResult run(int index, int count, int extractCount, Problems problems)
       throws IOException, InterruptedException {
-    ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch, PlanPhase.readInputs(scratchStore, scratch)
-        .size(), extractCount, "partition");
+    ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch,
+        StoredInputs.read(scratchStore, scratch, "partition").size(), extractCount, "partition");
     PartitionResult done = done(index, count, extractCount, extracted);
     if (done != null) {
       log.printf("partition %d/%d: already done%n", index, count);

@@ -5,7 +5,7 @@ import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.commit.OutputClaim;
-import dev.quarry.core.sort.input.InputShard;
+import dev.quarry.core.sort.input.StoredInputs;
 import dev.quarry.core.sort.order.RecordOrders;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.sort.records.RunMerger;
@@ -55,7 +55,7 @@ public final class PlanPhase {
       log.println("plan: already done");
       return StoredJson.read(scratchStore, scratch.planDone(), PlanSummary.class);
     }
-    List<InputShard> inputs = readInputs(scratchStore, scratch);
+    StoredInputs inputs = StoredInputs.read(scratchStore, scratch, "plan");
     ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch, inputs.size(), extractCount, "plan");
     extracted.checkPacks("plan");
     extracted.checkRuns("plan");
@@ -177,20 +177,11 @@ public final class PlanPhase {
     return partitions;
   }
 
-  /** The input list extract index 0 wrote, or a clear error when it has not run. */
-  public static List<InputShard> readInputs(ObjectStore scratchStore, Scratch scratch) throws IOException {
-    if (scratchStore.head(scratch.inputs()).isEmpty()) {
-      throw new IllegalStateException("Cannot plan: no input list in scratch (run quarry sort extract --index 0"
-          + " first)");
-    }
-    return Arrays.asList(StoredJson.read(scratchStore, scratch.inputs(), InputShard[].class));
-  }
-
-  private ShardFormat outputFormat(List<InputShard> inputs) {
+  private ShardFormat outputFormat(StoredInputs inputs) {
     if (spec.output().format() != null) {
       return ShardFormat.ofExtension(spec.output().format());
     }
-    List<ShardFormat> formats = inputs.stream().map(InputShard::format).distinct().toList();
+    List<ShardFormat> formats = inputs.formats();
     if (formats.size() != 1) {
       throw new IllegalArgumentException("Invalid output: no format given and the inputs have " + formats.size()
           + " formats " + formats + " (set output.format)");

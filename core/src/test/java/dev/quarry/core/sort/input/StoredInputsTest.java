@@ -1,0 +1,80 @@
+package dev.quarry.core.sort.input;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.StoredJson;
+import dev.quarry.core.store.DelegatingStore;
+import dev.quarry.core.store.FileStore;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The input list in scratch, in pages: what a 100 TiB job of 256 MiB inputs needs, and what a tampered page gets. */
+class StoredInputsTest {
+  @TempDir Path root;
+
+  /**
+   * 409,600 inputs (100 TiB of 256 MiB shards, 41 MB of JSON as one document): written as 100 pages, of which a
+   * worker reads the summary and the page of the input it needs; the list as one document passes 64 MiB at about
+   * 600,000 inputs, which the pages never do.
+   */
+  @Test
+  void a100TibJobsInputsAreReadAPageAtATime() throws Exception {
+    List<InputShard> inputs = new ArrayList<>();
+    for (int index = 0; index < 409_600; index++) {
+      inputs.add(new InputShard(index, String.format("s3://datasets/imagenet/train/shard-%06d.tar", index),
+          ShardFormat.TAR));
+    }
+    Scratch scratch = new Scratch("scratch/");
+    try (FileStore files = new FileStore(root)) {
+      StoredInputs.write(files, scratch, inputs);
+      List<String> read = new ArrayList<>();
+      AtomicLong bytes = new AtomicLong();
+      var counted = new DelegatingStore(files) {
+        @Override
+        public java.io.InputStream get(String key) throws java.io.IOException {
+          read.add(key);
+          bytes.addAndGet(files.head(key).orElseThrow().size());
+          return super.get(key);
+        }
+      };
+      StoredInputs stored = StoredInputs.read(counted, scratch, "plan");
+      assertThat(stored.size()).isEqualTo(409_600);
+      assertThat(stored.formats()).containsExactly(ShardFormat.TAR);
+      assertThat(bytes.get()).as("bytes of the summary").isLessThan(200);
+      assertThat(stored.get(300_001)).isEqualTo(inputs.get(300_001));
+      assertThat(stored.get(300_002)).isEqualTo(inputs.get(300_002));
+      assertThat(read).containsExactly("scratch/inputs.json", String.format("scratch/inputs/%06d.json",
+          300_001 / StoredInputs.PAGE_SIZE));
+      assertThat(bytes.get()).as("bytes read for two inputs of one page").isLessThan(512 * 1024);
+    }
+  }
+
+  @Test
+  void aPageOfOtherShardsOrAnotherSizeIsRefused() throws Exception {
+    List<InputShard> inputs = new ArrayList<>();
+    for (int index = 0; index < 10; index++) {
+      inputs.add(new InputShard(index, "s3://b/in-" + index + ".tar", ShardFormat.TAR));
+    }
+    Scratch scratch = new Scratch("scratch/");
+    try (FileStore files = new FileStore(root)) {
+      StoredInputs.write(files, scratch, inputs, 4);
+      StoredJson.write(files, scratch.inputsPage(1), inputs.subList(4, 7).toArray(InputShard[]::new));
+      StoredJson.write(files, scratch.inputsPage(2), inputs.subList(0, 2).toArray(InputShard[]::new));
+      StoredInputs stored = StoredInputs.read(files, scratch, "create shards");
+      assertThat(stored.get(3)).isEqualTo(inputs.get(3));
+      assertThatThrownBy(() -> stored.get(5)).hasMessage("Cannot read the input list: page 1 holds 3 shards, not"
+          + " those from 4 (the scratch was changed; clean it and sort again)");
+      assertThatThrownBy(() -> stored.get(9)).hasMessage("Cannot read the input list: input shard 8 is not where"
+          + " page 2 has it (the scratch was changed; clean it and sort again)");
+      assertThatThrownBy(() -> stored.get(10)).hasMessage("Cannot read a record of input shard 10: the job has 10"
+          + " input shards (the scratch was changed; clean it and sort again)");
+    }
+  }
+}
