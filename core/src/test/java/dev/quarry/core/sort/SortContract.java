@@ -940,6 +940,17 @@ abstract class SortContract {
     String key = rewriteFirst(storage, scratch.key() + run, 7);
     assertThatThrownBy(() -> phases.partition(1, 2, 1)).hasMessage("Cannot read the record entries: record " + key
         + " names segment 7 of a pack of 2 (the scratch was changed; clean it and sort again)");
+
+    SortPhases again = phases(spec, root + "scratch-2/");
+    again.extract(0, 1, 2);
+    again.plan(1);
+    String list = objects(root + "scratch-2/").keySet().stream()
+        .filter(name -> name.startsWith("partition/00001/from-")).findFirst().orElseThrow();
+    Location scratch2 = stores.locate(root + "scratch-2/");
+    String inList = rewriteFirst(new dev.quarry.core.sort.records.StoreRunStorage(scratch2.store()),
+        scratch2.key() + list, 0);
+    assertThatThrownBy(() -> again.create(1, 2)).hasMessage("Cannot read the record entries: record " + inList
+        + " of partition 1 names segment 0 (the scratch was changed; clean it and sort again)");
   }
 
   /** Rewrites run {@code name} with its first entry naming segment {@code segment}; returns that entry's key. */

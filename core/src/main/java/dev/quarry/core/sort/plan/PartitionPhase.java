@@ -194,9 +194,9 @@ public final class PartitionPhase {
 
   /**
    * Every record once, in key order: the first copy of a key in input order is kept and the others handled by the
-   * duplicates policy; packed entries located in the partition's segments when {@code packed} is given; with a key map, each kept entry carries its template index as content key, and records no
-   * line matches are handled by the missing-key policy. Counts records read, duplicates and unmatched records in
-   * {@code dropped}.
+   * duplicates policy; packed entries are located in the partition's segments when {@code packed} is given; with a
+   * key map, each kept entry carries its template index as content key, and records no line matches are handled by
+   * the missing-key policy. Counts records read, duplicates and unmatched records in {@code dropped}.
    */
   private void forEachDistinct(int index, ExtractedRuns extracted, StoreRunStorage storage, PackedEntries packed,
       Keymap keymap, Problems problems, long[] dropped, EntryConsumer consumer) throws IOException {
