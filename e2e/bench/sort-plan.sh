@@ -4,7 +4,8 @@
 # each of the W partition steps and the plan runs as its own quarry process, one after the other (the time and
 # memory one worker pod would see), under /usr/bin/time. Prints the most records one step ordered against N/W, the
 # slowest step's wall time, the sum of the steps' wall times, the largest step's peak RSS, the plan's wall time and
-# peak RSS, and whether every RSS stayed within the memory budget plus the JVM's own 96 MiB (MemoryBudget).
+# peak RSS, whether every RSS stayed within the memory budget plus the JVM's own 96 MiB (MemoryBudget), and what
+# the steps left in scratch for create: their ordered lists (objects) and the bytes of their done markers.
 # Usage: e2e/bench/sort-plan.sh [record counts, default 1000000] [worker counts, default 1,8]
 #        [memory budget, default 512Mi] [order as JSON, default a seeded shuffle; e.g.
 #        '{"kind": "content", "content": {"member": "cls", "type": "int"}}' or '{"kind": "none"}']
@@ -31,8 +32,8 @@ timed() {
   cat "$work/time"
 }
 
-printf '%9s %3s %12s %6s %10s %10s %12s %9s %13s %s\n' records W "most ordered" "x N/W" "step max s" \
-  "steps s" "step RSS MiB" "plan s" "plan RSS MiB" "within budget"
+printf '%9s %3s %12s %6s %10s %10s %12s %9s %13s %6s %9s %s\n' records W "most ordered" "x N/W" "step max s" \
+  "steps s" "step RSS MiB" "plan s" "plan RSS MiB" lists "markers B" "within budget"
 for records in ${counts//,/ }; do
   rm -rf "$work/in"
   ./quarry gen --out "$work/in" --shards "$shards" --records $((records / shards)) --image-size 16 \
@@ -74,9 +75,11 @@ print(max(p["records"] for p in (r if isinstance(r, list) else [r]) if p["phase"
     read -r plan_seconds plan_rss < <(timed sort plan --spec "$work/spec.json" --extract-count "$w")
     within=yes
     if ((step_rss / 1024 > limit_mib || plan_rss / 1024 > limit_mib)); then within="NO (limit $limit_mib MiB)"; fi
-    printf '%9d %3d %12d %6.2f %10.1f %10.1f %12d %9.1f %13d %s\n' "$total" "$w" "$most" \
+    lists=$(find "$work/scratch/partition" -name '*.run' -not -path '*/sort/*' -not -name 'last-*' | wc -l)
+    markers=$(find "$work/scratch/partition" -name done.json -printf '%s\n' | awk '{s += $1} END {print s + 0}')
+    printf '%9d %3d %12d %6.2f %10.1f %10.1f %12d %9.1f %13d %6d %9d %s\n' "$total" "$w" "$most" \
       "$(python3 -c "print($most / ($total / $w))")" "$step_max" "$steps" $((step_rss / 1024)) "$plan_seconds" \
-      $((plan_rss / 1024)) "$within"
+      $((plan_rss / 1024)) "$lists" "$markers" "$within"
   done
 done
 echo

@@ -15,9 +15,9 @@ import java.io.InputStream;
  */
 public final class StoredJson {
   /**
-   * The most bytes a scratch document may have: the input list, the largest, takes about 100 bytes per input shard,
-   * so this holds some 600,000 of them (150 TiB of 256 MiB shards); the plan keeps its output shards in pages of
-   * 4,096 (PlanShards). One planted in scratch cannot take the heap.
+   * The most bytes a scratch document may have: the input list and the plan's output shards, about 100 bytes a
+   * shard, are kept in pages of 4,096 (StoredInputs, PlanShards), so no document grows with the job's shards. One
+   * planted in scratch cannot take the heap.
    */
   static final long MAX_BYTES = 64L << 20;
 
