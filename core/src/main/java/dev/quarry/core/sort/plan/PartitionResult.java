@@ -74,7 +74,7 @@ public record PartitionResult(int index, int count, int extractCount, List<Strin
    * one per list its step wrote.
    *
    * @param partition the partition
-   * @param counts their counts (one template)
+   * @param records how many (at least one), then their bytes, span and last span as {@link TemplateCounts} has them
    */
   @JsonFormat(shape = JsonFormat.Shape.ARRAY)
   @JsonPropertyOrder({"partition", "records", "bytes", "span", "lastSpan"})
