@@ -953,6 +953,29 @@ abstract class SortContract {
         + " of partition 1 names segment 0 (the scratch was changed; clean it and sort again)");
   }
 
+  /** The plan refuses a content step's run of last entries that does not hold one per list the step wrote. */
+  @Test
+  void planRefusesAStepsLastEntriesThatAreNotOnePerListItWrote() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), order(OrderKind.CONTENT, null, null),
+        records(root + "out/x-{000..}.tar", 20));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 2);
+    phases.partition(0, 2, 1);
+    phases.partition(1, 2, 1);
+    Location scratch = stores.locate(root + "scratch/");
+    Scratch names = new Scratch(scratch.key());
+    var step = StoredJson.read(scratch.store(), names.partitionDone(1), dev.quarry.core.sort.plan.PartitionResult.class);
+    assertThat(step.outputs()).hasSize(2);
+    var storage = new dev.quarry.core.sort.records.StoreRunStorage(scratch.store());
+    try (var writer = new dev.quarry.core.sort.records.RunWriter(storage.create(names.partitionLastOf(
+        step.ordered())))) {
+      writer.finish();
+    }
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the partition steps' last entries of partition"
+        + " 0 are not one per list they wrote of it (the scratch was changed; clean it and sort again)");
+    assertThat(objects(root + "scratch/").keySet()).noneMatch(name -> name.startsWith("plan/"));
+  }
+
   /** Rewrites run {@code name} with its first entry naming segment {@code segment}; returns that entry's key. */
   private static String rewriteFirst(dev.quarry.core.sort.records.StoreRunStorage storage, String name, int segment)
       throws Exception {
