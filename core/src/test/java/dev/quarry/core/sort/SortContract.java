@@ -1099,7 +1099,7 @@ abstract class SortContract {
     dataset = SortFixture.dataset(6, 20, 31);
     all = dataset.stream().flatMap(List::stream).toList();
     String in = input(ShardFormat.TAR);
-    String key = dataset.get(5).getLast().key(); // far past the 16 KiB sample of its shard
+    String key = dataset.get(5).getLast().key();
     boolean even = "02468".indexOf(key.charAt(key.length() - 1)) >= 0;
     String v1 = "img/.*[02468]\t" + root + "out/ev-{00..}.tar\n.*\t" + root + "out/od-{00..}.tar\n";
     String v2 = key + "\t" + root + "out/" + (even ? "od" : "ev") + "-{00..}.tar\n" + v1;
