@@ -1344,7 +1344,7 @@ abstract class SortContract {
     dataset = SortFixture.dataset(6, 20, 31);
     all = dataset.stream().flatMap(List::stream).toList();
     String in = input(ShardFormat.TAR);
-    String key = dataset.get(5).getLast().key(); // far past the 16 KiB sample of its shard
+    String key = dataset.get(5).getLast().key();
     boolean even = "02468".indexOf(key.charAt(key.length() - 1)) >= 0;
     String v1 = "img/.*[02468]\t" + root + "out/ev-{00..}.tar\n.*\t" + root + "out/od-{00..}.tar\n";
     String v2 = key + "\t" + root + "out/" + (even ? "od" : "ev") + "-{00..}.tar\n" + v1;
@@ -1534,11 +1534,15 @@ abstract class SortContract {
     Location scratch = stores.locate(root + "scratch/");
     java.util.concurrent.atomic.AtomicInteger packGets = new java.util.concurrent.atomic.AtomicInteger();
     java.util.concurrent.atomic.AtomicLong packBytes = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicInteger pieceGets = new java.util.concurrent.atomic.AtomicInteger();
     var counted = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
       @Override
       public void before(String kind, String key) {
         if (kind.equals("GET") && key.contains("/packs/extract-")) {
           packGets.incrementAndGet();
+        }
+        if (kind.equals("GET") && key.matches(".*/create/pieces/[0-9]+/[0-9]+\\.tar")) {
+          pieceGets.incrementAndGet();
         }
       }
 
@@ -1567,7 +1571,10 @@ abstract class SortContract {
     assertThat(packBytes.get()).as("bytes of the packs read by the create workers, of " + records + " of records")
         .isEqualTo(records + 16 * 2 * 4);
     assertThat(objects(root + "scratch/").keySet()).filteredOn(name -> name.startsWith("create/pieces/"))
-        .as("a piece of each shard that goes on, from each partition it is in, and its entries").hasSize(3 * 2 * 2);
+        .as("a piece of each shard that goes on and its entries, from the partition that came first: the last to"
+            + " come joins the shard without storing its own").hasSize(3 * 2);
+    assertThat(pieceGets.get()).as("pieces read back: the stored one of each shard that goes on, by its joiner")
+        .isEqualTo(3);
     phases.commit();
 
     assertTheOutputIsTheLocalRuns(spec);
@@ -1600,15 +1607,29 @@ abstract class SortContract {
     assertThat(objects(root + "scratch/")).as("not joined without worker 1's piece")
         .doesNotContainKey(String.format("create/%08d.json", shard));
 
-    // Worker 1 again, and worker 2 at once: each writes its pieces, then both look before either joins.
+    // Worker 1 again, and worker 2 at once: both find the other's piece missing, store their own, then both look
+    // again before either joins.
     java.util.concurrent.CountDownLatch looking = new java.util.concurrent.CountDownLatch(2);
     Map<String, Integer> joins = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.concurrent.CountDownLatch firstLooks = new java.util.concurrent.CountDownLatch(2);
+    ThreadLocal<Boolean> stored = ThreadLocal.withInitial(() -> false);
     var meeting = dev.quarry.core.store.DelegatingStore.withHook(scratch.store(), (kind, key) -> {
       if (kind.equals("PUT") && key.matches(".*/create/[0-9]{8}\\.json")) {
         joins.merge(key, 1, Integer::sum);
       }
-      if (kind.equals("LIST") && key.matches(".*/create/pieces/[0-9]+/") && !key.endsWith(
-          String.format("/%08d/", shard))) {
+      boolean between = key.matches(".*/create/pieces/[0-9]+/.*") && !key.contains(String.format("/%08d/", shard));
+      if (kind.equals("PUT") && between && key.endsWith(".run")) {
+        stored.set(true);
+      }
+      if (kind.equals("LIST") && between && !stored.get()) {
+        firstLooks.countDown();
+        try {
+          assertThat(firstLooks.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+          throw new java.io.InterruptedIOException();
+        }
+      }
+      if (kind.equals("LIST") && between && stored.get()) {
         looking.countDown();
         try {
           assertThat(looking.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();

@@ -67,6 +67,24 @@ record TarHeader(byte[] rawName, byte type, long size, byte[] rawLinkName, boole
     return Arrays.copyOfRange(block, offset, end);
   }
 
+  /**
+   * Whether the block at {@code offset} of {@code bytes} is a ustar header whose checksum holds: where reading may
+   * start in a window cut from the middle of an archive. Data can hold such a block by chance or by design, so only
+   * what cannot change any output may trust it (the sort's key sample).
+   */
+  static boolean isHeaderAt(byte[] bytes, int offset) {
+    byte[] block = Arrays.copyOfRange(bytes, offset, offset + BLOCK);
+    if (!matches(block, MAGIC, "ustar")) {
+      return false;
+    }
+    try {
+      parse("", block, offset);
+      return true;
+    } catch (ArchiveException e) {
+      return false;
+    }
+  }
+
   private static boolean matches(byte[] block, int offset, String text) {
     byte[] expected = text.getBytes(StandardCharsets.US_ASCII);
     return Arrays.equals(block, offset, offset + expected.length, expected, 0, expected.length);

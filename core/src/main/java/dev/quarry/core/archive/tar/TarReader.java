@@ -37,6 +37,20 @@ public final class TarReader implements ShardReader {
     this.limits = limits;
   }
 
+  /**
+   * The offset of the first block-aligned ustar header in the first {@code length} bytes of {@code bytes}, or -1:
+   * where to start reading a window cut from the middle of an archive. Data can hold a block that looks like a header
+   * by chance or by design, so only what cannot change any output may trust it.
+   */
+  public static int firstHeaderIn(byte[] bytes, int length) {
+    for (int at = 0; at + BLOCK <= length; at += BLOCK) {
+      if (TarHeader.isHeaderAt(bytes, at)) {
+        return at;
+      }
+    }
+    return -1;
+  }
+
   @Override
   public ArchiveMember next() throws IOException {
     if (ended) {

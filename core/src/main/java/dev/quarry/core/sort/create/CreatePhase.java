@@ -159,73 +159,102 @@ public final class CreatePhase {
   }
 
   /**
-   * Writes the piece of {@code shard} in partition {@code partition} (its records there, raw, then their entries,
-   * which mark the piece whole), then joins the shard if every partition it is in has written its piece: the last
-   * of them to write always finds all of them, so the shard is built once every piece is (twice at worst, by two
-   * that write at once, into the same bytes). Returns the shard if this worker joined it.
+   * Builds the piece of {@code shard} in partition {@code partition} (its records there, raw) and joins the shard if
+   * every other partition it is in has written its piece (raw bytes, then their entries, which mark it whole): the
+   * last to come joins it from its own piece, never stored, and the others' (found by one listing before it writes
+   * and one after). Otherwise it stores its piece and its entries, and joins the shard if the others have meanwhile
+   * stored theirs. So the worker whose piece is stored last always finds every other piece, the shard is built once
+   * all are (twice at worst, by two that store theirs at once, into the same bytes), and only the pieces of those
+   * that came earlier cross the store twice. Returns the shard if this worker joined it.
    */
   private CreatedShard writePiece(PlannedShard shard, int partition, List<RecordEntry> entries,
       OrderedEntries ordered, ShardFormat format, RecordSource source, Path work)
       throws IOException, InterruptedException {
-    Path file = work.resolve(shard.index() + "-" + partition + ".piece");
+    Path own = work.resolve(shard.index() + "-" + partition + ".piece");
     new ShardAssembly(source, spec.workers().requestsInFlight()).assemble(List.of(shard),
-        Map.of(shard.index(), entries), List.of(file));
-    try (ObjectUpload upload = scratchStore.upload(scratch.createPiece(shard.index(), partition));
-        InputStream in = Files.newInputStream(file)) {
-      in.transferTo(upload.stream());
-      upload.commit();
-    }
-    Files.delete(file);
-    StoreRunStorage storage = new StoreRunStorage(scratchStore);
-    try (RunWriter run = new RunWriter(storage.create(scratch.createPieceEntries(shard.index(), partition)))) {
-      for (RecordEntry entry : entries) {
-        run.write(entry);
-      }
-      run.finish();
-    }
-    List<Integer> partitions = ordered.partitionsOf(shard);
-    java.util.Set<String> written = new java.util.HashSet<>();
-    scratchStore.listAll(scratch.createPieces(shard.index())).forEach(object -> written.add(object.key()));
-    for (int holder : partitions) {
-      if (!written.contains(scratch.createPieceEntries(shard.index(), holder))) {
-        return null;
-      }
-    }
-    List<RecordEntry> all = new ArrayList<>();
-    List<Path> pieces = new ArrayList<>();
-    for (int holder : partitions) {
-      String entriesName = scratch.createPieceEntries(shard.index(), holder);
-      try (RunReader reader = new RunReader(storage.open(entriesName), entriesName)) {
-        for (RecordEntry entry = reader.next(); entry != null; entry = reader.next()) {
-          all.add(entry);
+        Map.of(shard.index(), entries), List.of(own));
+    try {
+      List<Integer> partitions = ordered.partitionsOf(shard);
+      if (!othersStored(shard, partition, partitions)) {
+        try (ObjectUpload upload = scratchStore.upload(scratch.createPiece(shard.index(), partition));
+            InputStream in = Files.newInputStream(own)) {
+          in.transferTo(upload.stream());
+          upload.commit();
+        }
+        try (RunWriter run = new RunWriter(new StoreRunStorage(scratchStore)
+            .create(scratch.createPieceEntries(shard.index(), partition)))) {
+          for (RecordEntry entry : entries) {
+            run.write(entry);
+          }
+          run.finish();
+        }
+        if (!othersStored(shard, partition, partitions)) {
+          return null;
         }
       }
-      Path piece = work.resolve(shard.index() + "-" + holder + ".joined");
-      try (InputStream in = scratchStore.get(scratch.createPiece(shard.index(), holder))) {
-        Files.copy(in, piece, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      return join(shard, partition, own, entries, partitions, format, work);
+    } finally {
+      Files.deleteIfExists(own);
+    }
+  }
+
+  /** Whether every partition of {@code partitions} but {@code partition} has stored its piece of the shard whole. */
+  private boolean othersStored(PlannedShard shard, int partition, List<Integer> partitions) throws IOException {
+    java.util.Set<String> stored = new java.util.HashSet<>();
+    scratchStore.listAll(scratch.createPieces(shard.index())).forEach(object -> stored.add(object.key()));
+    return partitions.stream().allMatch(holder -> holder == partition
+        || stored.contains(scratch.createPieceEntries(shard.index(), holder)));
+  }
+
+  /** Joins the shard from this worker's piece, local, and the other partitions' stored ones, in partition order. */
+  private CreatedShard join(PlannedShard shard, int partition, Path own, List<RecordEntry> ownEntries,
+      List<Integer> partitions, ShardFormat format, Path work) throws IOException {
+    StoreRunStorage storage = new StoreRunStorage(scratchStore);
+    List<RecordEntry> all = new ArrayList<>();
+    List<Path> pieces = new ArrayList<>();
+    List<Path> fetched = new ArrayList<>();
+    try {
+      for (int holder : partitions) {
+        if (holder == partition) {
+          all.addAll(ownEntries);
+          pieces.add(own);
+          continue;
+        }
+        String entriesName = scratch.createPieceEntries(shard.index(), holder);
+        try (RunReader reader = new RunReader(storage.open(entriesName), entriesName)) {
+          for (RecordEntry entry = reader.next(); entry != null; entry = reader.next()) {
+            all.add(entry);
+          }
+        }
+        Path piece = work.resolve(shard.index() + "-" + holder + ".joined");
+        fetched.add(piece);
+        try (InputStream in = scratchStore.get(scratch.createPiece(shard.index(), holder))) {
+          Files.copy(in, piece, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        pieces.add(piece);
       }
-      pieces.add(piece);
-    }
-    long expected = all.stream().mapToLong(RecordEntry::size).sum();
-    long bytes = 0;
-    for (Path piece : pieces) {
-      bytes += Files.size(piece);
-    }
-    if (bytes != expected) {
-      throw new IllegalStateException("Cannot create shard " + shard.url() + ": its pieces hold " + bytes
-          + " bytes, not the " + expected + " of their records (the scratch was changed; clean it and sort again)");
-    }
-    CreatedShard done = upload(shard, format, all, () -> {
-      List<InputStream> streams = new ArrayList<>();
+      long expected = all.stream().mapToLong(RecordEntry::size).sum();
+      long bytes = 0;
       for (Path piece : pieces) {
-        streams.add(Files.newInputStream(piece));
+        bytes += Files.size(piece);
       }
-      return new java.io.SequenceInputStream(java.util.Collections.enumeration(streams));
-    });
-    for (Path piece : pieces) {
-      Files.delete(piece);
+      if (bytes != expected) {
+        throw new IllegalStateException("Cannot create shard " + shard.url() + ": its pieces hold " + bytes
+            + " bytes, not the " + expected + " of their records (the scratch was changed; clean it and sort"
+            + " again)");
+      }
+      return upload(shard, format, all, () -> {
+        List<InputStream> streams = new ArrayList<>();
+        for (Path piece : pieces) {
+          streams.add(Files.newInputStream(piece));
+        }
+        return new java.io.SequenceInputStream(java.util.Collections.enumeration(streams));
+      });
+    } finally {
+      for (Path piece : fetched) {
+        Files.deleteIfExists(piece);
+      }
     }
-    return done;
   }
 
   /**

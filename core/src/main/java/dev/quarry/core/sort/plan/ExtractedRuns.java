@@ -63,14 +63,15 @@ final class ExtractedRuns {
             + done.partitions() + ", not " + partitions + " as extract worker 0 (rerun every extract worker with"
             + " the same --partitions)");
       }
+      // A key map's splitters come through it: when the key maps differ, that is the cause to name.
+      if (!results.isEmpty() && !Objects.equals(done.keymapSha256(), results.getFirst().keymapSha256())) {
+        throw new IllegalStateException("Cannot " + action + ": extract workers 0 and " + index + " read different"
+            + " key maps (the key map object changed while they ran; clean the scratch and sort again)");
+      }
       if (!results.isEmpty() && !Objects.equals(done.splittersSha256(), results.getFirst().splittersSha256())) {
         throw new IllegalStateException("Cannot " + action + ": extract workers 0 and " + index + " split the keys"
             + " into partitions differently (the input shards changed while they ran; clean the scratch and sort"
             + " again)");
-      }
-      if (!results.isEmpty() && !Objects.equals(done.keymapSha256(), results.getFirst().keymapSha256())) {
-        throw new IllegalStateException("Cannot " + action + ": extract workers 0 and " + index + " read different"
-            + " key maps (the key map object changed while they ran; clean the scratch and sort again)");
       }
       checkNames(scratch, index, done, action);
       results.add(done);

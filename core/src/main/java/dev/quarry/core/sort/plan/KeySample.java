@@ -4,7 +4,9 @@ import dev.quarry.core.archive.ArchiveLimits;
 import dev.quarry.core.archive.ArchiveMember;
 import dev.quarry.core.archive.RecordKeys;
 import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.archive.tar.TarFormat;
 import dev.quarry.core.archive.tar.TarReader;
+import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.order.ContentKeys;
 import dev.quarry.core.sort.order.KeyOrder;
@@ -26,16 +28,28 @@ import java.util.TreeSet;
 import java.util.function.UnaryOperator;
 
 /**
- * Splitters for partitions by key range (or, for a content order, by range of content key then key): the keys found in the first {@value #BYTES} bytes of up to {@value #SHARDS}
- * plain tar input shards spread evenly over the input list, cut into equal parts. Every extract worker reads the
- * same sample and so finds the same splitters (their done markers say which, and the plan refuses a mix). They only
- * decide how even the partitions are, never the output: any splitters give the same shards. Since every worker reads
- * it, the sample is small: at most 1 MiB per worker, the first keys of records up to about 8 KiB and the first key
- * of any larger record.
+ * Splitters for partitions by key range (or, for a content order, by range of content key then key): the keys found
+ * in windows spread through up to {@value #SHARDS} plain tar input shards, themselves spread evenly over the input
+ * list, cut into equal parts. Every extract worker reads the same sample and so finds the same splitters (their done
+ * markers say which, and the plan refuses a mix). They only decide how even the partitions are, never the output: any
+ * splitters give the same shards. Since every worker reads it, the sample is small: {@value #BYTES_PER_PARTITION} bytes per
+ * partition, at most {@value #BYTES} in windows of at most {@value #WINDOW}, besides a HEAD per shard. The windows are spread through each shard, not only at
+ * its start, because shards are often written in key order: a sample of their first keys alone put the splitters at
+ * the shards' starts, where one key more or less moved a whole shard into the next partition (twice N/P in one step
+ * with 16 partitions over 16 shards), and with fewer shards than partitions most partitions held nothing.
  */
 public final class KeySample {
   static final int SHARDS = 64;
-  static final int BYTES = 16 << 10;
+  /** The most bytes the windows hold together, read by every extract worker. */
+  static final int BYTES = 1 << 20;
+  /** Bytes sampled per partition, up to {@link #BYTES}: about 80 keys of records of 1 KiB for each splitter. */
+  static final int BYTES_PER_PARTITION = 128 << 10;
+  /** The size of a window, where a shard has room for several. */
+  static final int WINDOW = 4 << 10;
+  private static final int IN_FLIGHT = 16;
+
+  /** A window of a shard: where it starts and how many bytes it holds. */
+  record Window(long offset, int length) {}
 
   private KeySample() {}
 
@@ -50,7 +64,7 @@ public final class KeySample {
       return List.of();
     }
     TreeSet<String> keys = new TreeSet<>(KeyOrder::compareKeys);
-    for (RecordEntry record : sample(inputs, stores, null)) {
+    for (RecordEntry record : sample(inputs, stores, null, partitions)) {
       String ranged = rangeKey.apply(record.key());
       if (ranged != null) {
         keys.add(ranged);
@@ -69,7 +83,7 @@ public final class KeySample {
       return List.of();
     }
     TreeSet<RecordEntry> records = new TreeSet<>(RecordOrders.of(order));
-    for (RecordEntry record : sample(inputs, stores, order.content())) {
+    for (RecordEntry record : sample(inputs, stores, order.content(), partitions)) {
       if (record.contentKey() != null) {
         records.add(record);
       }
@@ -90,37 +104,74 @@ public final class KeySample {
   }
 
   /**
-   * The records whose first member's header lies in the first {@value #BYTES} bytes of the sampled shards, as entries
-   * of a key and, with {@code content}, the content key when its member's data lies there too (null otherwise, or
-   * when it does not parse).
+   * The records whose first member's header lies in a window of a sampled shard, as entries of a key and, with
+   * {@code content}, the content key when its member's data lies in the window too (null otherwise, or when it does
+   * not parse).
    */
-  private static List<RecordEntry> sample(List<InputShard> inputs, ObjectStores stores, SortSpec.ContentKey content)
-      throws IOException {
-    List<RecordEntry> records = new ArrayList<>();
+  private static List<RecordEntry> sample(List<InputShard> inputs, ObjectStores stores, SortSpec.ContentKey content,
+      int partitions) throws IOException {
     int count = Math.min(SHARDS, inputs.size());
+    List<InputShard> sampled = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       InputShard shard = inputs.get((int) ((long) inputs.size() * i / count));
       if (shard.format() == ShardFormat.TAR) {
-        records.addAll(firstRecords(shard, stores, content));
+        sampled.add(shard);
       }
     }
-    return records;
+    List<List<RecordEntry>> found = new ArrayList<>(java.util.Collections.nCopies(sampled.size(), List.of()));
+    List<Integer> indexes = java.util.stream.IntStream.range(0, sampled.size()).boxed().toList();
+    InFlight.all(indexes, IN_FLIGHT, i -> found.set(i, sampledRecords(sampled.get(i), stores, content, count,
+        partitions)));
+    return found.stream().flatMap(List::stream).toList();
   }
 
-  /** The records of the members whose headers lie in the shard's first {@value #BYTES} bytes; none for a missing shard. */
-  private static List<RecordEntry> firstRecords(InputShard shard, ObjectStores stores, SortSpec.ContentKey content)
-      throws IOException {
+  /**
+   * Where to read a shard of {@code size} bytes, one of {@code shards} sampled for {@code partitions}: its share of
+   * the sample's bytes; one read from its start when that covers it, else windows evenly spread through it, each
+   * starting at a block boundary (the first at the shard's start).
+   */
+  static List<Window> windows(long size, int shards, int partitions) {
+    long total = Math.min(BYTES, (long) Math.max(1, partitions) * BYTES_PER_PARTITION);
+    long share = Math.max(TarFormat.BLOCK, total / Math.max(1, shards) / TarFormat.BLOCK * TarFormat.BLOCK);
+    int count = (int) Math.max(1, share / WINDOW);
+    int length = (int) (share / count / TarFormat.BLOCK * TarFormat.BLOCK);
+    if (size <= share) {
+      return List.of(new Window(0, (int) size));
+    }
+    List<Window> windows = new ArrayList<>();
+    for (int j = 0; j < count; j++) {
+      long offset = size * j / count / TarFormat.BLOCK * TarFormat.BLOCK;
+      windows.add(new Window(offset, (int) Math.min(length, size - offset)));
+    }
+    return windows;
+  }
+
+  /** The records of a shard's windows; none for a missing shard. */
+  private static List<RecordEntry> sampledRecords(InputShard shard, ObjectStores stores, SortSpec.ContentKey content,
+      int shards, int partitions) throws IOException {
     Location location = stores.locate(shard.url());
     Optional<ObjectInfo> info = location.store().head(location.key());
     if (info.isEmpty() || info.get().size() == 0) {
       return List.of(); // a missing shard is extract's to report, by its policy
     }
-    byte[] head;
-    try (InputStream in = location.store().getRange(location.key(), 0, Math.min(BYTES, info.get().size()))) {
-      head = in.readNBytes(BYTES);
-    }
     Map<String, RecordEntry> records = new LinkedHashMap<>();
-    try (TarReader reader = new TarReader(new ByteArrayInputStream(head), shard.url(), ArchiveLimits.DEFAULT)) {
+    for (Window window : windows(info.get().size(), shards, partitions)) {
+      byte[] bytes;
+      try (InputStream in = location.store().getRange(location.key(), window.offset(), window.length())) {
+        bytes = in.readNBytes(window.length());
+      }
+      int start = window.offset() == 0 ? 0 : TarReader.firstHeaderIn(bytes, bytes.length);
+      if (start >= 0) {
+        read(new ByteArrayInputStream(bytes, start, bytes.length - start), shard.url(), content, records);
+      }
+    }
+    return List.copyOf(records.values());
+  }
+
+  /** Adds the records of the members whose headers lie in {@code window} to {@code records}. */
+  private static void read(InputStream window, String url, SortSpec.ContentKey content,
+      Map<String, RecordEntry> records) {
+    try (TarReader reader = new TarReader(window, url, ArchiveLimits.DEFAULT)) {
       for (ArchiveMember member = reader.next(); member != null; member = reader.next()) {
         String key = RecordKeys.of(member.name());
         records.putIfAbsent(key, new RecordEntry(key, 0, 0, false, List.of(), 0, null));
@@ -134,8 +185,7 @@ public final class KeySample {
         }
       }
     } catch (IOException e) {
-      // The sample ends inside a member (or the shard is not what its name says): the records so far are the sample.
+      // The window ends inside a member (or the shard is not what its name says): the records so far are the sample.
     }
-    return List.copyOf(records.values());
   }
 }

@@ -23,17 +23,21 @@ class KeySampleTest {
     return new Record(key, List.of(new Member(key + ".bin", new byte[bytes])));
   }
 
+  /**
+   * Shards written in key order, fewer than the partitions: a sample of each shard's first 16 KiB put every splitter
+   * among the first ten keys of each shard, so four partitions held a whole shard each (4 times N/P) and twelve almost
+   * nothing. Windows spread through each shard cut it where its keys are.
+   */
   @Test
-  void theSampleReadsTheFirst16KiBOfEachShardSampled() throws Exception {
-    // Four records of 3.5 KiB and the headers of two more fill 16 KiB; the many small records after them lie past it.
+  void shardsInKeyOrderAreCutEvenlyEvenWhenThereAreFewerShardsThanPartitions() throws Exception {
     List<List<Record>> dataset = new ArrayList<>();
-    for (int shard = 0; shard < 32; shard++) {
+    List<String> keys = new ArrayList<>();
+    for (int shard = 0; shard < 4; shard++) {
       List<Record> records = new ArrayList<>();
-      for (int i = 0; i < 4; i++) {
-        records.add(record(String.format("k%02d-%d", shard, i), 3000));
-      }
-      for (int i = 0; i < 40; i++) {
-        records.add(record(String.format("z%02d-%02d", shard, i), 1000));
+      for (int i = 0; i < 600; i++) {
+        String key = String.format("sample-%09d", shard * 600 + i);
+        records.add(record(key, 1024));
+        keys.add(key);
       }
       dataset.add(records);
     }
@@ -43,15 +47,57 @@ class KeySampleTest {
       for (String url : urls) {
         inputs.add(new InputShard(inputs.size(), url, ShardFormat.TAR));
       }
-      List<String> splitters = KeySample.splitters(inputs, stores, 2, UnaryOperator.identity());
-      // Four k keys and two z keys of each shard: the middle key is a k key. Read further, it would be a z key.
-      assertThat(splitters).singleElement().asString().startsWith("k");
+      List<String> splitters = KeySample.splitters(inputs, stores, 16, UnaryOperator.identity());
+      int[] sizes = new int[16];
+      for (String key : keys) {
+        int partition = 0;
+        while (partition < splitters.size()
+            && dev.quarry.core.sort.order.KeyOrder.compareKeys(key, splitters.get(partition)) >= 0) {
+          partition++;
+        }
+        sizes[partition]++;
+      }
+      assertThat(splitters).hasSize(15);
+      assertThat(java.util.Arrays.stream(sizes).max().orElseThrow()).as("the largest of 16 partitions of "
+          + keys.size() + " keys: " + java.util.Arrays.toString(sizes)).isLessThanOrEqualTo(keys.size() * 5 / 4 / 16);
+    }
+  }
+
+  /**
+   * What every extract worker reads for the sample is bounded whatever the shards: {@code BYTES_PER_PARTITION} per
+   * partition up to {@code BYTES} (a block a shard at least), in one read of a shard that share covers or windows of
+   * at most {@code WINDOW} bytes, each inside its
+   * shard, starting at a block boundary, none overlapping another, the first at the shard's start.
+   */
+  @Test
+  void theWindowsOfTheSampleAreBoundedAndLieInsideTheirShards() {
+    for (int partitions : new int[] {2, 16, 1000}) {
+      for (int shards : new int[] {1, 3, 16, 64}) {
+        for (long size : new long[] {0, 700, 16 << 10, 1 << 20, 3L << 30, (1L << 40) + 123}) {
+          List<KeySample.Window> windows = KeySample.windows(size, shards, partitions);
+          String what = partitions + " partitions, " + shards + " shards of " + size + " bytes: " + windows;
+          long bytes = windows.stream().mapToLong(KeySample.Window::length).sum() * shards;
+          assertThat(bytes).as(what).isLessThanOrEqualTo(Math.max(512L * shards,
+              Math.min(KeySample.BYTES, (long) partitions * KeySample.BYTES_PER_PARTITION)));
+          long end = 0;
+          for (KeySample.Window window : windows) {
+            if (windows.size() > 1) {
+              assertThat(window.length()).as(what).isLessThanOrEqualTo(KeySample.WINDOW);
+            }
+            assertThat(window.offset() % 512).as(what).isZero();
+            assertThat(window.offset()).as(what).isGreaterThanOrEqualTo(end);
+            end = window.offset() + window.length();
+            assertThat(end).as(what).isLessThanOrEqualTo(size);
+          }
+          assertThat(windows.getFirst().offset()).as(what).isZero();
+        }
+      }
     }
   }
 
   /**
    * A content order's splitters cut the sampled records by content key, then key, in the order's direction: records
-   * whose content member is missing or does not parse are left out, and a content member past the sample too.
+   * whose content member is missing or does not parse are left out.
    */
   @Test
   void contentSplittersCutTheSampledContentKeysInTheOrdersDirection() throws Exception {
@@ -79,10 +125,12 @@ class KeySampleTest {
       dev.quarry.core.sort.spec.SortSpec.Order descending = new dev.quarry.core.sort.spec.SortSpec.Order(
           dev.quarry.core.sort.spec.OrderKind.CONTENT, true, null, new dev.quarry.core.sort.spec.SortSpec.ContentKey(
               "score", dev.quarry.core.sort.spec.SortSpec.ContentType.INT), null);
-      // 20 sampled content keys, 34 down to 0: the second, third and fourth quarters start at 24, 14 and 4.
+      // The sample reads these small shards whole: 20 content keys, 34 down to 0, then the late records' -5 last
+      // (lacking and malformed records are left out): of 24, the second, third and fourth quarters start at 23, 12
+      // and 1.
       assertThat(KeySample.contentSplitters(inputs, stores, 4, descending))
           .extracting(splitter -> splitter.contentKey() + " " + splitter.key())
-          .containsExactly("24 k2-4", "14 k1-4", "4 k0-4");
+          .containsExactly("23 k2-3", "12 k1-2", "1 k0-1");
     }
   }
 }
