@@ -21,12 +21,14 @@ import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.ObjectUpload;
+import dev.quarry.core.store.DirectWriteBuffers;
 import dev.quarry.core.store.HashedContent;
 import dev.quarry.core.sync.cas.Digest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -55,6 +57,14 @@ import org.apache.commons.io.output.CountingOutputStream;
 public final class CreatePhase {
   /** Output shards one worker uploads at once. */
   private static final int SHARDS_IN_FLIGHT = 4;
+  /**
+   * The aligned buffer each shard in flight of a local run is written through, past the page cache, into a local
+   * output ({@link DirectWriteBuffers}): 1 MiB writes with O_DIRECT ran at 534 MB/s, as fast as the disk.
+   */
+  private static final int WRITE_BUFFER_BYTES = 1 << 20;
+  /** The direct memory a local run's create holds in write buffers, counted by {@code MemoryBudget}. */
+  public static final long WRITE_BUFFERS_BYTES =
+      (long) SHARDS_IN_FLIGHT * (WRITE_BUFFER_BYTES + DirectWriteBuffers.ALIGNMENT);
   /**
    * The most output shards gathered together: their pieces share large reads, and the bound keeps open files and
    * local disk to a batch, however many shards a worker has. Fewer when their entries, all held in the heap while
@@ -114,6 +124,8 @@ public final class CreatePhase {
     boolean inPieces = !recordsInProcess && source.inPartitionPacks() && ownsPartition(plan, count);
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-create-");
         OrderedEntries ordered = new OrderedEntries(plan, spec, scratchStore, scratch, inPieces)) {
+      DirectWriteBuffers writeBuffers = recordsInProcess && !todo.isEmpty()
+          ? new DirectWriteBuffers(SHARDS_IN_FLIGHT, WRITE_BUFFER_BYTES) : null;
       Map<PlannedShard, List<RecordEntry>> leading = new java.util.LinkedHashMap<>();
       if (inPieces) {
         long firstOwn = mine.isEmpty() ? Long.MAX_VALUE : mine.getFirst().index();
@@ -141,7 +153,8 @@ public final class CreatePhase {
         List<PlannedShard> goingOn = inPieces
             ? batch.stream().filter(shard -> ordered.partitionsOf(shard).size() > 1).toList() : List.of();
         List<PlannedShard> whole = batch.stream().filter(shard -> !goingOn.contains(shard)).toList();
-        for (CreatedShard done : createBatch(whole, entries, format, source, work.path(), progress)) {
+        for (CreatedShard done : createBatch(whole, entries, format, source, work.path(), writeBuffers,
+            progress)) {
           created.put(done.index(), done);
         }
         for (PlannedShard shard : goingOn) {
@@ -215,7 +228,7 @@ public final class CreatePhase {
       throw new IllegalStateException("Cannot create shard " + shard.url() + ": its pieces hold " + bytes
           + " bytes, not the " + expected + " of their records (the scratch was changed; clean it and sort again)");
     }
-    CreatedShard done = upload(shard, format, all, () -> {
+    CreatedShard done = upload(shard, format, all, null, () -> {
       List<InputStream> streams = new ArrayList<>();
       for (Path piece : pieces) {
         streams.add(Files.newInputStream(piece));
@@ -252,9 +265,12 @@ public final class CreatePhase {
     return plan.partitioned() && count == plan.partitions().size();
   }
 
-  /** Gathers one batch of shards (unless their records are in this process) and uploads them, a few at a time. */
+  /**
+   * Gathers one batch of shards (unless their records are in this process) and uploads them, a few at a time, each
+   * through one of {@code writeBuffers} when there are some.
+   */
   private List<CreatedShard> createBatch(List<PlannedShard> batch, Map<Long, List<RecordEntry>> entries,
-      ShardFormat format, RecordSource source, Path work, Progress progress)
+      ShardFormat format, RecordSource source, Path work, DirectWriteBuffers writeBuffers, Progress progress)
       throws IOException, InterruptedException {
     List<Path> files = batch.stream().map(shard -> work.resolve(shard.index() + ".raw")).toList();
     if (!recordsInProcess) {
@@ -269,14 +285,19 @@ public final class CreatePhase {
         Path file = files.get(i);
         slots.acquire();
         uploads.add(pool.submit(() -> {
+          // As many buffers as slots: a slot's holder always finds one free.
+          ByteBuffer buffer = writeBuffers == null ? null : writeBuffers.take();
           try {
             List<RecordEntry> shardEntries = entries.get(shard.index());
-            CreatedShard done = upload(shard, format, shardEntries, recordsInProcess
+            CreatedShard done = upload(shard, format, shardEntries, buffer, recordsInProcess
                 ? () -> new OrderedRecordBytes(source, shardEntries) : () -> Files.newInputStream(file));
             Files.deleteIfExists(file);
             progress.shardDone(done.records(), done.size());
             return done;
           } finally {
+            if (buffer != null) {
+              writeBuffers.release(buffer);
+            }
             slots.release();
           }
         }));
@@ -313,10 +334,11 @@ public final class CreatePhase {
 
   /**
    * Writes one shard from its records' raw bytes, which {@code raw} opens (twice for a tar output to a store that is
-   * not local: a pass to hash it, which also signs its upload, then the upload itself).
+   * not local: a pass to hash it, which also signs its upload, then the upload itself); a local store writes it
+   * through {@code writeBuffer} when there is one ({@link ObjectStore#upload(String, ByteBuffer)}).
    */
   private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries,
-      HashedContent.Opener raw) throws IOException {
+      ByteBuffer writeBuffer, HashedContent.Opener raw) throws IOException {
     // The plan is read back from scratch: its names pass the output rule again before anything is written.
     Location output = stores.locate(spec.outputLocation().confine(shard.url()));
     long size;
@@ -329,7 +351,7 @@ public final class CreatePhase {
     } else {
       // One pass that hashes as it writes: a local file needs no hash before its first byte, as a signed PUT does.
       MessageDigest digest = Digest.sha256();
-      try (ObjectUpload upload = output.store().upload(output.key()); InputStream in = raw.open()) {
+      try (ObjectUpload upload = output.store().upload(output.key(), writeBuffer); InputStream in = raw.open()) {
         CountingOutputStream out = new CountingOutputStream(new DigestOutputStream(upload.stream(), digest));
         if (format == ShardFormat.TAR) {
           ShardBuilder.copyTar(in, out);
