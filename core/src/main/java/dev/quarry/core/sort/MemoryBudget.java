@@ -15,8 +15,8 @@ import java.lang.management.ManagementFactory;
  *       class says the same for the code that fills it;</li>
  *   <li>record entries a sorter gathers before spilling a run: half the budget, and at most half the heap, the
  *       other half being the collector's room and the phase's buffers;</li>
- *   <li>record bytes a local run holds outside the heap: the budget less the heap and create's write buffers, less
- *       an eighth of it for the JDK's own direct buffers, and within this JVM's direct memory limit.</li>
+ *   <li>record bytes a local run holds outside the heap: the budget less the heap, less an eighth of it for the
+ *       JDK's own direct buffers and less create's write buffers, and within this JVM's direct memory limit.</li>
  * </ul>
  * Without a budget, the default is {@value #DEFAULT_PERCENT}% of the process's {@link MemoryLimit} (as dSort takes
  * 80% of a target's memory), leaving the rest for the fixed overhead and the kernel; under a small limit, the limit
@@ -82,7 +82,7 @@ public record MemoryBudget(long bytes) {
    */
   public long recordBytes() {
     long offHeap = Math.min(Math.max(0, bytes - heapBytes(true)), directMemoryLimit());
-    return Math.max(0, offHeap - CreatePhase.WRITE_BUFFERS_BYTES) / 8 * 7;
+    return Math.max(0, offHeap / 8 * 7 - CreatePhase.WRITE_BUFFERS_BYTES);
   }
 
   /** The JVM's direct memory limit: -XX:MaxDirectMemorySize, which defaults to the heap's maximum. */

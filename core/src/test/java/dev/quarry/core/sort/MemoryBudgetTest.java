@@ -74,8 +74,7 @@ class MemoryBudgetTest {
   }
 
   @Test
-  void recordBytesAreTheRestLessCreatesWriteBuffersAndAnEighthForTheJdksBuffers() {
-    assertThat(new MemoryBudget(256L << 20).recordBytes())
-        .isEqualTo(((128L << 20) - CreatePhase.WRITE_BUFFERS_BYTES) / 8 * 7);
+  void recordBytesAreTheRestLessAnEighthForTheJdksBuffersAndCreatesWriteBuffers() {
+    assertThat(new MemoryBudget(256L << 20).recordBytes()).isEqualTo((112L << 20) - CreatePhase.WRITE_BUFFERS_BYTES);
   }
 }

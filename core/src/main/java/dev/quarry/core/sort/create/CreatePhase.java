@@ -65,6 +65,15 @@ public final class CreatePhase {
   /** The direct memory a local run's create holds in write buffers, counted by {@code MemoryBudget}. */
   public static final long WRITE_BUFFERS_BYTES =
       (long) SHARDS_IN_FLIGHT * (WRITE_BUFFER_BYTES + DirectWriteBuffers.ALIGNMENT);
+
+  /**
+   * The write buffers of a local run's create, to allocate before its extract: then the packs' chunks, which take
+   * the direct memory left up to their budget, cannot leave create without room for them (as happened 2 runs in 9
+   * of 300 MiB of tar.lz4 under a 128Mi budget).
+   */
+  public static DirectWriteBuffers localWriteBuffers() {
+    return new DirectWriteBuffers(SHARDS_IN_FLIGHT, WRITE_BUFFER_BYTES);
+  }
   /**
    * The most output shards gathered together: their pieces share large reads, and the bound keeps open files and
    * local disk to a batch, however many shards a worker has. Fewer when their entries, all held in the heap while
@@ -83,15 +92,19 @@ public final class CreatePhase {
   private final Scratch scratch;
   private final PackStore packs;
   private final boolean recordsInProcess;
+  private final DirectWriteBuffers writeBuffers;
   private final PrintStream log;
 
   /**
    * {@code recordsInProcess}: every record's bytes are in {@code packs} in this process (a local run), so shards are
    * written straight from them in order instead of being gathered from object storage into local files first.
+   * {@code writeBuffers}: {@link #localWriteBuffers} for a local run, through which a local output is written past
+   * the page cache; null for none.
    */
   public CreatePhase(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs,
-      boolean recordsInProcess, PrintStream log) {
+      boolean recordsInProcess, DirectWriteBuffers writeBuffers, PrintStream log) {
     this.recordsInProcess = recordsInProcess;
+    this.writeBuffers = writeBuffers;
     this.spec = spec;
     this.stores = stores;
     this.scratchStore = scratchRoot.store();
@@ -124,8 +137,6 @@ public final class CreatePhase {
     boolean inPieces = !recordsInProcess && source.inPartitionPacks() && ownsPartition(plan, count);
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-create-");
         OrderedEntries ordered = new OrderedEntries(plan, spec, scratchStore, scratch, inPieces)) {
-      DirectWriteBuffers writeBuffers = recordsInProcess && !todo.isEmpty()
-          ? new DirectWriteBuffers(SHARDS_IN_FLIGHT, WRITE_BUFFER_BYTES) : null;
       Map<PlannedShard, List<RecordEntry>> leading = new java.util.LinkedHashMap<>();
       if (inPieces) {
         long firstOwn = mine.isEmpty() ? Long.MAX_VALUE : mine.getFirst().index();
@@ -153,8 +164,7 @@ public final class CreatePhase {
         List<PlannedShard> goingOn = inPieces
             ? batch.stream().filter(shard -> ordered.partitionsOf(shard).size() > 1).toList() : List.of();
         List<PlannedShard> whole = batch.stream().filter(shard -> !goingOn.contains(shard)).toList();
-        for (CreatedShard done : createBatch(whole, entries, format, source, work.path(), writeBuffers,
-            progress)) {
+        for (CreatedShard done : createBatch(whole, entries, format, source, work.path(), progress)) {
           created.put(done.index(), done);
         }
         for (PlannedShard shard : goingOn) {
@@ -267,10 +277,10 @@ public final class CreatePhase {
 
   /**
    * Gathers one batch of shards (unless their records are in this process) and uploads them, a few at a time, each
-   * through one of {@code writeBuffers} when there are some.
+   * through one of the write buffers when there are some.
    */
   private List<CreatedShard> createBatch(List<PlannedShard> batch, Map<Long, List<RecordEntry>> entries,
-      ShardFormat format, RecordSource source, Path work, DirectWriteBuffers writeBuffers, Progress progress)
+      ShardFormat format, RecordSource source, Path work, Progress progress)
       throws IOException, InterruptedException {
     List<Path> files = batch.stream().map(shard -> work.resolve(shard.index() + ".raw")).toList();
     if (!recordsInProcess) {
