@@ -181,6 +181,9 @@ public final class FileStore implements ObjectStore {
   @Override
   public ObjectUpload upload(String key, ByteBuffer buffer) throws IOException {
     Path path = path(key);
+    if (buffer != null) {
+      FileUpload.checkDirectBuffer(buffer);
+    }
     Path temp = null;
     try {
       temp = createTemp(path);

@@ -38,6 +38,16 @@ final class FileUpload implements ObjectUpload {
     this.stream = directBuffer == null ? new UploadStream() : new DirectStream(directBuffer);
   }
 
+  /** {@code buffer}, if O_DIRECT can write from it: checked before the upload makes its temp file. */
+  static ByteBuffer checkDirectBuffer(ByteBuffer buffer) {
+    if (!buffer.isDirect() || buffer.capacity() % DirectWriteBuffers.ALIGNMENT != 0
+        || buffer.alignmentOffset(0, DirectWriteBuffers.ALIGNMENT) != 0) {
+      throw new IllegalArgumentException("Invalid direct write buffer: " + buffer + " (must be direct and aligned"
+          + " to " + DirectWriteBuffers.ALIGNMENT + " bytes in address and size: one of DirectWriteBuffers)");
+    }
+    return buffer;
+  }
+
   @Override
   public OutputStream stream() {
     return stream;
@@ -198,12 +208,7 @@ final class FileUpload implements ObjectUpload {
     private long written;
 
     DirectStream(ByteBuffer buffer) {
-      if (!buffer.isDirect() || buffer.capacity() % DirectWriteBuffers.ALIGNMENT != 0
-          || buffer.alignmentOffset(0, DirectWriteBuffers.ALIGNMENT) != 0) {
-        throw new IllegalArgumentException("Invalid direct write buffer: " + buffer + " (must be direct and aligned"
-            + " to " + DirectWriteBuffers.ALIGNMENT + " bytes in address and size: one of DirectWriteBuffers)");
-      }
-      this.buffer = buffer.clear();
+      this.buffer = checkDirectBuffer(buffer).clear();
     }
 
     @Override

@@ -244,18 +244,20 @@ class FileStoreTest extends ObjectStoreContract {
   }
 
   @Test
-  void aDirectWriteBufferMustBeAlignedAndDirect() {
+  void aDirectWriteBufferMustBeAlignedAndDirectAndOneThatIsNotLeavesNoTempFile() throws IOException {
     assertThatThrownBy(() -> store.upload("x", ByteBuffer.allocate(BUFFER)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("Invalid direct write buffer: ")
         .hasMessageEndingWith("(must be direct and aligned to 4096 bytes in address and size: one of"
             + " DirectWriteBuffers)");
+    assertThatThrownBy(() -> store.upload("x", ByteBuffer.allocateDirect(BUFFER + 1)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(filesUnderRoot()).isEmpty();
   }
 
   /** Whether this process has {@code file} open with O_DIRECT (/proc/self/fdinfo: flags, octal). */
   private static boolean openWithODirect(Path file) throws IOException {
-    final int oDirect = 040000; // x86-64 and arm64 differ: arm64's is 0200000
-    int flag = System.getProperty("os.arch").equals("aarch64") ? 0200000 : oDirect;
+    int flag = System.getProperty("os.arch").equals("aarch64") ? 0200000 : 040000; // O_DIRECT differs by arch
     try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
       for (Path fd : fds.toList()) {
         Path target;

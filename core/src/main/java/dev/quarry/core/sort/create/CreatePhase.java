@@ -68,7 +68,7 @@ public final class CreatePhase {
 
   /**
    * The write buffers of a local run's create, to allocate before its extract: then the packs' chunks, which take
-   * the direct memory left up to their budget, cannot leave create without room for them (as happened 2 runs in 9
+   * the direct memory left up to their budget, cannot leave create without room for them (as happened in 1 run of 9
    * of 300 MiB of tar.lz4 under a 128Mi budget).
    */
   public static DirectWriteBuffers localWriteBuffers() {
