@@ -2,6 +2,7 @@ package dev.quarry.core.sort;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import dev.quarry.core.memory.MemoryLimit;
+import dev.quarry.core.sort.create.CreatePhase;
 import dev.quarry.core.units.ByteSize;
 import java.lang.management.ManagementFactory;
 
@@ -15,7 +16,7 @@ import java.lang.management.ManagementFactory;
  *   <li>record entries a sorter gathers before spilling a run: half the budget, and at most half the heap, the
  *       other half being the collector's room and the phase's buffers;</li>
  *   <li>record bytes a local run holds outside the heap: the budget less the heap, less an eighth of it for the
- *       JDK's own direct buffers, and within this JVM's direct memory limit.</li>
+ *       JDK's own direct buffers and less create's write buffers, and within this JVM's direct memory limit.</li>
  * </ul>
  * Without a budget, the default is {@value #DEFAULT_PERCENT}% of the process's {@link MemoryLimit} (as dSort takes
  * 80% of a target's memory), leaving the rest for the fixed overhead and the kernel; under a small limit, the limit
@@ -75,10 +76,13 @@ public record MemoryBudget(long bytes) {
     return Math.min(bytes / 2, Runtime.getRuntime().maxMemory() / 2);
   }
 
-  /** The most record bytes {@code sort run} holds outside the heap; past them, it spills to its work folder. */
+  /**
+   * The most record bytes {@code sort run} holds outside the heap; past them, it spills to its work folder. Create's
+   * write buffers, direct memory too, come out of the same half first.
+   */
   public long recordBytes() {
-    long offHeap = Math.max(0, bytes - heapBytes(true));
-    return Math.min(offHeap, directMemoryLimit()) / 8 * 7;
+    long offHeap = Math.min(Math.max(0, bytes - heapBytes(true)), directMemoryLimit());
+    return Math.max(0, offHeap / 8 * 7 - CreatePhase.WRITE_BUFFERS_BYTES);
   }
 
   /** The JVM's direct memory limit: -XX:MaxDirectMemorySize, which defaults to the heap's maximum. */

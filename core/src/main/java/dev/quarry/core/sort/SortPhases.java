@@ -5,6 +5,7 @@ import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.commit.CommitPhase;
 import dev.quarry.core.sort.commit.OutputClaim;
 import dev.quarry.core.sort.create.CreatePhase;
+import dev.quarry.core.store.DirectWriteBuffers;
 import dev.quarry.core.sort.create.CreatedShard;
 import dev.quarry.core.sort.extract.ExtractPhase;
 import dev.quarry.core.sort.extract.ExtractResult;
@@ -46,6 +47,8 @@ public final class SortPhases {
   private final Location scratchRoot;
   private final PackStore packs;
   private final boolean inOneProcess;
+  /** A local run's, allocated before its extract fills the direct memory (CreatePhase#localWriteBuffers). */
+  private final DirectWriteBuffers writeBuffers;
   private final PrintStream log;
   private final ScratchMarker marker;
 
@@ -60,6 +63,7 @@ public final class SortPhases {
     this.scratchRoot = scratchRoot;
     this.packs = packs;
     this.inOneProcess = inOneProcess;
+    this.writeBuffers = inOneProcess ? CreatePhase.localWriteBuffers() : null;
     this.log = log;
     this.marker = ScratchMarker.of(spec);
   }
@@ -156,7 +160,7 @@ public final class SortPhases {
 
   public PhaseResult create(int index, int count) throws IOException, InterruptedException {
     return timed("create", index, count, (problems, details) -> {
-      List<CreatedShard> shards = new CreatePhase(spec, stores, scratchRoot, packs, inOneProcess, log)
+      List<CreatedShard> shards = new CreatePhase(spec, stores, scratchRoot, packs, inOneProcess, writeBuffers, log)
           .run(index, count);
       return new long[] {shards.size(), shards.stream().mapToLong(CreatedShard::records).sum(),
           shards.stream().mapToLong(CreatedShard::size).sum()};

@@ -65,6 +65,15 @@ public interface ObjectStore extends AutoCloseable {
   ObjectUpload upload(String key) throws IOException;
 
   /**
+   * As {@link #upload(String)}, for an object of megabytes or more written in one go: the filesystem writes its whole
+   * aligned blocks past the page cache (O_DIRECT) through {@code buffer}, one of {@link DirectWriteBuffers}, which the
+   * caller owns and must not touch until the upload is committed or aborted; other stores ignore it.
+   */
+  default ObjectUpload upload(String key, java.nio.ByteBuffer buffer) throws IOException {
+    return upload(key);
+  }
+
+  /**
    * One LIST page: objects whose key starts with {@code prefix} and sorts after {@code startAfter} (null: from the
    * start), in UTF-8 binary key order ({@link KeyOrder}), at most {@code maxKeys} (1 to 1000).
    */

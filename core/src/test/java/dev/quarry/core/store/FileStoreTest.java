@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -18,6 +19,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class FileStoreTest extends ObjectStoreContract {
+  private static final int BUFFER = 1 << 20;
+
   @TempDir
   Path root;
 
@@ -195,5 +198,83 @@ class FileStoreTest extends ObjectStoreContract {
       assertThat(in.skip(100)).isEqualTo(39);
       assertThat(in.read()).isEqualTo(-1);
     }
+  }
+
+  /**
+   * An upload through a direct write buffer writes every whole buffer with O_DIRECT (the temp file has an O_DIRECT
+   * descriptor once a buffer is full, never before) and the rest through the page cache at commit, whatever the
+   * sizes: the file holds exactly the bytes written, in odd pieces with flushes between them.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 4095, 4096, 4097, BUFFER - 1, BUFFER, BUFFER + 1, 3 * BUFFER + 4097})
+  void anUploadThroughADirectBufferWritesWholeBuffersPastThePageCacheAndTheRestAsUsual(int size) throws Exception {
+    DirectWriteBuffers buffers = new DirectWriteBuffers(1, BUFFER);
+    byte[] data = ObjectStoreContract.bytes(size, 7);
+    ByteBuffer buffer = buffers.take();
+    try (ObjectUpload upload = store.upload("dir/direct", buffer)) {
+      for (int at = 0; at < size; ) {
+        int piece = Math.min(size - at, at % 3 == 0 ? 7777 : 1);
+        if (piece == 1) {
+          upload.stream().write(data[at]);
+        } else {
+          upload.stream().write(data, at, piece);
+        }
+        at += piece;
+        if (at % 5 == 0) {
+          upload.stream().flush();
+        }
+      }
+      Path temp = filesUnderRoot().getFirst();
+      assertThat(openWithODirect(temp)).as("an O_DIRECT descriptor of the temp file").isEqualTo(size > BUFFER);
+      upload.commit();
+    }
+
+    assertThat(root.resolve("dir/direct")).hasBinaryContent(data);
+    assertThat(filesUnderRoot()).containsExactly(root.resolve("dir/direct"));
+  }
+
+  @Test
+  void anAbortedDirectUploadLeavesNothing() throws Exception {
+    ByteBuffer buffer = new DirectWriteBuffers(1, BUFFER).take();
+    try (ObjectUpload upload = store.upload("dir/aborted", buffer)) {
+      upload.stream().write(ObjectStoreContract.bytes(2 * BUFFER + 10, 3));
+    }
+
+    assertThat(filesUnderRoot()).isEmpty();
+  }
+
+  @Test
+  void aDirectWriteBufferMustBeAlignedAndDirectAndOneThatIsNotLeavesNoTempFile() throws IOException {
+    assertThatThrownBy(() -> store.upload("x", ByteBuffer.allocate(BUFFER)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("Invalid direct write buffer: ")
+        .hasMessageEndingWith("(must be direct and aligned to 4096 bytes in address and size: one of"
+            + " DirectWriteBuffers)");
+    assertThatThrownBy(() -> store.upload("x", ByteBuffer.allocateDirect(BUFFER + 1)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(filesUnderRoot()).isEmpty();
+  }
+
+  /** Whether this process has {@code file} open with O_DIRECT (/proc/self/fdinfo: flags, octal). */
+  private static boolean openWithODirect(Path file) throws IOException {
+    int flag = System.getProperty("os.arch").equals("aarch64") ? 0200000 : 040000; // O_DIRECT differs by arch
+    try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+      for (Path fd : fds.toList()) {
+        Path target;
+        try {
+          target = Files.readSymbolicLink(fd);
+        } catch (IOException closed) {
+          continue;
+        }
+        if (target.equals(file)) {
+          String flags = Files.readAllLines(Path.of("/proc/self/fdinfo", fd.getFileName().toString())).stream()
+              .filter(line -> line.startsWith("flags:")).findFirst().orElseThrow();
+          if ((Integer.parseInt(flags.substring("flags:".length()).strip(), 8) & flag) != 0) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 }

@@ -21,12 +21,14 @@ import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.ObjectUpload;
+import dev.quarry.core.store.DirectWriteBuffers;
 import dev.quarry.core.store.HashedContent;
 import dev.quarry.core.sync.cas.Digest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -56,6 +58,23 @@ public final class CreatePhase {
   /** Output shards one worker uploads at once. */
   private static final int SHARDS_IN_FLIGHT = 4;
   /**
+   * The aligned buffer each shard in flight of a local run is written through, past the page cache, into a local
+   * output ({@link DirectWriteBuffers}): 1 MiB writes with O_DIRECT ran at 534 MB/s, as fast as the disk.
+   */
+  private static final int WRITE_BUFFER_BYTES = 1 << 20;
+  /** The direct memory a local run's create holds in write buffers, counted by {@code MemoryBudget}. */
+  public static final long WRITE_BUFFERS_BYTES =
+      (long) SHARDS_IN_FLIGHT * (WRITE_BUFFER_BYTES + DirectWriteBuffers.ALIGNMENT);
+
+  /**
+   * The write buffers of a local run's create, to allocate before its extract: then the packs' chunks, which take
+   * the direct memory left up to their budget, cannot leave create without room for them (as happened in 1 run of 9
+   * of 300 MiB of tar.lz4 under a 128Mi budget).
+   */
+  public static DirectWriteBuffers localWriteBuffers() {
+    return new DirectWriteBuffers(SHARDS_IN_FLIGHT, WRITE_BUFFER_BYTES);
+  }
+  /**
    * The most output shards gathered together: their pieces share large reads, and the bound keeps open files and
    * local disk to a batch, however many shards a worker has. Fewer when their entries, all held in the heap while
    * the batch is gathered, would pass the budget's entry bytes ({@link #shardsPerBatch}).
@@ -73,15 +92,19 @@ public final class CreatePhase {
   private final Scratch scratch;
   private final PackStore packs;
   private final boolean recordsInProcess;
+  private final DirectWriteBuffers writeBuffers;
   private final PrintStream log;
 
   /**
    * {@code recordsInProcess}: every record's bytes are in {@code packs} in this process (a local run), so shards are
    * written straight from them in order instead of being gathered from object storage into local files first.
+   * {@code writeBuffers}: {@link #localWriteBuffers} for a local run, through which a local output is written past
+   * the page cache; null for none.
    */
   public CreatePhase(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs,
-      boolean recordsInProcess, PrintStream log) {
+      boolean recordsInProcess, DirectWriteBuffers writeBuffers, PrintStream log) {
     this.recordsInProcess = recordsInProcess;
+    this.writeBuffers = writeBuffers;
     this.spec = spec;
     this.stores = stores;
     this.scratchStore = scratchRoot.store();
@@ -243,7 +266,7 @@ public final class CreatePhase {
             + " bytes, not the " + expected + " of their records (the scratch was changed; clean it and sort"
             + " again)");
       }
-      return upload(shard, format, all, () -> {
+      return upload(shard, format, all, null, () -> {
         List<InputStream> streams = new ArrayList<>();
         for (Path piece : pieces) {
           streams.add(Files.newInputStream(piece));
@@ -281,7 +304,10 @@ public final class CreatePhase {
     return plan.partitioned() && count == plan.partitions().size();
   }
 
-  /** Gathers one batch of shards (unless their records are in this process) and uploads them, a few at a time. */
+  /**
+   * Gathers one batch of shards (unless their records are in this process) and uploads them, a few at a time, each
+   * through one of the write buffers when there are some.
+   */
   private List<CreatedShard> createBatch(List<PlannedShard> batch, Map<Long, List<RecordEntry>> entries,
       ShardFormat format, RecordSource source, Path work, Progress progress)
       throws IOException, InterruptedException {
@@ -298,14 +324,19 @@ public final class CreatePhase {
         Path file = files.get(i);
         slots.acquire();
         uploads.add(pool.submit(() -> {
+          // As many buffers as slots: a slot's holder always finds one free.
+          ByteBuffer buffer = writeBuffers == null ? null : writeBuffers.take();
           try {
             List<RecordEntry> shardEntries = entries.get(shard.index());
-            CreatedShard done = upload(shard, format, shardEntries, recordsInProcess
+            CreatedShard done = upload(shard, format, shardEntries, buffer, recordsInProcess
                 ? () -> new OrderedRecordBytes(source, shardEntries) : () -> Files.newInputStream(file));
             Files.deleteIfExists(file);
             progress.shardDone(done.records(), done.size());
             return done;
           } finally {
+            if (buffer != null) {
+              writeBuffers.release(buffer);
+            }
             slots.release();
           }
         }));
@@ -342,10 +373,11 @@ public final class CreatePhase {
 
   /**
    * Writes one shard from its records' raw bytes, which {@code raw} opens (twice for a tar output to a store that is
-   * not local: a pass to hash it, which also signs its upload, then the upload itself).
+   * not local: a pass to hash it, which also signs its upload, then the upload itself); a local store writes it
+   * through {@code writeBuffer} when there is one ({@link ObjectStore#upload(String, ByteBuffer)}).
    */
   private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries,
-      HashedContent.Opener raw) throws IOException {
+      ByteBuffer writeBuffer, HashedContent.Opener raw) throws IOException {
     // The plan is read back from scratch: its names pass the output rule again before anything is written.
     Location output = stores.locate(spec.outputLocation().confine(shard.url()));
     long size;
@@ -358,7 +390,7 @@ public final class CreatePhase {
     } else {
       // One pass that hashes as it writes: a local file needs no hash before its first byte, as a signed PUT does.
       MessageDigest digest = Digest.sha256();
-      try (ObjectUpload upload = output.store().upload(output.key()); InputStream in = raw.open()) {
+      try (ObjectUpload upload = output.store().upload(output.key(), writeBuffer); InputStream in = raw.open()) {
         CountingOutputStream out = new CountingOutputStream(new DigestOutputStream(upload.stream(), digest));
         if (format == ShardFormat.TAR) {
           ShardBuilder.copyTar(in, out);
