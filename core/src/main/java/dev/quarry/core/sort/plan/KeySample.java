@@ -33,7 +33,8 @@ import java.util.function.UnaryOperator;
  * list, cut into equal parts. Every extract worker reads the same sample and so finds the same splitters (their done
  * markers say which, and the plan refuses a mix). They only decide how even the partitions are, never the output: any
  * splitters give the same shards. Since every worker reads it, the sample is small: {@value #BYTES_PER_PARTITION} bytes per
- * partition, at most {@value #BYTES} in windows of at most {@value #WINDOW}, besides a HEAD per shard. The windows are spread through each shard, not only at
+ * partition, at most {@value #BYTES}, in {@value #WINDOWS_PER_PARTITION} windows per partition, at most
+ * {@value #WINDOWS} (so at least one per shard), besides a HEAD per shard. The windows are spread through each shard, not only at
  * its start, because shards are often written in key order: a sample of their first keys alone put the splitters at
  * the shards' starts, where one key more or less moved a whole shard into the next partition (twice N/P in one step
  * with 16 partitions over 16 shards), and with fewer shards than partitions most partitions held nothing.
@@ -44,8 +45,13 @@ public final class KeySample {
   static final int BYTES = 1 << 20;
   /** Bytes sampled per partition, up to {@link #BYTES}: about 80 keys of records of 1 KiB for each splitter. */
   static final int BYTES_PER_PARTITION = 128 << 10;
-  /** The size of a window, where a shard has room for several. */
-  static final int WINDOW = 4 << 10;
+  /**
+   * Windows per partition: with keys in shard order the splitters fall in the gaps between windows, so a partition
+   * spans about this many of them and is even to about one in this many.
+   */
+  static final int WINDOWS_PER_PARTITION = 8;
+  /** The most windows, ranged reads every extract worker makes. */
+  static final int WINDOWS = 256;
   private static final int IN_FLIGHT = 16;
 
   /** A window of a shard: where it starts and how many bytes it holds. */
@@ -131,19 +137,21 @@ public final class KeySample {
    * starting at a block boundary (the first at the shard's start).
    */
   static List<Window> windows(long size, int shards, int partitions) {
+    int sampled = Math.max(1, shards);
     long total = Math.min(BYTES, (long) Math.max(1, partitions) * BYTES_PER_PARTITION);
-    long share = Math.max(TarFormat.BLOCK, total / Math.max(1, shards) / TarFormat.BLOCK * TarFormat.BLOCK);
-    int count = (int) Math.max(1, share / WINDOW);
+    long share = Math.max(TarFormat.BLOCK, total / sampled / TarFormat.BLOCK * TarFormat.BLOCK);
+    long windows = Math.min(WINDOWS, Math.max(1, partitions) * (long) WINDOWS_PER_PARTITION);
+    int count = (int) Math.max(1, Math.min(windows / sampled, share / TarFormat.BLOCK));
     int length = (int) (share / count / TarFormat.BLOCK * TarFormat.BLOCK);
     if (size <= share) {
       return List.of(new Window(0, (int) size));
     }
-    List<Window> windows = new ArrayList<>();
+    List<Window> spread = new ArrayList<>();
     for (int j = 0; j < count; j++) {
       long offset = size * j / count / TarFormat.BLOCK * TarFormat.BLOCK;
-      windows.add(new Window(offset, (int) Math.min(length, size - offset)));
+      spread.add(new Window(offset, (int) Math.min(length, size - offset)));
     }
-    return windows;
+    return spread;
   }
 
   /** The records of a shard's windows; none for a missing shard. */

@@ -65,9 +65,9 @@ class KeySampleTest {
 
   /**
    * What every extract worker reads for the sample is bounded whatever the shards: {@code BYTES_PER_PARTITION} per
-   * partition up to {@code BYTES} (a block a shard at least), in one read of a shard that share covers or windows of
-   * at most {@code WINDOW} bytes, each inside its
-   * shard, starting at a block boundary, none overlapping another, the first at the shard's start.
+   * partition up to {@code BYTES} (a block a shard at least), in at most {@code WINDOWS_PER_PARTITION} reads per
+   * partition and {@code WINDOWS} in all (one a shard at least), each window inside its shard, starting at a block
+   * boundary, none overlapping another, the first at the shard's start.
    */
   @Test
   void theWindowsOfTheSampleAreBoundedAndLieInsideTheirShards() {
@@ -77,13 +77,12 @@ class KeySampleTest {
           List<KeySample.Window> windows = KeySample.windows(size, shards, partitions);
           String what = partitions + " partitions, " + shards + " shards of " + size + " bytes: " + windows;
           long bytes = windows.stream().mapToLong(KeySample.Window::length).sum() * shards;
+          assertThat((long) windows.size() * shards).as(what).isLessThanOrEqualTo(Math.max(shards,
+              Math.min(KeySample.WINDOWS, (long) partitions * KeySample.WINDOWS_PER_PARTITION)));
           assertThat(bytes).as(what).isLessThanOrEqualTo(Math.max(512L * shards,
               Math.min(KeySample.BYTES, (long) partitions * KeySample.BYTES_PER_PARTITION)));
           long end = 0;
           for (KeySample.Window window : windows) {
-            if (windows.size() > 1) {
-              assertThat(window.length()).as(what).isLessThanOrEqualTo(KeySample.WINDOW);
-            }
             assertThat(window.offset() % 512).as(what).isZero();
             assertThat(window.offset()).as(what).isGreaterThanOrEqualTo(end);
             end = window.offset() + window.length();
