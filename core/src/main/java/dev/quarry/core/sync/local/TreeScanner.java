@@ -2,6 +2,7 @@ package dev.quarry.core.sync.local;
 
 import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.concurrent.Throttle;
+import dev.quarry.core.sync.cas.ChunkIndex;
 import dev.quarry.core.sync.cas.Chunking;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
@@ -562,24 +563,32 @@ public final class TreeScanner {
       Manifest manifest;
       FolderListing listing = dir.listing;
       if (dir.asListed) {
-        boolean same = true;
+        Set<String> changed = new HashSet<>(); // its subfolders whose digests are not the listed ones
         int first = listing.count() - dir.children.size(); // the subfolders are listed last, in the walk's order
-        for (int j = 0; same && j < dir.children.size(); j++) {
-          Manifest built = subdirectories.get(((DirNode) dir.children.get(j)).name).manifest();
-          same = listing.sameFolder(first + j, built.digest(), built.files(), built.bytes());
+        for (int j = 0; j < dir.children.size(); j++) {
+          String name = ((DirNode) dir.children.get(j)).name;
+          Manifest built = subdirectories.get(name).manifest();
+          if (!listing.sameFolder(first + j, built.digest(), built.files(), built.bytes())) {
+            changed.add(name);
+          }
         }
-        if (same && !listing.chunked()) {
+        if (changed.isEmpty() && !listing.chunked()) {
           manifest = Manifest.known(listing.digest(), listing.files(), listing.bytes(),
               () -> listedEntries(listing, subdirectories));
         } else {
-          // A chunked folder is built again (its chunks are objects of their own), but its listing still holds.
-          manifest = Manifest.of(listedEntries(listing, subdirectories));
-          if (!same) {
+          // A chunked folder is built again (its chunks and index are objects of their own), from its recorded chunks
+          // but for those its changed subfolders are in.
+          List<ChunkIndex.Chunk> previous = listing.chunks();
+          manifest = Manifest.of(listedEntries(listing, subdirectories), previous, changed);
+          if (!changed.isEmpty() || (manifest.isChunked() && previous.isEmpty())) {
             listings.put(dir.path.toString(), relisted(listing, subdirectories, manifest));
           }
         }
       } else {
-        manifest = Manifest.of(entries(dir, subdirectories));
+        List<ChunkIndex.Chunk> previous = listing != null ? listing.chunks() : List.of();
+        Set<String> changed = new HashSet<>();
+        List<TreeEntry> entries = entries(dir, subdirectories, changed);
+        manifest = Manifest.of(entries, previous, changed);
         listings.put(dir.path.toString(), listing(dir, subdirectories, manifest));
       }
       manifests.putIfAbsent(manifest.digest(), manifest);
@@ -587,9 +596,24 @@ public final class TreeScanner {
     }
   }
 
-  private static List<TreeEntry> entries(DirNode dir, Map<String, LocalDirectory> subdirectories) {
+  /**
+   * A folder's entries as found now; {@code changed} gets the names of those that may not be the entries of the
+   * build its listing recorded: all but the files the listing has with their (inode, mtime, size) and mode (links and
+   * subfolders are not compared: a chunked folder rebuilds the chunks they are in).
+   */
+  private static List<TreeEntry> entries(DirNode dir, Map<String, LocalDirectory> subdirectories,
+      Set<String> changed) {
     List<TreeEntry> entries = new ArrayList<>(dir.children.size());
     for (Node child : dir.children) {
+      boolean asListed = child instanceof FileNode file && file.listing != null
+          && file.listing.mode(file.listed) == file.identity.permissions();
+      if (!asListed) {
+        changed.add(switch (child) {
+          case FileNode file -> file.name;
+          case LinkNode link -> link.name();
+          case DirNode sub -> sub.name;
+        });
+      }
       entries.add(switch (child) {
         case FileNode file -> TreeEntry.file(file.name, file.identity.permissions(), file.digest());
         case LinkNode link -> TreeEntry.symlink(link.name(), link.target());
@@ -632,7 +656,8 @@ public final class TreeScanner {
         writer.copy(listing, i);
       }
     }
-    return writer.finish(manifest.digest(), manifest.files(), manifest.bytes(), manifest.isChunked());
+    return writer.finish(manifest.digest(), manifest.files(), manifest.bytes(), manifest.isChunked(),
+        manifest.chunks());
   }
 
   /** What the state database records of a folder just built: its entries in the walk's order. */
@@ -654,6 +679,7 @@ public final class TreeScanner {
         }
       }
     }
-    return writer.finish(manifest.digest(), manifest.files(), manifest.bytes(), manifest.isChunked());
+    return writer.finish(manifest.digest(), manifest.files(), manifest.bytes(), manifest.isChunked(),
+        manifest.chunks());
   }
 }
