@@ -598,15 +598,28 @@ public final class TreeScanner {
 
   /**
    * A folder's entries as found now; {@code changed} gets the names of those that may not be the entries of the
-   * build its listing recorded: all but the files the listing has with their (inode, mtime, size) and mode (links and
-   * subfolders are not compared: a chunked folder rebuilds the chunks they are in).
+   * build its listing recorded: all but the files the listing has with their (inode, mtime, size) and mode, the links
+   * it has with their target and the subfolders it has with their mode and manifest.
    */
   private static List<TreeEntry> entries(DirNode dir, Map<String, LocalDirectory> subdirectories,
       Set<String> changed) {
     List<TreeEntry> entries = new ArrayList<>(dir.children.size());
-    for (Node child : dir.children) {
-      boolean asListed = child instanceof FileNode file && file.listing != null
-          && file.listing.mode(file.listed) == file.identity.permissions();
+    FolderListing listing = dir.listing;
+    for (int j = 0; j < dir.children.size(); j++) {
+      Node child = dir.children.get(j);
+      boolean asListed = switch (child) {
+        case FileNode file -> file.listing != null && file.listing.mode(file.listed) == file.identity.permissions();
+        case LinkNode link -> {
+          int at = listed(listing, j, link.name(), FolderListing.LINK);
+          yield at >= 0 && listing.target(at).equals(link.target());
+        }
+        case DirNode sub -> {
+          int at = listed(listing, j, sub.name, FolderListing.DIRECTORY);
+          Manifest built = subdirectories.get(sub.name).manifest();
+          yield at >= 0 && listing.mode(at) == sub.mode
+              && listing.sameFolder(at, built.digest(), built.files(), built.bytes());
+        }
+      };
       if (!asListed) {
         changed.add(switch (child) {
           case FileNode file -> file.name;
@@ -624,6 +637,18 @@ public final class TreeScanner {
       });
     }
     return entries;
+  }
+
+  /**
+   * Where {@code listing} has an entry of this name and type: at the walk's place {@code j} when the names there
+   * still match, else by name; -1 when it has none.
+   */
+  private static int listed(FolderListing listing, int j, String name, byte type) {
+    if (listing == null) {
+      return -1;
+    }
+    int at = j < listing.count() && listing.isNamed(j, name) ? j : listing.indexOf(name);
+    return at >= 0 && listing.type(at) == type ? at : -1;
   }
 
   /** The entries of a folder as listed, with its subfolders as built now. */
