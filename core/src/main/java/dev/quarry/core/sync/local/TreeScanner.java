@@ -388,19 +388,22 @@ public final class TreeScanner {
     List<Node> children = new ArrayList<>();
     List<WalkTask> subfolders = new ArrayList<>();
     List<Path> paths = new ArrayList<>();
+    List<Path> names = new ArrayList<>(); // each path's last name, made once: a Path per entry is the walk's cost
     FileIdentity[] identities;
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
       for (Path path : entries) {
-        if (!excluded.contains(path) && !path.getFileName().toString().equals(STATE_FOLDER_NAME)) {
+        Path name = path.getFileName();
+        if (!excluded.contains(path) && !name.toString().equals(STATE_FOLDER_NAME)) {
           paths.add(path);
+          names.add(name);
         }
       }
-      identities = lstat(entries, paths);
+      identities = lstat(entries, paths, names);
     }
     for (int i = 0; i < identities.length; i++) {
       Path path = paths.get(i);
       FileIdentity identity = identities[i];
-      String childName = path.getFileName().toString();
+      String childName = names.get(i).toString();
       if (!identity.isDirectory() && PartFiles.isPartFile(childName)) {
         continue; // A killed pull's temporary: never part of a version.
       }
@@ -442,7 +445,8 @@ public final class TreeScanner {
    * the open folder ({@code folder}: fstatat) where the JDK can, so that the kernel resolves one name rather than
    * the whole path: a third less system time for a tree of a million files.
    */
-  private static FileIdentity[] lstat(DirectoryStream<Path> folder, List<Path> paths) throws IOException {
+  private static FileIdentity[] lstat(DirectoryStream<Path> folder, List<Path> paths, List<Path> names)
+      throws IOException {
     FileIdentity[] identities = new FileIdentity[paths.size()];
     IntStream indexes = IntStream.range(0, identities.length);
     if (Chunking.isChunked(identities.length)) {
@@ -450,7 +454,7 @@ public final class TreeScanner {
     }
     indexes.forEach(i -> {
       try {
-        identities[i] = lstat(folder, paths.get(i));
+        identities[i] = lstat(folder, paths.get(i), names.get(i));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -458,9 +462,9 @@ public final class TreeScanner {
     return identities;
   }
 
-  private static FileIdentity lstat(DirectoryStream<Path> folder, Path path) throws IOException {
+  private static FileIdentity lstat(DirectoryStream<Path> folder, Path path, Path name) throws IOException {
     if (folder instanceof SecureDirectoryStream<Path> open) {
-      PosixFileAttributeView view = open.getFileAttributeView(path.getFileName(), PosixFileAttributeView.class,
+      PosixFileAttributeView view = open.getFileAttributeView(name, PosixFileAttributeView.class,
           LinkOption.NOFOLLOW_LINKS);
       if (view != null) {
         return FileIdentity.of(path, view.readAttributes());
