@@ -131,7 +131,7 @@ public final class Manifest {
    */
   public static Manifest of(List<TreeEntry> entries, List<ChunkIndex.Chunk> previous, Set<String> changed) {
     boolean[] dirty = new boolean[entries.size()];
-    List<TreeEntry> sorted = sortedByName(entries, changed, dirty);
+    List<TreeEntry> sorted = sortedByName(entries, previous.isEmpty() ? Set.of() : changed, dirty);
     if (!Chunking.isChunked(sorted.size())) {
       return new Manifest(sorted, encode(sorted));
     }
@@ -279,8 +279,13 @@ public final class Manifest {
             + TreeEntry.printable(keyed[i].entry().name()) + " is duplicated or out of order");
       }
       sorted.add(keyed[i].entry());
-      if (!changed.isEmpty() && changed.contains(keyed[i].entry().name())) {
-        dirty[i] = true;
+    }
+    // The few changed names found by their bytes: hashing a million names to look each up was a tenth of the build.
+    for (String name : changed) {
+      int at = Arrays.binarySearch(keyed, new Keyed(name.getBytes(StandardCharsets.UTF_8), null),
+          (a, b) -> Arrays.compareUnsigned(a.name(), b.name()));
+      if (at >= 0) {
+        dirty[at] = true;
       }
     }
     return sorted;
