@@ -12,11 +12,13 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
@@ -53,6 +55,8 @@ public final class Manifest {
   private final ChunkIndex index;
   /** The chunks and indexes below the top index, children first; empty for a folder of one manifest. */
   private final List<TreeObject> parts;
+  /** A chunked folder's chunks as its lowest index names them, when it was built here; else empty. */
+  private List<ChunkIndex.Chunk> chunks = List.of();
 
   private Manifest(List<TreeEntry> sortedEntries, byte[] encoded) {
     this(sortedEntries, encoded, Digest.of(encoded), null, List.of());
@@ -113,23 +117,46 @@ public final class Manifest {
 
   /** The manifest of a folder with these entries, in any order; chunked when there are more than a manifest holds. */
   public static Manifest of(List<TreeEntry> entries) {
-    List<TreeEntry> sorted = sortedByName(entries);
+    return of(entries, List.of(), Set.of());
+  }
+
+  /**
+   * As {@link #of(List)}, taking each chunk of {@code previous} (the {@link #chunks()} of an earlier build of the same
+   * folder) whose entries are all still there, unchanged, with nothing added among them, as it was, without encoding
+   * or hashing it: one changed entry in a folder of a million builds the chunk around it (two or three when the cuts
+   * move) rather than a thousand. {@code changed} names the entries that may differ from that build (new, or another
+   * content, mode or target); every other entry is taken to be the earlier build's as it is. A chunk taken so is
+   * built from these entries only when something asks for it (a push uploading it), and checked against its digest
+   * then.
+   */
+  public static Manifest of(List<TreeEntry> entries, List<ChunkIndex.Chunk> previous, Set<String> changed) {
+    boolean[] dirty = new boolean[entries.size()];
+    List<TreeEntry> sorted = sortedByName(entries, previous.isEmpty() ? Set.of() : changed, dirty);
     if (!Chunking.isChunked(sorted.size())) {
       return new Manifest(sorted, encode(sorted));
     }
-    List<Integer> ends = Chunking.cuts(sorted.stream().map(TreeEntry::name).toList());
-    // Each chunk is encoded and hashed on its own, on all cores: a folder of a million entries has about a thousand.
-    List<Manifest> chunks = IntStream.range(0, ends.size()).parallel().mapToObj(i -> {
-      List<TreeEntry> slice = sorted.subList(i == 0 ? 0 : ends.get(i - 1), ends.get(i));
-      return new Manifest(slice, encode(slice));
-    }).toList();
-    List<TreeObject> parts = new ArrayList<>();
+    List<Manifest> chunks = new ArrayList<>();
     List<ChunkIndex.Chunk> level = new ArrayList<>();
-    for (Manifest chunk : chunks) {
-      parts.add(TreeObject.of(chunk));
-      level.add(new ChunkIndex.Chunk(chunk.entries().getFirst().name(), chunk.digest(), chunk.entries().size(),
-          chunk.files(), chunk.bytes()));
+    if (previous.isEmpty()) {
+      List<Integer> ends = Chunking.cuts(sorted.stream().map(TreeEntry::name).toList());
+      // Each chunk is encoded and hashed on its own, on all cores: a folder of a million entries has about a thousand.
+      chunks.addAll(IntStream.range(0, ends.size()).parallel().mapToObj(i -> {
+        List<TreeEntry> slice = sorted.subList(i == 0 ? 0 : ends.get(i - 1), ends.get(i));
+        return new Manifest(slice, encode(slice));
+      }).toList());
+    } else {
+      reuseChunks(sorted, dirty, previous, chunks, level);
     }
+    List<TreeObject> parts = new ArrayList<>();
+    for (int i = 0; i < chunks.size(); i++) {
+      Manifest chunk = chunks.get(i);
+      parts.add(TreeObject.of(chunk));
+      if (level.size() == i) {
+        level.add(new ChunkIndex.Chunk(chunk.entries().getFirst().name(), chunk.digest(), chunk.entries().size(),
+            chunk.files(), chunk.bytes()));
+      }
+    }
+    List<ChunkIndex.Chunk> lowest = List.copyOf(level);
     int height = 1;
     int start;
     while (level.size() > Chunking.MAX_ITEMS) {
@@ -145,7 +172,83 @@ public final class Manifest {
       level = above;
       height++;
     }
-    return new Manifest(sorted, ChunkIndex.of(height, level), parts);
+    Manifest manifest = new Manifest(sorted, ChunkIndex.of(height, level), parts);
+    manifest.chunks = lowest;
+    return manifest;
+  }
+
+  /**
+   * Cuts {@code sorted} into chunks from the first entry on: where a chunk of {@code previous} starts at the cut
+   * reached and holds the same entries (as many, none {@code dirty}, the last before the next previous chunk's
+   * first name, and at the end only if it was the last), it is taken as recorded, since the cut rule gives the same
+   * chunk from the same start over the same names; elsewhere the next chunk is cut by the rule and built. The cuts
+   * meet the previous ones again at the first boundary after a change. Fills {@code chunks} and, for each chunk
+   * taken, {@code level} (a built chunk's entry is added by the caller, which knows its entries).
+   */
+  private static void reuseChunks(List<TreeEntry> sorted, boolean[] dirty, List<ChunkIndex.Chunk> previous,
+      List<Manifest> chunks, List<ChunkIndex.Chunk> level) {
+    Map<String, Integer> byFirst = new java.util.HashMap<>();
+    for (int k = 0; k < previous.size(); k++) {
+      byFirst.put(previous.get(k).first(), k);
+    }
+    MessageDigest sha256 = Digest.sha256();
+    List<int[]> built = new ArrayList<>(); // start and end of each chunk to build, at its place in chunks
+    List<Integer> builtAt = new ArrayList<>();
+    int at = 0;
+    while (at < sorted.size()) {
+      Integer k = byFirst.get(sorted.get(at).name());
+      int taken = k == null ? -1 : sameChunk(sorted, dirty, at, previous, k);
+      if (taken > 0) {
+        ChunkIndex.Chunk chunk = previous.get(k);
+        int from = at;
+        chunks.add(known(chunk.digest(), chunk.files(), chunk.bytes(), () -> sorted.subList(from, from + taken)));
+        level.add(chunk);
+        at += taken;
+        continue;
+      }
+      int end = at;
+      while (end < sorted.size()) {
+        end++;
+        int held = end - at;
+        if (held >= Chunking.MAX_ITEMS || (held >= Chunking.MIN_ITEMS
+            && Chunking.isBoundary(sha256, sorted.get(end - 1).name()))) {
+          break;
+        }
+      }
+      built.add(new int[] {at, end});
+      builtAt.add(chunks.size());
+      chunks.add(null);
+      level.add(null);
+      at = end;
+    }
+    IntStream.range(0, built.size()).parallel().forEach(i -> {
+      List<TreeEntry> slice = sorted.subList(built.get(i)[0], built.get(i)[1]);
+      Manifest chunk = new Manifest(slice, encode(slice));
+      chunks.set(builtAt.get(i), chunk);
+      level.set(builtAt.get(i), new ChunkIndex.Chunk(slice.getFirst().name(), chunk.digest(), slice.size(),
+          chunk.files(), chunk.bytes()));
+    });
+  }
+
+  /** How many entries chunk {@code k} of {@code previous} takes from {@code at}, when it is the same chunk; else 0. */
+  private static int sameChunk(List<TreeEntry> sorted, boolean[] dirty, int at, List<ChunkIndex.Chunk> previous,
+      int k) {
+    ChunkIndex.Chunk chunk = previous.get(k);
+    long count = chunk.entries();
+    boolean last = k == previous.size() - 1;
+    if (count <= 0 || at + count > sorted.size() || (last && at + count != sorted.size())) {
+      return 0; // the last chunk ended with the folder, not at a cut: more entries after it would move its end
+    }
+    int end = (int) (at + count);
+    if (!last && KeyOrder.compare(sorted.get(end - 1).name(), previous.get(k + 1).first()) >= 0) {
+      return 0; // an entry it lacked came in, and one of the chunk's went
+    }
+    for (int i = at; i < end; i++) {
+      if (dirty[i]) {
+        return 0;
+      }
+    }
+    return end - at;
   }
 
   /** An entry with its name's UTF-8 bytes, whose unsigned order is the manifest's order. */
@@ -157,6 +260,11 @@ public final class Manifest {
    * was a fifth of its status.
    */
   private static List<TreeEntry> sortedByName(List<TreeEntry> entries) {
+    return sortedByName(entries, Set.of(), null);
+  }
+
+  /** As {@link #sortedByName(List)}, marking in {@code dirty} the places of the entries named in {@code changed}. */
+  private static List<TreeEntry> sortedByName(List<TreeEntry> entries, Set<String> changed, boolean[] dirty) {
     Keyed[] keyed = new Keyed[entries.size()];
     for (int i = 0; i < keyed.length; i++) {
       TreeEntry entry = entries.get(i);
@@ -171,6 +279,14 @@ public final class Manifest {
             + TreeEntry.printable(keyed[i].entry().name()) + " is duplicated or out of order");
       }
       sorted.add(keyed[i].entry());
+    }
+    // The few changed names found by their bytes: hashing a million names to look each up was a tenth of the build.
+    for (String name : changed) {
+      int at = Arrays.binarySearch(keyed, new Keyed(name.getBytes(StandardCharsets.UTF_8), null),
+          (a, b) -> Arrays.compareUnsigned(a.name(), b.name()));
+      if (at >= 0) {
+        dirty[at] = true;
+      }
     }
     return sorted;
   }
@@ -245,6 +361,14 @@ public final class Manifest {
   public List<TreeEntry> entries() {
     build();
     return entries;
+  }
+
+  /**
+   * A chunked folder's chunks, as its lowest index names them, when this manifest was built from entries (what a
+   * later build of the same folder may take again: {@link #of(List, List, Set)}); empty otherwise.
+   */
+  public List<ChunkIndex.Chunk> chunks() {
+    return chunks;
   }
 
   /** Whether the folder is stored as chunks under an index. */

@@ -1,5 +1,6 @@
 package dev.quarry.core.sync.local;
 
+import dev.quarry.core.sync.cas.ChunkIndex;
 import dev.quarry.core.sync.cas.Digest;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -7,8 +8,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,34 +21,43 @@ import java.util.Map;
  * files and bytes. A later scan that lstats the same entries in the same order, every file with the same (inode,
  * mtime, size), takes the folder's digest from here without encoding or hashing its manifest; a folder that changed
  * still takes the digests of its unchanged files from here, without reading the files' rows. Read in place: no object
- * per entry until one is asked for.
+ * per entry until one is asked for. Version 2 adds a chunked folder's chunks (what its lowest index names), so that
+ * a later build takes the chunks whose entries did not change as they were; a version 1 listing is read as one
+ * without chunks.
  */
 final class FolderListing {
-  private static final byte VERSION = 1;
+  private static final byte VERSION = 2;
+  private static final byte VERSION_WITHOUT_CHUNKS = 1;
   static final byte FILE = 0;
   static final byte DIRECTORY = 1;
   static final byte LINK = 2;
   private static final HexFormat HEX = HexFormat.of();
   /** Version, digest (32 bytes and the manifest's length), files, bytes, chunked, entry count. */
   private static final int HEADER = 1 + 32 + 8 + 8 + 8 + 1 + 4;
+  /** A chunk without its first name: the name's length, SHA-256, length, entries, files and bytes. */
+  private static final int CHUNK_MIN = 4 + 32 + 8 * 4;
   /** The smallest entry: a name's length, type, mode and a link target's length. */
   private static final int MIN_ENTRY = 4 + 1 + 2 + 4;
 
   private final ByteBuffer data;
   /** Where each entry starts: the length of its name. */
   private final int[] offsets;
+  /** Where the chunk list starts (after the entries), or -1 in a version 1 listing. */
+  private final int chunksAt;
   private Map<String, Integer> byName;
 
-  private FolderListing(ByteBuffer data, int[] offsets) {
+  private FolderListing(ByteBuffer data, int[] offsets, int chunksAt) {
     this.data = data;
     this.offsets = offsets;
+    this.chunksAt = chunksAt;
   }
 
   /** The listing these bytes hold, or null when they are not one this version wrote (the folder is built again). */
   static FolderListing decode(byte[] bytes) {
     try {
       ByteBuffer data = ByteBuffer.wrap(bytes);
-      if (bytes.length < HEADER || data.get(0) != VERSION) {
+      byte version = bytes.length < HEADER ? 0 : data.get(0);
+      if (version != VERSION && version != VERSION_WITHOUT_CHUNKS) {
         return null;
       }
       int count = data.getInt(HEADER - 4);
@@ -66,7 +78,19 @@ final class FolderListing {
           default -> throw new IndexOutOfBoundsException();
         };
       }
-      return at == bytes.length ? new FolderListing(data, offsets) : null;
+      int chunksAt = -1;
+      if (version == VERSION) {
+        chunksAt = at;
+        int chunks = data.getInt(at);
+        if (chunks < 0 || chunks > (bytes.length - at) / CHUNK_MIN) {
+          return null;
+        }
+        at += 4;
+        for (int i = 0; i < chunks; i++) {
+          at += 4 + data.getInt(at) + CHUNK_MIN - 4;
+        }
+      }
+      return at == bytes.length ? new FolderListing(data, offsets, chunksAt) : null;
     } catch (IndexOutOfBoundsException e) {
       return null;
     }
@@ -91,6 +115,26 @@ final class FolderListing {
   /** Whether the folder was stored as chunks: its digest is then never taken from here. */
   boolean chunked() {
     return data.get(57) != 0;
+  }
+
+  /** A chunked folder's chunks when it was built (Manifest#chunks): empty when not chunked or not recorded. */
+  List<ChunkIndex.Chunk> chunks() {
+    if (chunksAt < 0) {
+      return List.of();
+    }
+    int count = data.getInt(chunksAt);
+    List<ChunkIndex.Chunk> chunks = new ArrayList<>(count);
+    int at = chunksAt + 4;
+    for (int i = 0; i < count; i++) {
+      int length = data.getInt(at);
+      String first = new String(data.array(), at + 4, length, StandardCharsets.UTF_8);
+      at += 4 + length;
+      Digest digest = new Digest(HEX.formatHex(data.array(), at, at + 32), data.getLong(at + 32));
+      chunks.add(new ChunkIndex.Chunk(first, digest, data.getLong(at + 40), data.getLong(at + 48),
+          data.getLong(at + 56)));
+      at += 64;
+    }
+    return chunks;
   }
 
   /** Whether entry {@code i} is named {@code name}; without decoding the name when it is ASCII. */
@@ -229,7 +273,8 @@ final class FolderListing {
     /** Entry {@code i} of {@code listing} as it is there. */
     void copy(FolderListing listing, int i) {
       int start = listing.offsets[i];
-      int end = i + 1 < listing.offsets.length ? listing.offsets[i + 1] : listing.data.capacity();
+      int end = i + 1 < listing.offsets.length ? listing.offsets[i + 1]
+          : listing.chunksAt >= 0 ? listing.chunksAt : listing.data.capacity();
       try {
         out.write(listing.data.array(), start, end - start);
       } catch (IOException e) {
@@ -238,8 +283,26 @@ final class FolderListing {
       count++;
     }
 
-    /** The listing's bytes, with the folder's manifest digest, files and bytes. */
-    byte[] finish(Digest digest, long files, long totalBytes, boolean chunked) {
+    /**
+     * The listing's bytes, with the folder's manifest digest, files and bytes, and its chunks ({@code chunks}: empty
+     * for a folder of one manifest).
+     */
+    byte[] finish(Digest digest, long files, long totalBytes, boolean chunked, List<ChunkIndex.Chunk> chunks) {
+      try {
+        out.writeInt(chunks.size());
+        for (ChunkIndex.Chunk chunk : chunks) {
+          byte[] first = chunk.first().getBytes(StandardCharsets.UTF_8);
+          out.writeInt(first.length);
+          out.write(first);
+          out.write(HEX.parseHex(chunk.digest().hex()));
+          out.writeLong(chunk.digest().size());
+          out.writeLong(chunk.entries());
+          out.writeLong(chunk.files());
+          out.writeLong(chunk.bytes());
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
       byte[] result = bytes.toByteArray();
       ByteBuffer header = ByteBuffer.wrap(result);
       header.put(0, VERSION);

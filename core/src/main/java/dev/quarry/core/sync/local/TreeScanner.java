@@ -2,6 +2,7 @@ package dev.quarry.core.sync.local;
 
 import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.concurrent.Throttle;
+import dev.quarry.core.sync.cas.ChunkIndex;
 import dev.quarry.core.sync.cas.Chunking;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
@@ -14,9 +15,12 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -143,16 +147,26 @@ public final class TreeScanner {
     if (!rootIdentity.isDirectory()) {
       throw new IOException("Cannot scan " + root + ": it is not a folder");
     }
-    // What was recorded of each folder, read before the walk, which compares each folder with its listing.
-    Map<String, byte[]> recorded = state.loadFolders(root);
     List<String> warnings = Collections.synchronizedList(new ArrayList<>());
     Queue<DirNode> walked = new ConcurrentLinkedQueue<>();
     Queue<FileNode> unlisted = new ConcurrentLinkedQueue<>();
     Set<String> vanished = ConcurrentHashMap.newKeySet();
     Set<String> vanishedFolders = ConcurrentHashMap.newKeySet();
     try (ForkJoinPool pool = new ForkJoinPool(hashThreads)) {
-      Walk walk = new Walk(recorded, walked, unlisted, vanished, vanishedFolders, warnings);
-      DirNode top = inPool(pool, new WalkTask(walk, "", "", root, rootIdentity.permissions()));
+      // What was recorded of each folder, read while the walk lstats the first folders: each folder waits for it
+      // only to compare its entries with its listing.
+      CompletableFuture<Map<String, byte[]>> listed = new CompletableFuture<>();
+      Walk walk = new Walk(listed, walked, unlisted, vanished, vanishedFolders, warnings);
+      ForkJoinTask<DirNode> walking = pool.submit(new WalkTask(walk, "", "", root, rootIdentity.permissions()));
+      Map<String, byte[]> recorded;
+      try {
+        recorded = state.loadFolders(root);
+        listed.complete(recorded);
+      } catch (IOException | RuntimeException e) {
+        listed.completeExceptionally(e);
+        throw e;
+      }
+      DirNode top = joined(walking);
       List<DirNode> folders = new ArrayList<>(walked);
       List<FileNode> toHash = new ArrayList<>();
       Map<String, StateDatabase.FileState> known;
@@ -208,8 +222,8 @@ public final class TreeScanner {
   }
 
   /** What every folder's walk shares: the recorded listings, and where it puts what it found. */
-  private record Walk(Map<String, byte[]> recorded, Queue<DirNode> folders, Queue<FileNode> unlisted,
-      Set<String> vanished, Set<String> vanishedFolders, List<String> warnings) {}
+  private record Walk(CompletableFuture<Map<String, byte[]>> recorded, Queue<DirNode> folders,
+      Queue<FileNode> unlisted, Set<String> vanished, Set<String> vanishedFolders, List<String> warnings) {}
 
   /**
    * Compares a folder's entries ({@code entries}: files and links in the walk's order, then {@code subfolders}) with
@@ -325,6 +339,15 @@ public final class TreeScanner {
     }
   }
 
+  /** The result of a task submitted to the scan's pool, with its IOException as thrown. */
+  private static <T> T joined(ForkJoinTask<T> task) throws IOException {
+    try {
+      return task.join();
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+  }
+
   private static <T> T inPool(ForkJoinPool pool, Callable<T> task) throws IOException {
     return inPool(pool, ForkJoinTask.adapt(task));
   }
@@ -365,18 +388,22 @@ public final class TreeScanner {
     List<Node> children = new ArrayList<>();
     List<WalkTask> subfolders = new ArrayList<>();
     List<Path> paths = new ArrayList<>();
+    List<Path> names = new ArrayList<>(); // each path's last name, made once: a Path per entry is the walk's cost
+    FileIdentity[] identities;
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
       for (Path path : entries) {
-        if (!excluded.contains(path) && !path.getFileName().toString().equals(STATE_FOLDER_NAME)) {
+        Path name = path.getFileName();
+        if (!excluded.contains(path) && !name.toString().equals(STATE_FOLDER_NAME)) {
           paths.add(path);
+          names.add(name);
         }
       }
+      identities = lstat(entries, paths, names);
     }
-    FileIdentity[] identities = lstat(paths);
     for (int i = 0; i < identities.length; i++) {
       Path path = paths.get(i);
       FileIdentity identity = identities[i];
-      String childName = path.getFileName().toString();
+      String childName = names.get(i).toString();
       if (!identity.isDirectory() && PartFiles.isPartFile(childName)) {
         continue; // A killed pull's temporary: never part of a version.
       }
@@ -396,7 +423,7 @@ public final class TreeScanner {
         walk.warnings().add("Left out " + path + ": not a regular file, folder or symbolic link");
       }
     }
-    byte[] recorded = walk.recorded().get(dir.toString());
+    byte[] recorded = walk.recorded().join().get(dir.toString());
     FolderListing listing = recorded != null ? FolderListing.decode(recorded) : null;
     boolean asListed = compare(walk, dir, listing, children, subfolders);
     if (asListed) {
@@ -414,9 +441,12 @@ public final class TreeScanner {
 
   /**
    * The lstat of each path, in order: on all cores of the scan's pool in a folder of more entries than one manifest
-   * holds (a flat folder of a million files is one folder, so its walk would otherwise be one core's).
+   * holds (a flat folder of a million files is one folder, so its walk would otherwise be one core's). Relative to
+   * the open folder ({@code folder}: fstatat) where the JDK can, so that the kernel resolves one name rather than
+   * the whole path (a few percent of a million-file status's system time: the lstat itself is the rest).
    */
-  private static FileIdentity[] lstat(List<Path> paths) throws IOException {
+  private static FileIdentity[] lstat(DirectoryStream<Path> folder, List<Path> paths, List<Path> names)
+      throws IOException {
     FileIdentity[] identities = new FileIdentity[paths.size()];
     IntStream indexes = IntStream.range(0, identities.length);
     if (Chunking.isChunked(identities.length)) {
@@ -424,12 +454,23 @@ public final class TreeScanner {
     }
     indexes.forEach(i -> {
       try {
-        identities[i] = FileIdentity.of(paths.get(i));
+        identities[i] = lstat(folder, paths.get(i), names.get(i));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     });
     return identities;
+  }
+
+  private static FileIdentity lstat(DirectoryStream<Path> folder, Path path, Path name) throws IOException {
+    if (folder instanceof SecureDirectoryStream<Path> open) {
+      PosixFileAttributeView view = open.getFileAttributeView(name, PosixFileAttributeView.class,
+          LinkOption.NOFOLLOW_LINKS);
+      if (view != null) {
+        return FileIdentity.of(path, view.readAttributes());
+      }
+    }
+    return FileIdentity.of(path);
   }
 
   private Map<String, StateDatabase.FileState> hash(List<FileNode> files) throws IOException {
@@ -526,24 +567,32 @@ public final class TreeScanner {
       Manifest manifest;
       FolderListing listing = dir.listing;
       if (dir.asListed) {
-        boolean same = true;
+        Set<String> changed = new HashSet<>(); // its subfolders whose digests are not the listed ones
         int first = listing.count() - dir.children.size(); // the subfolders are listed last, in the walk's order
-        for (int j = 0; same && j < dir.children.size(); j++) {
-          Manifest built = subdirectories.get(((DirNode) dir.children.get(j)).name).manifest();
-          same = listing.sameFolder(first + j, built.digest(), built.files(), built.bytes());
+        for (int j = 0; j < dir.children.size(); j++) {
+          String name = ((DirNode) dir.children.get(j)).name;
+          Manifest built = subdirectories.get(name).manifest();
+          if (!listing.sameFolder(first + j, built.digest(), built.files(), built.bytes())) {
+            changed.add(name);
+          }
         }
-        if (same && !listing.chunked()) {
+        if (changed.isEmpty() && !listing.chunked()) {
           manifest = Manifest.known(listing.digest(), listing.files(), listing.bytes(),
               () -> listedEntries(listing, subdirectories));
         } else {
-          // A chunked folder is built again (its chunks are objects of their own), but its listing still holds.
-          manifest = Manifest.of(listedEntries(listing, subdirectories));
-          if (!same) {
+          // A chunked folder is built again (its chunks and index are objects of their own), from its recorded chunks
+          // but for those its changed subfolders are in.
+          List<ChunkIndex.Chunk> previous = listing.chunks();
+          manifest = Manifest.of(listedEntries(listing, subdirectories), previous, changed);
+          if (!changed.isEmpty() || (manifest.isChunked() && previous.isEmpty())) {
             listings.put(dir.path.toString(), relisted(listing, subdirectories, manifest));
           }
         }
       } else {
-        manifest = Manifest.of(entries(dir, subdirectories));
+        List<ChunkIndex.Chunk> previous = listing != null ? listing.chunks() : List.of();
+        Set<String> changed = new HashSet<>();
+        List<TreeEntry> entries = entries(dir, subdirectories, changed);
+        manifest = Manifest.of(entries, previous, changed);
         listings.put(dir.path.toString(), listing(dir, subdirectories, manifest));
       }
       manifests.putIfAbsent(manifest.digest(), manifest);
@@ -551,9 +600,37 @@ public final class TreeScanner {
     }
   }
 
-  private static List<TreeEntry> entries(DirNode dir, Map<String, LocalDirectory> subdirectories) {
+  /**
+   * A folder's entries as found now; {@code changed} gets the names of those that may not be the entries of the
+   * build its listing recorded: all but the files the listing has with their (inode, mtime, size) and mode, the links
+   * it has with their target and the subfolders it has with their mode and manifest.
+   */
+  private static List<TreeEntry> entries(DirNode dir, Map<String, LocalDirectory> subdirectories,
+      Set<String> changed) {
     List<TreeEntry> entries = new ArrayList<>(dir.children.size());
-    for (Node child : dir.children) {
+    FolderListing listing = dir.listing;
+    for (int j = 0; j < dir.children.size(); j++) {
+      Node child = dir.children.get(j);
+      boolean asListed = switch (child) {
+        case FileNode file -> file.listing != null && file.listing.mode(file.listed) == file.identity.permissions();
+        case LinkNode link -> {
+          int at = listed(listing, j, link.name(), FolderListing.LINK);
+          yield at >= 0 && listing.target(at).equals(link.target());
+        }
+        case DirNode sub -> {
+          int at = listed(listing, j, sub.name, FolderListing.DIRECTORY);
+          Manifest built = subdirectories.get(sub.name).manifest();
+          yield at >= 0 && listing.mode(at) == sub.mode
+              && listing.sameFolder(at, built.digest(), built.files(), built.bytes());
+        }
+      };
+      if (!asListed) {
+        changed.add(switch (child) {
+          case FileNode file -> file.name;
+          case LinkNode link -> link.name();
+          case DirNode sub -> sub.name;
+        });
+      }
       entries.add(switch (child) {
         case FileNode file -> TreeEntry.file(file.name, file.identity.permissions(), file.digest());
         case LinkNode link -> TreeEntry.symlink(link.name(), link.target());
@@ -564,6 +641,18 @@ public final class TreeScanner {
       });
     }
     return entries;
+  }
+
+  /**
+   * Where {@code listing} has an entry of this name and type: at the walk's place {@code j} when the names there
+   * still match, else by name; -1 when it has none.
+   */
+  private static int listed(FolderListing listing, int j, String name, byte type) {
+    if (listing == null) {
+      return -1;
+    }
+    int at = j < listing.count() && listing.isNamed(j, name) ? j : listing.indexOf(name);
+    return at >= 0 && listing.type(at) == type ? at : -1;
   }
 
   /** The entries of a folder as listed, with its subfolders as built now. */
@@ -596,7 +685,8 @@ public final class TreeScanner {
         writer.copy(listing, i);
       }
     }
-    return writer.finish(manifest.digest(), manifest.files(), manifest.bytes(), manifest.isChunked());
+    return writer.finish(manifest.digest(), manifest.files(), manifest.bytes(), manifest.isChunked(),
+        manifest.chunks());
   }
 
   /** What the state database records of a folder just built: its entries in the walk's order. */
@@ -618,6 +708,7 @@ public final class TreeScanner {
         }
       }
     }
-    return writer.finish(manifest.digest(), manifest.files(), manifest.bytes(), manifest.isChunked());
+    return writer.finish(manifest.digest(), manifest.files(), manifest.bytes(), manifest.isChunked(),
+        manifest.chunks());
   }
 }

@@ -173,6 +173,94 @@ class ChunkedManifestTest {
         .hasMessage("Invalid chunk index: its chunk sha256:" + CONTENT.hex() + " was not read");
   }
 
+  @Test
+  void aRebuildFromTheRecordedChunksIsTheFullBuildAndBuildsOnlyTheChunksAChangeTouches() {
+    // Each edit as a scan sees it: the entries now and the names that may differ from the build the chunks are of.
+    // The recorded digests are replaced by made-up ones, so every chunk taken as recorded shows in the result.
+    List<java.util.function.BiFunction<List<TreeEntry>, Set<String>, List<TreeEntry>>> edits = List.of(
+        (entries, changed) -> { // a content, in place
+          entries.set(20_000, TreeEntry.file(entries.get(20_000).name(), 0644, Digest.of(bytes("new"))));
+          changed.add(entries.get(20_000).name());
+          return entries;
+        },
+        (entries, changed) -> { // a mode
+          entries.set(31_000, TreeEntry.file(entries.get(31_000).name(), 0755, CONTENT));
+          changed.add(entries.get(31_000).name());
+          return entries;
+        },
+        (entries, changed) -> { // an entry added among others
+          entries.add(TreeEntry.file("f0012345a", 0644, CONTENT));
+          changed.add("f0012345a");
+          return entries;
+        },
+        (entries, changed) -> { // an entry gone: nothing names it as changed
+          entries.remove(12_345);
+          return entries;
+        },
+        (entries, changed) -> { // the first entry of a chunk gone, and the last entry of the folder
+          entries.remove(firstOfChunk(entries, 5));
+          entries.removeLast();
+          return entries;
+        },
+        (entries, changed) -> { // entries added after the last: the last chunk ended with the folder, not at a cut
+          for (int i = 0; i < 3; i++) {
+            entries.add(TreeEntry.file("g" + i, 0644, CONTENT));
+            changed.add("g" + i);
+          }
+          return entries;
+        },
+        (entries, changed) -> { // one entry gone and another come in the same chunk: as many entries as before
+          entries.remove(40_001);
+          entries.add(TreeEntry.file("f0040001b", 0644, CONTENT));
+          changed.add("f0040001b");
+          return entries;
+        },
+        (entries, changed) -> { // 5000 entries added at one place: more than a chunk holds
+          for (int i = 0; i < 5000; i++) {
+            entries.add(TreeEntry.file(String.format("f0025000-%04d", i), 0644, CONTENT));
+            changed.add(String.format("f0025000-%04d", i));
+          }
+          return entries;
+        });
+    for (int e = 0; e < edits.size(); e++) {
+      List<TreeEntry> entries = files(50_000);
+      Manifest before = Manifest.of(entries);
+      List<ChunkIndex.Chunk> poisoned = new ArrayList<>();
+      Set<Digest> madeUp = new HashSet<>();
+      for (ChunkIndex.Chunk chunk : before.chunks()) {
+        Digest digest = Digest.of(bytes("made up " + chunk.first()));
+        madeUp.add(digest);
+        poisoned.add(new ChunkIndex.Chunk(chunk.first(), digest, chunk.entries(), chunk.files(), chunk.bytes()));
+      }
+      Set<String> changed = new HashSet<>();
+      List<TreeEntry> edited = edits.get(e).apply(new ArrayList<>(entries), changed);
+      java.util.Collections.shuffle(edited, new java.util.Random(e)); // a walk's order is any order
+
+      Manifest full = Manifest.of(edited);
+      Manifest reused = Manifest.of(edited, before.chunks(), changed);
+      assertThat(reused.digest()).as("edit %d", e).isEqualTo(full.digest());
+      assertThat(reused.chunks()).as("edit %d", e).isEqualTo(full.chunks());
+      assertThat(reused.objects()).extracting(TreeObject::digest).as("edit %d", e)
+          .containsExactlyElementsOf(full.objects().stream().map(TreeObject::digest).toList());
+
+      Manifest taken = Manifest.of(edited, poisoned, changed);
+      long built = taken.chunks().stream().filter(chunk -> !madeUp.contains(chunk.digest())).count();
+      assertThat(built).as("chunks built after edit %d, of %d", e, full.chunks().size())
+          .isBetween(1L, e == edits.size() - 1 ? 8L : 3L);
+      // A chunk taken as recorded is checked when its bytes are asked for: a wrong record never stands for them.
+      TreeObject wrong = taken.objects().stream().filter(object -> madeUp.contains(object.digest())).findFirst()
+          .orElseThrow();
+      assertThatThrownBy(wrong::encoded).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("its entries are another manifest");
+    }
+  }
+
+  /** The index, in the sorted {@code entries}, of the first entry of chunk {@code k}. */
+  private static int firstOfChunk(List<TreeEntry> entries, int k) {
+    String first = Manifest.of(entries).chunks().get(k).first();
+    return entries.stream().map(TreeEntry::name).toList().indexOf(first);
+  }
+
   private static List<TreeObject> newObjects(Manifest before, Manifest after) {
     Set<Digest> old = new HashSet<>();
     before.objects().forEach(object -> old.add(object.digest()));

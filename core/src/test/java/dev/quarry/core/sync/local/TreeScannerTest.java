@@ -161,6 +161,75 @@ class TreeScannerTest {
   }
 
   @Test
+  void everyChangeToAChunkedFolderIsSeenThoughItsChunksAreTakenAsRecorded() throws Exception {
+    // A folder of more entries than one manifest holds, built from the chunks its listing recorded but for those a
+    // change touches: after each step the root must be the one a fresh scan gives, and again on a second scan.
+    Path data = Files.createDirectories(temp.resolve("data"));
+    for (int i = 0; i < 9000; i++) {
+      String name = String.format("f%05d", i);
+      if (i % 1000 == 7) {
+        Files.writeString(Files.createDirectories(data.resolve(name)).resolve("inside"), "in " + i);
+      } else if (i % 500 == 3) {
+        Files.createSymbolicLink(data.resolve(name), Path.of("target-" + i));
+      } else {
+        Files.writeString(data.resolve(name), i % 10 == 0 ? "content " + i : "");
+      }
+    }
+    List<ThrowingStep> steps = List.of(
+        () -> Files.writeString(data.resolve("f04010"), "content 4010, longer"), // a content
+        () -> Files.writeString(data.resolve("f02007/inside"), "changed"), // a subfolder's, the folder as listed
+        () -> Files.setPosixFilePermissions(data.resolve("f06001"), PosixFilePermissions.fromString("rwx------")),
+        () -> Files.delete(data.resolve("f05555")),
+        () -> Files.writeString(data.resolve("f05555b"), ""),
+        () -> { // a link's target
+          Files.delete(data.resolve("f00503"));
+          Files.createSymbolicLink(data.resolve("f00503"), Path.of("elsewhere"));
+        },
+        () -> Files.move(data.resolve("f08888"), data.resolve("g-renamed")), // from the middle to the end
+        () -> { // two files of the same size and mtime swap names: only their inodes tell
+          FileTime mtime = Files.getLastModifiedTime(data.resolve("f07010"));
+          Files.writeString(data.resolve("f07011"), "content 7011");
+          Files.setLastModifiedTime(data.resolve("f07011"), mtime);
+          Files.setLastModifiedTime(data.resolve("f07010"), mtime);
+          Files.move(data.resolve("f07010"), data.resolve("tmp"));
+          Files.move(data.resolve("f07011"), data.resolve("f07010"));
+          Files.move(data.resolve("tmp"), data.resolve("f07011"));
+        },
+        () -> { // a file replaced by a folder of the same name
+          Files.delete(data.resolve("f03333"));
+          Files.writeString(Files.createDirectories(data.resolve("f03333")).resolve("x"), "x");
+        },
+        () -> { // down to one manifest, then chunked again
+          for (int i = 0; i < 6000; i++) {
+            Path path = data.resolve(String.format("f%05d", i));
+            if (Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+              deleteTree(path);
+            } else {
+              Files.deleteIfExists(path);
+            }
+          }
+        },
+        () -> {
+          for (int i = 0; i < 6000; i++) {
+            Files.writeString(data.resolve(String.format("h%05d", i)), "h");
+          }
+        });
+    try (StateDatabase state = StateDatabase.open(temp.resolve("state/state.db"))) {
+      TreeScanner scanner = new TreeScanner(state, 2, Set.of(), line -> {});
+      LocalTree first = scanner.scan(data);
+      assertThat(first.top().manifest().isChunked()).isTrue();
+      Digest before = first.root();
+      for (int i = 0; i < steps.size(); i++) {
+        steps.get(i).run();
+        LocalTree after = scanner.scan(data);
+        assertThat(after.root()).as("step %d", i).isNotEqualTo(before).isEqualTo(freshSequentialScan(data));
+        assertThat(scanner.scan(data).root()).as("step %d, scanned again", i).isEqualTo(after.root());
+        before = after.root();
+      }
+    }
+  }
+
+  @Test
   void aDatabaseFromBeforeListingsIsReadWholeOnceAndListsItsFolders() throws Exception {
     Path data = Files.createDirectories(temp.resolve("data/sub"));
     Files.writeString(data.resolve("one"), "one");
