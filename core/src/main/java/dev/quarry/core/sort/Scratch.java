@@ -39,6 +39,9 @@ public final class Scratch {
       "packs/extract-[0-9]{5,}-[0-9a-f-]{36}\\.pack",
       "partition/[0-9]{5,}/sort/run-[0-9a-f-]{36}-[0-9]{6,}\\.run",
       "partition/[0-9]{5,}/ordered-[0-9a-f-]{36}\\.run",
+      // A content or none step's list per partition as the previous release named it: a newer clean must still
+      // delete what a job of that release left, before the marker that lets it clean at all.
+      "partition/[0-9]{5,}/ordered-[0-9a-f-]{36}-[0-9]{5,}\\.run",
       "partition/[0-9]{5,}/from-[0-9]{5,}-[0-9a-f-]{36}\\.run",
       "partition/[0-9]{5,}/last-[0-9a-f-]{36}\\.run",
       "partition/[0-9]{5,}/done\\.json",

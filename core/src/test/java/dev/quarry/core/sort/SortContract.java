@@ -304,6 +304,9 @@ abstract class SortContract {
     Map<String, byte[]> outputs = objects(root + "out/");
     assertThat(objects(root + "scratch/")).containsKey(".quarry-scratch.json");
     scratch.store().put(scratch.key() + "someone-elses.txt", "keep".getBytes(StandardCharsets.UTF_8));
+    // A content step's list as the previous release named it: a newer clean deletes it too.
+    scratch.store().put(scratch.key() + "partition/00000/ordered-" + java.util.UUID.randomUUID() + "-00003.run",
+        new byte[] {1});
 
     ScratchCleaning.Cleaned cleaned = ScratchCleaning.clean(scratch, ScratchMarker.of(spec));
 

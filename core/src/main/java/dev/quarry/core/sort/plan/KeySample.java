@@ -124,11 +124,47 @@ public final class KeySample {
         sampled.add(shard);
       }
     }
-    List<List<RecordEntry>> found = new ArrayList<>(java.util.Collections.nCopies(sampled.size(), List.of()));
+    // Every shard's size, then every window of every shard, in flight together: one shard's windows one after
+    // another were 256 requests in a row for a job of one input shard.
+    long[] sizes = new long[sampled.size()];
     List<Integer> indexes = java.util.stream.IntStream.range(0, sampled.size()).boxed().toList();
-    InFlight.all(indexes, IN_FLIGHT, i -> found.set(i, sampledRecords(sampled.get(i), stores, content, count,
-        partitions)));
-    return found.stream().flatMap(List::stream).toList();
+    InFlight.all(indexes, IN_FLIGHT, i -> {
+      Location location = stores.locate(sampled.get(i).url());
+      sizes[i] = location.store().head(location.key()).map(ObjectInfo::size).orElse(0L);
+    });
+    record Read(int shard, Window window) {}
+    List<Read> reads = new ArrayList<>();
+    for (int i = 0; i < sampled.size(); i++) {
+      if (sizes[i] > 0) { // a missing shard is extract's to report, by its policy
+        for (Window window : windows(sizes[i], count, partitions)) {
+          reads.add(new Read(i, window));
+        }
+      }
+    }
+    Map<Read, byte[]> bytes = new java.util.concurrent.ConcurrentHashMap<>();
+    InFlight.all(reads, IN_FLIGHT, read -> {
+      Location location = stores.locate(sampled.get(read.shard()).url());
+      try (InputStream in = location.store().getRange(location.key(), read.window().offset(),
+          read.window().length())) {
+        bytes.put(read, in.readNBytes(read.window().length()));
+      }
+    });
+    List<RecordEntry> found = new ArrayList<>();
+    Map<String, RecordEntry> records = new LinkedHashMap<>();
+    for (int r = 0; r < reads.size(); r++) {
+      Read read = reads.get(r);
+      byte[] window = bytes.get(read);
+      int start = read.window().offset() == 0 ? 0 : TarReader.firstHeaderIn(window, window.length);
+      if (start >= 0) {
+        read(new ByteArrayInputStream(window, start, window.length - start), sampled.get(read.shard()).url(),
+            content, records);
+      }
+      if (r == reads.size() - 1 || reads.get(r + 1).shard() != read.shard()) {
+        found.addAll(records.values());
+        records.clear();
+      }
+    }
+    return found;
   }
 
   /**
@@ -152,28 +188,6 @@ public final class KeySample {
       spread.add(new Window(offset, (int) Math.min(length, size - offset)));
     }
     return spread;
-  }
-
-  /** The records of a shard's windows; none for a missing shard. */
-  private static List<RecordEntry> sampledRecords(InputShard shard, ObjectStores stores, SortSpec.ContentKey content,
-      int shards, int partitions) throws IOException {
-    Location location = stores.locate(shard.url());
-    Optional<ObjectInfo> info = location.store().head(location.key());
-    if (info.isEmpty() || info.get().size() == 0) {
-      return List.of(); // a missing shard is extract's to report, by its policy
-    }
-    Map<String, RecordEntry> records = new LinkedHashMap<>();
-    for (Window window : windows(info.get().size(), shards, partitions)) {
-      byte[] bytes;
-      try (InputStream in = location.store().getRange(location.key(), window.offset(), window.length())) {
-        bytes = in.readNBytes(window.length());
-      }
-      int start = window.offset() == 0 ? 0 : TarReader.firstHeaderIn(bytes, bytes.length);
-      if (start >= 0) {
-        read(new ByteArrayInputStream(bytes, start, bytes.length - start), shard.url(), content, records);
-      }
-    }
-    return List.copyOf(records.values());
   }
 
   /** Adds the records of the members whose headers lie in {@code window} to {@code records}. */
