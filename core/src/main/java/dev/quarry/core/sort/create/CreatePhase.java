@@ -130,8 +130,9 @@ public final class CreatePhase {
         todo.add(shard);
       }
     }
-    RecordSource source = new RecordSource(() -> StoredInputs.read(scratchStore, scratch, "create shards"), stores,
-        packs, scratchStore, plan.packs());
+    RecordSource source = new RecordSource(
+        () -> StoredInputs.read(scratchStore, scratch, "create shards", spec.input()), stores, packs, scratchStore,
+        plan.packs());
     // Each worker reads its own partition's segments alone: a shard that goes on into the next partitions is built
     // from pieces, one per partition it is in, each written by that partition's worker from its local copy.
     boolean inPieces = !recordsInProcess && source.inPartitionPacks() && ownsPartition(plan, count);

@@ -4,6 +4,7 @@ import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.sort.spec.BraceTemplate;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
+import dev.quarry.core.store.ObjectUrl;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
@@ -56,6 +57,47 @@ public final class InputShards {
           + " ends in a shard format's extension (.tar, .tar.gz, .tgz, .tar.lz4, .zip, .msgpack)");
     }
     return urls;
+  }
+
+  /**
+   * Whether a shard read back from scratch is the one {@code input} gives at its place: the template's or the list's
+   * name at its index, or an object under the prefix, in the format the spec or the name says. Everything in scratch
+   * is checked where it is read: a forged page of the input list could otherwise have create copy the bytes of any
+   * object it can read into an output shard. The template is parsed once, here.
+   */
+  public static java.util.function.Predicate<InputShard> givenBy(SortSpec.Input input) {
+    BraceTemplate template = input.template() != null ? BraceTemplate.parse(input.template(), false) : null;
+    ObjectUrl prefix = input.prefix() != null ? ObjectUrl.parse(input.prefix()) : null;
+    return shard -> {
+      String url = shard.url();
+      boolean named;
+      if (template != null) {
+        named = shard.index() < template.size() && template.name(shard.index()).equals(url);
+      } else if (input.objects() != null) {
+        named = shard.index() < input.objects().size() && input.objects().get(shard.index()).equals(url);
+      } else {
+        named = under(prefix, url);
+      }
+      return named && shard.format() == formatOf(url, input.shardFormat());
+    };
+  }
+
+  private static boolean under(ObjectUrl prefix, String url) {
+    try {
+      ObjectUrl object = ObjectUrl.parse(url);
+      return object.storeId().equals(prefix.storeId()) && object.key().startsWith(prefix.key());
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  /** The format {@link #resolve} gives a shard of {@code url}: the declared one, else its name's; null for none. */
+  private static ShardFormat formatOf(String url, ShardFormat declared) {
+    try {
+      return declared != null ? declared : ShardFormat.ofName(url);
+    } catch (IllegalArgumentException notAShard) {
+      return null;
+    }
   }
 
   private static boolean matches(String url, ShardFormat declared) {

@@ -2,6 +2,7 @@ package dev.quarry.core.sort.input;
 
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.store.ObjectStore;
 import java.io.IOException;
@@ -28,17 +29,21 @@ public final class StoredInputs {
   private final Scratch scratch;
   private final Summary summary;
   private final Map<Integer, List<InputShard>> pages = new HashMap<>();
+  /** Whether a shard on a page is one the job's input gives ({@link InputShards#givenBy}). */
+  private final java.util.function.Predicate<InputShard> given;
 
-  private StoredInputs(ObjectStore store, Scratch scratch, Summary summary) {
+  private StoredInputs(ObjectStore store, Scratch scratch, Summary summary,
+      java.util.function.Predicate<InputShard> given) {
     this.store = store;
     this.scratch = scratch;
     this.summary = summary;
+    this.given = given;
   }
 
   /** {@code inputs} held in memory, as one page (a local run keeps no list in scratch). */
   public static StoredInputs of(List<InputShard> inputs) {
     StoredInputs held = new StoredInputs(null, null, new Summary(inputs.size(), Math.max(1, inputs.size()),
-        inputs.stream().map(InputShard::format).distinct().toList()));
+        inputs.stream().map(InputShard::format).distinct().toList()), shard -> true);
     held.pages.put(0, inputs);
     return held;
   }
@@ -57,8 +62,12 @@ public final class StoredInputs {
         inputs.stream().map(InputShard::format).distinct().toList()));
   }
 
-  /** The summary extract index 0 wrote, or a clear error when it has not run; {@code action} as in "Cannot plan". */
-  public static StoredInputs read(ObjectStore store, Scratch scratch, String action) throws IOException {
+  /**
+   * The summary extract index 0 wrote, or a clear error when it has not run; {@code action} as in "Cannot plan". The
+   * pages read later are checked against {@code input}, the spec's.
+   */
+  public static StoredInputs read(ObjectStore store, Scratch scratch, String action, SortSpec.Input input)
+      throws IOException {
     if (store.head(scratch.inputs()).isEmpty()) {
       throw new IllegalStateException("Cannot " + action + ": no input list in scratch (run quarry sort extract"
           + " --index 0 first)");
@@ -68,7 +77,7 @@ public final class StoredInputs {
         || summary.formats().stream().anyMatch(java.util.Objects::isNull)) {
       throw changed("its summary counts " + summary.count() + " shards in pages of " + summary.pageSize());
     }
-    return new StoredInputs(store, scratch, summary);
+    return new StoredInputs(store, scratch, summary, InputShards.givenBy(input));
   }
 
   /** How many input shards the job has. */
@@ -102,6 +111,9 @@ public final class StoredInputs {
         InputShard shard = shards.get(i);
         if (shard == null || shard.index() != first + i || shard.url() == null || shard.format() == null) {
           throw changed("input shard " + (first + i) + " is not where page " + page + " has it");
+        }
+        if (!given.test(shard)) {
+          throw changed("input shard " + (first + i) + " on page " + page + " is not one the job's input gives");
         }
       }
       pages.put(page, shards);

@@ -72,7 +72,7 @@ public final class PartitionPhase {
   public PartitionResult run(int index, int count, int extractCount, Problems problems)
       throws IOException, InterruptedException {
     ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch,
-        StoredInputs.read(scratchStore, scratch, "partition").size(), extractCount, "partition");
+        StoredInputs.read(scratchStore, scratch, "partition", spec.input()).size(), extractCount, "partition");
     PartitionResult done = done(index, count, extractCount, extracted);
     if (done != null) {
       log.printf("partition %d/%d: already done%n", index, count);

@@ -55,7 +55,7 @@ public final class PlanPhase {
       log.println("plan: already done");
       return StoredJson.read(scratchStore, scratch.planDone(), PlanSummary.class);
     }
-    StoredInputs inputs = StoredInputs.read(scratchStore, scratch, "plan");
+    StoredInputs inputs = StoredInputs.read(scratchStore, scratch, "plan", spec.input());
     ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch, inputs.size(), extractCount, "plan");
     extracted.checkPacks("plan");
     extracted.checkRuns("plan");

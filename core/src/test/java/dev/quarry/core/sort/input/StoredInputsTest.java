@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.store.DelegatingStore;
 import dev.quarry.core.store.FileStore;
@@ -44,7 +45,8 @@ class StoredInputsTest {
           return super.get(key);
         }
       };
-      StoredInputs stored = StoredInputs.read(counted, scratch, "plan");
+      StoredInputs stored = StoredInputs.read(counted, scratch, "plan",
+          new SortSpec.Input("s3://datasets/imagenet/train/shard-{000000..409599}.tar", null, null, null));
       assertThat(stored.size()).isEqualTo(409_600);
       assertThat(stored.formats()).containsExactly(ShardFormat.TAR);
       assertThat(bytes.get()).as("bytes of the summary").isLessThan(200);
@@ -67,7 +69,8 @@ class StoredInputsTest {
       StoredInputs.write(files, scratch, inputs, 4);
       StoredJson.write(files, scratch.inputsPage(1), inputs.subList(4, 7).toArray(InputShard[]::new));
       StoredJson.write(files, scratch.inputsPage(2), inputs.subList(0, 2).toArray(InputShard[]::new));
-      StoredInputs stored = StoredInputs.read(files, scratch, "create shards");
+      StoredInputs stored = StoredInputs.read(files, scratch, "create shards",
+          new SortSpec.Input("s3://b/in-{0..9}.tar", null, null, null));
       assertThat(stored.get(3)).isEqualTo(inputs.get(3));
       assertThatThrownBy(() -> stored.get(5)).hasMessage("Cannot read the input list: page 1 holds 3 shards, not"
           + " those from 4 (the scratch was changed; clean it and sort again)");
@@ -75,6 +78,37 @@ class StoredInputsTest {
           + " page 2 has it (the scratch was changed; clean it and sort again)");
       assertThatThrownBy(() -> stored.get(10)).hasMessage("Cannot read a record of input shard 10: the job has 10"
           + " input shards (the scratch was changed; clean it and sort again)");
+    }
+  }
+
+  /**
+   * A page naming an object the job's input does not give is refused: create would otherwise copy the bytes of any
+   * object it can read into an output shard. A template's name at its index, a list's entry, an object under the
+   * prefix, in the format the spec or the name says.
+   */
+  @Test
+  void aPageNamingAnObjectTheInputDoesNotGiveIsRefused() throws Exception {
+    Scratch scratch = new Scratch("scratch/");
+    String other = "Cannot read the input list: input shard 1 on page 0 is not one the job's input gives (the scratch"
+        + " was changed; clean it and sort again)";
+    List<SortSpec.Input> specs = List.of(new SortSpec.Input("s3://bkt/in/x-{0..2}.tar", null, null, null),
+        new SortSpec.Input(null, null, List.of("s3://bkt/in/x-0.tar", "s3://bkt/in/x-1.tar", "s3://bkt/in/x-2.tar"), null),
+        new SortSpec.Input(null, "s3://bkt/in/", null, null));
+    for (SortSpec.Input input : specs) {
+      for (InputShard forged : List.of(new InputShard(1, "s3://bkt/secrets/key.tar", ShardFormat.TAR),
+          new InputShard(1, "s3://other/in/x-1.tar", ShardFormat.TAR),
+          new InputShard(1, "s3://bkt/in/x-1.tar", ShardFormat.ZIP))) {
+        try (FileStore files = new FileStore(root)) {
+          List<InputShard> inputs = new ArrayList<>(List.of(new InputShard(0, "s3://bkt/in/x-0.tar", ShardFormat.TAR),
+              forged, new InputShard(2, "s3://bkt/in/x-2.tar", ShardFormat.TAR)));
+          StoredInputs.write(files, scratch, inputs);
+          StoredInputs stored = StoredInputs.read(files, scratch, "create shards", input);
+          assertThatThrownBy(() -> stored.get(0)).as(input + " " + forged).hasMessage(other);
+          inputs.set(1, new InputShard(1, "s3://bkt/in/x-1.tar", ShardFormat.TAR));
+          StoredInputs.write(files, scratch, inputs);
+          assertThat(StoredInputs.read(files, scratch, "create shards", input).get(1)).isEqualTo(inputs.get(1));
+        }
+      }
     }
   }
 }
