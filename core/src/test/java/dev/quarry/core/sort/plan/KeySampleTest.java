@@ -19,6 +19,15 @@ import org.junit.jupiter.api.io.TempDir;
 class KeySampleTest {
   @TempDir Path temp;
 
+  /** {@code dataset} written as plain tar shards, as the job's input list. */
+  private List<InputShard> written(ObjectStores stores, List<List<Record>> dataset) throws Exception {
+    List<InputShard> inputs = new ArrayList<>();
+    for (String url : SortFixture.write(stores, temp + "/", ShardFormat.TAR, dataset)) {
+      inputs.add(new InputShard(inputs.size(), url, ShardFormat.TAR));
+    }
+    return inputs;
+  }
+
   private static Record record(String key, int bytes) {
     return new Record(key, List.of(new Member(key + ".bin", new byte[bytes])));
   }
@@ -42,11 +51,7 @@ class KeySampleTest {
       dataset.add(records);
     }
     try (ObjectStores stores = new ObjectStores(S3Settings.defaults())) {
-      List<String> urls = SortFixture.write(stores, temp + "/", ShardFormat.TAR, dataset);
-      List<InputShard> inputs = new ArrayList<>();
-      for (String url : urls) {
-        inputs.add(new InputShard(inputs.size(), url, ShardFormat.TAR));
-      }
+      List<InputShard> inputs = written(stores, dataset);
       List<String> splitters = KeySample.splitters(inputs, stores, 16, UnaryOperator.identity());
       int[] sizes = new int[16];
       for (String key : keys) {
@@ -116,11 +121,7 @@ class KeySampleTest {
       dataset.add(records);
     }
     try (ObjectStores stores = new ObjectStores(S3Settings.defaults())) {
-      List<String> urls = SortFixture.write(stores, temp + "/", ShardFormat.TAR, dataset);
-      List<InputShard> inputs = new ArrayList<>();
-      for (String url : urls) {
-        inputs.add(new InputShard(inputs.size(), url, ShardFormat.TAR));
-      }
+      List<InputShard> inputs = written(stores, dataset);
       dev.quarry.core.sort.spec.SortSpec.Order descending = new dev.quarry.core.sort.spec.SortSpec.Order(
           dev.quarry.core.sort.spec.OrderKind.CONTENT, true, null, new dev.quarry.core.sort.spec.SortSpec.ContentKey(
               "score", dev.quarry.core.sort.spec.SortSpec.ContentType.INT), null);
