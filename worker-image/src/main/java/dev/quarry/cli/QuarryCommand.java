@@ -6,6 +6,7 @@ import dev.quarry.cli.output.WholeUrlHelp;
 import dev.quarry.cli.remote.RemoteCommand;
 import dev.quarry.cli.sort.SortCommand;
 import dev.quarry.cli.sync.SyncCommand;
+import dev.quarry.core.memory.JdkIoBuffers;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -22,6 +23,7 @@ import picocli.CommandLine.Command;
         CommandLine.HelpCommand.class})
 public final class QuarryCommand {
   public static void main(String[] args) {
+    JdkIoBuffers.bound();
     System.exit(commandLine().execute(args));
   }
 

@@ -1,5 +1,6 @@
 package dev.quarry.core.store;
 
+import dev.quarry.core.memory.JdkIoBuffers;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -37,7 +38,8 @@ public final class FileRangeStream extends InputStream {
     if (length == 0) {
       return 0;
     }
-    int wanted = (int) Math.min(length, end - position);
+    // In slices, so that the JDK's temporary direct buffer for a heap array is the one it keeps (JdkIoBuffers).
+    int wanted = JdkIoBuffers.slice(Math.min(length, end - position));
     int read = channel.read(ByteBuffer.wrap(buffer, offset, wanted), position);
     if (read < 0) {
       throw new EOFException("Cannot read " + url + ": the file ended at byte " + position + " instead of " + end

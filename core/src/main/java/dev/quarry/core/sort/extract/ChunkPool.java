@@ -14,13 +14,21 @@ import java.util.Collection;
 final class ChunkPool {
   private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
 
-  /** A chunk of {@link ChunkedBytes#CHUNK} bytes: a free one, else a new one. */
+  /**
+   * A chunk of {@link ChunkedBytes#CHUNK} bytes: a free one, else a new one; null when the JVM's direct memory limit
+   * has no room for one, which the JDK's own I/O buffers share with the packs' budget (the caller spills).
+   */
   synchronized ByteBuffer take() {
     ByteBuffer chunk = free.pollFirst();
     if (chunk != null) {
       return chunk;
     }
-    return ByteBuffer.allocateDirect(ChunkedBytes.CHUNK);
+    try {
+      return ByteBuffer.allocateDirect(ChunkedBytes.CHUNK);
+    } catch (OutOfMemoryError e) {
+      // "Cannot reserve direct buffer memory", thrown once the JDK has collected and waited for buffers to free.
+      return null;
+    }
   }
 
   synchronized void giveBack(Collection<ByteBuffer> chunks) {

@@ -37,14 +37,30 @@ final class ChunkedBytes {
     return (long) chunks.size() * CHUNK;
   }
 
+  /**
+   * Takes the chunks appending {@code length} bytes needs ({@link #growthFor}); false when the pool could not allocate
+   * them all (those it could are held, and counted in {@link #allocated}).
+   */
+  boolean grow(int length) {
+    for (long missing = growthFor(length); missing > 0; missing -= CHUNK) {
+      ByteBuffer chunk = pool.take();
+      if (chunk == null) {
+        return false;
+      }
+      chunks.add(chunk);
+    }
+    return true;
+  }
+
+  /** Appends {@code length} bytes, taking the chunks they need: {@link #grow} first to know whether it can. */
   void write(byte[] buffer, int offset, int length) {
     Objects.checkFromIndexSize(offset, length, buffer.length);
+    if (!grow(length)) {
+      throw new IllegalStateException("No direct memory left for " + length + " bytes");
+    }
     int written = 0;
     while (written < length) {
       int inChunk = (int) (size % CHUNK);
-      if (inChunk == 0 && size == allocated()) {
-        chunks.add(pool.take());
-      }
       int n = Math.min(length - written, CHUNK - inChunk);
       chunks.get((int) (size / CHUNK)).put(inChunk, buffer, offset + written, n);
       written += n;

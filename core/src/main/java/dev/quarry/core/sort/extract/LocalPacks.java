@@ -1,11 +1,11 @@
 package dev.quarry.core.sort.extract;
 
+import dev.quarry.core.memory.JdkIoBuffers;
+import dev.quarry.core.store.FileRangeStream;
 import java.io.BufferedOutputStream;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,15 +66,18 @@ public final class LocalPacks implements PackStore, AutoCloseable {
       }
       return bytes.stream(offset, length);
     }
-    try (FileChannel channel = FileChannel.open(spillFile(shard), StandardOpenOption.READ)) {
-      ByteBuffer buffer = ByteBuffer.allocate((int) length);
-      while (buffer.hasRemaining()) {
-        if (channel.read(buffer, offset + buffer.position()) < 0) {
-          throw new IOException("Cannot read pack of shard " + shard + ": range " + offset + "+" + length
-              + " is past its end");
-        }
+    // Streamed, not read whole: a merged read may span most of a pack, and its bytes on the heap (and in the JDK's
+    // temporary direct buffer for them) were outside every budget.
+    FileChannel channel = FileChannel.open(spillFile(shard), StandardOpenOption.READ);
+    try {
+      if (offset < 0 || length < 0 || offset + length > channel.size()) {
+        throw new IOException("Cannot read pack of shard " + shard + ": range " + offset + "+" + length
+            + " is past its end");
       }
-      return new ByteArrayInputStream(buffer.array());
+      return new FileRangeStream(channel, spillFile(shard).toString(), offset, offset + length);
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
     }
   }
 
@@ -123,8 +126,13 @@ public final class LocalPacks implements PackStore, AutoCloseable {
       if (memory != null) {
         long growth = memory.growthFor(length);
         if (growth == 0 || reserve(growth)) {
-          memory.write(buffer, offset, length);
-          return;
+          long held = memory.allocated();
+          if (memory.grow(length)) {
+            memory.write(buffer, offset, length);
+            return;
+          }
+          // The JVM's direct memory ran out before the budget did: the chunks not taken were never held.
+          heldBytes.addAndGet(-(growth - (memory.allocated() - held)));
         }
         spill();
       }
@@ -142,7 +150,7 @@ public final class LocalPacks implements PackStore, AutoCloseable {
     /** Moves what is held to the spill file, which takes every later byte. */
     private void spill() throws IOException {
       Files.createDirectories(spillDir);
-      file = new BufferedOutputStream(Files.newOutputStream(spillFile(shard)), 1 << 20);
+      file = new BufferedOutputStream(Files.newOutputStream(spillFile(shard)), JdkIoBuffers.CACHED_BYTES);
       memory.writeTo(file);
       release();
     }

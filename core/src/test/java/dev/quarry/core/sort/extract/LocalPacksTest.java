@@ -3,6 +3,7 @@ package dev.quarry.core.sort.extract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quarry.testkit.CommandResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.BufferPoolMXBean;
@@ -10,6 +11,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,6 +72,35 @@ class LocalPacksTest {
         most = Math.max(most, direct.getMemoryUsed() - before);
       }
       assertThat(most).as("direct bytes allocated at most").isLessThanOrEqualTo(4L * CHUNK);
+    }
+  }
+
+  /**
+   * The JVM's direct memory limit is shared with the JDK's own I/O buffers, so it may run out before the packs' budget
+   * does: the pack then moves to its file, as past the budget. Before, `sort run` died with "Cannot reserve direct
+   * buffer memory" (a JVM of its own, whose limit of 8 MiB is far below the budget of 64 MiB).
+   */
+  @Test
+  void aPackMovesToItsFileWhenTheJvmsDirectMemoryRunsOutBeforeTheBudget() throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    CommandResult run = CommandResult.run(dir, List.of(java, "-XX:MaxDirectMemorySize=8m", "-cp",
+        System.getProperty("java.class.path"), SmallDirectLimit.class.getName(), dir.toString()));
+
+    assertThat(run.exitCode()).as(run.stderr()).isZero();
+    assertThat(run.stdout().strip()).isEqualTo("read back whole; spilled " + 20 * CHUNK + ", held 0");
+  }
+
+  /** Writes a pack of 20 MiB under a budget of 64 MiB, reads it back, and says where it went. */
+  public static final class SmallDirectLimit {
+    public static void main(String[] args) throws IOException {
+      byte[] data = random(20 * CHUNK, 9);
+      try (LocalPacks packs = new LocalPacks(Path.of(args[0]).resolve("spill"), 64L * CHUNK)) {
+        write(packs, 0, data, 65536);
+        try (InputStream in = packs.read(0, 0, data.length)) {
+          System.out.println((Arrays.equals(in.readAllBytes(), data) ? "read back whole" : "read back changed")
+              + "; spilled " + packs.spilledBytes() + ", held " + packs.heldBytes());
+        }
+      }
     }
   }
 
