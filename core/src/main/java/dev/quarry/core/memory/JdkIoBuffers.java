@@ -3,12 +3,11 @@ package dev.quarry.core.memory;
 /**
  * The direct buffers the JDK takes for its own I/O, bounded. A read or write of a heap array through a file or socket
  * channel goes through a temporary direct buffer as large as the array's range, which the JDK then keeps for the
- * thread's next I/O; a virtual thread's is its carrier's, and blocking file I/O adds carriers. Those buffers count
- * against the JVM's direct memory limit, as a local sort's record bytes do: four carriers that had each read a 4 MiB
- * lz4 block kept 16 MiB, past the eighth of the limit the sort leaves for the JDK, and `sort run` under a 200Mi budget
- * died with "Cannot reserve direct buffer memory" two runs in three. So the JDK keeps buffers of at most
- * {@value #CACHED_BYTES} bytes (larger ones are freed after their I/O), and Quarry's own file reads go in slices of
- * that size ({@link #slice}), which reuse the kept buffer instead of allocating one each time.
+ * thread's next I/O; a virtual thread's is its carrier's, and blocking file I/O adds carriers. Those buffers are
+ * outside every budget: native memory in the resident size on JDK 25, and counted against the direct memory limit a
+ * local sort's record bytes share on older JDKs. A carrier that had read a 4 MiB lz4 block kept 4 MiB. So the JDK
+ * keeps buffers of at most {@value #CACHED_BYTES} bytes (larger ones are freed after their I/O), and Quarry's own file
+ * reads go in slices of that size ({@link #slice}), which reuse the kept buffer instead of allocating one each time.
  */
 public final class JdkIoBuffers {
   /** The largest temporary buffer the JDK keeps for a thread's next I/O, and the largest slice of our file reads. */
