@@ -1584,6 +1584,48 @@ abstract class SortContract {
   }
 
   /**
+   * A create worker reads its partition's row of each pack's segment table once, and fetches its segments from all
+   * packs at once: a content order's worker read each row again to locate its entries, one request per extract
+   * worker in a row, and fetched the segments one after another, through one connection at a time.
+   */
+  @ParameterizedTest
+  @EnumSource(value = OrderKind.class, names = {"SHUFFLE", "CONTENT"})
+  void aCreateWorkerReadsEachPacksRowOnceAndFetchesItsSegmentsAtOnce(OrderKind kind) throws Exception {
+    Planned planned = plannedAcrossPartitions(kind);
+    Location scratch = stores.locate(root + "scratch/");
+    Map<String, java.util.concurrent.atomic.AtomicInteger> rowReads = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.concurrent.CyclicBarrier bothPacks = new java.util.concurrent.CyclicBarrier(2);
+    var counted = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
+      @Override
+      public java.io.InputStream getRange(String key, long offset, long length) throws java.io.IOException {
+        if (key.contains("/packs/extract-") && length == 16) {
+          rowReads.computeIfAbsent(key, pack -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+        } else if (key.contains("/packs/extract-")) {
+          try {
+            bothPacks.await(10, java.util.concurrent.TimeUnit.SECONDS); // the other pack's segment is read meanwhile
+          } catch (java.util.concurrent.TimeoutException | java.util.concurrent.BrokenBarrierException e) {
+            throw new java.io.IOException("the segments of the two packs were not read at once", e);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException();
+          }
+        }
+        return super.getRange(key, offset, length);
+      }
+    };
+    SortPhases countedPhases = new SortPhases(planned.spec(), stores, new Location(counted, scratch.key()),
+        new ScratchPacks(counted, new Scratch(scratch.key())), false, QUIET);
+    for (int index = 0; index < 4; index++) {
+      countedPhases.create(index, 4);
+    }
+
+    assertThat(rowReads).as("reads of a row of each pack's segment table, by 4 create workers").hasSize(2)
+        .allSatisfy((pack, reads) -> assertThat(reads.get()).as(pack).isEqualTo(4));
+    planned.phases().commit();
+    assertTheOutputIsTheLocalRuns(planned.spec());
+  }
+
+  /**
    * The pieces of a shard that goes on, each interleaving forced: a worker killed between its piece and the piece's
    * entries leaves the shard unjoined, the other worker does not join it without that piece, and the rerun joins it;
    * two workers that write their pieces and then look at once both join it, into the same bytes. The output is the
@@ -1664,10 +1706,15 @@ abstract class SortContract {
   private record Planned(SortSpec spec, SortPhases phases) {}
 
   private Planned plannedAcrossPartitions() throws Exception {
+    return plannedAcrossPartitions(OrderKind.SHUFFLE);
+  }
+
+  /** 2,000 records extracted by 2 workers into 4 partitions, ordered and planned, in shards of 90 records. */
+  private Planned plannedAcrossPartitions(OrderKind kind) throws Exception {
     dataset = SortFixture.dataset(8, 250, 5);
     all = dataset.stream().flatMap(List::stream).toList();
-    SortSpec spec = spec(input(ShardFormat.TAR).replace("{000..005}", "{000..007}"),
-        new SortSpec.Order(OrderKind.SHUFFLE, null, 11L, null, null), records(root + "p/x-{000..}.tar", 90));
+    SortSpec spec = spec(input(ShardFormat.TAR).replace("{000..005}", "{000..007}"), order(kind, null, null),
+        records(root + "p/x-{000..}.tar", 90));
     SortPhases phases = phases(spec, root + "scratch/");
     for (int index = 0; index < 2; index++) {
       phases.extract(index, 2, 4);

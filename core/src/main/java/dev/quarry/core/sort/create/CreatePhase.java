@@ -8,6 +8,7 @@ import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.sort.extract.PackStore;
 import dev.quarry.core.sort.input.StoredInputs;
+import dev.quarry.core.sort.plan.PackSegments;
 import dev.quarry.core.sort.plan.PlanShards;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
@@ -130,14 +131,15 @@ public final class CreatePhase {
         todo.add(shard);
       }
     }
+    PackSegments segments = new PackSegments(scratchStore, plan.packs());
     RecordSource source = new RecordSource(
         () -> StoredInputs.read(scratchStore, scratch, "create shards", spec.input()), stores, packs, scratchStore,
-        plan.packs());
+        segments);
     // Each worker reads its own partition's segments alone: a shard that goes on into the next partitions is built
     // from pieces, one per partition it is in, each written by that partition's worker from its local copy.
     boolean inPieces = !recordsInProcess && source.inPartitionPacks() && ownsPartition(plan, count);
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-create-");
-        OrderedEntries ordered = new OrderedEntries(plan, spec, scratchStore, scratch, inPieces)) {
+        OrderedEntries ordered = new OrderedEntries(plan, spec, scratchStore, scratch, segments, inPieces)) {
       Map<PlannedShard, List<RecordEntry>> leading = new java.util.LinkedHashMap<>();
       if (inPieces) {
         long firstOwn = mine.isEmpty() ? Long.MAX_VALUE : mine.getFirst().index();

@@ -1,6 +1,7 @@
 package dev.quarry.core.sort.create;
 
 import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.plan.PackSegments;
 import dev.quarry.core.sort.plan.PackedEntries;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
@@ -50,7 +51,8 @@ final class OrderedEntries implements AutoCloseable {
   /** Locates the entries of content and none orders' lists, which the steps left from their segment's start. */
   private final PackedEntries packedEntries;
 
-  OrderedEntries(PlanSummary plan, SortSpec spec, ObjectStore scratchStore, Scratch scratch,
+  /** {@code segments}: the packs' segments, whose rows the worker's {@link RecordSource} reads too. */
+  OrderedEntries(PlanSummary plan, SortSpec spec, ObjectStore scratchStore, Scratch scratch, PackSegments segments,
       boolean ownPartitionOnly) {
     SortSpec.Output output = spec.output();
     this.order = RecordOrders.of(spec.order());
@@ -66,7 +68,7 @@ final class OrderedEntries implements AutoCloseable {
     this.firstShard = plan.firstShards();
     this.shardSize = output.shardSizeBytes();
     this.packedEntries = plan.stepsByKeyHash()
-        ? new PackedEntries(scratchStore, plan.packs(), plan.partitions().size()) : null;
+        ? new PackedEntries(segments, plan.partitions().size()) : null;
   }
 
   /**

@@ -1,9 +1,11 @@
 package dev.quarry.core.sort.create;
 
+import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.sort.extract.PackStore;
 import dev.quarry.core.sort.extract.SegmentTable;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.input.StoredInputs;
+import dev.quarry.core.sort.plan.PackSegments;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.store.FileRangeStream;
 import dev.quarry.core.store.Location;
@@ -16,9 +18,9 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Where a record's raw bytes are read from: the input object of a plain tar, its shard's pack, or, when records
@@ -33,8 +35,10 @@ public final class RecordSource {
   private final PackStore packs;
   private final ObjectStore scratchStore;
   private final List<PlanSummary.ExtractPack> partitionPacks;
+  /** The packs' segments, each row read once for this worker ({@link #fetch} and its entries alike). */
+  private final PackSegments segments;
   /** Local copies of segments, by extract worker. */
-  private final Map<Integer, Fetched> fetched = new HashMap<>();
+  private final Map<Integer, Fetched> fetched = new ConcurrentHashMap<>();
 
   /** A segment's start and length in its pack, and the file holding its copy. */
   private record Fetched(long start, long length, Path file) {
@@ -54,17 +58,17 @@ public final class RecordSource {
   }
 
   public RecordSource(List<InputShard> inputs, ObjectStores stores, PackStore packs) {
-    this(() -> StoredInputs.of(inputs), stores, packs, null, List.of());
+    this(() -> StoredInputs.of(inputs), stores, packs, null, null);
   }
 
   RecordSource(InputList inputs, ObjectStores stores, PackStore packs, ObjectStore scratchStore,
-      List<PlanSummary.ExtractPack> extractPacks) {
+      PackSegments segments) {
     this.inputList = inputs;
     this.stores = stores;
     this.packs = packs;
     this.scratchStore = scratchStore;
-    this.partitionPacks = extractPacks != null && extractPacks.stream().anyMatch(p -> p.pack() != null)
-        ? extractPacks : List.of();
+    this.segments = segments;
+    this.partitionPacks = segments != null && !segments.workersWithPacks().isEmpty() ? segments.packs() : List.of();
   }
 
   /** Whether records' bytes are in the extract workers' partition packs. */
@@ -74,33 +78,30 @@ public final class RecordSource {
 
   /**
    * Copies partition {@code partition}'s segment of every extract worker's pack into {@code folder}: a ranged GET of
-   * its place in the pack's segment table, then one of its bytes, so that the partition's records are then read
-   * locally in any order.
+   * its place in the pack's segment table, then one of its bytes, {@value PackSegments#IN_FLIGHT} packs at once (one
+   * after another, a worker of 64 extract workers' packs read its share through one connection at a time), so that
+   * the partition's records are then read locally in any order.
    */
   void fetch(int partition, Path folder) throws IOException {
-    for (int worker = 0; worker < partitionPacks.size(); worker++) {
-      PlanSummary.ExtractPack pack = partitionPacks.get(worker);
-      if (pack.pack() == null) {
-        continue;
-      }
-      SegmentTable.Segment segment = SegmentTable.segment(scratchStore, pack.pack(), pack.recordBytes(), partition);
-      long start = segment.start();
-      long length = segment.length();
+    segments.readAll(partition);
+    InFlight.all(segments.workersWithPacks(), PackSegments.IN_FLIGHT, worker -> {
+      SegmentTable.Segment segment = segments.of(worker, partition);
+      String pack = partitionPacks.get(worker).pack();
       Path file = folder.resolve(String.format("segment-%05d", worker));
       try (OutputStream out = Files.newOutputStream(file)) {
-        if (length > 0) {
-          try (InputStream in = scratchStore.getRange(pack.pack(), start, length)) {
+        if (segment.length() > 0) {
+          try (InputStream in = scratchStore.getRange(pack, segment.start(), segment.length())) {
             in.transferTo(out);
           }
         }
       }
-      if (Files.size(file) != length) {
-        throw new IOException("Cannot read partition " + partition + " of " + scratchStore.url(pack.pack())
-            + ": it holds " + Files.size(file) + " bytes, not " + length + " (the scratch was changed; clean it and"
-            + " sort again)");
+      if (Files.size(file) != segment.length()) {
+        throw new IOException("Cannot read partition " + partition + " of " + scratchStore.url(pack) + ": it holds "
+            + Files.size(file) + " bytes, not " + segment.length() + " (the scratch was changed; clean it and sort"
+            + " again)");
       }
-      fetched.put(worker, new Fetched(start, length, file));
-    }
+      fetched.put(worker, new Fetched(segment.start(), segment.length(), file));
+    });
   }
 
   public InputStream open(int shard, boolean packed, long offset, long length) throws IOException {

@@ -189,7 +189,7 @@ final class ExtractedRuns {
 
   /** Locates the packed entries of one partition's segment, reading each pack's row of it when first needed. */
   PackedEntries packedEntries() {
-    return new PackedEntries(store, packs, partitions());
+    return new PackedEntries(new PackSegments(store, packs), partitions());
   }
 
   /** Every extract worker's runs of {@code partition}: a listing of each worker's attempt's runs of it. */

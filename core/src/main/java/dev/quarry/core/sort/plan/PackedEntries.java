@@ -3,31 +3,23 @@ package dev.quarry.core.sort.plan;
 import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.sort.extract.SegmentTable;
 import dev.quarry.core.sort.records.RecordEntry;
-import dev.quarry.core.store.ObjectStore;
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Makes an extract worker's packed entries point into its pack: an extract run's entry gives its bytes from the start
  * of the segment {@link RecordEntry#segment} names, which the pack's segment table gives. Whoever reads the entries of
- * one partition reads the 16 bytes of that partition's row of each pack, once: a key order's step (its runs hold its
- * own segment alone), and for content and none orders the create worker (a step of a key-hash range holds entries of
- * every segment, so it leaves them as they are and would otherwise read every pack's whole table).
+ * one partition reads the 16 bytes of that partition's row of each pack, once ({@link PackSegments}): a key order's
+ * step (its runs hold its own segment alone), and for content and none orders the create worker (a step of a key-hash
+ * range holds entries of every segment, so it leaves them as they are and would otherwise read every pack's whole
+ * table), which shares the rows its fetch of the segments read.
  */
 public final class PackedEntries {
-  private final ObjectStore store;
-  private final List<PlanSummary.ExtractPack> packs;
+  private final PackSegments segments;
   private final int partitions;
-  /** The segment last read, by extract worker. */
-  private final Map<Integer, Segment> segments = new HashMap<>();
 
-  private record Segment(int partition, SegmentTable.Segment range) {}
-
-  public PackedEntries(ObjectStore store, List<PlanSummary.ExtractPack> packs, int partitions) {
-    this.store = store;
-    this.packs = packs;
+  public PackedEntries(PackSegments segments, int partitions) {
+    this.segments = segments;
     this.partitions = partitions;
   }
 
@@ -49,8 +41,8 @@ public final class PackedEntries {
    * worker's pack if that worker wrote one; refused when it names another segment or points outside its own.
    */
   public RecordEntry located(RecordEntry entry, int partition) throws IOException {
-    int worker = PlanSummary.ExtractPack.indexOf(packs, entry.shard());
-    PlanSummary.ExtractPack pack = packs.get(worker);
+    int worker = PlanSummary.ExtractPack.indexOf(segments.packs(), entry.shard());
+    PlanSummary.ExtractPack pack = segments.packs().get(worker);
     if (pack.pack() == null || !entry.packed()) {
       return entry;
     }
@@ -58,18 +50,14 @@ public final class PackedEntries {
       throw changed("record " + dev.quarry.core.text.Printable.of(entry.key()) + " of partition " + partition
           + " names segment " + entry.segment());
     }
-    Segment segment = segments.get(worker);
-    if (segment == null || segment.partition() != partition) {
-      segment = new Segment(partition, SegmentTable.segment(store, pack.pack(), pack.recordBytes(), partition));
-      segments.put(worker, segment);
-    }
+    SegmentTable.Segment segment = segments.of(worker, partition);
     RawRange range = entry.ranges().getFirst();
     if (entry.ranges().size() != 1 || range.offset() < 0 || range.length() < 0
-        || range.offset() > segment.range().length() - range.length()) {
+        || range.offset() > segment.length() - range.length()) {
       throw changed("one points outside partition " + partition + "'s segment of " + pack.pack());
     }
     return new RecordEntry(entry.key(), entry.shard(), entry.position(), true,
-        List.of(new RawRange(segment.range().start() + range.offset(), range.length())), entry.size(),
+        List.of(new RawRange(segment.start() + range.offset(), range.length())), entry.size(),
         entry.contentKey(), entry.segment());
   }
 

@@ -48,7 +48,8 @@ class ShardAssemblyTest {
         }
       };
       RecordSource source = new RecordSource(() -> dev.quarry.core.sort.input.StoredInputs.of(List.of()), null, null,
-          counted, List.of(new PlanSummary.ExtractPack(0, 1, "pack", records.length)));
+          counted, new dev.quarry.core.sort.plan.PackSegments(counted,
+              List.of(new PlanSummary.ExtractPack(0, 1, "pack", records.length))));
       source.fetch(0, Files.createDirectories(folder.resolve("segments")));
       assertThat(packBytesRead.get()).as("bytes of segment 0 fetched").isEqualTo(4);
 
