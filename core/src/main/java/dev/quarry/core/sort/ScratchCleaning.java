@@ -25,7 +25,7 @@ public final class ScratchCleaning {
   /** Cleans {@code scratch} for the job {@code job} marks; refused when the prefix is another job's scratch. */
   public static Cleaned clean(Location scratch, ScratchMarker job) throws IOException {
     Optional<ScratchMarker> marker = ScratchMarker.read(scratch);
-    if (marker.isPresent() && !marker.get().equals(job)) {
+    if (marker.isPresent() && !marker.get().sameJob(job)) { // an earlier layout's scratch is cleaned too
       throw new IllegalArgumentException("Cannot clean " + scratch.url() + ": it is the scratch of another job (its"
           + " input, output, order or policies differ); nothing was deleted");
     }

@@ -17,11 +17,21 @@ import java.util.stream.Stream;
  * (someone else's data) or the marker of another job (its plan would be taken for this one's); {@code sort clean}
  * deletes only under a prefix marked for the job it cleans.
  *
- * @param format always {@value #FORMAT}
+ * <p>The format names the scratch's layout. A scratch of an earlier layout (a job begun by an earlier Quarry, its
+ * workers replaced by newer ones) is refused by every phase, whose reads would take its objects for the new layout's,
+ * and cleaned by {@code sort clean}, which deletes the names either layout writes ({@link Scratch#WRITTEN}).
+ *
+ * @param format {@value #FORMAT}, or an earlier one ({@link #EARLIER}) read from a scratch
  * @param job the job's digest
  */
 public record ScratchMarker(String format, String job) {
-  public static final String FORMAT = "quarry-sort-scratch/1";
+  /**
+   * Version 2: the input list in pages, content and none steps' lists of the partitions they hold records of, pieces
+   * of shards across partitions, the shared key sample.
+   */
+  public static final String FORMAT = "quarry-sort-scratch/2";
+  /** Earlier layouts, which {@code sort clean} still deletes. */
+  static final List<String> EARLIER = List.of("quarry-sort-scratch/1");
   /** The most bytes a marker may have; it is read back from a store, so it is bounded. */
   static final int MAX_BYTES = 4096;
 
@@ -52,13 +62,22 @@ public record ScratchMarker(String format, String job) {
         return;
       }
     }
-    if (!found.get().equals(this)) {
+    if (!found.get().job().equals(job)) {
       throw new IllegalArgumentException("Cannot use scratch " + scratch.url() + ": it is the scratch of another"
           + " job (its input, output, order or policies differ; choose another folder)");
     }
+    if (!found.get().format().equals(format)) {
+      throw new IllegalArgumentException("Cannot use scratch " + scratch.url() + ": an earlier Quarry began this job"
+          + " there (" + found.get().format() + ", not " + format + "); run quarry sort clean for it, then sort again");
+    }
   }
 
-  /** The marker under {@code scratch}, if any; refused when it is not one. */
+  /** Whether {@code other} marks the same job, in this layout or an earlier one. */
+  boolean sameJob(ScratchMarker other) {
+    return job.equals(other.job());
+  }
+
+  /** The marker under {@code scratch}, of this layout or an earlier one, if any; refused when it is not one. */
   public static Optional<ScratchMarker> read(Location scratch) throws IOException {
     ObjectStore store = scratch.store();
     String marker = new Scratch(scratch.key()).marker();
@@ -74,7 +93,8 @@ public record ScratchMarker(String format, String job) {
         read = null; // not JSON: said below without quoting it
       }
     }
-    if (read == null || !FORMAT.equals(read.format()) || read.job() == null || !read.job().matches("[0-9a-f]{64}")) {
+    if (read == null || !(FORMAT.equals(read.format()) || EARLIER.contains(read.format())) || read.job() == null
+        || !read.job().matches("[0-9a-f]{64}")) {
       throw new IllegalArgumentException("Cannot use scratch " + scratch.url() + ": its " + Scratch.MARKER
           + " is not a " + FORMAT + " marker");
     }

@@ -351,6 +351,31 @@ abstract class SortContract {
         + " scratch of another job (its input, output, order or policies differ; choose another folder)");
   }
 
+  /**
+   * A job begun by an earlier Quarry, whose scratch has another layout, is refused by every phase in one line that
+   * says what to do, and cleaned by clean: before, a newer worker read the earlier layout's objects as its own (the
+   * whole input list of version 1 as version 2's summary of pages).
+   */
+  @Test
+  void aScratchOfAnEarlierLayoutIsRefusedByThePhasesAndCleanedByClean() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "a/x-{000..}.tar", 45));
+    Location scratch = stores.locate(root + "scratch/");
+    phases(spec, root + "scratch/").extract(0, 1);
+    String marker = new Scratch(scratch.key()).marker();
+    scratch.store().put(marker, new String(scratch.store().getBytes(marker), StandardCharsets.UTF_8)
+        .replace(ScratchMarker.FORMAT, "quarry-sort-scratch/1").getBytes(StandardCharsets.UTF_8));
+
+    for (int attempt = 0; attempt < 2; attempt++) {
+      assertThatThrownBy(() -> phases(spec, root + "scratch/").plan(1)).hasMessage("Cannot use scratch "
+          + scratch.url() + ": an earlier Quarry began this job there (quarry-sort-scratch/1, not "
+          + ScratchMarker.FORMAT + "); run quarry sort clean for it, then sort again");
+    }
+    assertThat(ScratchCleaning.clean(scratch, ScratchMarker.of(spec)).objects()).isGreaterThan(1);
+    assertThat(objects(root + "scratch/")).isEmpty();
+    phases(spec, root + "scratch/").extract(0, 1);
+  }
+
   @Test
   void cleanOfOneJobLeavesTheScratchOfAnotherThatItsSpecNamed() throws Exception {
     String input = input(ShardFormat.TAR);
