@@ -1651,6 +1651,52 @@ abstract class SortContract {
   }
 
   /**
+   * The plan checks the extract workers' packs (a HEAD and the segment table of each) at once: one after another,
+   * 200 extract workers were 400 requests in a row before the plan began.
+   */
+  @Test
+  void thePlanChecksTheExtractWorkersPacksAtOnce() throws Exception {
+    dataset = SortFixture.dataset(8, 50, 5);
+    all = dataset.stream().flatMap(List::stream).toList();
+    SortSpec spec = spec(input(ShardFormat.TAR).replace("{000..005}", "{000..007}"), order(OrderKind.SHUFFLE, null,
+        null), records(root + "p/x-{000..}.tar", 90));
+    SortPhases phases = phases(spec, root + "scratch/");
+    for (int index = 0; index < 2; index++) {
+      phases.extract(index, 2, 4);
+    }
+    for (int index = 0; index < 4; index++) {
+      phases.partition(index, 4, 2);
+    }
+    Location scratch = stores.locate(root + "scratch/");
+    java.util.concurrent.CyclicBarrier bothTables = new java.util.concurrent.CyclicBarrier(2);
+    var latched = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
+      @Override
+      public java.io.InputStream getRange(String key, long offset, long length) throws java.io.IOException {
+        if (key.contains("/packs/extract-") && length == 5 * 8) { // a whole table: 4 segments and the end
+          try {
+            bothTables.await(10, java.util.concurrent.TimeUnit.SECONDS); // the other pack's is read meanwhile
+          } catch (java.util.concurrent.TimeoutException | java.util.concurrent.BrokenBarrierException e) {
+            throw new java.io.IOException("the tables of the two packs were not read at once", e);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException();
+          }
+        }
+        return super.getRange(key, offset, length);
+      }
+    };
+
+    new SortPhases(spec, stores, new Location(latched, scratch.key()),
+        new ScratchPacks(latched, new Scratch(scratch.key())), false, QUIET).plan(2);
+
+    for (int index = 0; index < 4; index++) {
+      phases.create(index, 4);
+    }
+    phases.commit();
+    assertTheOutputIsTheLocalRuns(spec);
+  }
+
+  /**
    * The pieces of a shard that goes on, each interleaving forced: a worker killed between its piece and the piece's
    * entries leaves the shard unjoined, the other worker does not join it without that piece, and the rerun joins it;
    * two workers that write their pieces and then look at once both join it, into the same bytes. The output is the
