@@ -1651,11 +1651,13 @@ abstract class SortContract {
   }
 
   /**
-   * The plan checks the extract workers' packs (a HEAD and the segment table of each) at once: one after another,
-   * 200 extract workers were 400 requests in a row before the plan began.
+   * The partition steps and the plan read the workers' done markers, list the extract runs and check the packs (a
+   * HEAD and the segment table of each) at once: one after another, 200 extract workers were 400 requests in a row
+   * for every step and 600 for the plan before it began. Each kind of request waits here until a second one like it
+   * is in flight.
    */
   @Test
-  void thePlanChecksTheExtractWorkersPacksAtOnce() throws Exception {
+  void theStepsAndThePlanReadTheWorkersMarkersRunsAndPacksAtOnce() throws Exception {
     dataset = SortFixture.dataset(8, 50, 5);
     all = dataset.stream().flatMap(List::stream).toList();
     SortSpec spec = spec(input(ShardFormat.TAR).replace("{000..005}", "{000..007}"), order(OrderKind.SHUFFLE, null,
@@ -1664,31 +1666,49 @@ abstract class SortContract {
     for (int index = 0; index < 2; index++) {
       phases.extract(index, 2, 4);
     }
-    for (int index = 0; index < 4; index++) {
-      phases.partition(index, 4, 2);
-    }
     Location scratch = stores.locate(root + "scratch/");
-    java.util.concurrent.CyclicBarrier bothTables = new java.util.concurrent.CyclicBarrier(2);
+    Map<String, java.util.concurrent.CyclicBarrier> pairs = new java.util.concurrent.ConcurrentHashMap<>();
     var latched = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
+      @Override
+      public void before(String kind, String key) throws java.io.IOException {
+        String which = kind.equals("GET") && key.matches(".*/(extract|partition)/[0-9]+/done\\.json")
+            ? "the done markers of " + key.replaceAll(".*/(extract|partition)/.*", "$1")
+            : kind.equals("LIST") && key.contains("/extract/") ? "listings of the extract runs" : null;
+        if (which != null) {
+          pair(which);
+        }
+      }
+
       @Override
       public java.io.InputStream getRange(String key, long offset, long length) throws java.io.IOException {
         if (key.contains("/packs/extract-") && length == 5 * 8) { // a whole table: 4 segments and the end
-          try {
-            bothTables.await(10, java.util.concurrent.TimeUnit.SECONDS); // the other pack's is read meanwhile
-          } catch (java.util.concurrent.TimeoutException | java.util.concurrent.BrokenBarrierException e) {
-            throw new java.io.IOException("the tables of the two packs were not read at once", e);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException();
-          }
+          pair("the packs' segment tables");
         }
         return super.getRange(key, offset, length);
       }
+
+      private void pair(String which) throws java.io.IOException {
+        try {
+          pairs.computeIfAbsent(which, kind -> new java.util.concurrent.CyclicBarrier(2))
+              .await(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.BrokenBarrierException e) {
+          throw new java.io.IOException(which + " were not read at once", e);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new java.io.InterruptedIOException();
+        }
+      }
     };
+    SortPhases latchedPhases = new SortPhases(spec, stores, new Location(latched, scratch.key()),
+        new ScratchPacks(latched, new Scratch(scratch.key())), false, QUIET);
 
-    new SortPhases(spec, stores, new Location(latched, scratch.key()),
-        new ScratchPacks(latched, new Scratch(scratch.key())), false, QUIET).plan(2);
+    for (int index = 0; index < 4; index++) {
+      latchedPhases.partition(index, 4, 2);
+    }
+    latchedPhases.plan(2);
 
+    assertThat(pairs).as("kinds of request made two at a time").containsOnlyKeys("the done markers of extract",
+        "the done markers of partition", "listings of the extract runs", "the packs' segment tables");
     for (int index = 0; index < 4; index++) {
       phases.create(index, 4);
     }

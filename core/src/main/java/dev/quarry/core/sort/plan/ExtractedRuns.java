@@ -38,13 +38,21 @@ final class ExtractedRuns {
   /** Reads and checks the markers; {@code action} names what refuses, as in "Cannot plan: ...". */
   static ExtractedRuns read(ObjectStore store, Scratch scratch, int inputs, int extractCount, String action)
       throws IOException {
+    // Read at once, checked in order (one after another, 200 extract workers were 400 requests in a row for every
+    // step and the plan).
+    ExtractResult[] read = new ExtractResult[extractCount];
+    InFlight.all(indexes(extractCount), PackSegments.IN_FLIGHT, index -> {
+      if (store.head(scratch.extractDone(index)).isPresent()) {
+        read[index] = StoredJson.read(store, scratch.extractDone(index), ExtractResult.class);
+      }
+    });
     List<ExtractResult> results = new ArrayList<>();
     for (int index = 0; index < extractCount; index++) {
-      if (store.head(scratch.extractDone(index)).isEmpty()) {
+      if (read[index] == null) {
         throw new IllegalStateException("Cannot " + action + ": extract worker " + index + " of " + extractCount
             + " has not finished (run quarry sort extract --index " + index + " first)");
       }
-      ExtractResult done = StoredJson.read(store, scratch.extractDone(index), ExtractResult.class);
+      ExtractResult done = read[index];
       if (done.count() != extractCount) {
         throw new IllegalStateException("Cannot " + action + ": extract worker " + index + " ran with --count "
             + done.count() + ", not " + extractCount + " (rerun every extract worker with --count " + extractCount
@@ -109,8 +117,8 @@ final class ExtractedRuns {
    * workers' at once (one after another, 200 extract workers were 400 requests in a row before the plan began).
    */
   void checkPacks(String action) throws IOException {
-    List<Integer> withPacks = java.util.stream.IntStream.range(0, results.size())
-        .filter(index -> results.get(index).pack() != null).boxed().toList();
+    List<Integer> withPacks = indexes(results.size()).stream().filter(index -> results.get(index).pack() != null)
+        .toList();
     InFlight.all(withPacks, PackSegments.IN_FLIGHT, index -> {
       ExtractResult result = results.get(index);
       long expected = SegmentTable.packSize(result.packRecordBytes(), partitions());
@@ -195,18 +203,30 @@ final class ExtractedRuns {
     return new PackedEntries(new PackSegments(store, packs), partitions());
   }
 
-  /** Every extract worker's runs of {@code partition}: a listing of each worker's attempt's runs of it. */
+  /**
+   * Every extract worker's runs of {@code partition}, in worker order: a listing of each worker's attempt's runs of
+   * it, {@value PackSegments#IN_FLIGHT} at once.
+   */
   List<String> runs(int partition) throws IOException {
     StoreRunStorage storage = new StoreRunStorage(store);
-    List<String> runs = new ArrayList<>();
-    for (int index = 0; index < results.size(); index++) {
+    List<List<String>> listed = new ArrayList<>(java.util.Collections.nCopies(results.size(), List.of()));
+    InFlight.all(indexes(results.size()), PackSegments.IN_FLIGHT, index -> {
+      List<String> own = new ArrayList<>();
       for (String run : storage.list(scratch.extractRunsOf(index, attempt(results.get(index)), partition,
           partitions()))) {
         if (scratch.isExtractRun(index, run)) {
-          runs.add(run);
+          own.add(run);
         }
       }
-    }
-    return runs;
+      synchronized (listed) {
+        listed.set(index, own);
+      }
+    });
+    return listed.stream().flatMap(List::stream).toList();
+  }
+
+  /** 0 to {@code count} - 1, for requests in flight by index. */
+  static List<Integer> indexes(int count) {
+    return java.util.stream.IntStream.range(0, count).boxed().toList();
   }
 }

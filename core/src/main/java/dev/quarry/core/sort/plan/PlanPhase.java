@@ -1,6 +1,7 @@
 package dev.quarry.core.sort.plan;
 
 import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
@@ -65,10 +66,14 @@ public final class PlanPhase {
         : List.of(BraceTemplate.parse(spec.output().template(), true));
     int partitionCount = extracted.partitions();
     PartitionPhase partitioning = new PartitionPhase(spec, stores, scratchRoot, log);
+    // The steps' markers read at once; a step that did not run runs here, in order.
+    PartitionResult[] done = new PartitionResult[partitionCount];
+    InFlight.all(ExtractedRuns.indexes(partitionCount), PackSegments.IN_FLIGHT,
+        index -> done[index] = partitioning.done(index, partitionCount, extractCount, extracted));
     List<PartitionResult> partitions = new ArrayList<>();
     for (int index = 0; index < partitionCount; index++) {
-      PartitionResult done = partitioning.done(index, partitionCount, extractCount, extracted);
-      partitions.add(done != null ? done : partitioning.run(index, partitionCount, extractCount, problems));
+      partitions.add(done[index] != null ? done[index]
+          : partitioning.run(index, partitionCount, extractCount, problems));
     }
     long ordered = 0;
     for (PartitionResult partition : partitions) {
