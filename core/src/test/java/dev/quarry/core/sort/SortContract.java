@@ -1652,12 +1652,13 @@ abstract class SortContract {
 
   /**
    * The partition steps and the plan read the workers' done markers, list the extract runs and check the packs (a
-   * HEAD and the segment table of each) at once: one after another, 200 extract workers were 400 requests in a row
-   * for every step and 600 for the plan before it began. Each kind of request waits here until a second one like it
-   * is in flight.
+   * HEAD and the segment table of each) at once, and a create worker looks its shards' done markers up at once: one
+   * after another, 200 extract workers were 400 requests in a row for every step and 600 for the plan before it
+   * began, and 400 shards 400 HEADs before a worker began. The first request of each kind waits here until a second
+   * one like it is in flight.
    */
   @Test
-  void theStepsAndThePlanReadTheWorkersMarkersRunsAndPacksAtOnce() throws Exception {
+  void theStepsThePlanAndCreateReadTheWorkersMarkersRunsAndPacksAtOnce() throws Exception {
     dataset = SortFixture.dataset(8, 50, 5);
     all = dataset.stream().flatMap(List::stream).toList();
     SortSpec spec = spec(input(ShardFormat.TAR).replace("{000..005}", "{000..007}"), order(OrderKind.SHUFFLE, null,
@@ -1667,13 +1668,14 @@ abstract class SortContract {
       phases.extract(index, 2, 4);
     }
     Location scratch = stores.locate(root + "scratch/");
-    Map<String, java.util.concurrent.CyclicBarrier> pairs = new java.util.concurrent.ConcurrentHashMap<>();
+    Map<String, java.util.concurrent.CountDownLatch> pairs = new java.util.concurrent.ConcurrentHashMap<>();
     var latched = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
       @Override
       public void before(String kind, String key) throws java.io.IOException {
         String which = kind.equals("GET") && key.matches(".*/(extract|partition)/[0-9]+/done\\.json")
             ? "the done markers of " + key.replaceAll(".*/(extract|partition)/.*", "$1")
-            : kind.equals("LIST") && key.contains("/extract/") ? "listings of the extract runs" : null;
+            : kind.equals("LIST") && key.contains("/extract/") ? "listings of the extract runs"
+            : kind.equals("HEAD") && key.matches(".*/create/[0-9]+\\.json") ? "the created shards' markers" : null;
         if (which != null) {
           pair(which);
         }
@@ -1688,11 +1690,13 @@ abstract class SortContract {
       }
 
       private void pair(String which) throws java.io.IOException {
+        java.util.concurrent.CountDownLatch two = pairs.computeIfAbsent(which,
+            kind -> new java.util.concurrent.CountDownLatch(2));
+        two.countDown();
         try {
-          pairs.computeIfAbsent(which, kind -> new java.util.concurrent.CyclicBarrier(2))
-              .await(10, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.BrokenBarrierException e) {
-          throw new java.io.IOException(which + " were not read at once", e);
+          if (!two.await(10, java.util.concurrent.TimeUnit.SECONDS)) {
+            throw new java.io.IOException(which + " were not read at once");
+          }
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new java.io.InterruptedIOException();
@@ -1706,12 +1710,11 @@ abstract class SortContract {
       latchedPhases.partition(index, 4, 2);
     }
     latchedPhases.plan(2);
+    latchedPhases.create(0, 1);
 
     assertThat(pairs).as("kinds of request made two at a time").containsOnlyKeys("the done markers of extract",
-        "the done markers of partition", "listings of the extract runs", "the packs' segment tables");
-    for (int index = 0; index < 4; index++) {
-      phases.create(index, 4);
-    }
+        "the done markers of partition", "listings of the extract runs", "the packs' segment tables",
+        "the created shards' markers");
     phases.commit();
     assertTheOutputIsTheLocalRuns(spec);
   }
