@@ -1652,21 +1652,19 @@ abstract class SortContract {
 
   /**
    * The partition steps and the plan read the workers' done markers, list the extract runs and check the packs (a
-   * HEAD and the segment table of each) at once, and a create worker looks its shards' done markers up at once: one
-   * after another, 200 extract workers were 400 requests in a row for every step and 600 for the plan before it
-   * began, and 400 shards 400 HEADs before a worker began. The first request of each kind waits here until a second
-   * one like it is in flight.
+   * HEAD and the segment table of each) at once, a create worker looks its shards' done markers up at once, and an
+   * extract worker writes the runs of a spill at once: one after another, 200 extract workers were 400 requests in a
+   * row for every step and 600 for the plan before it began, 400 shards 400 HEADs before a worker began, and 1,000
+   * partitions 1,000 PUTs at each spill. The first request of each kind waits here until a second one like it is in
+   * flight.
    */
   @Test
-  void theStepsThePlanAndCreateReadTheWorkersMarkersRunsAndPacksAtOnce() throws Exception {
+  void extractTheStepsThePlanAndCreateMakeTheirRequestsOfEachKindAtOnce() throws Exception {
     dataset = SortFixture.dataset(8, 50, 5);
     all = dataset.stream().flatMap(List::stream).toList();
     SortSpec spec = spec(input(ShardFormat.TAR).replace("{000..005}", "{000..007}"), order(OrderKind.SHUFFLE, null,
         null), records(root + "p/x-{000..}.tar", 90));
     SortPhases phases = phases(spec, root + "scratch/");
-    for (int index = 0; index < 2; index++) {
-      phases.extract(index, 2, 4);
-    }
     Location scratch = stores.locate(root + "scratch/");
     Map<String, java.util.concurrent.CountDownLatch> pairs = new java.util.concurrent.ConcurrentHashMap<>();
     var latched = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
@@ -1675,7 +1673,8 @@ abstract class SortContract {
         String which = kind.equals("GET") && key.matches(".*/(extract|partition)/[0-9]+/done\\.json")
             ? "the done markers of " + key.replaceAll(".*/(extract|partition)/.*", "$1")
             : kind.equals("LIST") && key.contains("/extract/") ? "listings of the extract runs"
-            : kind.equals("HEAD") && key.matches(".*/create/[0-9]+\\.json") ? "the created shards' markers" : null;
+            : kind.equals("HEAD") && key.matches(".*/create/[0-9]+\\.json") ? "the created shards' markers"
+            : kind.equals("PUT") && key.matches(".*/extract/[0-9]+/run-.*") ? "the runs of a spill" : null;
         if (which != null) {
           pair(which);
         }
@@ -1695,7 +1694,7 @@ abstract class SortContract {
         two.countDown();
         try {
           if (!two.await(10, java.util.concurrent.TimeUnit.SECONDS)) {
-            throw new java.io.IOException(which + " were not read at once");
+            throw new java.io.IOException(which + " were not in flight at once");
           }
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
@@ -1706,15 +1705,18 @@ abstract class SortContract {
     SortPhases latchedPhases = new SortPhases(spec, stores, new Location(latched, scratch.key()),
         new ScratchPacks(latched, new Scratch(scratch.key())), false, QUIET);
 
+    for (int index = 0; index < 2; index++) {
+      latchedPhases.extract(index, 2, 4);
+    }
     for (int index = 0; index < 4; index++) {
       latchedPhases.partition(index, 4, 2);
     }
     latchedPhases.plan(2);
     latchedPhases.create(0, 1);
 
-    assertThat(pairs).as("kinds of request made two at a time").containsOnlyKeys("the done markers of extract",
-        "the done markers of partition", "listings of the extract runs", "the packs' segment tables",
-        "the created shards' markers");
+    assertThat(pairs).as("kinds of request made two at a time").containsOnlyKeys("the runs of a spill",
+        "the done markers of extract", "the done markers of partition", "listings of the extract runs",
+        "the packs' segment tables", "the created shards' markers");
     phases.commit();
     assertTheOutputIsTheLocalRuns(spec);
   }

@@ -1,9 +1,12 @@
 package dev.quarry.core.sort.records;
 
+import dev.quarry.core.concurrent.InFlight;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.ToIntFunction;
 
 /**
@@ -12,6 +15,9 @@ import java.util.function.ToIntFunction;
  * partition that has entries, so that each partition's runs can be merged on their own.
  */
 public final class ExternalSorter {
+  /** Runs a spill writes at once. */
+  static final int RUNS_IN_FLIGHT = 16;
+
   private final Comparator<RecordEntry> order;
   private final RunStorage storage;
   private final String prefix;
@@ -58,25 +64,33 @@ public final class ExternalSorter {
     }
   }
 
-  /** Sorts what is buffered and writes it as the next run. */
+  /**
+   * Sorts what is buffered and writes it as the next run of each partition that has entries, {@value #RUNS_IN_FLIGHT}
+   * runs at once (one after another, an extract worker of 1,000 partitions made 1,000 requests in a row at each
+   * spill). Names are given in partition order first, so they do not depend on which run is written first.
+   */
   public void spill() throws IOException {
+    Map<Integer, String> names = new LinkedHashMap<>();
     for (int partition = 0; partition < buffers.size(); partition++) {
-      List<RecordEntry> buffer = buffers.get(partition);
-      if (buffer.isEmpty()) {
-        continue;
+      if (!buffers.get(partition).isEmpty()) {
+        names.put(partition, buffers.size() == 1 ? nextRunName() : String.format("%s%05d-%06d.run", prefix,
+            partition, runNames++));
       }
+    }
+    InFlight.all(names.keySet(), RUNS_IN_FLIGHT, partition -> {
+      List<RecordEntry> buffer = buffers.get(partition);
       buffer.sort(order);
-      String name = buffers.size() == 1 ? nextRunName() : String.format("%s%05d-%06d.run", prefix, partition,
-          runNames++);
-      try (RunWriter writer = new RunWriter(storage.create(name))) {
+      try (RunWriter writer = new RunWriter(storage.create(names.get(partition)))) {
         for (RecordEntry entry : buffer) {
           writer.write(entry);
         }
         writer.finish();
       }
+    });
+    names.forEach((partition, name) -> {
       runs.get(partition).add(name);
-      buffer.clear();
-    }
+      buffers.get(partition).clear();
+    });
     bufferedBytes = 0;
   }
 
