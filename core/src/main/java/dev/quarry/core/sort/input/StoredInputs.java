@@ -1,15 +1,18 @@
 package dev.quarry.core.sort.input;
 
 import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.concurrent.Futures;
+import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.sort.Scratch;
-import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.sort.StoredJson;
+import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.ObjectStore;
 import java.io.IOException;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The job's input list as extract index 0 keeps it in scratch: pages of 4,096 input shards
@@ -21,6 +24,8 @@ import java.util.Map;
 public final class StoredInputs {
   /** Input shards a page holds: about 400 KiB of JSON. */
   static final int PAGE_SIZE = 4096;
+  /** Pages extract index 0 writes at once (409,600 inputs are 100 pages). */
+  private static final int PAGES_IN_FLIGHT = 16;
 
   /** What {@code inputs.json} holds: how many input shards, in pages of how many, and their formats (in order). */
   public record Summary(int count, int pageSize, List<ShardFormat> formats) {}
@@ -28,7 +33,8 @@ public final class StoredInputs {
   private final ObjectStore store;
   private final Scratch scratch;
   private final Summary summary;
-  private final Map<Integer, List<InputShard>> pages = new HashMap<>();
+  /** Pages read or being read, by number: one reader fetches a page while the others wait for that page alone. */
+  private final Map<Integer, CompletableFuture<List<InputShard>>> pages = new ConcurrentHashMap<>();
   /** Whether a shard on a page is one the job's input gives ({@link InputShards#givenBy}). */
   private final java.util.function.Predicate<InputShard> given;
 
@@ -44,7 +50,7 @@ public final class StoredInputs {
   public static StoredInputs of(List<InputShard> inputs) {
     StoredInputs held = new StoredInputs(null, null, new Summary(inputs.size(), Math.max(1, inputs.size()),
         inputs.stream().map(InputShard::format).distinct().toList()), shard -> true);
-    held.pages.put(0, inputs);
+    held.pages.put(0, CompletableFuture.completedFuture(inputs));
     return held;
   }
 
@@ -54,10 +60,11 @@ public final class StoredInputs {
   }
 
   static void write(ObjectStore store, Scratch scratch, List<InputShard> inputs, int pageSize) throws IOException {
-    for (int page = 0; (long) page * pageSize < inputs.size(); page++) {
-      StoredJson.write(store, scratch.inputsPage(page), inputs.subList(page * pageSize,
-          (int) Math.min(inputs.size(), (page + 1L) * pageSize)).toArray(InputShard[]::new));
-    }
+    List<Integer> pageNumbers = java.util.stream.IntStream.range(0, (int) ((inputs.size() + pageSize - 1L) / pageSize))
+        .boxed().toList();
+    InFlight.all(pageNumbers, PAGES_IN_FLIGHT, page -> StoredJson.write(store, scratch.inputsPage(page),
+        inputs.subList(page * pageSize, (int) Math.min(inputs.size(), (page + 1L) * pageSize))
+            .toArray(InputShard[]::new)));
     StoredJson.write(store, scratch.inputs(), new Summary(inputs.size(), pageSize,
         inputs.stream().map(InputShard::format).distinct().toList()));
   }
@@ -94,31 +101,47 @@ public final class StoredInputs {
    * Input shard {@code index}: only its page is read (once). Refuses an index outside the list, and a page that
    * does not hold its shards in their places.
    */
-  public synchronized InputShard get(int index) throws IOException {
+  public InputShard get(int index) throws IOException {
     if (index < 0 || index >= summary.count()) {
       throw new IllegalStateException("Cannot read a record of input shard " + index + ": the job has "
           + summary.count() + " input shards (the scratch was changed; clean it and sort again)");
     }
     int page = index / summary.pageSize();
-    List<InputShard> shards = pages.get(page);
-    if (shards == null) {
-      shards = Arrays.asList(StoredJson.read(store, scratch.inputsPage(page), InputShard[].class));
-      long first = (long) page * summary.pageSize();
-      if (shards.size() != Math.min(summary.pageSize(), summary.count() - first)) {
-        throw changed("page " + page + " holds " + shards.size() + " shards, not those from " + first);
+    CompletableFuture<List<InputShard>> reading = new CompletableFuture<>();
+    CompletableFuture<List<InputShard>> read = pages.putIfAbsent(page, reading);
+    if (read == null) {
+      read = reading;
+      try {
+        reading.complete(readPage(page));
+      } catch (IOException | RuntimeException e) {
+        pages.remove(page, reading); // the next caller reads it again
+        reading.completeExceptionally(e);
       }
-      for (int i = 0; i < shards.size(); i++) {
-        InputShard shard = shards.get(i);
-        if (shard == null || shard.index() != first + i || shard.url() == null || shard.format() == null) {
-          throw changed("input shard " + (first + i) + " is not where page " + page + " has it");
-        }
-        if (!given.test(shard)) {
-          throw changed("input shard " + (first + i) + " on page " + page + " is not one the job's input gives");
-        }
-      }
-      pages.put(page, shards);
     }
-    return shards.get(index % summary.pageSize());
+    try {
+      return read.join().get(index % summary.pageSize());
+    } catch (java.util.concurrent.CompletionException e) {
+      throw Futures.asIoException(e.getCause());
+    }
+  }
+
+  /** Page {@code page}, refused unless it holds its shards in their places, each one the job's input gives. */
+  private List<InputShard> readPage(int page) throws IOException {
+    List<InputShard> shards = Arrays.asList(StoredJson.read(store, scratch.inputsPage(page), InputShard[].class));
+    long first = (long) page * summary.pageSize();
+    if (shards.size() != Math.min(summary.pageSize(), summary.count() - first)) {
+      throw changed("page " + page + " holds " + shards.size() + " shards, not those from " + first);
+    }
+    for (int i = 0; i < shards.size(); i++) {
+      InputShard shard = shards.get(i);
+      if (shard == null || shard.index() != first + i || shard.url() == null || shard.format() == null) {
+        throw changed("input shard " + (first + i) + " is not where page " + page + " has it");
+      }
+      if (!given.test(shard)) {
+        throw changed("input shard " + (first + i) + " on page " + page + " is not one the job's input gives");
+      }
+    }
+    return shards;
   }
 
   private static IllegalStateException changed(String what) {

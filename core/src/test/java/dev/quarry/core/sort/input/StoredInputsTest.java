@@ -58,6 +58,62 @@ class StoredInputsTest {
     }
   }
 
+  /**
+   * A page being read holds up the readers of that page alone: a create worker's threads each waited for every page
+   * being read, one after another, behind one lock. Here page 0's read waits until page 1 has been read by another
+   * thread, and both pages are read once however many threads ask.
+   */
+  @Test
+  void readersOfOnePageDoNotWaitForAnotherPagesRead() throws Exception {
+    List<InputShard> inputs = new ArrayList<>();
+    for (int index = 0; index < 20; index++) {
+      inputs.add(new InputShard(index, String.format("s3://b/shard-%06d.tar", index), ShardFormat.TAR));
+    }
+    Scratch scratch = new Scratch("scratch/");
+    try (FileStore files = new FileStore(root)) {
+      StoredInputs.write(files, scratch, inputs, 10);
+      java.util.concurrent.CountDownLatch firstPageReading = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch secondPageRead = new java.util.concurrent.CountDownLatch(1);
+      java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> reads =
+          new java.util.concurrent.ConcurrentHashMap<>();
+      var latched = new DelegatingStore(files) {
+        @Override
+        public java.io.InputStream get(String key) throws java.io.IOException {
+          reads.computeIfAbsent(key, page -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+          try {
+            if (key.endsWith("/000000.json")) {
+              firstPageReading.countDown();
+            }
+            if (key.endsWith("/000000.json")
+                && !secondPageRead.await(10, java.util.concurrent.TimeUnit.SECONDS)) {
+              throw new java.io.IOException("page 1 was not read while page 0 was being read");
+            }
+          } catch (InterruptedException e) {
+            throw new java.io.InterruptedIOException();
+          }
+          return super.get(key);
+        }
+      };
+      StoredInputs stored = StoredInputs.read(latched, scratch, "create shards",
+          new SortSpec.Input("s3://b/shard-{000000..000019}.tar", null, null, null));
+      try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+        List<java.util.concurrent.Future<InputShard>> firstPage = new ArrayList<>();
+        for (int thread = 0; thread < 4; thread++) {
+          int index = thread;
+          firstPage.add(threads.submit(() -> stored.get(index)));
+        }
+        assertThat(firstPageReading.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(stored.get(15)).isEqualTo(inputs.get(15));
+        secondPageRead.countDown();
+        for (int thread = 0; thread < 4; thread++) {
+          assertThat(firstPage.get(thread).get()).isEqualTo(inputs.get(thread));
+        }
+      }
+      assertThat(reads).containsOnlyKeys("scratch/inputs.json", "scratch/inputs/000000.json",
+          "scratch/inputs/000001.json").allSatisfy((key, count) -> assertThat(count.get()).as(key).isEqualTo(1));
+    }
+  }
+
   @Test
   void aPageOfOtherShardsOrAnotherSizeIsRefused() throws Exception {
     List<InputShard> inputs = new ArrayList<>();
