@@ -25,7 +25,10 @@ public final class SharedSplitters {
   private static final long LAST_POLL_MILLIS = 2_000;
 
   /** The stored document: the number of partitions and the keys (range keys, content splitters) that start 1, 2, ... */
-  record Stored(int partitions, List<String> splitters) {}
+  record Splitters(int partitions, List<String> splitters) {}
+
+  /** What a message about a stored object that is not the job's splitters says to do. */
+  private static final String REMEDY = "delete it and run extract again";
 
   /** Draws the splitters from the sample. */
   @FunctionalInterface
@@ -71,23 +74,25 @@ public final class SharedSplitters {
     }
     List<String> splitters = draw.splitters();
     if (index == 0) {
-      StoredJson.write(store, key, new Stored(partitions, splitters));
+      StoredJson.write(store, key, new Splitters(partitions, splitters));
     }
     return splitters;
   }
 
   private Optional<List<String>> read(String key, int partitions, Consumer<List<String>> check) throws IOException {
-    Stored stored;
+    Splitters stored;
     try {
-      stored = StoredJson.read(store, key, Stored.class);
+      stored = StoredJson.read(store, key, Splitters.class, REMEDY);
     } catch (NoSuchObjectException e) {
       return Optional.empty();
     }
     String problem = null;
     if (stored.partitions() != partitions || stored.splitters() == null) {
       problem = "it is not the splitters of " + partitions + " partitions";
-    } else if (stored.splitters().size() >= partitions || stored.splitters().contains(null)) {
+    } else if (stored.splitters().size() >= partitions) {
       problem = "it holds " + stored.splitters().size() + " splitters (must be at most " + (partitions - 1) + ")";
+    } else if (stored.splitters().contains(null)) {
+      problem = "a splitter is not a string";
     } else {
       try {
         check.accept(stored.splitters());
@@ -96,8 +101,8 @@ public final class SharedSplitters {
       }
     }
     if (problem != null) {
-      throw new IOException("Cannot read " + store.url(key) + ": " + problem + " (it was changed or is corrupt;"
-          + " delete it and run extract again)");
+      throw new IOException("Cannot read " + store.url(key) + ": " + problem + " (it was changed or is corrupt; "
+          + REMEDY + ")");
     }
     return Optional.of(stored.splitters());
   }
