@@ -119,7 +119,7 @@ class SharedSplittersTest {
     try (ObjectStores worker1 = new ObjectStores(S3Settings.defaults());
         ExecutorService thread = Executors.newSingleThreadExecutor()) {
       Future<List<String>> waiting = thread.submit(() -> splitters(1, worker1, watched, LONG));
-      polled.await();
+      assertThat(polled.await(1, java.util.concurrent.TimeUnit.MINUTES)).as("index 1 looked for them").isTrue();
       List<String> drawn = drawnByIndex0(); // after index 1 found none, and within its wait of ten minutes
       assertThat(waiting.get()).isEqualTo(drawn);
       assertThat(worker1.requests().total()).as("index 1's reads of the inputs").isZero();
