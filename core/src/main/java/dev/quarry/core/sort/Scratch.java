@@ -35,6 +35,7 @@ public final class Scratch {
       "inputs/[0-9]{6,}\\.json",
       "extract/[0-9]{5,}/run-[0-9a-f-]{36}-([0-9]{5,}-)?[0-9]{6,}\\.run",
       "extract/[0-9]{5,}/done\\.json",
+      "sample/splitters-[0-9]{5,}\\.json",
       "packs/[0-9]{8,}\\.tar",
       "packs/extract-[0-9]{5,}-[0-9a-f-]{36}\\.pack",
       "partition/[0-9]{5,}/sort/run-[0-9a-f-]{36}-[0-9]{6,}\\.run",
@@ -62,6 +63,14 @@ public final class Scratch {
   /** Page {@code page} of the input shard list ({@code StoredInputs}). */
   public String inputsPage(int page) {
     return String.format("%sinputs/%06d.json", prefix, page);
+  }
+
+  /**
+   * The splitters of {@code partitions} partitions, drawn from the key sample by extract index 0 and used by every
+   * index ({@code SharedSplitters}).
+   */
+  public String splitters(int partitions) {
+    return String.format("%ssample/splitters-%05d.json", prefix, partitions);
   }
 
   /** Whether {@code name} is one of the runs {@link #runPrefix} names for extract worker {@code index}. */

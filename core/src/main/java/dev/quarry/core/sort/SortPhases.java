@@ -16,6 +16,7 @@ import dev.quarry.core.sort.plan.PartitionResult;
 import dev.quarry.core.sort.plan.PlanShards;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
+import dev.quarry.core.sort.plan.SharedSplitters;
 import dev.quarry.core.sort.spec.BraceTemplate;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
@@ -26,6 +27,7 @@ import dev.quarry.core.store.RequestCounts;
 import dev.quarry.core.store.RequestTotals;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,6 +49,7 @@ public final class SortPhases {
   private final Location scratchRoot;
   private final PackStore packs;
   private final boolean inOneProcess;
+  private final Duration splittersWait;
   /** A local run's, allocated before its extract fills the direct memory (CreatePhase#localWriteBuffers). */
   private final DirectWriteBuffers writeBuffers;
   private final PrintStream log;
@@ -58,7 +61,17 @@ public final class SortPhases {
    */
   public SortPhases(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs, boolean inOneProcess,
       PrintStream log) {
+    this(spec, stores, scratchRoot, packs, inOneProcess, SharedSplitters.DEFAULT_WAIT, log);
+  }
+
+  /**
+   * As above; {@code splittersWait}: how long an extract index other than 0 waits for index 0's splitters before
+   * drawing them itself ({@link SharedSplitters}).
+   */
+  public SortPhases(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs, boolean inOneProcess,
+      Duration splittersWait, PrintStream log) {
     this.spec = spec;
+    this.splittersWait = splittersWait;
     this.stores = stores;
     this.scratchRoot = scratchRoot;
     this.packs = packs;
@@ -118,7 +131,7 @@ public final class SortPhases {
         // Refused before the work rather than at the plan; a key map's templates are known only then.
         new OutputClaim(stores, spec).check(List.of(BraceTemplate.parse(spec.output().template(), true)));
       }
-      ExtractResult result = new ExtractPhase(spec, stores, scratchRoot, packs, inOneProcess, log)
+      ExtractResult result = new ExtractPhase(spec, stores, scratchRoot, packs, inOneProcess, splittersWait, log)
           .run(index, count, partitions, problems);
       details.put("inputBytes", result.inputBytes());
       details.put("missingShards", result.missingShards());

@@ -24,8 +24,13 @@ public final class StoredJson {
   private StoredJson() {}
 
   public static <T> T read(ObjectStore store, String key, Class<T> type) throws IOException {
+    return read(store, key, type, "rerun the phase that wrote it");
+  }
+
+  /** As {@link #read(ObjectStore, String, Class)}; {@code remedy}: what a message says to do about a bad document. */
+  public static <T> T read(ObjectStore store, String key, Class<T> type, String remedy) throws IOException {
     String tooLarge = "Cannot read " + store.url(key) + ": it is larger than " + (MAX_BYTES >> 20) + " MiB, more"
-        + " than a sort writes there (it was changed or is corrupt; rerun the phase that wrote it)";
+        + " than a sort writes there (it was changed or is corrupt; " + remedy + ")";
     byte[] bytes;
     try (InputStream in = new LimitedInputStream(store.get(key), MAX_BYTES, tooLarge)) {
       bytes = in.readAllBytes();
@@ -34,7 +39,7 @@ public final class StoredJson {
       return Json.read(bytes, type);
     } catch (JacksonException e) {
       throw new IOException("Cannot read " + store.url(key) + ": it is not a valid " + type.getSimpleName()
-          + " document (it was changed or is corrupt; rerun the phase that wrote it)");
+          + " document (it was changed or is corrupt; " + remedy + ")");
     }
   }
 

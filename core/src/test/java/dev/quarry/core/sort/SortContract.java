@@ -450,10 +450,42 @@ abstract class SortContract {
         spec.dryRun(), true);
   }
 
+  /**
+   * The phases over {@code scratchUrl}; an extract index other than 0 waits a moment for index 0's splitters, since
+   * the tests often run index 0 last.
+   */
   private SortPhases phases(SortSpec spec, String scratchUrl) {
     Location scratch = stores.locate(scratchUrl);
     return new SortPhases(spec, stores, scratch, new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false,
-        QUIET);
+        java.time.Duration.ofMillis(100), QUIET);
+  }
+
+  /**
+   * Extract index 0 draws the key sample once and stores the splitters in scratch; index 1, run as another process
+   * with stores of its own, uses them: its requests to the inputs are a HEAD and a GET of each of its own shards and
+   * nothing else, and its done marker names the same splitters. Clean deletes them with the rest.
+   */
+  @Test
+  void extractIndex0DrawsTheKeySampleOnceAndTheOtherIndexesUseItsSplitters() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.ALPHANUMERIC, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 20));
+    Location scratch = stores.locate(root + "scratch/");
+    phases(spec, root + "scratch/").extract(0, 2, 4);
+    assertThat(objects(root + "scratch/").keySet()).contains("sample/splitters-00004.json");
+    try (ObjectStores worker1 = openStores()) {
+      new SortPhases(spec, worker1, scratch, new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false,
+          java.time.Duration.ofMinutes(10), QUIET).extract(1, 2, 4);
+      assertThat(worker1.requests().total()).as("requests of extract index 1 to the inputs").isEqualTo(2 * 3);
+    }
+    Scratch names = new Scratch(scratch.key());
+    var markers = new ArrayList<dev.quarry.core.sort.extract.ExtractResult>();
+    for (int index = 0; index < 2; index++) {
+      markers.add(StoredJson.read(scratch.store(), names.extractDone(index),
+          dev.quarry.core.sort.extract.ExtractResult.class));
+    }
+    assertThat(markers.get(0).splittersSha256()).isNotNull().isEqualTo(markers.get(1).splittersSha256());
+    ScratchCleaning.clean(scratch, ScratchMarker.of(spec));
+    assertThat(objects(root + "scratch/")).as("clean deletes the splitters too").isEmpty();
   }
 
   @Test

@@ -38,17 +38,12 @@ public final class TarReader implements ShardReader {
   }
 
   /**
-   * The offset of the first block-aligned ustar header in the first {@code length} bytes of {@code bytes}, or -1:
-   * where to start reading a window cut from the middle of an archive. Data can hold a block that looks like a header
-   * by chance or by design, so only what cannot change any output may trust it.
+   * Whether {@code block} (512 bytes) is a ustar header whose checksum holds: where to start reading a stream cut from
+   * the middle of an archive. Data can hold a block that looks like a header by chance or by design, so only what
+   * cannot change any output may trust it.
    */
-  public static int firstHeaderIn(byte[] bytes, int length) {
-    for (int at = 0; at + BLOCK <= length; at += BLOCK) {
-      if (TarHeader.isHeaderAt(bytes, at)) {
-        return at;
-      }
-    }
-    return -1;
+  public static boolean isHeader(byte[] block) {
+    return block.length == BLOCK && TarHeader.isHeaderAt(block, 0);
   }
 
   @Override

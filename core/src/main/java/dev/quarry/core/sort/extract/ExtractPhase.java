@@ -13,6 +13,7 @@ import dev.quarry.core.sort.input.InputShards;
 import dev.quarry.core.sort.input.StoredInputs;
 import dev.quarry.core.sort.order.KeyOrder;
 import dev.quarry.core.sort.plan.Partitioner;
+import dev.quarry.core.sort.plan.SharedSplitters;
 import dev.quarry.core.sort.records.ExternalSorter;
 import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.SortSpec;
@@ -24,6 +25,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -53,11 +55,14 @@ public final class ExtractPhase {
   private final Scratch scratch;
   private final PackStore packs;
   private final boolean inOneProcess;
+  private final Duration splittersWait;
   private final PrintStream log;
 
+  /** {@code splittersWait}: how long an index other than 0 waits for index 0's splitters ({@link SharedSplitters}). */
   public ExtractPhase(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs,
-      boolean inOneProcess, PrintStream log) {
+      boolean inOneProcess, Duration splittersWait, PrintStream log) {
     this.spec = spec;
+    this.splittersWait = splittersWait;
     this.stores = stores;
     this.scratchStore = scratchRoot.store();
     this.scratch = new Scratch(scratchRoot.key());
@@ -84,8 +89,10 @@ public final class ExtractPhase {
     if (index == 0) {
       StoredInputs.write(scratchStore, scratch, inputs);
     }
-    // Every worker samples the same keys, so all find the same splitters; a key's partition depends on nothing else.
-    Partitioner partitioner = Partitioner.sampled(spec, stores, inputs, partitions);
+    // Index 0 draws the sample and shares its splitters; the others use them (or, when they do not come, draw the
+    // same sample): a key's partition depends on nothing else.
+    Partitioner partitioner = Partitioner.sampled(spec, stores, inputs, partitions,
+        new SharedSplitters(scratchStore, scratch, index, splittersWait));
     int from = (int) ((long) inputs.size() * index / count);
     int to = (int) ((long) inputs.size() * (index + 1) / count);
     List<InputShard> mine = inputs.subList(from, to);

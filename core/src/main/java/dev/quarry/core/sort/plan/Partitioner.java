@@ -76,18 +76,66 @@ public final class Partitioner {
   }
 
   /**
-   * The partitioner of extract: samples the inputs for splitters when the order uses them ({@link KeySample}). The
-   * key map's malformed lines are the partition steps' to report: here they are only parsed (an abort still fails).
+   * The partitioner of extract: its splitters, when the order uses them, those {@code shared} gives (drawn from the
+   * sample, {@link KeySample}, once per job). The key map's malformed lines are the partition steps' to report: here
+   * they are only parsed (an abort still fails).
    */
-  public static Partitioner sampled(SortSpec spec, ObjectStores stores, List<InputShard> inputs, int partitions)
-      throws IOException {
+  public static Partitioner sampled(SortSpec spec, ObjectStores stores, List<InputShard> inputs, int partitions,
+      SharedSplitters shared) throws IOException, InterruptedException {
     Keymap keymap = spec.order().kind() == OrderKind.KEYMAP ? Keymap.of(spec, stores, new Problems()) : null;
-    List<String> splitters = spec.order().kind() == OrderKind.CONTENT
-        ? KeySample.contentSplitters(inputs, stores, partitions, spec.order()).stream()
-            .map(Partitioner::contentSplitter).toList()
-        : usesSplitters(spec.order())
-            ? KeySample.splitters(inputs, stores, partitions, rangeKeys(spec.order(), keymap)) : List.of();
+    List<String> splitters = usesSplitters(spec.order()) && partitions > 1 && !inputs.isEmpty()
+        ? shared.of(partitions, () -> drawn(spec.order(), stores, inputs, partitions, keymap),
+            stored -> checkSplitters(spec.order(), stored))
+        : List.of();
     return new Partitioner(spec.order(), partitions, splitters, keymap, inputs.size());
+  }
+
+  /** The splitters the sample of {@code inputs} gives for an order that uses them. */
+  static List<String> drawn(SortSpec.Order order, ObjectStores stores, List<InputShard> inputs, int partitions,
+      Keymap keymap) throws IOException {
+    return order.kind() == OrderKind.CONTENT
+        ? KeySample.contentSplitters(inputs, stores, partitions, order).stream().map(Partitioner::contentSplitter)
+            .toList()
+        : KeySample.splitters(inputs, stores, partitions, rangeKeys(order, keymap));
+  }
+
+  /**
+   * Refuses splitters that are not what the sample draws for {@code order}: strictly increasing range keys (by code
+   * point; a key map's with its template's ten digits and ':'), or a content order's (content key, key) pairs
+   * strictly increasing in the order's direction, each a content key of the order's type.
+   *
+   * @throws IllegalArgumentException saying which rule they break, without quoting them
+   */
+  static void checkSplitters(SortSpec.Order order, List<String> splitters) {
+    if (order.kind() == OrderKind.CONTENT) {
+      Comparator<RecordEntry> compare = RecordOrders.of(order);
+      RecordEntry previous = null;
+      for (String text : splitters) {
+        RecordEntry splitter;
+        try {
+          splitter = contentSplitter(order, text);
+        } catch (RuntimeException e) {
+          throw new IllegalArgumentException("a splitter is not a content key's length, ':', the content key and a"
+              + " key");
+        }
+        if (previous != null && compare.compare(previous, splitter) >= 0) {
+          throw new IllegalArgumentException("its splitters are not strictly increasing in the order");
+        }
+        previous = splitter;
+      }
+      return;
+    }
+    String previous = null;
+    for (String splitter : splitters) {
+      if (order.kind() == OrderKind.KEYMAP && !splitter.matches("(?s)[0-9]{" + TEMPLATE_DIGITS + "}:.*")) {
+        throw new IllegalArgumentException("a splitter is not a template's index in " + TEMPLATE_DIGITS
+            + " digits, ':' and a key");
+      }
+      if (previous != null && KeyOrder.compareKeys(previous, splitter) >= 0) {
+        throw new IllegalArgumentException("its splitters are not strictly increasing");
+      }
+      previous = splitter;
+    }
   }
 
   /** Refuses a number of partitions outside 1 to {@link #MAX_PARTITIONS}. */

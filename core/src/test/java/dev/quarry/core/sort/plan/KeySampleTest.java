@@ -33,6 +33,92 @@ class KeySampleTest {
   }
 
   /**
+   * {@code shards} shards of {@code perShard} records as {@code quarry gen} makes them (a label, then an image of
+   * {@code bytes} give or take a quarter), keys in shard order.
+   */
+  private static List<List<Record>> inKeyOrder(int shards, int perShard, int bytes) {
+    var factory = new dev.quarry.core.gen.RecordFactory(new dev.quarry.core.gen.DatasetSpec("in", shards, perShard,
+        bytes, 25, 1000, ShardFormat.TAR, 1));
+    List<List<Record>> dataset = new ArrayList<>();
+    for (int shard = 0; shard < shards; shard++) {
+      List<Record> records = new ArrayList<>();
+      for (int i = 0; i < perShard; i++) {
+        records.add(factory.record(shard, i));
+      }
+      dataset.add(records);
+    }
+    return dataset;
+  }
+
+  /** The records of the largest of the partitions {@code splitters} cut the dataset's keys into, over N/P. */
+  private static double largestOverEven(List<List<Record>> dataset, List<String> splitters, int partitions) {
+    int[] sizes = new int[partitions];
+    long records = 0;
+    for (List<Record> shard : dataset) {
+      for (Record record : shard) {
+        int partition = 0;
+        while (partition < splitters.size()
+            && dev.quarry.core.sort.order.KeyOrder.compareKeys(record.key(), splitters.get(partition)) >= 0) {
+          partition++;
+        }
+        sizes[partition]++;
+        records++;
+      }
+    }
+    return java.util.Arrays.stream(sizes).max().orElseThrow() / ((double) records / partitions);
+  }
+
+  private List<String> splitters(List<List<Record>> dataset, int partitions) throws Exception {
+    try (ObjectStores stores = new ObjectStores(S3Settings.defaults())) {
+      return KeySample.splitters(written(stores, dataset), stores, partitions, UnaryOperator.identity());
+    }
+  }
+
+  /**
+   * Records of 100 KiB, shards written in key order, as many partitions as shards: windows of a few KiB rarely held a
+   * header, so the sample held about one key a shard and one partition twice N/P. A window of a record and a block
+   * holds a header wherever it starts.
+   */
+  @Test
+  void largeRecordsInShardsWrittenInKeyOrderAreCutEvenly() throws Exception {
+    List<List<Record>> dataset = inKeyOrder(16, 40, 100 << 10);
+    List<String> splitters = splitters(dataset, 16);
+    assertThat(splitters).hasSize(15);
+    assertThat(largestOverEven(dataset, splitters, 16)).as("the largest of 16 partitions over N/P")
+        .isLessThanOrEqualTo(1.25);
+  }
+
+  /** Records of 1 MiB, fewer shards than partitions: the points through each shard cut it where its keys are. */
+  @Test
+  void recordsOfAMebibyteInFewerShardsThanPartitionsAreCutEvenly() throws Exception {
+    List<List<Record>> dataset = inKeyOrder(4, 40, 1 << 20);
+    List<String> splitters = splitters(dataset, 16);
+    assertThat(largestOverEven(dataset, splitters, 16)).as("the largest of 16 partitions over N/P")
+        .isLessThanOrEqualTo(1.25);
+  }
+
+  /**
+   * Keys in random order, 64 partitions: 1 MiB of sample held about 11 keys a partition, and partitions varied by
+   * about a third; {@code KEYS_PER_PARTITION} keys a partition keep the largest within 1.25 x N/P.
+   */
+  @Test
+  void randomKeysAreCutIntoSixtyFourEvenPartitions() throws Exception {
+    java.util.Random random = new java.util.Random(20);
+    List<List<Record>> dataset = new ArrayList<>();
+    for (int shard = 0; shard < 16; shard++) {
+      List<Record> records = new ArrayList<>();
+      for (int i = 0; i < 4000; i++) {
+        records.add(record(String.format("r-%016x", random.nextLong()), 1024));
+      }
+      dataset.add(records);
+    }
+    List<String> splitters = splitters(dataset, 64);
+    assertThat(splitters).hasSize(63);
+    assertThat(largestOverEven(dataset, splitters, 64)).as("the largest of 64 partitions over N/P")
+        .isLessThanOrEqualTo(1.25);
+  }
+
+  /**
    * Shards written in key order, fewer than the partitions: a sample of each shard's first 16 KiB put every splitter
    * among the first ten keys of each shard, so four partitions held a whole shard each (4 times N/P) and twelve almost
    * nothing. Windows spread through each shard cut it where its keys are.
@@ -69,31 +155,46 @@ class KeySampleTest {
   }
 
   /**
-   * What every extract worker reads for the sample is bounded whatever the shards: {@code BYTES_PER_PARTITION} per
-   * partition up to {@code BYTES} (a block a shard at least), in at most {@code WINDOWS_PER_PARTITION} reads per
-   * partition and {@code WINDOWS} in all (one a shard at least), each window inside its shard, starting at a block
-   * boundary, none overlapping another, the first at the shard's start.
+   * What the sample reads is bounded whatever the shards and records: besides each shard's first window, at most
+   * {@code POINTS_PER_PARTITION} windows a partition and {@code MAX_POINTS}, and bytes at most {@code MAX_BYTES} and
+   * no more than the most of {@code BYTES_PER_PARTITION} a partition, 1/{@code INPUT_FRACTION} of the input and the
+   * points at a record each; every window inside its shard, at a block boundary, after the first window, none
+   * overlapping another, each a record and a block long unless the shard ends first.
    */
   @Test
   void theWindowsOfTheSampleAreBoundedAndLieInsideTheirShards() {
-    for (int partitions : new int[] {2, 16, 1000}) {
-      for (int shards : new int[] {1, 3, 16, 64}) {
-        for (long size : new long[] {0, 700, 16 << 10, 1 << 20, 3L << 30, (1L << 40) + 123}) {
-          List<KeySample.Window> windows = KeySample.windows(size, shards, partitions);
-          String what = partitions + " partitions, " + shards + " shards of " + size + " bytes: " + windows;
-          long bytes = windows.stream().mapToLong(KeySample.Window::length).sum() * shards;
-          assertThat((long) windows.size() * shards).as(what).isLessThanOrEqualTo(Math.max(shards,
-              Math.min(KeySample.WINDOWS, (long) partitions * KeySample.WINDOWS_PER_PARTITION)));
-          assertThat(bytes).as(what).isLessThanOrEqualTo(Math.max(512L * shards,
-              Math.min(KeySample.BYTES, (long) partitions * KeySample.BYTES_PER_PARTITION)));
-          long end = 0;
-          for (KeySample.Window window : windows) {
-            assertThat(window.offset() % 512).as(what).isZero();
-            assertThat(window.offset()).as(what).isGreaterThanOrEqualTo(end);
-            end = window.offset() + window.length();
-            assertThat(end).as(what).isLessThanOrEqualTo(size);
+    for (int partitions : new int[] {2, 16, 1000, 99_999}) {
+      for (int shards : new int[] {1, 3, 16, 64, 4096}) {
+        for (long size : new long[] {700, 16 << 10, 1 << 20, 3L << 30, (1L << 40) + 123}) {
+          for (long span : new long[] {512, 1536, 100 << 10, 1 << 20, 1L << 36}) {
+            long[] sizes = new long[Math.min(shards, KeySample.shardsSampled(shards * 10, partitions))];
+            java.util.Arrays.fill(sizes, size);
+            List<List<KeySample.Window>> spread = KeySample.spread(sizes, shards * 10, partitions, span);
+            String what = partitions + " partitions, " + sizes.length + " shards of " + size + " bytes, records of "
+                + span;
+            long first = Math.min(size, KeySample.FIRST_WINDOW);
+            long points = spread.stream().mapToLong(List::size).sum();
+            long bytes = first * sizes.length
+                + spread.stream().flatMap(List::stream).mapToLong(KeySample.Window::length).sum();
+            long shortest = (span + 511) / 512 * 512 + 512;
+            long mostPoints = Math.min(KeySample.MAX_POINTS, (long) partitions * KeySample.POINTS_PER_PARTITION);
+            assertThat(points).as(what).isLessThanOrEqualTo(mostPoints);
+            assertThat(bytes).as(what).isLessThanOrEqualTo(KeySample.MAX_BYTES);
+            assertThat((double) bytes).as(what).isLessThanOrEqualTo(Math.max(Math.max(
+                (double) partitions * KeySample.BYTES_PER_PARTITION, (double) size * shards * 10
+                    / KeySample.INPUT_FRACTION), first * sizes.length + mostPoints * shortest));
+            for (List<KeySample.Window> windows : spread) {
+              long end = first;
+              for (KeySample.Window window : windows) {
+                assertThat(window.offset() % 512).as(what).isZero();
+                assertThat(window.offset()).as(what).isGreaterThanOrEqualTo(end);
+                end = window.offset() + window.length();
+                assertThat(end).as(what).isLessThanOrEqualTo(size);
+                assertThat(window.length()).as(what).isEqualTo(Math.min(window.length(), size - window.offset()))
+                    .isGreaterThanOrEqualTo(Math.min(shortest, size - window.offset()));
+              }
+            }
           }
-          assertThat(windows.getFirst().offset()).as(what).isZero();
         }
       }
     }

@@ -1,0 +1,109 @@
+package dev.quarry.core.sort.plan;
+
+import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.StoredJson;
+import dev.quarry.core.store.NoSuchObjectException;
+import dev.quarry.core.store.ObjectStore;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * A job's splitters, drawn once and shared through scratch, as TeraSort's split file: extract index 0 draws the
+ * sample ({@link KeySample}) and stores the splitters ({@link Scratch#splitters}); every other index waits for them,
+ * polling, and uses them. When they do not come within the wait (index 0 not scheduled yet, or killed), an index
+ * draws the same sample itself: it is deterministic, so it finds the same splitters, and the done markers' SHA-256 of
+ * the splitters still make partition and plan refuse a mix. No index waits on another for longer than the wait, and
+ * every index, 0 too, first uses splitters already stored (a rerun uses what the others used).
+ */
+public final class SharedSplitters {
+  /** How long an index other than 0 waits for index 0's splitters before drawing them itself. */
+  public static final Duration DEFAULT_WAIT = Duration.ofMinutes(1);
+  private static final long FIRST_POLL_MILLIS = 100;
+  private static final long LAST_POLL_MILLIS = 2_000;
+
+  /** The stored document: the number of partitions and the keys (range keys, content splitters) that start 1, 2, ... */
+  record Splitters(int partitions, List<String> splitters) {}
+
+  /** What a message about a stored object that is not the job's splitters says to do. */
+  private static final String REMEDY = "delete it and run extract again";
+
+  /** Draws the splitters from the sample. */
+  @FunctionalInterface
+  public interface Draw {
+    List<String> splitters() throws IOException;
+  }
+
+  private final ObjectStore store;
+  private final Scratch scratch;
+  private final int index;
+  private final Duration wait;
+
+  /** The splitters extract index {@code index} uses, shared under {@code scratch} in {@code store}. */
+  public SharedSplitters(ObjectStore store, Scratch scratch, int index, Duration wait) {
+    this.store = store;
+    this.scratch = scratch;
+    this.index = index;
+    this.wait = wait;
+  }
+
+  /**
+   * The splitters for {@code partitions}: those stored, once {@code check} (which throws IllegalArgumentException
+   * saying why they are not splitters of the job's order) accepts them; else, for index 0 or after the wait, drawn,
+   * and stored by index 0.
+   *
+   * @throws IOException "Cannot read ...: ..." when the stored object is not valid splitters for the job
+   */
+  public List<String> of(int partitions, Draw draw, Consumer<List<String>> check)
+      throws IOException, InterruptedException {
+    String key = scratch.splitters(partitions);
+    long deadline = System.nanoTime() + wait.toNanos();
+    long pause = FIRST_POLL_MILLIS;
+    for (Optional<List<String>> stored = read(key, partitions, check); ; stored = read(key, partitions, check)) {
+      if (stored.isPresent()) {
+        return stored.get();
+      }
+      long left = deadline - System.nanoTime();
+      if (index == 0 || left <= 0) {
+        break;
+      }
+      Thread.sleep(Math.min(pause, Math.max(1, left / 1_000_000)));
+      pause = Math.min(LAST_POLL_MILLIS, pause * 2);
+    }
+    List<String> splitters = draw.splitters();
+    if (index == 0) {
+      StoredJson.write(store, key, new Splitters(partitions, splitters));
+    }
+    return splitters;
+  }
+
+  private Optional<List<String>> read(String key, int partitions, Consumer<List<String>> check) throws IOException {
+    Splitters stored;
+    try {
+      stored = StoredJson.read(store, key, Splitters.class, REMEDY);
+    } catch (NoSuchObjectException e) {
+      return Optional.empty();
+    }
+    String problem = null;
+    if (stored.partitions() != partitions || stored.splitters() == null) {
+      problem = "it is not the splitters of " + partitions + " partitions";
+    } else if (stored.splitters().size() >= partitions) {
+      problem = "it holds " + stored.splitters().size() + " splitters (must be at most " + (partitions - 1) + ")";
+    } else if (stored.splitters().contains(null)) {
+      problem = "a splitter is not a string";
+    } else {
+      try {
+        check.accept(stored.splitters());
+      } catch (IllegalArgumentException e) {
+        problem = e.getMessage();
+      }
+    }
+    if (problem != null) {
+      throw new IOException("Cannot read " + store.url(key) + ": " + problem + " (it was changed or is corrupt; "
+          + REMEDY + ")");
+    }
+    return Optional.of(stored.splitters());
+  }
+}
