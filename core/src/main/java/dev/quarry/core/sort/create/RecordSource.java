@@ -122,12 +122,19 @@ public final class RecordSource {
     return location.store().getRange(location.key(), offset, length);
   }
 
-  /** Input shard {@code shard}; its page is read when first needed (several threads read records at once). */
-  private synchronized InputShard input(int shard) throws IOException {
-    if (inputs == null) {
-      inputs = inputList.read();
+  /**
+   * Input shard {@code shard}; its page is read when first needed (several threads read records at once, and wait for
+   * the page they need alone: the lock covers the summary).
+   */
+  private InputShard input(int shard) throws IOException {
+    StoredInputs read;
+    synchronized (this) {
+      if (inputs == null) {
+        inputs = inputList.read();
+      }
+      read = inputs;
     }
-    return inputs.get(shard);
+    return read.get(shard);
   }
 
   /**

@@ -13,6 +13,8 @@ import java.util.Collection;
  */
 final class ChunkPool {
   private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
+  /** Whether the JVM's direct memory had no room for a chunk: from then on only chunks given back are handed out. */
+  private boolean full;
 
   /**
    * A chunk of {@link ChunkedBytes#CHUNK} bytes: a free one, else a new one; null when the JVM's direct memory limit
@@ -20,13 +22,15 @@ final class ChunkPool {
    */
   synchronized ByteBuffer take() {
     ByteBuffer chunk = free.pollFirst();
-    if (chunk != null) {
+    if (chunk != null || full) {
       return chunk;
     }
     try {
       return ByteBuffer.allocateDirect(ChunkedBytes.CHUNK);
     } catch (OutOfMemoryError e) {
-      // "Cannot reserve direct buffer memory", thrown once the JDK has collected and waited for buffers to free.
+      // "Cannot reserve direct buffer memory", thrown once the JDK has collected and waited about half a second for
+      // buffers to free: not tried again, or every later pack waited as long, one at a time.
+      full = true;
       return null;
     }
   }

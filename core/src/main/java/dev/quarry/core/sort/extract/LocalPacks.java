@@ -136,7 +136,11 @@ public final class LocalPacks implements PackStore, AutoCloseable {
         }
         spill();
       }
-      file.write(buffer, offset, length);
+      // In slices: a write of a heap array past the stream's buffer goes through a temporary direct buffer as large,
+      // which on JDK 21 counts against the direct memory that has just run out.
+      for (int at = 0; at < length; at += JdkIoBuffers.CACHED_BYTES / 2) {
+        file.write(buffer, offset + at, Math.min(JdkIoBuffers.CACHED_BYTES / 2, length - at));
+      }
     }
 
     private boolean reserve(long bytes) {

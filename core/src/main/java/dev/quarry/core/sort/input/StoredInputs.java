@@ -113,7 +113,7 @@ public final class StoredInputs {
       read = reading;
       try {
         reading.complete(readPage(page));
-      } catch (IOException | RuntimeException e) {
+      } catch (Throwable e) { // an Error too: a page left unfinished would hold its next readers forever
         pages.remove(page, reading); // the next caller reads it again
         reading.completeExceptionally(e);
       }

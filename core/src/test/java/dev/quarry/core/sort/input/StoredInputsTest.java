@@ -114,6 +114,39 @@ class StoredInputsTest {
     }
   }
 
+  /**
+   * An Error while a page is read (out of memory, say) reaches its reader, and the next reader reads the page again:
+   * the page was left unfinished, and every later reader of it waited forever (found by review).
+   */
+  @Test
+  void anErrorReadingAPageReachesItsReaderAndTheNextReadsItAgain() throws Exception {
+    List<InputShard> inputs = new ArrayList<>();
+    for (int index = 0; index < 20; index++) {
+      inputs.add(new InputShard(index, String.format("s3://b/shard-%06d.tar", index), ShardFormat.TAR));
+    }
+    Scratch scratch = new Scratch("scratch/");
+    try (FileStore files = new FileStore(root)) {
+      StoredInputs.write(files, scratch, inputs, 10);
+      java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+      var failing = new DelegatingStore(files) {
+        @Override
+        public java.io.InputStream get(String key) throws java.io.IOException {
+          if (key.contains("inputs/") && failed.compareAndSet(false, true)) {
+            throw new OutOfMemoryError("Java heap space (in this test)");
+          }
+          return super.get(key);
+        }
+      };
+      StoredInputs stored = StoredInputs.read(failing, scratch, "create shards",
+          new SortSpec.Input("s3://b/shard-{000000..000019}.tar", null, null, null));
+      assertThatThrownBy(() -> stored.get(1)).isInstanceOf(OutOfMemoryError.class);
+      try (var thread = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+        assertThat(thread.submit(() -> stored.get(2)).get(10, java.util.concurrent.TimeUnit.SECONDS))
+            .isEqualTo(inputs.get(2));
+      }
+    }
+  }
+
   @Test
   void aPageOfOtherShardsOrAnotherSizeIsRefused() throws Exception {
     List<InputShard> inputs = new ArrayList<>();

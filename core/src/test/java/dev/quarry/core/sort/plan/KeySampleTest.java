@@ -88,6 +88,31 @@ class KeySampleTest {
         .isLessThanOrEqualTo(1.25);
   }
 
+  /**
+   * One record of 64 MiB (or a header that claims as much) among the 160 the first windows of 16 shards found: their
+   * mean span, 412 KiB, made every window that long, so the sample's points collapsed from 128 to 9 and each shard
+   * kept about its first keys (1.94 x N/P on 16 shards of 2,000 records of 1 KiB, found by review). Spans far over the
+   * median are left out, and the points stay those of the sample without it.
+   */
+  @Test
+  void oneHugeRecordDoesNotLengthenEveryWindow() {
+    long[] spans = new long[160];
+    java.util.Arrays.fill(spans, 2560);
+    spans[0] = 1024;
+    long[] withHuge = spans.clone();
+    withHuge[159] = 64L << 20;
+    java.util.Arrays.sort(withHuge);
+    assertThat(KeySample.typicalSpan(withHuge)).isEqualTo(KeySample.typicalSpan(spans)).isLessThan(2560);
+    long[] sizes = new long[16];
+    java.util.Arrays.fill(sizes, 5L << 20);
+    sizes[0] += 64L << 20;
+    long points = KeySample.spread(sizes, 16, 16, KeySample.typicalSpan(withHuge)).stream().mapToLong(List::size)
+        .sum();
+    long meanPoints = KeySample.spread(sizes, 16, 16, java.util.Arrays.stream(withHuge).sum() / withHuge.length)
+        .stream().mapToLong(List::size).sum();
+    assertThat(points).as("points, where the mean span gave " + meanPoints).isEqualTo(128);
+  }
+
   /** Records of 1 MiB, fewer shards than partitions: the points through each shard cut it where its keys are. */
   @Test
   void recordsOfAMebibyteInFewerShardsThanPartitionsAreCutEvenly() throws Exception {
