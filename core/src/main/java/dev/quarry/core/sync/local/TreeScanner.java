@@ -60,7 +60,7 @@ public final class TreeScanner {
   private static final int LOOKUPS_AT_MOST = 20_000;
 
   /** The names left out of each folder: the state folder's, and those of the paths excluded there. */
-  private final Map<Path, Set<String>> excludedNames = new HashMap<>();
+  private final Map<Path, Set<String>> excludedNames;
   private final FolderReader reader = FolderReader.forThisRuntime();
   private final IgnoreRules ignored;
   private final Consumer<String> progress;
@@ -78,12 +78,14 @@ public final class TreeScanner {
       Consumer<String> progress) {
     this.state = state;
     this.hashThreads = Math.max(1, hashThreads);
+    Map<Path, Set<String>> names = new HashMap<>();
     for (Path path : excluded) {
       if (path.getParent() != null) {
-        excludedNames.computeIfAbsent(path.getParent(), parent -> new HashSet<>(STATE_FOLDER))
+        names.computeIfAbsent(path.getParent(), parent -> new HashSet<>(STATE_FOLDER))
             .add(path.getFileName().toString());
       }
     }
+    this.excludedNames = Map.copyOf(names);
     this.ignored = ignored;
     this.progress = progress;
   }
