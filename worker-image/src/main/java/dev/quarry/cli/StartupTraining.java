@@ -13,6 +13,8 @@ import picocli.CommandLine;
  * The workload the worker image's startup cache is made from (worker-image/Dockerfile): the commands worker pods run,
  * in one JVM on small local data, so that one cache holds the classes and profiles of every pod's command. A cache
  * trained on one command leaves the others to load and profile their classes from scratch in every short pod.
+ * The sync commands run against a folder remote, and status also against an S3 remote on a loopback endpoint where
+ * every object is missing ({@link MissingObjectsEndpoint}).
  * Usage: StartupTraining FOLDER (an empty folder; what the commands write stays in it).
  */
 public final class StartupTraining {
@@ -48,14 +50,51 @@ public final class StartupTraining {
         List.of("sync", "pull", folder.resolve("pulled").toString(), "--remote", remote, "--state-dir",
             folder.resolve("pull-state").toString()));
     for (List<String> command : commands) {
-      StringWriter output = new StringWriter();
-      CommandLine commandLine = QuarryCommand.commandLine();
-      commandLine.setOut(new PrintWriter(output, true));
-      commandLine.setErr(new PrintWriter(output, true));
-      int status = commandLine.execute(command.toArray(String[]::new));
-      if (status != 0) {
-        throw new IOException("Startup training: quarry " + String.join(" ", command) + " exited with " + status
-            + ":\n" + output);
+      execute(command);
+    }
+    // The same folder's status against an S3 remote, whose client is most of an S3 command's start.
+    try (MissingObjectsEndpoint s3 = MissingObjectsEndpoint.start()) {
+      String synced = folder.resolve("sync").toString();
+      execute(List.of("remote", "add", "--local", "--folder", synced, "training", "s3://quarry-training/cas",
+          "--endpoint", s3.url().toString()));
+      withAnyKeys(() -> execute(List.of("sync", "status", synced, "--remote", "training", "--state-dir",
+          folder.resolve("s3-state").toString())));
+    }
+  }
+
+  private static void execute(List<String> command) throws IOException {
+    StringWriter output = new StringWriter();
+    CommandLine commandLine = QuarryCommand.commandLine();
+    commandLine.setOut(new PrintWriter(output, true));
+    commandLine.setErr(new PrintWriter(output, true));
+    int status = commandLine.execute(command.toArray(String[]::new));
+    if (status != 0) {
+      throw new IOException("Startup training: quarry " + String.join(" ", command) + " exited with " + status
+          + ":\n" + output);
+    }
+  }
+
+  private interface Training {
+    void run() throws IOException;
+  }
+
+  /**
+   * Runs {@code training} with keys in the JVM's properties ({@code aws.accessKeyId}), where the SDK's default chain
+   * looks first: the training endpoint takes any signature, and where the jar is built there are no credentials.
+   * Keys of the environment (AWS_ACCESS_KEY_ID) still win, as for every command.
+   */
+  private static void withAnyKeys(Training training) throws IOException {
+    boolean set = System.getProperty("aws.accessKeyId") == null && System.getProperty("aws.secretAccessKey") == null;
+    if (set) {
+      System.setProperty("aws.accessKeyId", "quarry-training");
+      System.setProperty("aws.secretAccessKey", "quarry-training");
+    }
+    try {
+      training.run();
+    } finally {
+      if (set) {
+        System.clearProperty("aws.accessKeyId");
+        System.clearProperty("aws.secretAccessKey");
       }
     }
   }

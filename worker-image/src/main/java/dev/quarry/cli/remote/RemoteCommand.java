@@ -1,5 +1,6 @@
 package dev.quarry.cli.remote;
 
+import java.util.List;
 import picocli.CommandLine.Command;
 
 /** {@code quarry remote}: remotes by name, so that sync commands need no URL. */
@@ -17,7 +18,9 @@ import picocli.CommandLine.Command;
           + " AWS profile (endpoint_url, region and credentials from ~/.aws/config and ~/.aws/credentials), then its"
           + " endpoint and region. Credentials are never kept in a Quarry config: put them in a profile.",
       ""
-    },
-    subcommands = {RemoteAddCommand.class, RemoteListCommand.class, RemoteRemoveCommand.class,
-        RemoteDefaultCommand.class})
-public final class RemoteCommand {}
+    })
+public final class RemoteCommand {
+  /** Its subcommands, in the order help lists them (QuarryCommand builds the tree from them). */
+  public static final List<Class<?>> SUBCOMMANDS = List.of(RemoteAddCommand.class, RemoteListCommand.class,
+      RemoteRemoveCommand.class, RemoteDefaultCommand.class);
+}

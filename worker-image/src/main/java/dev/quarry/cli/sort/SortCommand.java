@@ -1,5 +1,6 @@
 package dev.quarry.cli.sort;
 
+import java.util.List;
 import picocli.CommandLine.Command;
 
 /** {@code quarry sort}: the shard sort, all at once or phase by phase. */
@@ -19,8 +20,10 @@ import picocli.CommandLine.Command;
           + " unless the cluster admin allows ambient credentials): without the two keys, requests go unsigned"
           + " rather than to the profile, web identity, container or instance role.",
       ""
-    },
-    subcommands = {SortRunCommand.class, SortExtractCommand.class, SortPartitionCommand.class,
-        SortPlanCommand.class, SortCreateCommand.class,
-        SortCommitCommand.class, SortCleanCommand.class})
-public final class SortCommand {}
+    })
+public final class SortCommand {
+  /** Its subcommands, in the order help lists them (QuarryCommand builds the tree from them). */
+  public static final List<Class<?>> SUBCOMMANDS = List.of(SortRunCommand.class, SortExtractCommand.class,
+      SortPartitionCommand.class, SortPlanCommand.class, SortCreateCommand.class, SortCommitCommand.class,
+      SortCleanCommand.class);
+}

@@ -1,5 +1,6 @@
 package dev.quarry.cli.sync;
 
+import java.util.List;
 import picocli.CommandLine.Command;
 
 /** {@code quarry sync}: the DatasetSync engine. */
@@ -24,8 +25,10 @@ import picocli.CommandLine.Command;
           + " unless the cluster admin allows ambient credentials): without the two keys, requests go unsigned"
           + " rather than to the profile, web identity, container or instance role.",
       ""
-    },
-    subcommands = {SyncStatusCommand.class, SyncPushCommand.class, SyncPullCommand.class, SyncLogCommand.class,
-        SyncDiffCommand.class, SyncLsCommand.class, SyncGetCommand.class, SyncImportDvcCommand.class,
-        SyncGcCommand.class})
-public final class SyncCommand {}
+    })
+public final class SyncCommand {
+  /** Its subcommands, in the order help lists them (QuarryCommand builds the tree from them). */
+  public static final List<Class<?>> SUBCOMMANDS = List.of(SyncStatusCommand.class, SyncPushCommand.class,
+      SyncPullCommand.class, SyncLogCommand.class, SyncDiffCommand.class, SyncLsCommand.class, SyncGetCommand.class,
+      SyncImportDvcCommand.class, SyncGcCommand.class);
+}

@@ -46,6 +46,24 @@ public record FileIdentity(int typeBits, int permissions, long inode, long mtime
         attributes.lastModifiedTime().to(TimeUnit.NANOSECONDS), attributes.size());
   }
 
+  /**
+   * What an lstat returned as the kernel gives it: {@code st_mode}, {@code st_ino}, {@code st_mtim} and {@code
+   * st_size}; the same identity {@link #of(Path, PosixFileAttributes)} makes of NIO's view of that lstat.
+   */
+  static FileIdentity ofStat(int mode, long inode, long mtimeSeconds, long mtimeNanos, long size) {
+    int type = switch (mode & 0170000) {
+      case REGULAR, DIRECTORY, SYMLINK -> mode & 0170000;
+      default -> OTHER;
+    };
+    long nanos;
+    try {
+      nanos = Math.addExact(Math.multiplyExact(mtimeSeconds, 1_000_000_000L), mtimeNanos);
+    } catch (ArithmeticException e) { // NIO's FileTime saturates there (past the year 2262)
+      nanos = mtimeSeconds < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+    return new FileIdentity(type, mode & 0777, inode, nanos, size);
+  }
+
   /** Permission bits (0 to 0777) as a set, for creating and changing files. */
   public static Set<PosixFilePermission> permissionSet(int mode) {
     Set<PosixFilePermission> permissions = EnumSet.noneOf(PosixFilePermission.class);

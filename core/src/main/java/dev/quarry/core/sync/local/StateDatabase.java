@@ -1,11 +1,11 @@
 package dev.quarry.core.sync.local;
 
+import dev.quarry.core.sqlite.Sqlite;
 import dev.quarry.core.sync.cas.Digest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -58,7 +58,7 @@ public final class StateDatabase implements AutoCloseable {
   public static StateDatabase open(Path file) throws IOException {
     Files.createDirectories(file.toAbsolutePath().getParent());
     try {
-      Connection connection = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
+      Connection connection = Sqlite.connect(file);
       try (Statement statement = connection.createStatement()) {
         statement.execute("PRAGMA journal_mode=WAL");
         statement.execute("PRAGMA synchronous=NORMAL");

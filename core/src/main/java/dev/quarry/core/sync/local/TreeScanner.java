@@ -3,7 +3,6 @@ package dev.quarry.core.sync.local;
 import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.concurrent.Throttle;
 import dev.quarry.core.sync.cas.ChunkIndex;
-import dev.quarry.core.sync.cas.Chunking;
 import dev.quarry.core.sync.cas.Digest;
 import dev.quarry.core.sync.cas.Manifest;
 import dev.quarry.core.sync.cas.TreeEntry;
@@ -13,14 +12,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFileAttributeView;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -43,7 +38,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.stream.IntStream;
 
 /**
  * Turns a folder into a {@link LocalTree}: walks it with lstat, takes digests of unchanged files from the state
@@ -54,7 +48,7 @@ import java.util.stream.IntStream;
 public final class TreeScanner {
   private static final int BUFFER_BYTES = 1 << 20;
   /** A name left out at every depth: the state folder of this or of a nested sync root, which no version may hold. */
-  private static final String STATE_FOLDER_NAME = ".quarry";
+  private static final Set<String> STATE_FOLDER = Set.of(".quarry");
 
   private final StateDatabase state;
   private final int hashThreads;
@@ -65,7 +59,9 @@ public final class TreeScanner {
    */
   private static final int LOOKUPS_AT_MOST = 20_000;
 
-  private final Set<Path> excluded;
+  /** The names left out of each folder: the state folder's, and those of the paths excluded there. */
+  private final Map<Path, Set<String>> excludedNames;
+  private final FolderReader reader = FolderReader.forThisRuntime();
   private final IgnoreRules ignored;
   private final Consumer<String> progress;
 
@@ -82,7 +78,14 @@ public final class TreeScanner {
       Consumer<String> progress) {
     this.state = state;
     this.hashThreads = Math.max(1, hashThreads);
-    this.excluded = Set.copyOf(excluded);
+    Map<Path, Set<String>> names = new HashMap<>();
+    for (Path path : excluded) {
+      if (path.getParent() != null) {
+        names.computeIfAbsent(path.getParent(), parent -> new HashSet<>(STATE_FOLDER))
+            .add(path.getFileName().toString());
+      }
+    }
+    this.excludedNames = Map.copyOf(names);
     this.ignored = ignored;
     this.progress = progress;
   }
@@ -91,17 +94,27 @@ public final class TreeScanner {
 
   private static final class FileNode implements Node {
     final String name;
-    final Path path;
+    /** Its folder; its own path is made only when asked (a folder found as listed never does). */
+    final Path dir;
+    private Path path;
     final FileIdentity identity;
     /** Its folder's recorded listing and its entry there, when that entry has its (inode, mtime, size); else null. */
     FolderListing listing;
     int listed;
     volatile Digest digest;
 
-    FileNode(String name, Path path, FileIdentity identity) {
+    FileNode(String name, Path dir, Path path, FileIdentity identity) {
       this.name = name;
+      this.dir = dir;
       this.path = path;
       this.identity = identity;
+    }
+
+    Path path() {
+      if (path == null) {
+        path = dir.resolve(name);
+      }
+      return path;
     }
 
     /** From the listing only when asked: a folder found as recorded never builds its files' digests. */
@@ -176,10 +189,10 @@ public final class TreeScanner {
         // table costs less than a lookup of each.
         known = state.load(root);
       } else {
-        known = state.lookup(unlisted.stream().map(file -> file.path.toString()).toList());
+        known = state.lookup(unlisted.stream().map(file -> file.path().toString()).toList());
       }
       for (FileNode file : unlisted) {
-        StateDatabase.FileState previous = known.get(file.path.toString());
+        StateDatabase.FileState previous = known.get(file.path().toString());
         if (previous != null && previous.matches(file.identity)) {
           file.digest = previous.digest();
         } else {
@@ -200,7 +213,7 @@ public final class TreeScanner {
           }
           dir.children.forEach(child -> {
             if (child instanceof FileNode file) {
-              present.add(file.path.toString());
+              present.add(file.path().toString());
             }
           });
         }
@@ -387,23 +400,10 @@ public final class TreeScanner {
     Walk walk = task.walk;
     List<Node> children = new ArrayList<>();
     List<WalkTask> subfolders = new ArrayList<>();
-    List<Path> paths = new ArrayList<>();
-    List<Path> names = new ArrayList<>(); // each path's last name, made once: a Path per entry is the walk's cost
-    FileIdentity[] identities;
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-      for (Path path : entries) {
-        Path name = path.getFileName();
-        if (!excluded.contains(path) && !name.toString().equals(STATE_FOLDER_NAME)) {
-          paths.add(path);
-          names.add(name);
-        }
-      }
-      identities = lstat(entries, paths, names);
-    }
-    for (int i = 0; i < identities.length; i++) {
-      Path path = paths.get(i);
-      FileIdentity identity = identities[i];
-      String childName = names.get(i).toString();
+    FolderReader.Entries entries = reader.read(dir, excludedNames.getOrDefault(dir, STATE_FOLDER));
+    for (int i = 0; i < entries.names().length; i++) {
+      FileIdentity identity = entries.identities()[i];
+      String childName = entries.names()[i];
       if (!identity.isDirectory() && PartFiles.isPartFile(childName)) {
         continue; // A killed pull's temporary: never part of a version.
       }
@@ -411,16 +411,16 @@ public final class TreeScanner {
         continue; // its folders were checked on the way down
       }
       if (identity.isDirectory()) {
-        WalkTask subfolder = new WalkTask(walk, childName, task.prefix + childName + "/", path,
+        WalkTask subfolder = new WalkTask(walk, childName, task.prefix + childName + "/", entries.path(dir, i),
             identity.permissions());
         subfolder.fork();
         subfolders.add(subfolder);
       } else if (identity.isSymbolicLink()) {
-        children.add(new LinkNode(childName, Files.readSymbolicLink(path).toString()));
+        children.add(new LinkNode(childName, Files.readSymbolicLink(entries.path(dir, i)).toString()));
       } else if (identity.isRegularFile()) {
-        children.add(new FileNode(childName, path, identity));
+        children.add(new FileNode(childName, dir, entries.paths() == null ? null : entries.paths()[i], identity));
       } else {
-        walk.warnings().add("Left out " + path + ": not a regular file, folder or symbolic link");
+        walk.warnings().add("Left out " + entries.path(dir, i) + ": not a regular file, folder or symbolic link");
       }
     }
     byte[] recorded = walk.recorded().join().get(dir.toString());
@@ -437,40 +437,6 @@ public final class TreeScanner {
     node.asListed = asListed;
     walk.folders().add(node);
     return node;
-  }
-
-  /**
-   * The lstat of each path, in order: on all cores of the scan's pool in a folder of more entries than one manifest
-   * holds (a flat folder of a million files is one folder, so its walk would otherwise be one core's). Relative to
-   * the open folder ({@code folder}: fstatat) where the JDK can, so that the kernel resolves one name rather than
-   * the whole path (a few percent of a million-file status's system time: the lstat itself is the rest).
-   */
-  private static FileIdentity[] lstat(DirectoryStream<Path> folder, List<Path> paths, List<Path> names)
-      throws IOException {
-    FileIdentity[] identities = new FileIdentity[paths.size()];
-    IntStream indexes = IntStream.range(0, identities.length);
-    if (Chunking.isChunked(identities.length)) {
-      indexes = indexes.parallel();
-    }
-    indexes.forEach(i -> {
-      try {
-        identities[i] = lstat(folder, paths.get(i), names.get(i));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
-    return identities;
-  }
-
-  private static FileIdentity lstat(DirectoryStream<Path> folder, Path path, Path name) throws IOException {
-    if (folder instanceof SecureDirectoryStream<Path> open) {
-      PosixFileAttributeView view = open.getFileAttributeView(name, PosixFileAttributeView.class,
-          LinkOption.NOFOLLOW_LINKS);
-      if (view != null) {
-        return FileIdentity.of(path, view.readAttributes());
-      }
-    }
-    return FileIdentity.of(path);
   }
 
   private Map<String, StateDatabase.FileState> hash(List<FileNode> files) throws IOException {
@@ -496,7 +462,7 @@ public final class TreeScanner {
                   files.size(), Counted.noun(files.size(), "file"), ByteSize.format(hashedBytes.get())));
             }
             FileIdentity identity = file.identity;
-            hashed.put(file.path.toString(), new StateDatabase.FileState(identity.inode(), identity.mtimeNanos(),
+            hashed.put(file.path().toString(), new StateDatabase.FileState(identity.inode(), identity.mtimeNanos(),
                 identity.size(), file.digest));
           }
           return null;
@@ -517,7 +483,7 @@ public final class TreeScanner {
   private static Digest hashFile(FileNode file, ByteBuffer buffer, MessageDigest sha256) throws IOException {
     sha256.reset();
     long length = 0;
-    try (FileChannel channel = FileChannel.open(file.path, StandardOpenOption.READ)) {
+    try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.READ)) {
       while (true) {
         buffer.clear();
         int read = channel.read(buffer);
@@ -530,7 +496,7 @@ public final class TreeScanner {
       }
     }
     if (length != file.identity.size()) {
-      throw new IOException("Cannot hash " + file.path + ": it changed while being read (" + file.identity.size()
+      throw new IOException("Cannot hash " + file.path() + ": it changed while being read (" + file.identity.size()
           + " bytes before, " + length + " read); run again once nothing writes to it");
     }
     return Digest.of(sha256, length);

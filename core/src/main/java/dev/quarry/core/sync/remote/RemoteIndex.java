@@ -1,12 +1,12 @@
 package dev.quarry.core.sync.remote;
 
+import dev.quarry.core.sqlite.Sqlite;
 import dev.quarry.core.sync.cas.Digest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -36,7 +36,7 @@ public final class RemoteIndex implements AutoCloseable {
         .substring(0, 24) + ".db";
     Path file = folder.resolve(name).toAbsolutePath();
     try {
-      Connection connection = DriverManager.getConnection("jdbc:sqlite:" + file);
+      Connection connection = Sqlite.connect(file);
       try (Statement statement = connection.createStatement()) {
         statement.execute("PRAGMA journal_mode=WAL");
         statement.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
