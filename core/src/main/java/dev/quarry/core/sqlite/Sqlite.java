@@ -3,6 +3,7 @@ package dev.quarry.core.sqlite;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
@@ -42,6 +43,37 @@ public final class Sqlite {
     return Path.of(cache, "quarry", "native");
   }
 
+  /**
+   * Whether {@code path} is this process's user's own, a folder or a file of {@code size} bytes (-1: any), that no
+   * other user may write, in a folder no other user may write: code loaded from a cache another user could write
+   * (a shared {@code XDG_CACHE_HOME}, a home of /tmp) would run as this one. A truncated copy is taken again.
+   */
+  static boolean trusted(Path path, long size) throws IOException {
+    for (Path checked : new Path[] {path, path.getParent()}) {
+      if (!Files.exists(checked, LinkOption.NOFOLLOW_LINKS)) {
+        return false;
+      }
+      int uid = (Integer) Files.getAttribute(checked, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+      int mode = (Integer) Files.getAttribute(checked, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+      if (uid != OWN_UID || (mode & 0022) != 0) {
+        return false;
+      }
+    }
+    return size < 0 ? Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)
+        : Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS) && Files.size(path) == size;
+  }
+
+  /** This process's user: the owner of its own /proc entry. */
+  private static final int OWN_UID = ownUid();
+
+  private static int ownUid() {
+    try {
+      return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+    } catch (IOException | RuntimeException e) {
+      return -1; // no such entry: nothing is trusted, and the driver copies its library itself
+    }
+  }
+
   /** Points the driver at the cached library once per JVM, before its first connection. */
   private static final class CachedLibrary {
     private static final boolean PREPARED = prepare();
@@ -61,12 +93,18 @@ public final class Sqlite {
           + OSInfo.getNativeLibFolderPathForCurrentOS().replace('/', '-') + "-" + LibraryLoaderUtil.getNativeLibName();
       Path library = folder.resolve(name);
       try {
-        if (!Files.isRegularFile(library)) {
-          try (InputStream in = SQLiteJDBCLoader.class.getResourceAsStream(resource)) {
-            if (in == null) {
-              return false; // no library for this platform in the jar: the driver says so itself
-            }
-            Files.createDirectories(folder);
+        java.net.URL packed = SQLiteJDBCLoader.class.getResource(resource);
+        if (packed == null) {
+          return false; // no library for this platform in the jar: the driver says so itself
+        }
+        long size = packed.openConnection().getContentLengthLong(); // the jar's directory says it, unread
+        if (!trusted(library, size)) {
+          Files.createDirectories(folder, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+              java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+          if (!trusted(folder, -1)) {
+            return false;
+          }
+          try (InputStream in = packed.openStream()) {
             // Whole or not at all: another process may load it as soon as it has this name.
             Path partial = Files.createTempFile(folder, name, ".partial");
             try {
@@ -75,6 +113,9 @@ public final class Sqlite {
             } finally {
               Files.deleteIfExists(partial);
             }
+          }
+          if (!trusted(library, size)) {
+            return false;
           }
         }
       } catch (IOException | RuntimeException e) {

@@ -55,6 +55,40 @@ class SqliteTest {
     assertThat(output).isEqualTo("path=null name=null answer=42\n");
   }
 
+  /**
+   * A cached library another user could have written (group- or world-writable, in such a folder) or a truncated one
+   * is not loaded: the file is taken again from the jar, or, in a folder others may write, the driver copies its own.
+   * Loading whatever lay at that name would run another user's code as this one.
+   */
+  @Test
+  void aCachedLibraryOthersCouldWriteOrATruncatedOneIsNotLoaded() throws Exception {
+    Path cache = temp.resolve("cache");
+    Path tmp = Files.createDirectories(temp.resolve("tmp"));
+    String first = connectInChild(cache.toString(), tmp, temp.resolve("one.db"));
+    Path folder = cache.resolve("quarry/native");
+    Path library;
+    try (Stream<Path> files = Files.list(folder)) {
+      library = files.findFirst().orElseThrow();
+    }
+    long size = Files.size(library);
+
+    Files.setPosixFilePermissions(library, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-r--"));
+    Object writable = Files.readAttributes(library, BasicFileAttributes.class).fileKey();
+    assertThat(connectInChild(cache.toString(), tmp, temp.resolve("two.db"))).isEqualTo(first);
+    assertThat(Files.readAttributes(library, BasicFileAttributes.class).fileKey()).as("taken again")
+        .isNotEqualTo(writable);
+    assertThat(Files.getPosixFilePermissions(library)).doesNotContain(
+        java.nio.file.attribute.PosixFilePermission.GROUP_WRITE, java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE);
+
+    Files.write(library, new byte[100]);
+    assertThat(connectInChild(cache.toString(), tmp, temp.resolve("three.db"))).isEqualTo(first);
+    assertThat(Files.size(library)).as("a truncated copy taken again").isEqualTo(size);
+
+    Files.setPosixFilePermissions(folder, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+    assertThat(connectInChild(cache.toString(), tmp, temp.resolve("four.db")))
+        .isEqualTo("path=null name=null answer=42\n");
+  }
+
   /** Runs {@link Connects} with this {@code XDG_CACHE_HOME} and temporary folder; its output. */
   private static String connectInChild(String cacheHome, Path tmp, Path database) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
