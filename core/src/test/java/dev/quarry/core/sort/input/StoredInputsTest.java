@@ -58,6 +58,15 @@ class StoredInputsTest {
     }
   }
 
+  /** Shards s3://b/shard-000000.tar to -000019.tar, which the input "s3://b/shard-{000000..000019}.tar" gives. */
+  private static List<InputShard> twentyInputs() {
+    List<InputShard> inputs = new ArrayList<>();
+    for (int index = 0; index < 20; index++) {
+      inputs.add(new InputShard(index, String.format("s3://b/shard-%06d.tar", index), ShardFormat.TAR));
+    }
+    return inputs;
+  }
+
   /**
    * A page being read holds up the readers of that page alone: a create worker's threads each waited for every page
    * being read, one after another, behind one lock. Here page 0's read waits until page 1 has been read by another
@@ -65,10 +74,7 @@ class StoredInputsTest {
    */
   @Test
   void readersOfOnePageDoNotWaitForAnotherPagesRead() throws Exception {
-    List<InputShard> inputs = new ArrayList<>();
-    for (int index = 0; index < 20; index++) {
-      inputs.add(new InputShard(index, String.format("s3://b/shard-%06d.tar", index), ShardFormat.TAR));
-    }
+    List<InputShard> inputs = twentyInputs();
     Scratch scratch = new Scratch("scratch/");
     try (FileStore files = new FileStore(root)) {
       StoredInputs.write(files, scratch, inputs, 10);
@@ -120,10 +126,7 @@ class StoredInputsTest {
    */
   @Test
   void anErrorReadingAPageReachesItsReaderAndTheNextReadsItAgain() throws Exception {
-    List<InputShard> inputs = new ArrayList<>();
-    for (int index = 0; index < 20; index++) {
-      inputs.add(new InputShard(index, String.format("s3://b/shard-%06d.tar", index), ShardFormat.TAR));
-    }
+    List<InputShard> inputs = twentyInputs();
     Scratch scratch = new Scratch("scratch/");
     try (FileStore files = new FileStore(root)) {
       StoredInputs.write(files, scratch, inputs, 10);
