@@ -21,7 +21,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Objects as regular files under a root directory: the key is the '/'-joined path relative to the root. Writes go to a
@@ -237,12 +236,38 @@ public final class FileStore implements ObjectStore {
       return 0;
     }
     String namePrefix = prefix.substring(prefix.lastIndexOf('/') + 1);
-    try (Stream<Path> walk = Files.walk(folder)) {
-      return (int) walk.filter(path -> path.getFileName().toString().startsWith(UPLOAD_PREFIX))
-          // A temp's name does not tell its key, only its folder: one beside keys the prefix only partly names stays.
-          .filter(path -> namePrefix.isEmpty() || root.relativize(path).toString().startsWith(prefix))
-          .filter(path -> removeIfUnwrittenFor(path, olderThan)).count();
-    }
+    int[] removed = {0};
+    // Entries come and go while the folder is walked (uploads published or given up by a push running beside a gc):
+    // one gone between its listing and its look is skipped. Files.walk failed the whole gc with NoSuchFileException.
+    Files.walkFileTree(folder, new java.nio.file.SimpleFileVisitor<>() {
+      @Override
+      public java.nio.file.FileVisitResult visitFile(Path path, java.nio.file.attribute.BasicFileAttributes attributes) {
+        // A temp's name does not tell its key, only its folder: one beside keys the prefix only partly names stays.
+        if (path.getFileName().toString().startsWith(UPLOAD_PREFIX)
+            && (namePrefix.isEmpty() || root.relativize(path).toString().startsWith(prefix))
+            && removeIfUnwrittenFor(path, olderThan)) {
+          removed[0]++;
+        }
+        return java.nio.file.FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public java.nio.file.FileVisitResult visitFileFailed(Path path, IOException failure) throws IOException {
+        if (failure instanceof java.nio.file.NoSuchFileException) {
+          return java.nio.file.FileVisitResult.CONTINUE;
+        }
+        throw failure;
+      }
+
+      @Override
+      public java.nio.file.FileVisitResult postVisitDirectory(Path dir, IOException failure) throws IOException {
+        if (failure != null && !(failure instanceof java.nio.file.NoSuchFileException)) {
+          throw failure;
+        }
+        return java.nio.file.FileVisitResult.CONTINUE;
+      }
+    });
+    return removed[0];
   }
 
   /** Waits until the file's bytes are on disk, unless this store is {@link #unsynced}. */
