@@ -1,6 +1,7 @@
 package dev.quarry.core.sync.dvc;
 
 import dev.quarry.core.sync.cas.Digest;
+import dev.quarry.core.sync.local.FileClock;
 import dev.quarry.core.sync.local.FileIdentity;
 import dev.quarry.core.sync.local.StateDatabase;
 import dev.quarry.core.sync.local.StateDatabase.FileState;
@@ -23,10 +24,13 @@ final class LocalMd5s {
   private final Map<String, FileState> known;
   private final Map<String, FileState> found = new ConcurrentHashMap<>();
   private long hashed;
+  /** Taken before any file is looked at: rows of files hashed here are stamped by it (FileClock). */
+  private final FileClock.Horizon reading;
 
   LocalMd5s(StateDatabase state, Path root) throws IOException {
     this.state = state;
     this.known = state.load(root);
+    this.reading = state.clock().beforeLooking();
   }
 
   /** The state rows under the folder, as loaded (MD5s found in this run aside). */
@@ -52,8 +56,8 @@ final class LocalMd5s {
     }
     boolean synced = cached != null && cached.synced() && cached.matches(identity)
         && cached.digest().equals(read.digest());
-    found.put(file.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(), read.digest(),
-        synced, read.md5()));
+    found.put(file.toString(), reading.toRecord(new FileState(identity.inode(), identity.mtimeNanos(),
+        identity.size(), read.digest(), synced, read.md5())));
     return read;
   }
 

@@ -43,7 +43,7 @@ public record FileIdentity(int typeBits, int permissions, long inode, long mtime
       permissions |= 0400 >> permission.ordinal();
     }
     return new FileIdentity(type, permissions, inode(path, attributes),
-        attributes.lastModifiedTime().to(TimeUnit.NANOSECONDS), attributes.size());
+        readable(attributes.lastModifiedTime().to(TimeUnit.NANOSECONDS)), attributes.size());
   }
 
   /**
@@ -61,7 +61,12 @@ public record FileIdentity(int typeBits, int permissions, long inode, long mtime
     } catch (ArithmeticException e) { // NIO's FileTime saturates there (past the year 2262)
       nanos = mtimeSeconds < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
     }
-    return new FileIdentity(type, mode & 0777, inode, nanos, size);
+    return new FileIdentity(type, mode & 0777, inode, readable(nanos), size);
+  }
+
+  /** An mtime as read from a file: never {@link FileClock.Horizon#UNTRUSTED_MTIME}, which only rows hold. */
+  private static long readable(long mtimeNanos) {
+    return Math.max(mtimeNanos, FileClock.Horizon.UNTRUSTED_MTIME + 1);
   }
 
   /** Permission bits (0 to 0777) as a set, for creating and changing files. */

@@ -50,12 +50,19 @@ public final class StateDatabase implements AutoCloseable {
   public static final int FORMAT_VERSION = 2;
 
   private final Connection connection;
+  private final FileClock clock;
 
-  private StateDatabase(Connection connection) {
+  private StateDatabase(Connection connection, FileClock clock) {
     this.connection = connection;
+    this.clock = clock;
   }
 
   public static StateDatabase open(Path file) throws IOException {
+    return open(file, new FileClock(file.toAbsolutePath().getParent()));
+  }
+
+  /** With a clock of the caller's: a test's, to tell when looking at files began. */
+  static StateDatabase open(Path file, FileClock clock) throws IOException {
     Files.createDirectories(file.toAbsolutePath().getParent());
     try {
       Connection connection = Sqlite.connect(file);
@@ -79,7 +86,7 @@ public final class StateDatabase implements AutoCloseable {
         statement.execute("CREATE TABLE IF NOT EXISTS folder_state (path TEXT PRIMARY KEY, listing BLOB NOT NULL)");
         statement.execute("PRAGMA user_version = " + FORMAT_VERSION);
       }
-      return new StateDatabase(connection);
+      return new StateDatabase(connection, clock);
     } catch (SQLException e) {
       throw new IOException("Cannot open the state database " + file + ": " + e.getMessage()
           + " (delete it to start over; files will be hashed again)", e);
@@ -220,11 +227,23 @@ public final class StateDatabase implements AutoCloseable {
     statement.setString(2, prefix.substring(0, prefix.length() - 1) + "0"); // '0' is the character after '/'
   }
 
-  /** Records the files hashed in this run, in one transaction. */
+  /** The clock of the file system this database is on, which tells which rows to trust ({@link FileClock}). */
+  public FileClock clock() {
+    return clock;
+  }
+
+  /**
+   * Records the files hashed or written in this run, in one transaction. A row whose mtime the file system's clock
+   * has not passed once it is recorded is stored untrusted ({@link FileClock}): a write after this call within the
+   * same tick would keep the file's (inode, mtime, size). Rows of files read rather than written come stamped already,
+   * by a horizon taken before they were looked at.
+   */
   public synchronized void record(Map<String, FileState> states) throws IOException {
     if (states.isEmpty()) {
       return;
     }
+    long newest = states.values().stream().mapToLong(FileState::mtimeNanos).max().orElseThrow();
+    FileClock.Horizon settled = clock.past(newest);
     inTransaction("INSERT INTO file_state (path, inode, mtime_ns, size, sha256, synced, md5)"
         + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET inode = excluded.inode,"
         + " mtime_ns = excluded.mtime_ns, size = excluded.size, sha256 = excluded.sha256, synced = excluded.synced,"
@@ -235,7 +254,7 @@ public final class StateDatabase implements AutoCloseable {
             FileState state = entry.getValue();
             statement.setString(1, entry.getKey());
             statement.setLong(2, state.inode());
-            statement.setLong(3, state.mtimeNanos());
+            statement.setLong(3, settled.mtimeToRecord(state.mtimeNanos()));
             statement.setLong(4, state.size());
             statement.setString(5, state.digest().hex());
             statement.setInt(6, state.synced() ? 1 : 0);

@@ -165,6 +165,9 @@ public final class TreeScanner {
     Queue<FileNode> unlisted = new ConcurrentLinkedQueue<>();
     Set<String> vanished = ConcurrentHashMap.newKeySet();
     Set<String> vanishedFolders = ConcurrentHashMap.newKeySet();
+    // Taken before the first lstat: a file written after it is recorded untrusted, so a write within the same clock
+    // tick as the one hashed now (same mtime, same size) is still seen by the next scan.
+    FileClock.Horizon horizon = state.clock().beforeLooking();
     try (ForkJoinPool pool = new ForkJoinPool(hashThreads)) {
       // What was recorded of each folder, read while the walk lstats the first folders: each folder waits for it
       // only to compare its entries with its listing.
@@ -199,7 +202,7 @@ public final class TreeScanner {
           toHash.add(file);
         }
       }
-      Map<String, StateDatabase.FileState> hashed = hash(toHash);
+      Map<String, StateDatabase.FileState> hashed = hash(toHash, horizon);
       state.record(hashed);
       if (loadedAll) {
         Set<String> present = new HashSet<>();
@@ -224,7 +227,7 @@ public final class TreeScanner {
       }
       Map<Digest, Manifest> manifests = new ConcurrentHashMap<>();
       Map<String, byte[]> listings = new ConcurrentHashMap<>();
-      LocalDirectory topDirectory = inPool(pool, new BuildTask(top, manifests, listings));
+      LocalDirectory topDirectory = inPool(pool, new BuildTask(top, manifests, listings, horizon));
       state.recordFolders(listings);
       Set<String> present = new HashSet<>();
       folders.forEach(dir -> present.add(dir.path.toString()));
@@ -439,7 +442,8 @@ public final class TreeScanner {
     return node;
   }
 
-  private Map<String, StateDatabase.FileState> hash(List<FileNode> files) throws IOException {
+  private Map<String, StateDatabase.FileState> hash(List<FileNode> files, FileClock.Horizon horizon)
+      throws IOException {
     Map<String, StateDatabase.FileState> hashed = new ConcurrentHashMap<>();
     if (files.isEmpty()) {
       return hashed;
@@ -462,8 +466,8 @@ public final class TreeScanner {
                   files.size(), Counted.noun(files.size(), "file"), ByteSize.format(hashedBytes.get())));
             }
             FileIdentity identity = file.identity;
-            hashed.put(file.path().toString(), new StateDatabase.FileState(identity.inode(), identity.mtimeNanos(),
-                identity.size(), file.digest));
+            hashed.put(file.path().toString(), horizon.toRecord(new StateDatabase.FileState(identity.inode(),
+                identity.mtimeNanos(), identity.size(), file.digest)));
           }
           return null;
         }));
@@ -511,11 +515,14 @@ public final class TreeScanner {
     private final DirNode dir;
     private final Map<Digest, Manifest> manifests;
     private final Map<String, byte[]> listings;
+    private final FileClock.Horizon horizon;
 
-    BuildTask(DirNode dir, Map<Digest, Manifest> manifests, Map<String, byte[]> listings) {
+    BuildTask(DirNode dir, Map<Digest, Manifest> manifests, Map<String, byte[]> listings,
+        FileClock.Horizon horizon) {
       this.dir = dir;
       this.manifests = manifests;
       this.listings = listings;
+      this.horizon = horizon;
     }
 
     @Override
@@ -523,7 +530,7 @@ public final class TreeScanner {
       Map<String, BuildTask> subfolders = new HashMap<>();
       for (Node child : dir.children) {
         if (child instanceof DirNode sub) {
-          BuildTask task = new BuildTask(sub, manifests, listings);
+          BuildTask task = new BuildTask(sub, manifests, listings, horizon);
           task.fork();
           subfolders.put(sub.name, task);
         }
@@ -559,7 +566,7 @@ public final class TreeScanner {
         Set<String> changed = new HashSet<>();
         List<TreeEntry> entries = entries(dir, subdirectories, changed);
         manifest = Manifest.of(entries, previous, changed);
-        listings.put(dir.path.toString(), listing(dir, subdirectories, manifest));
+        listings.put(dir.path.toString(), listing(dir, subdirectories, manifest, horizon));
       }
       manifests.putIfAbsent(manifest.digest(), manifest);
       return new LocalDirectory(dir.path, manifest, subdirectories);
@@ -656,7 +663,8 @@ public final class TreeScanner {
   }
 
   /** What the state database records of a folder just built: its entries in the walk's order. */
-  private static byte[] listing(DirNode dir, Map<String, LocalDirectory> subdirectories, Manifest manifest) {
+  private static byte[] listing(DirNode dir, Map<String, LocalDirectory> subdirectories, Manifest manifest,
+      FileClock.Horizon horizon) {
     FolderListing.Writer writer = new FolderListing.Writer(dir.children.size());
     for (Node child : dir.children) {
       switch (child) {
@@ -664,7 +672,7 @@ public final class TreeScanner {
           if (file.listing != null && file.listing.mode(file.listed) == file.identity.permissions()) {
             writer.copy(file.listing, file.listed); // name, mode, (inode, mtime, size) and digest as listed
           } else {
-            writer.file(file.name, file.identity.permissions(), file.identity, file.digest());
+            writer.file(file.name, file.identity.permissions(), horizon.toRecord(file.identity), file.digest());
           }
         }
         case LinkNode link -> writer.link(link.name(), link.target());

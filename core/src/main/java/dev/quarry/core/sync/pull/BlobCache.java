@@ -1,6 +1,7 @@
 package dev.quarry.core.sync.pull;
 
 import dev.quarry.core.sync.cas.Digest;
+import dev.quarry.core.sync.local.FileClock;
 import dev.quarry.core.sync.local.FileIdentity;
 import dev.quarry.core.sync.local.StateDatabase;
 import dev.quarry.core.sync.local.StateDatabase.FileState;
@@ -31,10 +32,13 @@ final class BlobCache {
   private final StateDatabase state;
   private final Map<String, FileState> known;
   private final Map<String, FileState> verified = new ConcurrentHashMap<>();
+  /** Taken before the cache's blobs are looked at: rows of blobs hashed where they are are stamped by it. */
+  private final FileClock.Horizon reading;
 
-  BlobCache(Path folder, StateDatabase state) throws IOException {
+  BlobCache(Path folder, StateDatabase state, FileClock.Horizon reading) throws IOException {
     this.folder = folder.toAbsolutePath().normalize();
     this.state = state;
+    this.reading = reading;
     privateFolder(this.folder);
     privateFolder(tempFolder());
     this.known = state.load(this.folder);
@@ -67,7 +71,8 @@ final class BlobCache {
       return true;
     }
     if (Digest.ofFile(path).equals(digest)) {
-      verified.put(path.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(), digest));
+      verified.put(path.toString(), reading.toRecord(new FileState(identity.inode(), identity.mtimeNanos(),
+          identity.size(), digest)));
       return true;
     }
     Files.deleteIfExists(path);

@@ -15,6 +15,7 @@ import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.local.FileIdentity;
 import dev.quarry.core.sync.local.IgnoreRules;
 import dev.quarry.core.sync.local.PartFiles;
+import dev.quarry.core.sync.local.FileClock;
 import dev.quarry.core.sync.local.StateDatabase;
 import dev.quarry.core.sync.local.StateDatabase.FileState;
 import dev.quarry.core.units.Counted;
@@ -84,6 +85,8 @@ public final class Pull {
   private final Options options;
   private final Map<String, Exception> failures = new ConcurrentHashMap<>();
   private final Map<String, FileState> pulled = new ConcurrentHashMap<>();
+  /** Taken before local files are looked at: rows of files found already right are stamped by it (FileClock). */
+  private FileClock.Horizon reading;
   private final AtomicLong alreadyThere = new AtomicLong();
   private final ConfinedFolder target;
   /** Folders given their owner's write bit for this pull, with the permissions to give back at its end. */
@@ -177,6 +180,7 @@ public final class Pull {
     Files.createDirectories(session.folder());
     StateDatabase state = session.state();
     known = state.load(session.folder());
+    reading = state.clock().beforeLooking();
     extra = !options.deleteExtra() ? List.of()
         : checked != null ? checked.extra : extraPaths(selection, filter, known, stateInside);
     List<Selection.File> toWrite = filesToWrite(selection, known);
@@ -185,7 +189,7 @@ public final class Pull {
     }
     Map<Digest, List<Selection.File>> byDigest = toWrite.stream()
         .collect(Collectors.groupingBy(Selection.File::digest, HashMap::new, Collectors.toList()));
-    BlobCache cache = options.cache() != null ? new BlobCache(options.cache(), state) : null;
+    BlobCache cache = options.cache() != null ? new BlobCache(options.cache(), state, reading) : null;
     Set<Digest> toDownload = new HashSet<>();
     for (Digest digest : byDigest.keySet()) {
       if (!digest.isEmpty() && (cache == null || !cache.has(digest))) {
@@ -305,8 +309,8 @@ public final class Pull {
         if (identity.permissions() != Umask.apply(file.mode())) {
           modesToFix.put(file, identity);
         } else {
-          pulled.put(path.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(),
-              file.digest(), true));
+          pulled.put(path.toString(), reading.toRecord(new FileState(identity.inode(), identity.mtimeNanos(),
+              identity.size(), file.digest(), true)));
         }
         return;
       }
@@ -446,8 +450,8 @@ public final class Pull {
       return;
     }
     Files.setPosixFilePermissions(path, FileIdentity.permissionSet(Umask.apply(file.mode())));
-    pulled.put(path.toString(), new FileState(identity.inode(), identity.mtimeNanos(), identity.size(),
-        file.digest(), true));
+    pulled.put(path.toString(), reading.toRecord(new FileState(identity.inode(), identity.mtimeNanos(),
+        identity.size(), file.digest(), true)));
   }
 
   /**

@@ -459,4 +459,20 @@ class DvcPullTest {
     }
     assertThat(status(source).changes().added().paths()).containsExactly("b");
   }
+
+  @Test
+  void anMd5OfAFileStampedInTheClockTickItWasHashedInIsHashedAgain() throws Exception {
+    // A write within that tick would keep the file's identity: the next look may not take the MD5 from its row.
+    Path file = Files.writeString(folder.resolve("b"), "beta");
+    Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 3_600_000));
+    try (SyncSession session = session()) {
+      LocalMd5s md5s = new LocalMd5s(session.state(), folder);
+      var identity = dev.quarry.core.sync.local.FileIdentity.of(file);
+      md5s.of(file, identity);
+      md5s.save();
+      LocalMd5s again = new LocalMd5s(session.state(), folder);
+      again.of(file, identity);
+      assertThat(again.hashed()).isEqualTo(1);
+    }
+  }
 }

@@ -41,6 +41,27 @@ class StateDatabaseTest {
   }
 
   @Test
+  void aRowTheFileSystemsClockHasNotPassedIsRecordedUntrustedAndAPassedOneAsIs() throws Exception {
+    // A pull records the files it wrote: trusted once the clock is past their time (it waits for that, a tick at
+    // most), never while a write could still keep the same mtime.
+    Path root = temp.resolve("data");
+    long now = System.currentTimeMillis() * 1_000_000L;
+    long later = now + 3_600_000_000_000L;
+    try (StateDatabase state = StateDatabase.open(temp.resolve("state/state.db"))) {
+      long start = System.nanoTime();
+      state.record(Map.of(root.resolve("written").toString(), new FileState(1, now, 5, ALPHA, true),
+          root.resolve("future").toString(), new FileState(2, later, 5, BETA, true)));
+      assertThat(System.nanoTime() - start).as("a bounded wait").isLessThan(2_000_000_000L);
+      Map<String, FileState> loaded = state.load(root);
+      assertThat(loaded.get(root.resolve("written").toString()).matches(1, now, 5)).isTrue();
+      FileState future = loaded.get(root.resolve("future").toString());
+      assertThat(future.mtimeNanos()).isEqualTo(FileClock.Horizon.UNTRUSTED_MTIME);
+      assertThat(future.matches(2, later, 5)).isFalse();
+    }
+    assertThat(temp.resolve("state")).isDirectoryNotContaining("glob:**/clock-*");
+  }
+
+  @Test
   void aLoadReadsTheRowsUnderItsFolderAndNoOther() throws Exception {
     Path root = temp.resolve("data");
     FileState state = new FileState(1, 10, 5, ALPHA, true, MD5);

@@ -46,6 +46,69 @@ class TreeScannerTest {
   }
 
   @Test
+  void aFileRewrittenWithinTheClockTickItWasHashedInIsSeenByTheNextScan() throws Exception {
+    // A write in the same tick of the file system's clock as the one hashed keeps the file's (inode, mtime, size):
+    // stamped at or after the scan began, a file must not be trusted by the next scan, through its folder's listing
+    // or its file row. The tick is made long here by giving the file a time the clock has not reached.
+    Path data = Files.createDirectories(temp.resolve("data/sub"));
+    Path racy = data.resolve("racy.txt");
+    Path settled = temp.resolve("data/settled.txt");
+    Files.writeString(racy, "one");
+    Files.writeString(settled, "old");
+    FileTime tick = FileTime.fromMillis(System.currentTimeMillis() + 3_600_000);
+    Files.setLastModifiedTime(racy, tick);
+    Files.setLastModifiedTime(settled, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+    try (StateDatabase state = StateDatabase.open(temp.resolve("state/state.db"))) {
+      TreeScanner scanner = new TreeScanner(state, 2, Set.of(), line -> {});
+      LocalTree first = scanner.scan(temp.resolve("data"));
+      assertThat(first.hashedFiles()).isEqualTo(2);
+
+      Files.writeString(racy, "two"); // in place: the same inode and size
+      Files.setLastModifiedTime(racy, tick);
+      LocalTree second = scanner.scan(temp.resolve("data"));
+      assertThat(second.hashedFiles()).as("only the file stamped in the scan's tick is read again").isEqualTo(1);
+      assertThat(second.root()).isNotEqualTo(first.root());
+      assertThat(digestOf(second, "sub", "racy.txt")).isEqualTo(Digest.of("two".getBytes()));
+
+      // Its row is not trusted while the clock has not passed its time, whichever path the scan takes to it.
+      state.forgetFolders(List.of(data.toString(), temp.resolve("data").toString()));
+      Files.writeString(racy, "333");
+      Files.setLastModifiedTime(racy, tick);
+      LocalTree third = scanner.scan(temp.resolve("data"));
+      assertThat(digestOf(third, "sub", "racy.txt")).isEqualTo(Digest.of("333".getBytes()));
+    }
+  }
+
+  @Test
+  void aFileWrittenAfterTheScanBeganIsNotTrustedThoughTheClockHasPassedItWhenItIsRecorded() throws Exception {
+    // A scan long under way: the file was written (and may be written again within that tick) after it began.
+    Path data = Files.createDirectories(temp.resolve("data"));
+    Path file = Files.writeString(data.resolve("file.txt"), "one");
+    long written = System.currentTimeMillis() - 10_000;
+    Files.setLastModifiedTime(file, FileTime.fromMillis(written));
+    FileClock scanBeganBefore = new FileClock(temp.resolve("state")) {
+      @Override
+      public Horizon beforeLooking() {
+        return new Horizon((written - 5_000) * 1_000_000L);
+      }
+    };
+    try (StateDatabase state = StateDatabase.open(temp.resolve("state/state.db"), scanBeganBefore)) {
+      TreeScanner scanner = new TreeScanner(state, 2, Set.of(), line -> {});
+      scanner.scan(data);
+      Files.writeString(file, "two");
+      Files.setLastModifiedTime(file, FileTime.fromMillis(written));
+      LocalTree second = scanner.scan(data);
+      assertThat(second.top().manifest().entries().getFirst().digest()).isEqualTo(Digest.of("two".getBytes()));
+    }
+  }
+
+  private static Digest digestOf(LocalTree tree, String folder, String file) throws Exception {
+    LocalDirectory sub = tree.top().subdirectories().get(folder);
+    return sub.manifest().entries().stream().filter(entry -> entry.name().equals(file)).findFirst().orElseThrow()
+        .digest();
+  }
+
+  @Test
   void aBigFolderWalkedOnAllCoresGivesWhatTheSequentialWalkGivesAndMissesNoChange() throws Exception {
     // More entries than one manifest holds: their lstat runs on all cores. Files, links, folders, mixed.
     Path data = Files.createDirectories(temp.resolve("data"));
