@@ -7,10 +7,11 @@ package dev.quarry.core.memory;
  * outside every budget: native memory in the resident size on JDK 25, and counted against the direct memory limit a
  * local sort's record bytes share on older JDKs. A carrier that had read a 4 MiB lz4 block kept 4 MiB. So the JDK
  * keeps buffers of at most {@value #CACHED_BYTES} bytes (larger ones are freed after their I/O), and Quarry's own file
- * reads go in slices of that size ({@link #slice}), which reuse the kept buffer instead of allocating one each time.
+ * reads and spill writes go in slices of that size ({@link #slice}), which reuse the kept buffer instead of allocating
+ * one each time.
  */
 public final class JdkIoBuffers {
-  /** The largest temporary buffer the JDK keeps for a thread's next I/O, and the largest slice of our file reads. */
+  /** The largest temporary buffer the JDK keeps for a thread's next I/O, and the largest slice of our file I/O. */
   public static final int CACHED_BYTES = 256 << 10;
   static final String PROPERTY = "jdk.nio.maxCachedBufferSize";
 

@@ -1,7 +1,6 @@
 package dev.quarry.core.sort.create;
 
 import dev.quarry.core.archive.ShardFormat;
-import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.Progress;
@@ -41,11 +40,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 import org.apache.commons.io.output.CountingOutputStream;
 
 /**
@@ -125,7 +119,7 @@ public final class CreatePhase {
     List<PlannedShard> todo = new ArrayList<>();
     // Looked up at once (a HEAD each, one after another, was 400 requests in a row for a worker of 400 shards).
     Map<PlannedShard, Optional<CreatedShard>> before = new java.util.concurrent.ConcurrentHashMap<>();
-    InFlight.all(mine, PackSegments.IN_FLIGHT, shard -> before.put(shard, alreadyCreated(shard)));
+    InFlight.all(mine, InFlight.SORT_REQUESTS, shard -> before.put(shard, alreadyCreated(shard)));
     for (PlannedShard shard : mine) {
       Optional<CreatedShard> done = before.get(shard);
       if (done.isPresent()) {
@@ -323,39 +317,24 @@ public final class CreatePhase {
       new ShardAssembly(source, spec.workers().requestsInFlight()).assemble(batch, entries, files);
     }
     // Several uploads at once keep the store busy while each waits on its parts.
-    Semaphore slots = new Semaphore(SHARDS_IN_FLIGHT);
-    List<Future<CreatedShard>> uploads = new ArrayList<>();
-    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
-      for (int i = 0; i < batch.size(); i++) {
-        PlannedShard shard = batch.get(i);
-        Path file = files.get(i);
-        slots.acquire();
-        uploads.add(pool.submit(() -> {
-          // As many buffers as slots: a slot's holder always finds one free.
-          ByteBuffer buffer = writeBuffers == null ? null : writeBuffers.take();
-          try {
-            List<RecordEntry> shardEntries = entries.get(shard.index());
-            CreatedShard done = upload(shard, format, shardEntries, buffer, recordsInProcess
-                ? () -> new OrderedRecordBytes(source, shardEntries) : () -> Files.newInputStream(file));
-            Files.deleteIfExists(file);
-            progress.shardDone(done.records(), done.size());
-            return done;
-          } finally {
-            if (buffer != null) {
-              writeBuffers.release(buffer);
-            }
-            slots.release();
-          }
-        }));
+    return InFlight.inOrder(InFlight.indexes(batch.size()), SHARDS_IN_FLIGHT, i -> {
+      PlannedShard shard = batch.get(i);
+      Path file = files.get(i);
+      // As many buffers as uploads in flight: each finds one free.
+      ByteBuffer buffer = writeBuffers == null ? null : writeBuffers.take();
+      try {
+        List<RecordEntry> shardEntries = entries.get(shard.index());
+        CreatedShard done = upload(shard, format, shardEntries, buffer, recordsInProcess
+            ? () -> new OrderedRecordBytes(source, shardEntries) : () -> Files.newInputStream(file));
+        Files.deleteIfExists(file);
+        progress.shardDone(done.records(), done.size());
+        return done;
+      } finally {
+        if (buffer != null) {
+          writeBuffers.release(buffer);
+        }
       }
-      List<CreatedShard> created = new ArrayList<>();
-      for (Future<CreatedShard> upload : uploads) {
-        created.add(upload.get());
-      }
-      return created;
-    } catch (ExecutionException e) {
-      throw Futures.unwrap(e);
-    }
+    });
   }
 
   /** The plan, or a clear error when the plan phase has not finished. */

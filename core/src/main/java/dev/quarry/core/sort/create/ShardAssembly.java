@@ -1,7 +1,7 @@
 package dev.quarry.core.sort.create;
 
 import dev.quarry.core.archive.RawRange;
-import dev.quarry.core.concurrent.Futures;
+import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.store.RangeBeyondEndException;
@@ -17,11 +17,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 
 /**
  * Gathers the raw bytes of a create worker's output shards into local files, each record at its place. The pieces
@@ -118,26 +113,10 @@ final class ShardAssembly {
    * places through one small buffer, so memory does not grow with the size of a read.
    */
   private void run(List<Read> reads, List<FileChannel> channels) throws IOException, InterruptedException {
-    Semaphore requests = new Semaphore(requestsInFlight);
-    List<Future<?>> tasks = new ArrayList<>(reads.size());
-    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
-      for (Read read : reads) {
-        requests.acquire();
-        tasks.add(pool.submit(() -> {
-          try {
-            copy(read, channels);
-          } finally {
-            requests.release();
-          }
-          return null;
-        }));
-      }
-      for (Future<?> task : tasks) {
-        task.get();
-      }
-    } catch (ExecutionException e) {
-      throw Futures.unwrap(e);
-    }
+    InFlight.inOrder(reads, requestsInFlight, read -> {
+      copy(read, channels);
+      return null;
+    });
   }
 
   /** Streams one read: skips the gaps between its pieces and writes each piece where it belongs. */

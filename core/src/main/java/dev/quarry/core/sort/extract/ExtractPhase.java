@@ -1,6 +1,5 @@
 package dev.quarry.core.sort.extract;
 
-import dev.quarry.core.concurrent.Futures;
 import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.sort.StoredJson;
@@ -31,11 +30,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 
 /**
  * Phase 1: extract worker {@code index} of {@code count} reads its contiguous share of the input shards and writes
@@ -104,7 +98,6 @@ public final class ExtractPhase {
         spec.workers().memory().entryBytes(), partitions, partitioner::stepOf);
     Progress progress = new Progress("extract " + index + "/" + count, mine.size(), log);
     long[] totals = new long[3]; // missing shards, input bytes, record bytes
-    Semaphore slots = new Semaphore(SHARDS_IN_FLIGHT);
     String packName = null;
     long packRecordBytes = 0;
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-extract-");
@@ -113,7 +106,7 @@ public final class ExtractPhase {
       ShardExtractor extractor = partitionPacks != null
           ? new ShardExtractor(spec, partitionPacks.spool(), ShardExtractor.Packing.ALL_TARS, problems)
           : new ShardExtractor(spec, packs, ShardExtractor.Packing.TARS_NOT_READABLE_AGAIN, problems);
-      extractShards(mine, missing, extractor, partitionPacks, partitioner, sorter, progress, problems, totals, slots);
+      extractShards(mine, missing, extractor, partitionPacks, partitioner, sorter, progress, problems, totals);
       if (partitionPacks != null) {
         packName = scratch.partitionPack(index, attempt);
         packRecordBytes = partitionPacks.upload(scratchStore, packName);
@@ -131,39 +124,24 @@ public final class ExtractPhase {
 
   private void extractShards(List<InputShard> mine, Set<InputShard> missing, ShardExtractor extractor,
       PartitionPacks partitionPacks, Partitioner partitioner, ExternalSorter sorter, Progress progress,
-      Problems problems, long[] totals, Semaphore slots) throws IOException, InterruptedException {
-    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
-      List<Future<?>> tasks = new ArrayList<>();
-      for (InputShard shard : mine) {
+      Problems problems, long[] totals) throws IOException, InterruptedException {
+    InFlight.inOrder(mine, SHARDS_IN_FLIGHT, shard -> {
+      try {
         if (missing.contains(shard)) {
           synchronized (totals) {
             totals[0]++;
           }
           progress.shardDone(0, 0);
-          if (partitionPacks != null) {
-            partitionPacks.pass(shard.index());
-          }
-          continue;
+        } else {
+          extractShard(shard, extractor, partitionPacks, partitioner, sorter, progress, problems, totals);
         }
-        slots.acquire();
-        tasks.add(pool.submit(() -> {
-          try {
-            extractShard(shard, extractor, partitionPacks, partitioner, sorter, progress, problems, totals);
-          } finally {
-            if (partitionPacks != null) {
-              partitionPacks.pass(shard.index()); // one that failed or went missing lets the next ones move
-            }
-            slots.release();
-          }
-          return null;
-        }));
+      } finally {
+        if (partitionPacks != null) {
+          partitionPacks.pass(shard.index()); // one that failed or went missing lets the next ones move
+        }
       }
-      for (Future<?> task : tasks) {
-        task.get();
-      }
-    } catch (ExecutionException e) {
-      throw Futures.unwrap(e);
-    }
+      return null;
+    });
   }
 
   /**

@@ -137,9 +137,11 @@ public final class LocalPacks implements PackStore, AutoCloseable {
         spill();
       }
       // In slices: a write of a heap array past the stream's buffer goes through a temporary direct buffer as large,
-      // which on JDK 21 counts against the direct memory that has just run out.
-      for (int at = 0; at < length; at += JdkIoBuffers.CACHED_BYTES / 2) {
-        file.write(buffer, offset + at, Math.min(JdkIoBuffers.CACHED_BYTES / 2, length - at));
+      // which on JDK 21 counts against the direct memory that has just run out; a slice's is the one the JDK keeps.
+      for (int at = 0; at < length; ) {
+        int slice = JdkIoBuffers.slice(length - at);
+        file.write(buffer, offset + at, slice);
+        at += slice;
       }
     }
 

@@ -24,8 +24,6 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class StoredInputs {
   /** Input shards a page holds: about 400 KiB of JSON. */
   static final int PAGE_SIZE = 4096;
-  /** Pages extract index 0 writes at once (409,600 inputs are 100 pages). */
-  private static final int PAGES_IN_FLIGHT = 16;
 
   /** What {@code inputs.json} holds: how many input shards, in pages of how many, and their formats (in order). */
   public record Summary(int count, int pageSize, List<ShardFormat> formats) {}
@@ -60,9 +58,9 @@ public final class StoredInputs {
   }
 
   static void write(ObjectStore store, Scratch scratch, List<InputShard> inputs, int pageSize) throws IOException {
-    List<Integer> pageNumbers = java.util.stream.IntStream.range(0, (int) ((inputs.size() + pageSize - 1L) / pageSize))
-        .boxed().toList();
-    InFlight.all(pageNumbers, PAGES_IN_FLIGHT, page -> StoredJson.write(store, scratch.inputsPage(page),
+    // The pages written at once (409,600 inputs are 100 pages).
+    List<Integer> pageNumbers = InFlight.indexes((int) ((inputs.size() + pageSize - 1L) / pageSize));
+    InFlight.all(pageNumbers, InFlight.SORT_REQUESTS, page -> StoredJson.write(store, scratch.inputsPage(page),
         inputs.subList(page * pageSize, (int) Math.min(inputs.size(), (page + 1L) * pageSize))
             .toArray(InputShard[]::new)));
     StoredJson.write(store, scratch.inputs(), new Summary(inputs.size(), pageSize,

@@ -41,7 +41,7 @@ final class ExtractedRuns {
     // Read at once, checked in order (one after another, 200 extract workers were 400 requests in a row for every
     // step and the plan).
     ExtractResult[] read = new ExtractResult[extractCount];
-    InFlight.all(indexes(extractCount), PackSegments.IN_FLIGHT, index -> {
+    InFlight.all(InFlight.indexes(extractCount), InFlight.SORT_REQUESTS, index -> {
       if (store.head(scratch.extractDone(index)).isPresent()) {
         read[index] = StoredJson.read(store, scratch.extractDone(index), ExtractResult.class);
       }
@@ -113,13 +113,14 @@ final class ExtractedRuns {
 
   /**
    * Refuses a pack whose size is not its records and segment table, or whose table does not rise from 0 to the end
-   * of its records: a HEAD and a ranged GET of the table per extract worker that wrote one, {@value PackSegments#IN_FLIGHT}
-   * workers' at once (one after another, 200 extract workers were 400 requests in a row before the plan began).
+   * of its records: a HEAD and a ranged GET of the table per extract worker that wrote one,
+   * {@value InFlight#SORT_REQUESTS} workers' at once (one after another, 200 extract workers were 400 requests in a row
+   * before the plan began).
    */
   void checkPacks(String action) throws IOException {
-    List<Integer> withPacks = indexes(results.size()).stream().filter(index -> results.get(index).pack() != null)
-        .toList();
-    InFlight.all(withPacks, PackSegments.IN_FLIGHT, index -> {
+    List<Integer> withPacks = InFlight.indexes(results.size()).stream()
+        .filter(index -> results.get(index).pack() != null).toList();
+    InFlight.all(withPacks, InFlight.SORT_REQUESTS, index -> {
       ExtractResult result = results.get(index);
       long expected = SegmentTable.packSize(result.packRecordBytes(), partitions());
       long size = store.head(result.pack()).map(ObjectInfo::size).orElse(-1L);
@@ -205,12 +206,12 @@ final class ExtractedRuns {
 
   /**
    * Every extract worker's runs of {@code partition}, in worker order: a listing of each worker's attempt's runs of
-   * it, {@value PackSegments#IN_FLIGHT} at once.
+   * it, {@value InFlight#SORT_REQUESTS} at once.
    */
   List<String> runs(int partition) throws IOException {
     StoreRunStorage storage = new StoreRunStorage(store);
     List<List<String>> listed = new ArrayList<>(java.util.Collections.nCopies(results.size(), List.of()));
-    InFlight.all(indexes(results.size()), PackSegments.IN_FLIGHT, index -> {
+    InFlight.all(InFlight.indexes(results.size()), InFlight.SORT_REQUESTS, index -> {
       List<String> own = new ArrayList<>();
       for (String run : storage.list(scratch.extractRunsOf(index, attempt(results.get(index)), partition,
           partitions()))) {
@@ -223,10 +224,5 @@ final class ExtractedRuns {
       }
     });
     return listed.stream().flatMap(List::stream).toList();
-  }
-
-  /** 0 to {@code count} - 1, for requests in flight by index. */
-  static List<Integer> indexes(int count) {
-    return java.util.stream.IntStream.range(0, count).boxed().toList();
   }
 }

@@ -30,7 +30,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.UnaryOperator;
-import java.util.stream.IntStream;
 
 /**
  * Splitters for partitions by key range (or, for a content order, by range of content key then key): the keys found
@@ -75,7 +74,6 @@ public final class KeySample {
    */
   static final int KEYS_PER_PARTITION = 128;
   static final int MAX_KEYS = 1 << 18;
-  private static final int IN_FLIGHT = 16;
   /** Spans over this many times the median are left out of the typical one ({@link #typicalSpan}). */
   static final int OUTLIER = 4;
 
@@ -155,7 +153,7 @@ public final class KeySample {
       }
     }
     long[] allSizes = new long[tars.size()];
-    InFlight.all(IntStream.range(0, tars.size()).boxed().toList(), IN_FLIGHT, i -> {
+    InFlight.all(InFlight.indexes(tars.size()), InFlight.SORT_REQUESTS, i -> {
       Location location = stores.locate(tars.get(i).url());
       allSizes[i] = location.store().head(location.key()).map(ObjectInfo::size).orElse(0L);
     });
@@ -209,7 +207,9 @@ public final class KeySample {
     return (int) Math.min(inputs, Math.min(MAX_SHARDS, Math.max(MIN_SHARDS, (long) partitions * SHARDS_PER_PARTITION)));
   }
 
-  /** Reads every window of every shard, {@value #IN_FLIGHT} at once: what each held, by shard and window. */
+  /**
+   * Reads every window of every shard, {@value InFlight#SORT_REQUESTS} at once: what each held, by shard and window.
+   */
   private static Found[][] read(List<InputShard> shards, List<List<Window>> windows, ObjectStores stores,
       SortSpec.ContentKey content) throws IOException {
     Found[][] found = new Found[shards.size()][];
@@ -221,7 +221,7 @@ public final class KeySample {
         reads.add(new Read(i, j));
       }
     }
-    InFlight.all(reads, IN_FLIGHT, read -> found[read.shard()][read.window()] = read(stores,
+    InFlight.all(reads, InFlight.SORT_REQUESTS, read -> found[read.shard()][read.window()] = read(stores,
         shards.get(read.shard()).url(), windows.get(read.shard()).get(read.window()), content));
     return found;
   }

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.IntStream;
 
 /**
  * Where partitions' segments are in the extract workers' packs, each pack's row of a partition read once (a ranged GET
@@ -16,9 +15,6 @@ import java.util.stream.IntStream;
  * row.
  */
 public final class PackSegments {
-  /** Rows, and segments, read at once. */
-  public static final int IN_FLIGHT = 16;
-
   private final ObjectStore store;
   private final List<PlanSummary.ExtractPack> packs;
   private final Map<Row, SegmentTable.Segment> read = new ConcurrentHashMap<>();
@@ -36,7 +32,7 @@ public final class PackSegments {
 
   /** The extract workers that wrote a pack. */
   public List<Integer> workersWithPacks() {
-    return IntStream.range(0, packs.size()).filter(worker -> packs.get(worker).pack() != null).boxed().toList();
+    return InFlight.indexes(packs.size()).stream().filter(worker -> packs.get(worker).pack() != null).toList();
   }
 
   /** Partition {@code partition}'s segment of extract worker {@code worker}'s pack, which it must have written. */
@@ -51,8 +47,10 @@ public final class PackSegments {
     return segment;
   }
 
-  /** Reads partition {@code partition}'s row of every pack, {@value #IN_FLIGHT} at once, for {@link #of}. */
+  /**
+   * Reads partition {@code partition}'s row of every pack, {@value InFlight#SORT_REQUESTS} at once, for {@link #of}.
+   */
   public void readAll(int partition) throws IOException {
-    InFlight.all(workersWithPacks(), IN_FLIGHT, worker -> of(worker, partition));
+    InFlight.all(workersWithPacks(), InFlight.SORT_REQUESTS, worker -> of(worker, partition));
   }
 }

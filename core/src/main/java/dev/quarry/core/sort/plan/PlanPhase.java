@@ -68,7 +68,7 @@ public final class PlanPhase {
     PartitionPhase partitioning = new PartitionPhase(spec, stores, scratchRoot, log);
     // The steps' markers read at once; a step that did not run runs here, in order.
     PartitionResult[] done = new PartitionResult[partitionCount];
-    InFlight.all(ExtractedRuns.indexes(partitionCount), PackSegments.IN_FLIGHT,
+    InFlight.all(InFlight.indexes(partitionCount), InFlight.SORT_REQUESTS,
         index -> done[index] = partitioning.done(index, partitionCount, extractCount, extracted));
     List<PartitionResult> partitions = new ArrayList<>();
     for (int index = 0; index < partitionCount; index++) {

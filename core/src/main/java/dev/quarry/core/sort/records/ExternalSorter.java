@@ -15,9 +15,6 @@ import java.util.function.ToIntFunction;
  * partition that has entries, so that each partition's runs can be merged on their own.
  */
 public final class ExternalSorter {
-  /** Runs a spill writes at once. */
-  static final int RUNS_IN_FLIGHT = 16;
-
   private final Comparator<RecordEntry> order;
   private final RunStorage storage;
   private final String prefix;
@@ -65,9 +62,10 @@ public final class ExternalSorter {
   }
 
   /**
-   * Sorts what is buffered and writes it as the next run of each partition that has entries, {@value #RUNS_IN_FLIGHT}
-   * runs at once (one after another, an extract worker of 1,000 partitions made 1,000 requests in a row at each
-   * spill). Names are given in partition order first, so they do not depend on which run is written first.
+   * Sorts what is buffered and writes it as the next run of each partition that has entries,
+   * {@value InFlight#SORT_REQUESTS} runs at once (one after another, an extract worker of 1,000 partitions made 1,000
+   * requests in a row at each spill). Names are given in partition order first, so they do not depend on which run is
+   * written first.
    */
   public void spill() throws IOException {
     Map<Integer, String> names = new LinkedHashMap<>();
@@ -77,7 +75,7 @@ public final class ExternalSorter {
             partition, runNames++));
       }
     }
-    InFlight.all(names.keySet(), RUNS_IN_FLIGHT, partition -> {
+    InFlight.all(names.keySet(), InFlight.SORT_REQUESTS, partition -> {
       List<RecordEntry> buffer = buffers.get(partition);
       buffer.sort(order);
       try (RunWriter writer = new RunWriter(storage.create(names.get(partition)))) {
