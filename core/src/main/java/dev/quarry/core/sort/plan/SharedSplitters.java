@@ -15,8 +15,9 @@ import java.util.function.Consumer;
  * sample ({@link KeySample}) and stores the splitters ({@link Scratch#splitters}); every other index waits for them,
  * polling, and uses them. When they do not come within the wait (index 0 not scheduled yet, or killed), an index
  * draws the same sample itself: it is deterministic, so it finds the same splitters, and the done markers' SHA-256 of
- * the splitters still make partition and plan refuse a mix. No index waits on another for longer than the wait, and
- * every index, 0 too, first uses splitters already stored (a rerun uses what the others used).
+ * the splitters still make partition and plan refuse a mix. Whoever draws them stores them (the same bytes), so an
+ * index that starts after one has drawn uses them rather than drawing again. No index waits on another for longer
+ * than the wait, and every index, 0 too, first uses splitters already stored (a rerun uses what the others used).
  */
 public final class SharedSplitters {
   /** How long an index other than 0 waits for index 0's splitters before drawing them itself. */
@@ -73,7 +74,7 @@ public final class SharedSplitters {
       pause = Math.min(LAST_POLL_MILLIS, pause * 2);
     }
     List<String> splitters = draw.splitters();
-    if (index == 0) {
+    if (read(key, partitions, check).isEmpty()) { // another index may have stored them while this one drew
       StoredJson.write(store, key, new Splitters(partitions, splitters));
     }
     return splitters;

@@ -127,13 +127,19 @@ class SharedSplittersTest {
   }
 
   @Test
-  void anIndexDrawsTheSameSplittersItselfWhenIndex0sNeverCome() throws Exception {
+  void anIndexDrawsTheSameSplittersItselfWhenIndex0sNeverComeAndStoresThemForThoseStartingLater()
+      throws Exception {
     List<String> own;
     try (ObjectStores worker1 = new ObjectStores(S3Settings.defaults())) {
       own = splitters(1, worker1, scratchRoot.store(), Duration.ofMillis(200));
       assertThat(worker1.requests().get()).as("index 1 reads the sample").isPositive();
     }
-    assertThat(scratchRoot.store().head(scratch.splitters(PARTITIONS))).as("only index 0 stores them").isEmpty();
+    assertThat(scratchRoot.store().head(scratch.splitters(PARTITIONS))).as("stored by index 1").isPresent();
+    try (ObjectStores worker2 = new ObjectStores(S3Settings.defaults())) {
+      assertThat(splitters(2, worker2, scratchRoot.store(), Duration.ofMillis(200))).isEqualTo(own);
+      assertThat(worker2.requests().total()).as("index 2, started later, reads no sample").isZero();
+    }
+    scratchRoot.store().delete(scratch.splitters(PARTITIONS));
     assertThat(drawnByIndex0()).isEqualTo(own);
   }
 
