@@ -23,6 +23,12 @@ train() {
 
 properties=$("$java" -XshowSettings:properties -version 2>&1)
 major=$(sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p' <<<"$properties")
+# Classes of Java 5's format (picocli's) stay out of an AOT cache's linked classes: rewrite them first (the same code,
+# with stack maps; LinkableClasses.java says why). A failure leaves the jar as it was, and its cache a little slower.
+if [ "$major" -ge 25 ]; then
+  "$java" "$(dirname "${BASH_SOURCE[0]}")/LinkableClasses.java" "$jar" \
+    || echo "startup cache: the jar's classes of Java 5's format stay as they are (above)" >&2
+fi
 # The AOT cache is written by a second JVM; in a subshell, so that a crash does not make this shell print "Aborted".
 if [ "$major" -ge 25 ] \
   && train -XX:AOTMode=record "-XX:AOTConfiguration=$work/quarry.aotconf" -Xlog:aot=off -Xlog:cds=off \

@@ -2,6 +2,7 @@ package dev.quarry.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.withinPercentage;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.quarry.core.memory.MemoryLimit;
 import dev.quarry.core.sort.MemoryBudget;
@@ -269,6 +270,22 @@ class LauncherIT {
     try (Stream<Path> files = Files.list(cacheHome)) {
       assertThat(files).as("no cache per command, no crash reports").isEmpty();
     }
+  }
+
+  @Test
+  void theCommandLineParsersClassesComeLinkedFromTheStartupCache(@TempDir Path work) throws Exception {
+    // picocli's classes are of Java 5's format, which an AOT cache does not link: the build rewrites them
+    // (worker-image/LinkableClasses.java), or every command loaded and verified 180 of them from the jar.
+    Path aot = JAR.resolveSibling("quarry.aot");
+    assumeTrue(Files.exists(aot) && Runtime.version().feature() >= 25, "an AOT cache: JDK 25 and later");
+    Files.writeString(Files.createDirectories(work.resolve("data")).resolve("a"), "a");
+    Path loaded = work.resolve("classes.log");
+    CommandResult run = quarryWith("-Xlog:class+load=info:file=" + loaded, "sync", "status",
+        work.resolve("data").toString(), "--remote", Files.createDirectories(work.resolve("remote")).toString());
+    assertThat(run.exitCode()).as(run.stderr()).isZero();
+    List<String> picocli = Files.readAllLines(loaded).stream().filter(line -> line.contains(" picocli.")).toList();
+    assertThat(picocli).as("picocli's classes loaded").hasSizeGreaterThan(50);
+    assertThat(picocli).as("each from the cache").allMatch(line -> line.endsWith("source: shared objects file"));
   }
 
   @Test
