@@ -586,6 +586,32 @@ class PullSafetyTest {
   }
 
   @Test
+  void aSyncedFileHashedAgainWithItsContentUnchangedIsNoLocalEdit() throws Exception {
+    // Hashed again because touched, or because its row was recorded untrusted (stamped in the clock's present: here
+    // an mtime ahead of the clock), a file with the synced content stays synced: the next pull replaces it.
+    Path data = Files.createDirectories(temp.resolve("data"));
+    Files.writeString(data.resolve("touched"), "t1");
+    Files.writeString(data.resolve("ahead"), "a1");
+    push(data, "latest");
+    Path target = Files.createDirectories(temp.resolve("target"));
+    Files.writeString(target.resolve("ahead"), "a1"); // found already right by the pull
+    Files.setLastModifiedTime(target.resolve("ahead"),
+        java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 3_600_000));
+    pull(target, "latest");
+    Files.setLastModifiedTime(target.resolve("touched"),
+        java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+    try (SyncSession session = new SyncSession(target, null, remote, QUIET)) {
+      assertThat(session.scan("status").hashedFiles()).isEqualTo(2);
+    }
+    Files.writeString(data.resolve("touched"), "t2");
+    Files.writeString(data.resolve("ahead"), "a2");
+    push(data, "latest");
+    pull(target, "latest");
+    assertThat(target.resolve("touched")).hasContent("t2");
+    assertThat(target.resolve("ahead")).hasContent("a2");
+  }
+
+  @Test
   void aFolderPushedFromIsUpdatedByAPullOfANewerVersion() throws Exception {
     Path data = Files.createDirectories(temp.resolve("data"));
     Files.writeString(data.resolve("a"), "a1");

@@ -30,7 +30,7 @@ final class LocalMd5s {
   LocalMd5s(StateDatabase state, Path root) throws IOException {
     this.state = state;
     this.known = state.load(root);
-    this.reading = state.clock().beforeLooking();
+    this.reading = state.clock().beforeLooking(root);
   }
 
   /** The state rows under the folder, as loaded (MD5s found in this run aside). */
@@ -54,8 +54,8 @@ final class LocalMd5s {
     if (!FileIdentity.of(file).equals(identity) || read.digest().size() != identity.size()) {
       return null;
     }
-    boolean synced = cached != null && cached.synced() && cached.matches(identity)
-        && cached.digest().equals(read.digest());
+    // The same content as its row's stays synced, whatever its identity (a touch, or a row recorded untrusted).
+    boolean synced = cached != null && cached.synced() && cached.digest().equals(read.digest());
     found.put(file.toString(), reading.toRecord(new FileState(identity.inode(), identity.mtimeNanos(),
         identity.size(), read.digest(), synced, read.md5())));
     return read;

@@ -15,12 +15,18 @@ import java.util.concurrent.locks.LockSupport;
  * stamped the file (a jiffy on Linux, 2 s on FAT) keeps it: the problem git calls racily clean. So a row is trusted
  * only when its mtime is older than a {@link Horizon} the clock had passed before the file was looked at (a scan) or
  * after it was written (a pull); a newer one is recorded as {@link Horizon#UNTRUSTED_MTIME}, which no lstat returns,
- * and the next look hashes that file again.
+ * and the next look hashes that file again. Files on another file system than the state folder's may keep coarser
+ * times than its files show (FAT: 2 s), so for them the horizon is set {@link #COARSEST_TICK_NANOS} earlier.
  */
 public class FileClock {
-  /** How long a reading waits for the clock to pass a time; past it, newer rows are recorded untrusted instead. */
-  private static final long WAIT_NANOS_AT_MOST = TimeUnit.MILLISECONDS.toNanos(100);
-  private static final long PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
+  /**
+   * How long a reading waits for the clock to pass a time (a tick: a jiffy, or less); past it, on a file system of
+   * coarse times, the rows of that tick are recorded untrusted instead.
+   */
+  private static final long WAIT_NANOS_AT_MOST = TimeUnit.MILLISECONDS.toNanos(20);
+  private static final long PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+  /** The coarsest times a file system keeps (FAT's 2 s), allowed for when files are not on the clock's. */
+  static final long COARSEST_TICK_NANOS = TimeUnit.SECONDS.toNanos(2);
 
   private final Path folder;
 
@@ -30,35 +36,55 @@ public class FileClock {
   }
 
   /**
-   * The horizon for rows of files about to be looked at (lstat, then read): the first reading of the clock past the
-   * present one, so a file last written before this call is older than it, and one written later is not.
+   * The horizon for rows of files under {@code looked} about to be looked at (lstat, then read): the first reading of
+   * the clock past the present one, so a file last written before this call is older than it, and one written later
+   * is not.
    */
-  public Horizon beforeLooking() throws IOException {
-    return past(now());
+  public Horizon beforeLooking(Path looked) throws IOException {
+    return past(now(), looked);
   }
 
   /**
-   * The horizon for rows of files already written and lstat-ed, the newest stamped {@code newestMtimeNanos}: a
-   * reading of the clock past it, when the clock gets there within a moment (it does within a tick).
+   * The horizon for rows of files under {@code written} already written and lstat-ed, the newest stamped {@code
+   * newestMtimeNanos}: a reading of the clock past it, when the clock gets there within a tick.
    */
-  public Horizon past(long newestMtimeNanos) throws IOException {
+  public Horizon past(long newestMtimeNanos, Path written) throws IOException {
     long deadline = System.nanoTime() + WAIT_NANOS_AT_MOST;
     long now = now();
     while (now <= newestMtimeNanos && System.nanoTime() < deadline) {
       LockSupport.parkNanos(PAUSE_NANOS);
       now = now();
     }
-    return new Horizon(now);
+    return new Horizon(sameFileSystem(written) ? now : now - COARSEST_TICK_NANOS);
   }
 
   /** The clock now: the mtime of a file just created. */
   private long now() throws IOException {
-    Path file = Files.createTempFile(folder, "clock-", ".tmp");
     try {
-      return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).lastModifiedTime()
-          .to(TimeUnit.NANOSECONDS);
-    } finally {
-      Files.deleteIfExists(file);
+      Path file = Files.createTempFile(folder, "clock-", ".tmp");
+      try {
+        return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).lastModifiedTime()
+            .to(TimeUnit.NANOSECONDS);
+      } finally {
+        Files.deleteIfExists(file);
+      }
+    } catch (IOException e) {
+      throw new IOException("Cannot read the file system's clock in the state folder " + folder + ": " + e
+          + " (the state folder must be writable)", e);
+    }
+  }
+
+  /** Whether {@code path} (or, if it is not there yet, the nearest folder above it) is on the state folder's file system. */
+  private boolean sameFileSystem(Path path) {
+    try {
+      Path existing = path.toAbsolutePath();
+      while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
+        existing = existing.getParent();
+      }
+      return existing != null && Files.getAttribute(existing, "unix:dev", LinkOption.NOFOLLOW_LINKS)
+          .equals(Files.getAttribute(folder, "unix:dev"));
+    } catch (IOException | UnsupportedOperationException e) {
+      return false; // not known: allow for coarse times
     }
   }
 

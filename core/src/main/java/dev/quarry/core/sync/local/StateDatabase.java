@@ -243,7 +243,8 @@ public final class StateDatabase implements AutoCloseable {
       return;
     }
     long newest = states.values().stream().mapToLong(FileState::mtimeNanos).max().orElseThrow();
-    FileClock.Horizon settled = clock.past(newest);
+    // The rows of one call are of one folder's files (a scan's, a pull's, a cache's): any one tells its file system.
+    FileClock.Horizon settled = clock.past(newest, Path.of(states.keySet().iterator().next()).getParent());
     inTransaction("INSERT INTO file_state (path, inode, mtime_ns, size, sha256, synced, md5)"
         + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET inode = excluded.inode,"
         + " mtime_ns = excluded.mtime_ns, size = excluded.size, sha256 = excluded.sha256, synced = excluded.synced,"

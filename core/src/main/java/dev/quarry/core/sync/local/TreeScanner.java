@@ -102,6 +102,8 @@ public final class TreeScanner {
     FolderListing listing;
     int listed;
     volatile Digest digest;
+    /** Its state row when it is hashed although it has one (changed, or recorded untrusted); else null. */
+    StateDatabase.FileState previous;
 
     FileNode(String name, Path dir, Path path, FileIdentity identity) {
       this.name = name;
@@ -167,7 +169,7 @@ public final class TreeScanner {
     Set<String> vanishedFolders = ConcurrentHashMap.newKeySet();
     // Taken before the first lstat: a file written after it is recorded untrusted, so a write within the same clock
     // tick as the one hashed now (same mtime, same size) is still seen by the next scan.
-    FileClock.Horizon horizon = state.clock().beforeLooking();
+    FileClock.Horizon horizon = state.clock().beforeLooking(root);
     try (ForkJoinPool pool = new ForkJoinPool(hashThreads)) {
       // What was recorded of each folder, read while the walk lstats the first folders: each folder waits for it
       // only to compare its entries with its listing.
@@ -199,6 +201,7 @@ public final class TreeScanner {
         if (previous != null && previous.matches(file.identity)) {
           file.digest = previous.digest();
         } else {
+          file.previous = previous;
           toHash.add(file);
         }
       }
@@ -466,8 +469,11 @@ public final class TreeScanner {
                   files.size(), Counted.noun(files.size(), "file"), ByteSize.format(hashedBytes.get())));
             }
             FileIdentity identity = file.identity;
+            // The same content as its row's stays synced (a touch, or a row recorded untrusted): a pull may replace it.
+            boolean synced = file.previous != null && file.previous.synced()
+                && file.previous.digest().equals(file.digest);
             hashed.put(file.path().toString(), horizon.toRecord(new StateDatabase.FileState(identity.inode(),
-                identity.mtimeNanos(), identity.size(), file.digest)));
+                identity.mtimeNanos(), identity.size(), file.digest, synced)));
           }
           return null;
         }));

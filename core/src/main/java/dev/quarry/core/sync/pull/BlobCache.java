@@ -35,13 +35,13 @@ final class BlobCache {
   /** Taken before the cache's blobs are looked at: rows of blobs hashed where they are are stamped by it. */
   private final FileClock.Horizon reading;
 
-  BlobCache(Path folder, StateDatabase state, FileClock.Horizon reading) throws IOException {
+  BlobCache(Path folder, StateDatabase state) throws IOException {
     this.folder = folder.toAbsolutePath().normalize();
     this.state = state;
-    this.reading = reading;
     privateFolder(this.folder);
     privateFolder(tempFolder());
     this.known = state.load(this.folder);
+    this.reading = state.clock().beforeLooking(this.folder);
   }
 
   Path path(Digest digest) {

@@ -180,7 +180,7 @@ public final class Pull {
     Files.createDirectories(session.folder());
     StateDatabase state = session.state();
     known = state.load(session.folder());
-    reading = state.clock().beforeLooking();
+    reading = state.clock().beforeLooking(session.folder());
     extra = !options.deleteExtra() ? List.of()
         : checked != null ? checked.extra : extraPaths(selection, filter, known, stateInside);
     List<Selection.File> toWrite = filesToWrite(selection, known);
@@ -189,7 +189,7 @@ public final class Pull {
     }
     Map<Digest, List<Selection.File>> byDigest = toWrite.stream()
         .collect(Collectors.groupingBy(Selection.File::digest, HashMap::new, Collectors.toList()));
-    BlobCache cache = options.cache() != null ? new BlobCache(options.cache(), state, reading) : null;
+    BlobCache cache = options.cache() != null ? new BlobCache(options.cache(), state) : null;
     Set<Digest> toDownload = new HashSet<>();
     for (Digest digest : byDigest.keySet()) {
       if (!digest.isEmpty() && (cache == null || !cache.has(digest))) {

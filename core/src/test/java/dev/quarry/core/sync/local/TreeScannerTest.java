@@ -88,7 +88,7 @@ class TreeScannerTest {
     Files.setLastModifiedTime(file, FileTime.fromMillis(written));
     FileClock scanBeganBefore = new FileClock(temp.resolve("state")) {
       @Override
-      public Horizon beforeLooking() {
+      public Horizon beforeLooking(Path looked) {
         return new Horizon((written - 5_000) * 1_000_000L);
       }
     };
