@@ -1,6 +1,7 @@
 package dev.quarry.core.sync;
 
 import dev.quarry.core.sync.cas.Ref;
+import dev.quarry.core.sync.cas.TreeObject;
 import dev.quarry.core.sync.local.LocalTree;
 import dev.quarry.core.sync.remote.CasRemote;
 import dev.quarry.core.sync.remote.MissingObjects;
@@ -19,10 +20,32 @@ import java.util.Set;
  */
 public record RemoteComparison(Optional<Ref> ref, VersionDiff diff, MissingObjects missing, boolean indexKept) {
 
-  /** What a comparison reads from the remote before it needs the local tree: the gc generation and the ref. */
-  public record RemoteHead(String generation, Optional<Ref> ref) {
+  /**
+   * What a comparison reads from the remote before it needs the local tree: the gc generation, the ref, and (when
+   * read ahead) the top tree object of the ref's version, else null.
+   */
+  public record RemoteHead(String generation, Optional<Ref> ref, TreeObject root) {
     public static RemoteHead read(CasRemote remote, String refName) throws IOException {
-      return new RemoteHead(remote.gcGeneration(), remote.readRef(refName));
+      return new RemoteHead(remote.gcGeneration(), remote.readRef(refName), null);
+    }
+
+    /**
+     * With the version's top tree object too: for a caller that reads this while the folder is scanned, so that
+     * the comparison starts without a round trip (one GET more when the folder turns out to be that version). A
+     * top object that cannot be read is left to the comparison, which reads it again if it needs it and says why.
+     */
+    public static RemoteHead readAhead(CasRemote remote, String refName) throws IOException {
+      String generation = remote.gcGeneration();
+      Optional<Ref> ref = remote.readRef(refName);
+      TreeObject root = null;
+      if (ref.isPresent()) {
+        try {
+          root = remote.fetchObject(ref.get().rootDigest());
+        } catch (IOException | RuntimeException e) {
+          root = null; // not needed when the folder is that version; else read again, and its error reported, there
+        }
+      }
+      return new RemoteHead(generation, ref, root);
     }
   }
 
@@ -45,7 +68,8 @@ public record RemoteComparison(Optional<Ref> ref, VersionDiff diff, MissingObjec
     }
     VersionDiff diff = null;
     if (ref.isPresent()) {
-      diff = VersionDiff.compare(remote, remote.fetchObject(ref.get().rootDigest()), tree.top());
+      TreeObject root = head.root() != null ? head.root() : remote.fetchObject(ref.get().rootDigest());
+      diff = VersionDiff.compare(remote, root, tree.top());
       index.addComplete(diff.trustedTrees());
     }
     MissingObjects missing = MissingObjects.find(tree, remote, index, diff != null ? diff.trustedTrees() : Set.of(),

@@ -20,7 +20,7 @@ public final class StatusCheck {
     // Status only reads, so it may read the remote's generation and ref while the folder is scanned (a push must
     // not: it reads them only after its lease and the gc fence).
     CompletableFuture<RemoteComparison.RemoteHead> head =
-        Futures.async(() -> RemoteComparison.RemoteHead.read(session.remote(), refName));
+        Futures.async(() -> RemoteComparison.RemoteHead.readAhead(session.remote(), refName));
     LocalTree tree = session.scan("compare");
     RemoteComparison.RemoteHead remote = Futures.join(head);
     RemoteComparison comparison = RemoteComparison.of(session, tree, remote, false);

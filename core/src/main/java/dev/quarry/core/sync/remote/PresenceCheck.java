@@ -68,6 +68,11 @@ public final class PresenceCheck {
       head(space, sorted, present);
       return new Outcome(present, new Strategy("head", "1 object to look up"));
     }
+    if (sorted.size() <= LIST_PAGE_COST) { // fewer HEADs than a page costs, in one round trip
+      head(space, sorted, present);
+      return new Outcome(present, new Strategy("head", sorted.size() + " objects to look up, fewer than a listing"
+          + " page costs in HEADs (" + LIST_PAGE_COST + ")"));
+    }
     ListPage first = store.list(space, null, PAGE);
     int settled = settle(space, sorted, 0, sorted.size(), first, present);
     List<Digest> rest = sorted.subList(settled, sorted.size());
