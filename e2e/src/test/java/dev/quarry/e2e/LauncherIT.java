@@ -8,11 +8,13 @@ import dev.quarry.core.memory.MemoryLimit;
 import dev.quarry.core.sort.MemoryBudget;
 import dev.quarry.testkit.CommandResult;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -126,6 +128,35 @@ class LauncherIT {
    * a small JVM started first to work the heap out (0.07 to 1.2 s of every sort command). Without the variable, or
    * with one that is not a heap, the entrypoint works it out as before. A fake java on the PATH counts the JVMs.
    */
+  @Test
+  void aPodDeletedWhileItsEntrypointWorksOutTheHeapStops() throws Exception {
+    // The entrypoint is the container's first process (PID 1 of its PID namespace), which ignores a signal it has no
+    // handler for: here a namespace of its own, a slow heap rule, and a java that says it ran.
+    Path home = imageHome("");
+    Files.writeString(home.resolve("memory-options.sh"), "quarry_memory_options() { sleep 2; }\n");
+    Path bin = Files.createDirectories(cacheHome.resolve("bin"));
+    Path fakeJava = Files.writeString(bin.resolve("java"), "#!/bin/sh\necho the command ran\n");
+    assertThat(fakeJava.toFile().setExecutable(true)).isTrue();
+    ProcessBuilder pod = new ProcessBuilder("unshare", "--pid", "--fork", "--kill-child", "sh",
+        LAUNCHER.resolveSibling("worker-image").resolve("entrypoint.sh").toString(), "sort", "extract")
+        .redirectErrorStream(true);
+    pod.environment().putAll(Map.of("QUARRY_HOME", home.toString(), "PATH", bin + ":/usr/bin:/bin"));
+    Process unshare = pod.start();
+    ProcessHandle entrypoint = null;
+    for (int i = 0; i < 100 && entrypoint == null && unshare.isAlive(); i++) {
+      entrypoint = unshare.toHandle().children().findFirst().orElse(null);
+      Thread.sleep(20);
+    }
+    assumeTrue(entrypoint != null, "a PID namespace of its own (unshare, as root)");
+    Thread.sleep(500); // inside the heap rule's sleep
+    new ProcessBuilder("kill", "-TERM", Long.toString(entrypoint.pid())).start().waitFor();
+    assertThat(unshare.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    String output = new String(unshare.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assumeTrue(!output.contains("unshare: "), output);
+    assertThat(output).as("the command after SIGTERM").doesNotContain("the command ran");
+    assertThat(unshare.exitValue()).isEqualTo(143);
+  }
+
   @Test
   void aHeapTheOperatorPassesStartsNoExtraJvm() throws Exception {
     Path home = imageHome("-XX:+PrintFlagsFinal\n");
