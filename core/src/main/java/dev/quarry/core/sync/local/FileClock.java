@@ -2,11 +2,13 @@ package dev.quarry.core.sync.local;
 
 import dev.quarry.core.sync.local.StateDatabase.FileState;
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -27,6 +29,10 @@ public class FileClock {
   private static final long PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
   /** The coarsest times a file system keeps (FAT's 2 s), allowed for when files are not on the clock's. */
   static final long COARSEST_TICK_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+  /** This process, by its number and start: two processes sharing a state folder never name the same file. */
+  private static final String PROCESS = ProcessHandle.current().pid() + "-" + Long.toHexString(System.nanoTime());
+  private static final AtomicLong READINGS = new AtomicLong();
 
   private final Path folder;
 
@@ -58,10 +64,20 @@ public class FileClock {
     return new Horizon(sameFileSystem(written) ? now : now - COARSEST_TICK_NANOS);
   }
 
-  /** The clock now: the mtime of a file just created. */
+  /**
+   * The clock now: the mtime of a file just created. Named by process and count, not by Files.createTempFile, whose
+   * first call sets up a SecureRandom (tens of milliseconds of a status).
+   */
   private long now() throws IOException {
     try {
-      Path file = Files.createTempFile(folder, "clock-", ".tmp");
+      Path file = null;
+      while (file == null) {
+        try {
+          file = Files.createFile(folder.resolve("clock-" + PROCESS + "-" + READINGS.incrementAndGet() + ".tmp"));
+        } catch (FileAlreadyExistsException e) {
+          // there already (another process's of the same name, or a link): the next count
+        }
+      }
       try {
         return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).lastModifiedTime()
             .to(TimeUnit.NANOSECONDS);
@@ -74,7 +90,7 @@ public class FileClock {
     }
   }
 
-  /** Whether {@code path} (or, if it is not there yet, the nearest folder above it) is on the state folder's file system. */
+  /** Whether {@code path} (or, if not there yet, the nearest folder above it) is on the state folder's file system. */
   private boolean sameFileSystem(Path path) {
     try {
       Path existing = path.toAbsolutePath();
