@@ -64,14 +64,10 @@ public final class PresenceCheck {
     if (sorted.isEmpty()) {
       return new Outcome(present, Strategy.none("nothing to look up"));
     }
-    if (sorted.size() == 1) {
-      head(space, sorted, present);
-      return new Outcome(present, new Strategy("head", "1 object to look up"));
-    }
     if (sorted.size() <= LIST_PAGE_COST) { // fewer HEADs than a page costs, in one round trip
       head(space, sorted, present);
-      return new Outcome(present, new Strategy("head", sorted.size() + " objects to look up, fewer than a listing"
-          + " page costs in HEADs (" + LIST_PAGE_COST + ")"));
+      return new Outcome(present, new Strategy("head", sorted.size() == 1 ? "1 object to look up"
+          : sorted.size() + " objects to look up, fewer than a listing page costs in HEADs (" + LIST_PAGE_COST + ")"));
     }
     ListPage first = store.list(space, null, PAGE);
     int settled = settle(space, sorted, 0, sorted.size(), first, present);
