@@ -5,7 +5,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.concurrent.ThreadLocalRandom;
@@ -22,8 +21,18 @@ final class OpenDescriptors {
 
   private OpenDescriptors() {}
 
+  /** Reads one {@code /proc/self/fdinfo} entry. */
+  @FunctionalInterface
+  interface InfoReader {
+    String read(Path info) throws IOException;
+  }
+
   /** What {@code channel} has open, with its identity; the channel's position is left at 0. */
   static Opened describe(FileChannel channel) throws IOException {
+    return describe(channel, Files::readString);
+  }
+
+  static Opened describe(FileChannel channel, InfoReader infoReader) throws IOException {
     // Below any file system's largest offset (lseek refuses more); a clash with another descriptor's position finds
     // that descriptor's file, whose identity then differs: refused, never accepted.
     long mark = ThreadLocalRandom.current().nextLong(1L << 32, 1L << 40);
@@ -34,8 +43,11 @@ final class OpenDescriptors {
         for (Path info : infos) {
           String text;
           try {
-            text = Files.readString(info);
-          } catch (NoSuchFileException closedMeanwhile) {
+            text = infoReader.read(info);
+          } catch (IOException closedMeanwhile) {
+            // Another thread's descriptor, closed since the listing (the open fails: NoSuchFileException) or between
+            // the open and the read of its entry (the read fails with a bare ENOENT). The channel looked for stays
+            // open throughout, so its own entry always reads.
             continue;
           }
           if (text.lines().anyMatch(pos::equals)) {
