@@ -15,6 +15,7 @@ import dev.quarry.api.nodecache.NodeCacheReportSpec;
 import dev.quarry.api.nodecache.NodeCacheReportStatus;
 import dev.quarry.api.nodecache.NodeCacheSpec;
 import dev.quarry.api.nodecache.NodeCacheStatus;
+import dev.quarry.operator.testing.Conflicts;
 import dev.quarry.operator.testing.FakeKubelet;
 import dev.quarry.operator.testing.KubectlWait;
 import dev.quarry.operator.testing.Manifests;
@@ -120,10 +121,10 @@ class NodeCacheIT {
         .isEqualTo(version);
 
     // A new generation: reports of the old one do not count as ready.
-    client.resources(NodeCache.class).withName("images").edit(current -> {
+    Conflicts.retried(() -> client.resources(NodeCache.class).withName("images").edit(current -> {
       current.getSpec().nodeSelector().put("pool", "a100");
       return current;
-    });
+    }));
     NodeCacheStatus newGeneration = awaitStatus("images", s -> s.observedGeneration() == 2);
     assertThat(newGeneration.nodesReady()).isZero();
     assertThat(ready(newGeneration).getMessage()).contains("gpu-1: still applying generation 1 of 2");
@@ -227,12 +228,12 @@ class NodeCacheIT {
     assertThat(client.apps().daemonSets().inNamespace(operatorNamespace).withName("quarry-agent-other-secret").get())
         .as("no agent gets that Secret's keys").isNull();
 
-    client.resources(NodeCache.class).withName("other-secret").edit(current -> {
+    Conflicts.retried(() -> client.resources(NodeCache.class).withName("other-secret").edit(current -> {
       current.setSpec(new NodeCacheSpec(null, null, current.getSpec().mountRoot(), current.getSpec().cache(),
           current.getSpec().images(), null, new ObjectStore("http://minio.storage.svc:9000", null, null,
               new SecretKeys("cache-keys", null, null))));
       return current;
-    });
+    }));
     DaemonSet listed = awaitDaemonSet("quarry-agent-other-secret");
     assertThat(listed.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
         .filteredOn(v -> v.getValueFrom() != null && v.getValueFrom().getSecretKeyRef() != null)
@@ -273,10 +274,10 @@ class NodeCacheIT {
     awaitStatus("holder", s -> Long.valueOf(1).equals(s.acceptedGeneration()));
 
     // The elder wants the image the holder mounts: the holder was accepted with it first, and keeps it.
-    client.resources(NodeCache.class).withName("elder").edit(current -> {
+    Conflicts.retried(() -> client.resources(NodeCache.class).withName("elder").edit(current -> {
       current.getSpec().images().add(holder.getSpec().images().get(0));
       return current;
-    });
+    }));
     NodeCacheStatus refused = awaitStatus("elder", s -> s.observedGeneration() == 2);
     assertThat(refused.phase()).isEqualTo(CachePhase.Degraded);
     assertThat(ready(refused).getReason()).isEqualTo("PathsOwnedByAnother");
@@ -305,11 +306,11 @@ class NodeCacheIT {
     awaitStatus("other", s -> Long.valueOf(1).equals(s.acceptedGeneration()));
 
     // The keeper's edit drops its image for the other's: refused, so its agents keep mounting its image.
-    client.resources(NodeCache.class).withName("keeper").edit(current -> {
+    Conflicts.retried(() -> client.resources(NodeCache.class).withName("keeper").edit(current -> {
       current.getSpec().images().clear();
       current.getSpec().images().add(other.getSpec().images().get(0));
       return current;
-    });
+    }));
     NodeCacheStatus refused = awaitStatus("keeper", s -> s.observedGeneration() == 2);
     assertThat(ready(refused).getReason()).isEqualTo("PathsOwnedByAnother");
     assertThat(refused.acceptedPaths().images()).containsExactly(kept);

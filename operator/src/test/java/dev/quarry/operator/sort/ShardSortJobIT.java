@@ -11,6 +11,7 @@ import dev.quarry.api.shardsort.ShardSortJobSpec;
 import dev.quarry.api.shardsort.ShardSortJobStatus;
 import dev.quarry.api.shardsort.ShardSortPhase;
 import dev.quarry.api.shardsort.ShardSortWorkers;
+import dev.quarry.operator.testing.Conflicts;
 import dev.quarry.operator.testing.FakeKubelet;
 import dev.quarry.operator.testing.KubectlWait;
 import dev.quarry.operator.testing.Manifests;
@@ -34,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -309,27 +311,17 @@ class ShardSortJobIT {
 
     // Another seed: refused by the API server, since the running job would not apply it.
     KubernetesClientException refused = catchThrowableOfType(KubernetesClientException.class, () ->
-        client.resources(ShardSortJob.class).inNamespace(namespace).withName("stopped").edit(current -> {
-          ShardSortJob copy = client.getKubernetesSerialization().clone(current);
-          copy.setSpec(new ShardSortJobSpec(current.getSpec().store(), current.getSpec().input(),
-              current.getSpec().output(), new ShardOrder(OrderKind.SHUFFLE, null, 1L, null, null),
-              current.getSpec().policies(), current.getSpec().workers(), current.getSpec().scratch(),
-              current.getSpec().dryRun(), current.getSpec().overwrite(), null));
-          return copy;
-        }));
+        editSpec("stopped", current -> new ShardSortJobSpec(current.store(), current.input(), current.output(),
+            new ShardOrder(OrderKind.SHUFFLE, null, 1L, null, null), current.policies(), current.workers(),
+            current.scratch(), current.dryRun(), current.overwrite(), null)));
     assertThat(refused.getCode()).isEqualTo(422);
     assertThat(refused.getMessage()).contains("only spec.abort can be changed once the job exists");
     assertThat(client.batch().v1().jobs().inNamespace(namespace).withName("stopped-extract").get().getMetadata()
         .getUid()).isEqualTo(extract.getMetadata().getUid());
 
-    client.resources(ShardSortJob.class).inNamespace(namespace).withName("stopped").edit(current -> {
-      ShardSortJob copy = client.getKubernetesSerialization().clone(current);
-      copy.setSpec(new ShardSortJobSpec(current.getSpec().store(),
-          current.getSpec().input(), current.getSpec().output(), current.getSpec().order(),
-          current.getSpec().policies(), current.getSpec().workers(), current.getSpec().scratch(),
-          current.getSpec().dryRun(), current.getSpec().overwrite(), true));
-      return copy;
-    });
+    editSpec("stopped", current -> new ShardSortJobSpec(current.store(), current.input(), current.output(),
+        current.order(), current.policies(), current.workers(), current.scratch(), current.dryRun(),
+        current.overwrite(), true));
     ShardSortJobStatus aborted = awaitStatus("stopped", s -> s.phase() == ShardSortPhase.Aborted);
     assertThat(ready(aborted).getReason()).isEqualTo("Aborted");
     assertThat(aborted.observedGeneration()).isEqualTo(job.getMetadata().getGeneration() + 1);
@@ -377,15 +369,13 @@ class ShardSortJobIT {
         .contains(new io.fabric8.kubernetes.api.model.EnvVar("QUARRY_SORT_HEAP", "2048m", null));
 
     KubernetesClientException refused = catchThrowableOfType(KubernetesClientException.class, () ->
-        client.resources(ShardSortJob.class).inNamespace(namespace).withName("placed").edit(current -> {
-          ShardSortJob copy = client.getKubernetesSerialization().clone(current);
-          ShardSortWorkers w = current.getSpec().workers();
-          copy.setSpec(new ShardSortJobSpec(current.getSpec().store(), current.getSpec().input(),
-              current.getSpec().output(), current.getSpec().order(), current.getSpec().policies(),
-              new ShardSortWorkers(w.extract(), w.create(), w.memoryBudget(), w.requestsInFlight(),
-                  w.retriesPerIndex(), w.resources(), w.nodeSelector(), w.tolerations(), w.affinity(), "other"),
-              current.getSpec().scratch(), current.getSpec().dryRun(), current.getSpec().overwrite(), null));
-          return copy;
+        editSpec("placed", current -> {
+          ShardSortWorkers w = current.workers();
+          return new ShardSortJobSpec(current.store(), current.input(), current.output(), current.order(),
+              current.policies(), new ShardSortWorkers(w.extract(), w.create(), w.memoryBudget(),
+                  w.requestsInFlight(), w.retriesPerIndex(), w.resources(), w.nodeSelector(), w.tolerations(),
+                  w.affinity(), "other"),
+              current.scratch(), current.dryRun(), current.overwrite(), null);
         }));
     assertThat(refused.getCode()).isEqualTo(422);
     assertThat(refused.getMessage()).contains("only spec.abort can be changed once the job exists");
@@ -396,6 +386,16 @@ class ShardSortJobIT {
     assertThat(clean.getSpec().getTemplate().getSpec().getPriorityClassName()).isEqualTo("training-high");
     kubelet.finish(clean, 0, 0, "{}");
     kubelet.complete(clean);
+  }
+
+  /** Replaces the stored job's spec by {@code change} of it, on a fresh read if the operator wrote the job meanwhile. */
+  private ShardSortJob editSpec(String name, UnaryOperator<ShardSortJobSpec> change) {
+    return Conflicts.retried(() -> client.resources(ShardSortJob.class).inNamespace(namespace).withName(name)
+        .edit(current -> {
+          ShardSortJob copy = client.getKubernetesSerialization().clone(current);
+          copy.setSpec(change.apply(current.getSpec()));
+          return copy;
+        }));
   }
 
   private ShardSortJob example(String name) {

@@ -8,6 +8,7 @@ import dev.quarry.api.datasetsync.DatasetSyncSpec;
 import dev.quarry.api.datasetsync.DatasetSyncStatus;
 import dev.quarry.api.datasetsync.SyncPhase;
 import dev.quarry.api.datasetsync.VolumeSource;
+import dev.quarry.operator.testing.Conflicts;
 import dev.quarry.operator.testing.FakeKubelet;
 import dev.quarry.operator.testing.KubectlWait;
 import dev.quarry.operator.testing.Manifests;
@@ -119,10 +120,11 @@ class DatasetSyncIT {
     client.resource(example("coco-push")).serverSideApply();
     Thread.sleep(1000);
     assertThat(jobs()).hasSize(1);
-    client.resources(DatasetSync.class).inNamespace(namespace).withName("coco-push").edit(sync -> {
-      sync.getMetadata().setAnnotations(Map.of(DatasetSync.TRIGGER_ANNOTATION, "2026-11-22T02:00"));
-      return sync;
-    });
+    Conflicts.retried(() -> client.resources(DatasetSync.class).inNamespace(namespace).withName("coco-push")
+        .edit(sync -> {
+          sync.getMetadata().setAnnotations(Map.of(DatasetSync.TRIGGER_ANNOTATION, "2026-11-22T02:00"));
+          return sync;
+        }));
     await().atMost(WAIT).untilAsserted(() -> assertThat(jobs()).hasSize(2));
     DatasetSyncStatus rerun = awaitStatus("coco-push", s -> "2026-11-22T02:00".equals(s.observedTrigger()));
     assertThat(rerun.phase()).isEqualTo(SyncPhase.Running);
