@@ -3,15 +3,31 @@
 # sort, the heap its memory budget gives (memory-options.sh, the rule of the ./quarry launcher too; the operator
 # passes a phase's in QUARRY_SORT_HEAP, so that no JVM starts to work it out). QUARRY_HOME
 # (default /opt/quarry) is where the image keeps these files; tests point it elsewhere.
+#
+# This shell is the container's first process (PID 1 of its PID namespace), to which the kernel delivers only the
+# signals it has a handler for. So java runs as its child rather than in its place: exec'd, java would be PID 1 and
+# drop the SIGTERM of a pod deleted before the JVM installs its handler, running its command on until the kubelet's
+# SIGKILL. The shell handles TERM and INT and passes them on as TERM (a child of a non-interactive shell starts with
+# INT ignored, which the JVM keeps); its exit status is java's.
 set -eu
-# As a container's first process this shell ignores a signal it has no handler for: a pod deleted while the line below
-# works out the heap ran its command to the end (and its Job counted no failure). exec hands the signals to java.
 trap 'exit 143' TERM
 trap 'exit 130' INT
 home=${QUARRY_HOME:-/opt/quarry}
 . "$home/memory-options.sh"
-# A command of its own, so that a signal caught meanwhile is acted on before exec (a shell runs a trap between commands).
+# A command of its own, so that a signal caught meanwhile is acted on before java starts (a shell runs a trap between
+# commands).
 heap=$(quarry_memory_options java "$home/quarry.jar" "${QUARRY_SORT_HEAP:-}" "$@")
-# One option a line, none with a space: word splitting makes them arguments.
+# One option a line, none with a space: word splitting makes them arguments. Standard input is passed on through
+# descriptor 3 (an asynchronous command's is /dev/null before its own redirections).
+exec 3<&0
 # shellcheck disable=SC2086
-exec java "@$home/jvm.options" $heap -jar "$home/quarry.jar" "$@"
+java "@$home/jvm.options" $heap -jar "$home/quarry.jar" "$@" <&3 3<&- &
+java=$!
+trap 'kill -TERM "$java" 2>/dev/null || true' TERM INT
+# A trapped signal ends wait early (status above 128); java's own exit ends the loop, its status the shell's.
+while :; do
+  status=0
+  wait "$java" || status=$?
+  kill -0 "$java" 2>/dev/null || break
+done
+exit "$status"

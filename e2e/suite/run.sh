@@ -156,21 +156,23 @@ part_install() {
 # ---- ShardSortJob ---------------------------------------------------------------------------------------------
 SSJ_COLUMNS="NAME PHASE PROGRESS RECORDS SHARDS READY REASON AGE"
 
-# sort_spec OUTPUT-PREFIX: the spec (JSON) of both jobs, which differ only in where they write.
+# sort_spec OUTPUT-PREFIX [LIMITS]: the spec (JSON) of the jobs, which differ only in where they write and in their
+# workers' resource limits (LIMITS, a JSON object; default a memory limit), which the output does not depend on.
 sort_spec() {
+  local limits=${2:-'{"memory": "512Mi"}'}
   cat <<EOF
 {"store": {"endpoint": "$S3_ENDPOINT", "pathStyle": true, "credentialsSecret": {"name": "s3-credentials"}},
  "input": {"prefix": "s3://$BUCKET/sort/in/"},
  "output": {"template": "s3://$BUCKET/$1/train-{000000..}.tar", "recordsPerShard": 300},
  "order": {"kind": "shuffle", "seed": 7},
  "workers": {"extract": {"parallelism": 3}, "create": {"parallelism": 2}, "memoryBudget": "64Mi",
-             "resources": {"requests": {"cpu": "50m", "memory": "192Mi"}, "limits": {"memory": "512Mi"}}}}
+             "resources": {"requests": {"cpu": "50m", "memory": "192Mi"}, "limits": $limits}}}
 EOF
 }
 
-apply_ssj() { # NAME OUTPUT-PREFIX
+apply_ssj() { # NAME OUTPUT-PREFIX [LIMITS]
   printf 'apiVersion: quarry.dev/v1alpha1\nkind: ShardSortJob\nmetadata: {name: %s}\nspec: %s\n' \
-    "$1" "$(sort_spec "$2" | tr -d '\n')" | kubectl -n "$E2E_NS" apply -f - >/dev/null
+    "$1" "$(sort_spec "$2" "${3:-}" | tr -d '\n')" | kubectl -n "$E2E_NS" apply -f - >/dev/null
 }
 
 # watch_ssj NAME TIMEOUT: waits until the job ends, printing `kubectl get ssj` at each phase change and checking
@@ -219,8 +221,8 @@ check_sort_output() {
   pass "ssj $name: manifest committed, scratch removed (ScratchRemoved=True, no objects)" "$t"
 }
 
-# kill_running_worker JOB STEP: deletes a running pod of the step's Job as soon as there is one; prints
-# "<pod> <index>".
+# kill_running_worker JOB STEP: deletes a running pod of the step's Job as soon as there is one and waits until its
+# container ended; prints "<pod> <index> <exit code>" (the code is "?" when the pod went away before its status said).
 kill_running_worker() {
   local job=$1-$2 victim="" deadline=$((SECONDS + 300))
   while [ -z "$victim" ] && ((SECONDS < deadline)); do
@@ -229,11 +231,17 @@ kill_running_worker() {
     [ -n "$victim" ] || sleep 0.3
   done
   [ -n "$victim" ] || fail "kill a worker" "no $2 pod of $1 ran within 300 s"
-  local index
+  local index code=""
   index=$(kubectl -n "$E2E_NS" get pod "$victim" \
     -o 'jsonpath={.metadata.annotations.batch\.kubernetes\.io/job-completion-index}' 2>/dev/null || true)
   kubectl -n "$E2E_NS" delete pod "$victim" --wait=false >/dev/null
-  echo "$victim $index"
+  deadline=$((SECONDS + 120))
+  while [ -z "$code" ] && ((SECONDS < deadline)); do
+    code=$(kubectl -n "$E2E_NS" get pod "$victim" \
+      -o 'jsonpath={.status.containerStatuses[0].state.terminated.exitCode}' 2>/dev/null) || code="?"
+    [ -n "$code" ] || sleep 0.3
+  done
+  echo "$victim $index ${code:-?}"
 }
 
 part_sort() {
@@ -273,22 +281,25 @@ part_sort() {
   pass "ssj e2e-shuffle Succeeded: extract, partition and create ran as pods; the last partition step planned, the last create worker committed" "$t"
   check_sort_output e2e-shuffle sort/out
 
-  # The same job again, with an extract worker and then a create worker killed while they run.
+  # The same job again, with an extract worker and then a create worker killed while they run. Their CPU limit
+  # stretches each worker's few seconds of work well past the time a deletion takes to reach it: unslowed, a worker
+  # sometimes finished first, and the kill tested nothing.
   t=$SECONDS
-  apply_ssj e2e-shuffle-kill sort/out-kill
-  local killed_extract killed_create
-  killed_extract=$(kill_running_worker e2e-shuffle-kill extract) || exit 1
-  note "deleted running extract pod ${killed_extract% *} (index ${killed_extract#* })"
-  killed_create=$(kill_running_worker e2e-shuffle-kill create) || exit 1
-  note "deleted running create pod ${killed_create% *} (index ${killed_create#* })"
+  apply_ssj e2e-shuffle-kill sort/out-kill '{"cpu": "200m", "memory": "512Mi"}'
+  local step victim pod index code failed killed=""
+  for step in extract create; do
+    victim=$(kill_running_worker e2e-shuffle-kill "$step") || exit 1
+    read -r pod index code <<<"$victim"
+    note "deleted running $step pod $pod (index $index): exit code $code"
+    [ "$code" != 0 ] || fail "kill a worker" "$step pod $pod finished its work (exit 0) before its deletion reached it"
+    killed+="${killed:+, }$step index $index (exit $code)"
+  done
   watch_ssj e2e-shuffle-kill 600
-  local step failed counts=""
   for step in extract create; do
     failed=$(kubectl -n "$E2E_NS" get job "e2e-shuffle-kill-$step" -o 'jsonpath={.status.failed}')
     [ "${failed:-0}" -ge 1 ] || fail "kill a worker" "Job e2e-shuffle-kill-$step counts no failed pod"
-    counts+="${counts:+, }$step $failed"
   done
-  pass "ssj e2e-shuffle-kill Succeeded with extract index ${killed_extract#* } and create index ${killed_create#* } killed (failed pods: $counts)" "$t"
+  pass "ssj e2e-shuffle-kill Succeeded with $killed killed, each counted failed by its Job" "$t"
   check_sort_output e2e-shuffle-kill sort/out-kill
 }
 

@@ -124,23 +124,73 @@ class LauncherIT {
   }
 
   /**
-   * A pod whose operator passed the heap in QUARRY_SORT_HEAP (as -Xmx takes it) starts one JVM, the command's: before,
-   * a small JVM started first to work the heap out (0.07 to 1.2 s of every sort command). Without the variable, or
-   * with one that is not a heap, the entrypoint works it out as before. A fake java on the PATH counts the JVMs.
+   * A pod deleted while its entrypoint works out the heap stops (143) before its command starts. The entrypoint is the
+   * container's first process (PID 1 of its PID namespace), which ignores a signal it has no handler for: here a
+   * namespace of its own, a slow heap rule, and a java that says it ran.
    */
   @Test
   void aPodDeletedWhileItsEntrypointWorksOutTheHeapStops() throws Exception {
-    // The entrypoint is the container's first process (PID 1 of its PID namespace), which ignores a signal it has no
-    // handler for: here a namespace of its own, a slow heap rule, and a java that says it ran.
     Path home = imageHome("");
     Files.writeString(home.resolve("memory-options.sh"), "quarry_memory_options() { sleep 2; }\n");
-    Path bin = Files.createDirectories(cacheHome.resolve("bin"));
-    Path fakeJava = Files.writeString(bin.resolve("java"), "#!/bin/sh\necho the command ran\n");
-    assertThat(fakeJava.toFile().setExecutable(true)).isTrue();
-    ProcessBuilder pod = new ProcessBuilder("unshare", "--pid", "--fork", "--kill-child", "sh",
-        LAUNCHER.resolveSibling("worker-image").resolve("entrypoint.sh").toString(), "sort", "extract")
+    Pod pod = startPod(home, "#!/bin/sh\necho the command ran\n");
+    Thread.sleep(500); // inside the heap rule's sleep
+    assertThat(pod.terminated()).as("the command after SIGTERM").doesNotContain("the command ran");
+    assertThat(pod.unshare().exitValue()).isEqualTo(143);
+  }
+
+  /**
+   * A pod deleted while its JVM starts stops (143) at once. Exec'd in the entrypoint's place, java was PID 1 and the
+   * kernel dropped the SIGTERM until the JVM installed its handler: a pod deleted then ran its command on to the end
+   * (its Job counted no failure) or to the kubelet's SIGKILL. Here a java with no handler (as a JVM before its own)
+   * that takes 3 s.
+   */
+  @Test
+  void aPodDeletedWhileItsJvmStartsStops() throws Exception {
+    Pod pod = startPod(imageHome(""), "#!/bin/sh\nsleep 3\necho the command ran\n");
+    Thread.sleep(500); // java runs
+    long sent = System.nanoTime();
+    String output = pod.terminated();
+    assertThat(output).as("the command after SIGTERM").doesNotContain("the command ran");
+    assertThat(pod.unshare().exitValue()).isEqualTo(143);
+    assertThat(System.nanoTime() - sent).as("stopped before java's 3 s").isLessThan(2_000_000_000L);
+  }
+
+  /** The entrypoint passes its standard input to java and returns java's exit status. */
+  @Test
+  void theEntrypointPassesStandardInputOnAndReturnsJavasStatus() throws Exception {
+    Path home = imageHome("");
+    Path bin = fakeJava("#!/bin/sh\nread line\necho \"java read $line\"\nexit 7\n");
+    ProcessBuilder entrypoint = new ProcessBuilder("sh", entrypoint().toString(), "sync", "status")
         .redirectErrorStream(true);
-    pod.environment().putAll(Map.of("QUARRY_HOME", home.toString(), "PATH", bin + ":/usr/bin:/bin"));
+    entrypoint.environment().putAll(Map.of("QUARRY_HOME", home.toString(), "PATH", bin + ":/usr/bin:/bin"));
+    Process process = entrypoint.start();
+    process.getOutputStream().write("a spec\n".getBytes(StandardCharsets.UTF_8));
+    process.getOutputStream().close();
+    assertThat(process.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(
+        "java read a spec\n");
+    assertThat(process.exitValue()).isEqualTo(7);
+  }
+
+  /** An entrypoint started as PID 1 of a PID namespace of its own (as in a container), and the unshare around it. */
+  private record Pod(Process unshare, ProcessHandle entrypoint) {
+    /** Sends the entrypoint SIGTERM, as the kubelet does, and returns the pod's output once it ended. */
+    String terminated() throws Exception {
+      new ProcessBuilder("kill", "-TERM", Long.toString(entrypoint.pid())).start().waitFor();
+      assertThat(unshare.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      String output = new String(unshare.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assumeTrue(!output.contains("unshare: "), output);
+      return output;
+    }
+  }
+
+  private Pod startPod(Path home, String javaScript) throws Exception {
+    Path bin = fakeJava(javaScript);
+    ProcessBuilder pod = new ProcessBuilder("unshare", "--pid", "--fork", "--kill-child", "sh",
+        entrypoint().toString(), "sort", "extract").redirectErrorStream(true);
+    // The heap as the operator passes it to a phase's pod, so that the heap rule starts no java of its own.
+    pod.environment().putAll(Map.of("QUARRY_HOME", home.toString(), "PATH", bin + ":/usr/bin:/bin",
+        "QUARRY_SORT_HEAP", "64m"));
     Process unshare = pod.start();
     ProcessHandle entrypoint = null;
     for (int i = 0; i < 100 && entrypoint == null && unshare.isAlive(); i++) {
@@ -148,15 +198,26 @@ class LauncherIT {
       Thread.sleep(20);
     }
     assumeTrue(entrypoint != null, "a PID namespace of its own (unshare, as root)");
-    Thread.sleep(500); // inside the heap rule's sleep
-    new ProcessBuilder("kill", "-TERM", Long.toString(entrypoint.pid())).start().waitFor();
-    assertThat(unshare.waitFor(10, TimeUnit.SECONDS)).isTrue();
-    String output = new String(unshare.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assumeTrue(!output.contains("unshare: "), output);
-    assertThat(output).as("the command after SIGTERM").doesNotContain("the command ran");
-    assertThat(unshare.exitValue()).isEqualTo(143);
+    return new Pod(unshare, entrypoint);
   }
 
+  /** A folder for the PATH with {@code script} as its java. */
+  private Path fakeJava(String script) throws IOException {
+    Path bin = Files.createDirectories(cacheHome.resolve("bin"));
+    Path java = Files.writeString(bin.resolve("java"), script);
+    assertThat(java.toFile().setExecutable(true)).isTrue();
+    return bin;
+  }
+
+  private static Path entrypoint() {
+    return LAUNCHER.resolveSibling("worker-image").resolve("entrypoint.sh");
+  }
+
+  /**
+   * A pod whose operator passed the heap in QUARRY_SORT_HEAP (as -Xmx takes it) starts one JVM, the command's: before,
+   * a small JVM started first to work the heap out (0.07 to 1.2 s of every sort command). Without the variable, or
+   * with one that is not a heap, the entrypoint works it out as before. A fake java on the PATH counts the JVMs.
+   */
   @Test
   void aHeapTheOperatorPassesStartsNoExtraJvm() throws Exception {
     Path home = imageHome("-XX:+PrintFlagsFinal\n");
