@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -45,6 +46,7 @@ public final class FileStore implements ObjectStore {
   private final Path root;
   private final String rootUrl;
   private final boolean synced;
+  private final Linker linker;
   private final RequestCounts requests = new RequestCounts();
   /** The directories this store has written into, and so swept of abandoned temp files. */
   private final Set<Path> swept = ConcurrentHashMap.newKeySet();
@@ -65,6 +67,17 @@ public final class FileStore implements ObjectStore {
   }
 
   private FileStore(Path root, boolean synced) {
+    this(root, synced, Files::createLink);
+  }
+
+  /** Makes a hard link {@code link} to {@code existing}; a test stands in for a file system without links. */
+  @FunctionalInterface
+  interface Linker {
+    void link(Path link, Path existing) throws IOException;
+  }
+
+  FileStore(Path root, boolean synced, Linker linker) {
+    this.linker = linker;
     this.synced = synced;
     this.root = root.toAbsolutePath().normalize();
     String path = this.root.toString();
@@ -165,6 +178,46 @@ public final class FileStore implements ObjectStore {
     } catch (IOException e) {
       deleteQuietly(temp);
       throw failure("write", key, e);
+    }
+  }
+
+  /**
+   * Written to a temp file, then linked to its name, which fails when the name exists (a rename would replace it). On
+   * a file system without hard links (FAT, exFAT) a rename that refuses an existing name stands in: the JDK looks,
+   * then renames, so two writers at the very same moment may both win there, as with a store that ignores the
+   * condition.
+   */
+  @Override
+  public boolean putIfAbsent(String key, byte[] data) throws IOException {
+    Path path = path(key);
+    requests.count(RequestKind.PUT);
+    Path temp = null;
+    try {
+      temp = createTemp(path);
+      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+        ByteBuffer buffer = ByteBuffer.wrap(data);
+        while (buffer.hasRemaining()) {
+          channel.write(buffer);
+        }
+        force(channel);
+      }
+      try {
+        linker.link(path, temp);
+      } catch (FileAlreadyExistsException exists) {
+        return false;
+      } catch (UnsupportedOperationException | FileSystemException noLinks) {
+        try {
+          Files.move(temp, path);
+        } catch (FileAlreadyExistsException exists) {
+          return false;
+        }
+      }
+      syncFolder(path);
+      return true;
+    } catch (IOException e) {
+      throw failure("write", key, e);
+    } finally {
+      deleteQuietly(temp);
     }
   }
 
@@ -280,12 +333,15 @@ public final class FileStore implements ObjectStore {
   /** Renames a complete, fsynced temp file over the target: the moment the object appears whole. */
   void publish(Path temp, Path target) throws IOException {
     Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    syncFolder(target);
+  }
+
+  /** The name of {@code target} lives in its folder: synced too, or a crash could bring back the old object (or none). */
+  private void syncFolder(Path target) throws IOException {
     if (!synced) {
       return;
     }
-    // The rename lives in the directory: sync it too, or a crash could bring back the old object (or none).
-    try (java.nio.channels.FileChannel directory = java.nio.channels.FileChannel.open(target.getParent(),
-        java.nio.file.StandardOpenOption.READ)) {
+    try (FileChannel directory = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
       directory.force(true);
     }
   }

@@ -36,6 +36,15 @@ public interface ObjectStore extends AutoCloseable {
   void put(String key, byte[] data) throws IOException;
 
   /**
+   * A small object in one request unless an object is there already (S3's conditional write, If-None-Match: *):
+   * false when one is, and then nothing is written. Atomic as {@link #put}. For claims that one writer wins: a store
+   * that ignores the condition (an S3-compatible without conditional writes) overwrites and answers true, and an
+   * answer lost to the network makes the retry find the writer's own object (false), so a caller stays correct when
+   * no one or two win, only slower.
+   */
+  boolean putIfAbsent(String key, byte[] data) throws IOException;
+
+  /**
    * An object whose bytes, length and SHA-256 are known ({@link HashedContent}), with the least client work: S3 over
    * plain HTTP sends it as one PutObject signed with the given hash, so the bytes are not hashed again; elsewhere it
    * streams like {@link #upload(String)}. Atomic: the object becomes visible whole or not at all.

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.UnaryOperator;
 
 /**
  * Opens stores by URL, one per S3 bucket (each with its own connection pool of {@link S3Settings#requestsInFlight()})
@@ -14,12 +15,22 @@ import java.util.concurrent.ConcurrentMap;
  */
 public final class ObjectStores implements AutoCloseable {
   private final S3Settings s3;
+  private final UnaryOperator<ObjectStore> decorate;
   private final ConcurrentMap<String, ObjectStore> stores = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   /** {@code s3} applies to every s3:// URL. */
   public ObjectStores(S3Settings s3) {
+    this(s3, UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #ObjectStores(S3Settings)}, every store opened passed through {@code decorate} (tests put latches and
+   * faults in front of real stores with it).
+   */
+  public ObjectStores(S3Settings s3, UnaryOperator<ObjectStore> decorate) {
     this.s3 = s3;
+    this.decorate = decorate;
   }
 
   /**
@@ -46,7 +57,8 @@ public final class ObjectStores implements AutoCloseable {
   public synchronized Location locateUnsynced(Path folder) {
     Path root = folder.toAbsolutePath().normalize();
     requireOpen(root.toString());
-    return new Location(stores.computeIfAbsent("unsynced:" + root, id -> FileStore.unsynced(root)), "");
+    return new Location(stores.computeIfAbsent("unsynced:" + root, id -> decorate.apply(FileStore.unsynced(root))),
+        "");
   }
 
   private void requireOpen(String url) {
@@ -58,7 +70,7 @@ public final class ObjectStores implements AutoCloseable {
   private synchronized ObjectStore open(ObjectUrl parsed, String url) {
     requireOpen(url);
     return stores.computeIfAbsent(parsed.storeId(),
-        id -> parsed.isFile() ? new FileStore(Path.of("/")) : S3Store.open(parsed.bucket(), s3));
+        id -> decorate.apply(parsed.isFile() ? new FileStore(Path.of("/")) : S3Store.open(parsed.bucket(), s3)));
   }
 
   /** The requests of every store opened so far, summed: a snapshot. */

@@ -232,6 +232,16 @@ public final class S3Store implements ObjectStore {
     putBytes(key, data, data.length);
   }
 
+  /** PutObject with If-None-Match: *, which S3 refuses with 412 when the key exists (409 while another such PUT runs). */
+  @Override
+  public boolean putIfAbsent(String key, byte[] data) throws IOException {
+    ObjectKeys.checkKey(key);
+    S3ObjectRequests.Response response = objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(),
+        Map.of("If-None-Match", "*"), objects.body(data, data.length), "write", url(key), 412, 409);
+    response.close();
+    return response.status() < 300;
+  }
+
   /** PutObject of the first {@code length} bytes of {@code data}, which is not copied; returns the etag. */
   String putBytes(String key, byte[] data, int length) throws IOException {
     S3ObjectRequests.Response response = objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(), Map.of(),

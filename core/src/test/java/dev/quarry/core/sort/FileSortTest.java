@@ -16,13 +16,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /** The sort contract on the filesystem store, the embedded default. */
 class FileSortTest extends SortContract {
   @Override
-  ObjectStores openStores() {
-    return new ObjectStores(S3Settings.defaults());
+  ObjectStores openStores(UnaryOperator<ObjectStore> decorate) {
+    return new ObjectStores(S3Settings.defaults(), decorate);
   }
 
   @Override

@@ -8,12 +8,14 @@ import dev.quarry.core.sort.extract.ScratchPacks;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
+import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.S3Settings;
 import dev.quarry.testkit.MinioExtension;
 import dev.quarry.testkit.MinioServer;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -33,9 +35,9 @@ class MinioSortIT extends SortContract {
   }
 
   @Override
-  ObjectStores openStores() {
+  ObjectStores openStores(UnaryOperator<ObjectStore> decorate) {
     return new ObjectStores(S3Settings.defaults().withEndpoint(minio.endpoint())
-        .withCredentials(minio.accessKey(), minio.secretKey()).withRequestsInFlight(POOLED_CONNECTIONS));
+        .withCredentials(minio.accessKey(), minio.secretKey()).withRequestsInFlight(POOLED_CONNECTIONS), decorate);
   }
 
   @Override

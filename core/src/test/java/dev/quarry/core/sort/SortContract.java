@@ -8,6 +8,11 @@ import dev.quarry.core.archive.Record;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.sort.commit.Manifest;
+import dev.quarry.core.sort.commit.OutputClaim;
+import dev.quarry.core.sort.commit.PendingOutput;
+import dev.quarry.core.sort.spec.BraceTemplate;
+import dev.quarry.core.store.DelegatingStore;
+import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.sort.extract.ScratchPacks;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
@@ -16,6 +21,7 @@ import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.S3Settings;
 import dev.quarry.testkit.CommandResult;
 import dev.quarry.testkit.TestTools;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,9 +31,14 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,7 +62,12 @@ abstract class SortContract {
   List<Record> all;
 
   /** The stores the sort runs against. */
-  abstract ObjectStores openStores();
+  final ObjectStores openStores() {
+    return openStores(UnaryOperator.identity());
+  }
+
+  /** The stores the sort runs against, each passed through {@code decorate}. */
+  abstract ObjectStores openStores(UnaryOperator<ObjectStore> decorate);
 
   /** A fresh URL root for one test, ending with '/'. */
   abstract String newRoot();
@@ -573,6 +589,60 @@ abstract class SortContract {
             + " but no manifest or pending record of a Quarry run names them (x-000.tar, x-7.tar); move or delete"
             + " them, or choose another output");
     assertThat(objects(root + "out/").keySet()).containsExactly("x-000.tar", "x-7.tar");
+  }
+
+  /**
+   * Two jobs claim one output at the same moment: both look and find nothing, then write their pending records (a
+   * barrier holds each write until both come to it). One takes the output; the other is refused as it would be a
+   * moment later, before it deletes or writes anything. Before, both wrote, the second record won, and the shards of
+   * the two runs mixed under one manifest (formats.md's former "known limit").
+   */
+  @Test
+  void twoJobsClaimingOneOutputAtTheSameMomentTakeItOnce() throws Exception {
+    String input = input(ShardFormat.TAR);
+    String template = root + "out/x-{000..}.tar";
+    List<SortSpec> jobs = List.of(
+        spec(input, new SortSpec.Order(OrderKind.MD5, null, null, null, null), records(template, 45)),
+        spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null), records(template, 45)));
+    String pending = stores.locate(root + "out/x.pending.json").key();
+    CyclicBarrier together = new CyclicBarrier(2);
+    AtomicInteger writes = new AtomicInteger();
+    List<BraceTemplate> templates = List.of(BraceTemplate.parse(template, true));
+    List<List<String>> planned = List.of(List.of(root + "out/x-000.tar", root + "out/x-001.tar"));
+    List<Throwable> refused = new ArrayList<>();
+    String winner = null;
+    try (ObjectStores latched = openStores(store -> DelegatingStore.withHook(store, (kind, key) -> {
+          if (key.equals(pending) && kind.equals("PUT") && writes.getAndIncrement() < 2) {
+            try {
+              together.await(1, TimeUnit.MINUTES);
+            } catch (Exception e) {
+              throw new IOException("the other job never came to its write", e);
+            }
+          }
+        }));
+        ExecutorService threads = Executors.newFixedThreadPool(2)) {
+      List<Future<?>> claims = new ArrayList<>();
+      for (SortSpec job : jobs) {
+        claims.add(threads.submit(() -> {
+          new OutputClaim(latched, job).claim(templates, planned);
+          return null;
+        }));
+      }
+      for (int i = 0; i < jobs.size(); i++) {
+        try {
+          claims.get(i).get();
+          winner = ScratchMarker.of(jobs.get(i)).job();
+        } catch (ExecutionException e) {
+          refused.add(e.getCause());
+        }
+      }
+    }
+    assertThat(refused).singleElement().satisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot sort into " + template + ": " + root + "out/x.pending.json names the unfinished output"
+            + " of another job; pass --overwrite (overwrite: true in a ShardSortJob) to replace it, or choose"
+            + " another output"));
+    Location record = stores.locate(root + "out/x.pending.json");
+    assertThat(Json.read(record.store().getBytes(record.key()), PendingOutput.class).job()).isEqualTo(winner);
   }
 
   @Test

@@ -56,6 +56,12 @@ public class DelegatingStore implements ObjectStore {
   }
 
   @Override
+  public boolean putIfAbsent(String key, byte[] data) throws IOException {
+    before("PUT", key);
+    return delegate.putIfAbsent(key, data);
+  }
+
+  @Override
   public boolean isLocal() {
     return delegate.isLocal();
   }

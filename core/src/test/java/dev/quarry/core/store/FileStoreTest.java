@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -27,6 +28,19 @@ class FileStoreTest extends ObjectStoreContract {
   @Override
   ObjectStore openStore() {
     return new FileStore(root);
+  }
+
+  /** On a file system without hard links (FAT refuses them: EPERM) the write is a rename that keeps what is there. */
+  @Test
+  void putIfAbsentWithoutHardLinksStillKeepsWhatIsThereAndLeavesNoTempFile() throws IOException {
+    try (FileStore noLinks = new FileStore(root, true, (link, existing) -> {
+      throw new java.nio.file.FileSystemException(link.toString(), existing.toString(), "Operation not permitted");
+    })) {
+      assertThat(noLinks.putIfAbsent("claims/first", "one".getBytes(StandardCharsets.UTF_8))).isTrue();
+      assertThat(noLinks.putIfAbsent("claims/first", "two".getBytes(StandardCharsets.UTF_8))).isFalse();
+      assertThat(Files.readString(root.resolve("claims/first"))).isEqualTo("one");
+      assertThat(filesUnderRoot()).containsExactly(root.resolve("claims/first"));
+    }
   }
 
   private List<Path> filesUnderRoot() throws IOException {

@@ -100,6 +100,42 @@ abstract class ObjectStoreContract {
   }
 
   @Test
+  void putIfAbsentWritesOnlyWhereNoObjectIsAndOneOfManyAtOnceWins() throws Exception {
+    assertThat(store.putIfAbsent("claims/first", "one".getBytes(UTF_8))).isTrue();
+    assertThat(store.putIfAbsent("claims/first", "two".getBytes(UTF_8))).as("taken").isFalse();
+    assertThat(read(store.get("claims/first"))).asString(UTF_8).isEqualTo("one");
+
+    store.put("claims/put", THOUSAND_BYTES);
+    assertThat(store.putIfAbsent("claims/put", "late".getBytes(UTF_8))).isFalse();
+    assertThat(read(store.get("claims/put"))).isEqualTo(THOUSAND_BYTES);
+
+    // Eight claimants released at once: exactly one writes, and what is there is its bytes.
+    int claimants = 8;
+    java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+    List<Future<Boolean>> answers = new ArrayList<>();
+    try (ExecutorService threads = Executors.newFixedThreadPool(claimants)) {
+      for (int i = 0; i < claimants; i++) {
+        byte[] mine = ("claimant " + i).getBytes(UTF_8);
+        answers.add(threads.submit(() -> {
+          start.await();
+          return store.putIfAbsent("claims/contended", mine);
+        }));
+      }
+      start.countDown();
+      List<Integer> winners = new ArrayList<>();
+      for (int i = 0; i < claimants; i++) {
+        if (answers.get(i).get()) {
+          winners.add(i);
+        }
+      }
+      assertThat(winners).hasSize(1);
+      assertThat(read(store.get("claims/contended"))).asString(UTF_8).isEqualTo("claimant " + winners.getFirst());
+    }
+    assertThat(keys(store.list("claims/", null, 10))).containsExactly("claims/contended", "claims/first",
+        "claims/put");
+  }
+
+  @Test
   void putReplacesTheObjectAndItsEtag() throws IOException {
     store.put("replaced", THOUSAND_BYTES);
     String firstEtag = store.head("replaced").orElseThrow().etag();

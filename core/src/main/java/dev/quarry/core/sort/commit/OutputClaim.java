@@ -77,9 +77,12 @@ public final class OutputClaim {
       for (String url : planned.get(i)) {
         mine.add(url.substring(url.lastIndexOf('/') + 1));
       }
-      Set<String> touched = new TreeSet<>(prior.known);
-      touched.addAll(mine);
-      put(prior.names.pending(), Json.bytes(new PendingOutput(PendingOutput.FORMAT, job, List.copyOf(touched))));
+      // Where the look found no pending record, it is written only if still none is there: another job that looked
+      // at the same moment may have written its own since, and the look again then refuses (or, for this job's own
+      // record, takes it in). Without the condition both wrote, and the shards of the two runs mixed.
+      while (!writePending(prior, mine)) {
+        prior = inspect(templates.get(i));
+      }
       delete(prior.names.manifest());
       delete(prior.names.wids());
       for (String name : prior.known) {
@@ -96,7 +99,23 @@ public final class OutputClaim {
   }
 
   /** What is in the way of a new run to {@code template}, and the earlier run's names it may replace. */
-  private record Prior(OutputNames names, Set<String> known) {}
+  private record Prior(OutputNames names, Set<String> known, boolean pending) {}
+
+  /**
+   * Writes the pending record of the names {@code prior} knows and {@code mine}: over the one the look found, or only
+   * where none is (false when one came since).
+   */
+  private boolean writePending(Prior prior, Set<String> mine) throws IOException {
+    Set<String> touched = new TreeSet<>(prior.known);
+    touched.addAll(mine);
+    byte[] record = Json.bytes(new PendingOutput(PendingOutput.FORMAT, job, List.copyOf(touched)));
+    Location target = stores.locate(location.confine(prior.names.pending()));
+    if (prior.pending) {
+      target.store().put(target.key(), record);
+      return true;
+    }
+    return target.store().putIfAbsent(target.key(), record);
+  }
 
   private Prior inspect(BraceTemplate template) throws IOException {
     OutputNames names = OutputNames.of(template);
@@ -124,7 +143,7 @@ public final class OutputClaim {
           + String.join(", ", strays.subList(0, Math.min(NAMES_SHOWN, strays.size())))
           + (strays.size() > NAMES_SHOWN ? ", ..." : "") + "); move or delete them, or choose another output");
     }
-    return new Prior(names, known);
+    return new Prior(names, known, pending.isPresent());
   }
 
   /** A name of one of the template's shards, relative to its folder: the only names a record may make us delete. */
@@ -191,11 +210,6 @@ public final class OutputClaim {
           + " choose another output)");
     }
     return Optional.of(value);
-  }
-
-  private void put(String url, byte[] bytes) throws IOException {
-    Location target = stores.locate(location.confine(url));
-    target.store().put(target.key(), bytes);
   }
 
   private void delete(String url) throws IOException {
