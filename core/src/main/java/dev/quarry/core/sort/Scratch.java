@@ -36,6 +36,7 @@ public final class Scratch {
       "extract/[0-9]{5,}/run-[0-9a-f-]{36}-([0-9]{5,}-)?[0-9]{6,}\\.run",
       "extract/[0-9]{5,}/done\\.json",
       "sample/splitters-[0-9]{5,}\\.json",
+      "sample/splitters-[0-9]{5,}\\.claim-[1-9][0-9]*\\.json",
       "packs/[0-9]{8,}\\.tar",
       "packs/extract-[0-9]{5,}-[0-9a-f-]{36}\\.pack",
       "partition/[0-9]{5,}/sort/run-[0-9a-f-]{36}-[0-9]{6,}\\.run",
@@ -71,6 +72,14 @@ public final class Scratch {
    */
   public String splitters(int partitions) {
     return String.format("%ssample/splitters-%05d.json", prefix, partitions);
+  }
+
+  /**
+   * The claim of round {@code round} (from 1) of drawing the splitters of {@code partitions} partitions, written if
+   * absent by the extract index that draws them when index 0's do not come ({@code SharedSplitters}).
+   */
+  public String splittersClaim(int partitions, int round) {
+    return String.format("%ssample/splitters-%05d.claim-%d.json", prefix, partitions, round);
   }
 
   /** Whether {@code name} is one of the runs {@link #runPrefix} names for extract worker {@code index}. */

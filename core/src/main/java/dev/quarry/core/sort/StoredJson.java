@@ -45,12 +45,22 @@ public final class StoredJson {
 
   /** Writes {@code value}, unless it is larger than {@link #read} accepts. */
   public static void write(ObjectStore store, String key, Object value) throws IOException {
+    store.put(key, readable(store, key, value));
+  }
+
+  /** As {@link #write}, unless an object is there already: false then ({@link ObjectStore#putIfAbsent}). */
+  public static boolean writeIfAbsent(ObjectStore store, String key, Object value) throws IOException {
+    return store.putIfAbsent(key, readable(store, key, value));
+  }
+
+  /** The JSON of {@code value}, refused when it is larger than a worker reads back. */
+  private static byte[] readable(ObjectStore store, String key, Object value) throws IOException {
     byte[] bytes = Json.bytes(value);
     if (bytes.length > MAX_BYTES) {
       throw new IOException("Cannot write " + store.url(key) + ": it would be " + (bytes.length >> 20) + " MiB, more"
           + " than the " + (MAX_BYTES >> 20) + " MiB a worker reads back (split the job: fewer input or output"
           + " shards)");
     }
-    store.put(key, bytes);
+    return bytes;
   }
 }

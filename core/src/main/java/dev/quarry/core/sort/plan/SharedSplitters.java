@@ -13,20 +13,25 @@ import java.util.function.Consumer;
 /**
  * A job's splitters, drawn once and shared through scratch, as TeraSort's split file: extract index 0 draws the
  * sample ({@link KeySample}) and stores the splitters ({@link Scratch#splitters}); every other index waits for them,
- * polling, and uses them. When they do not come within the wait (index 0 not scheduled yet, or killed), an index
- * draws the same sample itself: it is deterministic, so it finds the same splitters, and the done markers' SHA-256 of
- * the splitters still make partition and plan refuse a mix. Whoever draws them stores them (the same bytes), so an
- * index that starts after one has drawn uses them rather than drawing again. No index waits on another for longer
- * than the wait, and every index, 0 too, first uses splitters already stored (a rerun uses what the others used).
+ * polling, and uses them. When they do not come within the wait (index 0 not scheduled yet, or killed), the indexes
+ * waiting claim the drawing with a conditional write ({@link ObjectStore#putIfAbsent} of
+ * {@link Scratch#splittersClaim} round 1): the one whose claim lands draws the sample and stores the splitters, the
+ * others wait one more wait for them, then claim round 2 (the claimant may have died), and so on. So a late index 0
+ * costs one more draw a wait, not one per index (each up to 256 MiB of ranged reads of the input). Every draw finds the same splitters (the sample is deterministic), and the done markers' SHA-256 of them
+ * still make partition and plan refuse a mix, so a store that ignores the condition only draws more. Every index, 0
+ * too, first uses splitters already stored (a rerun uses what the others used).
  */
 public final class SharedSplitters {
-  /** How long an index other than 0 waits for index 0's splitters before drawing them itself. */
+  /** How long an index other than 0 waits for index 0's splitters, or a claimant's, before claiming the draw. */
   public static final Duration DEFAULT_WAIT = Duration.ofMinutes(1);
   private static final long FIRST_POLL_MILLIS = 100;
   private static final long LAST_POLL_MILLIS = 2_000;
 
   /** The stored document: the number of partitions and the keys (range keys, content splitters) that start 1, 2, ... */
   record Splitters(int partitions, List<String> splitters) {}
+
+  /** A claim of drawing the splitters, by extract index {@code index} in its round. */
+  record Claim(int index, int round) {}
 
   /** What a message about a stored object that is not the job's splitters says to do. */
   private static final String REMEDY = "delete it and run extract again";
@@ -52,32 +57,41 @@ public final class SharedSplitters {
 
   /**
    * The splitters for {@code partitions}: those stored, once {@code check} (which throws IllegalArgumentException
-   * saying why they are not splitters of the job's order) accepts them; else, for index 0 or after the wait, drawn,
-   * and stored by index 0.
+   * saying why they are not splitters of the job's order) accepts them; else drawn, by index 0 at once and by another
+   * index when its claim of a round lands, and stored.
    *
    * @throws IOException "Cannot read ...: ..." when the stored object is not valid splitters for the job
    */
   public List<String> of(int partitions, Draw draw, Consumer<List<String>> check)
       throws IOException, InterruptedException {
     String key = scratch.splitters(partitions);
-    long deadline = System.nanoTime() + wait.toNanos();
-    long pause = FIRST_POLL_MILLIS;
-    for (Optional<List<String>> stored = read(key, partitions, check); ; stored = read(key, partitions, check)) {
+    for (int round = 0; ; round++) {
+      Optional<List<String>> stored = awaitStored(key, partitions, check, index == 0 ? Duration.ZERO : wait);
       if (stored.isPresent()) {
         return stored.get();
       }
+      if (index == 0 || StoredJson.writeIfAbsent(store, scratch.splittersClaim(partitions, round + 1),
+          new Claim(index, round + 1))) {
+        List<String> splitters = draw.splitters();
+        StoredJson.writeIfAbsent(store, key, new Splitters(partitions, splitters)); // else drawn and stored meanwhile
+        return splitters;
+      }
+    }
+  }
+
+  /** The stored splitters, polled for until they come or {@code wait} is over. */
+  private Optional<List<String>> awaitStored(String key, int partitions, Consumer<List<String>> check, Duration wait)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + wait.toNanos();
+    long pause = FIRST_POLL_MILLIS;
+    for (Optional<List<String>> stored = read(key, partitions, check); ; stored = read(key, partitions, check)) {
       long left = deadline - System.nanoTime();
-      if (index == 0 || left <= 0) {
-        break;
+      if (stored.isPresent() || left <= 0) {
+        return stored;
       }
       Thread.sleep(Math.min(pause, Math.max(1, left / 1_000_000)));
       pause = Math.min(LAST_POLL_MILLIS, pause * 2);
     }
-    List<String> splitters = draw.splitters();
-    if (read(key, partitions, check).isEmpty()) { // another index may have stored them while this one drew
-      StoredJson.write(store, key, new Splitters(partitions, splitters));
-    }
-    return splitters;
   }
 
   private Optional<List<String>> read(String key, int partitions, Consumer<List<String>> check) throws IOException {

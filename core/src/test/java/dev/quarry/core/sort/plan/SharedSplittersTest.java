@@ -7,6 +7,8 @@ import dev.quarry.core.archive.Member;
 import dev.quarry.core.archive.Record;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.ScratchCleaning;
+import dev.quarry.core.sort.ScratchMarker;
 import dev.quarry.core.sort.SortFixture;
 import dev.quarry.core.sort.input.InputShard;
 import dev.quarry.core.sort.spec.OrderKind;
@@ -141,6 +143,60 @@ class SharedSplittersTest {
     }
     scratchRoot.store().delete(scratch.splitters(PARTITIONS));
     assertThat(drawnByIndex0()).isEqualTo(own);
+  }
+
+  /**
+   * Index 0 never comes, and indexes 1 and 2 claim the draw at the same moment (a barrier before their claims): only
+   * the one whose claim lands reads the sample, and the other uses its splitters. Before claims, each index that
+   * waited in vain drew the sample itself: W - 1 draws of up to 256 MiB for one late index 0.
+   */
+  @Test
+  void indexesWhoseWaitForIndex0EndsTogetherDrawTheSampleOnce() throws Exception {
+    String claim = scratch.splittersClaim(PARTITIONS, 1);
+    java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+    ObjectStore claimingTogether = DelegatingStore.withHook(scratchRoot.store(), (kind, name) -> {
+      if (name.equals(claim)) {
+        try {
+          together.await(1, java.util.concurrent.TimeUnit.MINUTES);
+        } catch (Exception e) {
+          throw new java.io.IOException("the other index never claimed", e);
+        }
+      }
+    });
+    Duration wait = Duration.ofSeconds(3); // the loser's wait for the winner's splitters, which come at once
+    try (ObjectStores worker1 = new ObjectStores(S3Settings.defaults());
+        ObjectStores worker2 = new ObjectStores(S3Settings.defaults());
+        ExecutorService threads = Executors.newFixedThreadPool(2)) {
+      Future<List<String>> index1 = threads.submit(() -> splitters(1, worker1, claimingTogether, wait));
+      Future<List<String>> index2 = threads.submit(() -> splitters(2, worker2, claimingTogether, wait));
+      assertThat(index1.get()).isEqualTo(index2.get()).hasSize(PARTITIONS - 1);
+      assertThat(List.of(worker1.requests().total(), worker2.requests().total()))
+          .as("reads of the inputs by index 1 and index 2: one drew the sample").filteredOn(reads -> reads > 0)
+          .hasSize(1);
+    }
+    assertThat(scratchRoot.store().head(claim)).as("the winner's claim").isPresent();
+  }
+
+  /**
+   * A claimant that died before storing the splitters (its claim of round 1 is there, no splitters): an index waits
+   * one more wait for them, claims round 2, draws, and stores them; clean deletes the claims with the rest.
+   */
+  @Test
+  void anIndexDrawsAfterAClaimantThatNeverStoredTheSplittersAndCleanDeletesTheClaims() throws Exception {
+    ScratchMarker job = ScratchMarker.of(spec);
+    job.claim(scratchRoot);
+    scratchRoot.store().put(scratch.splittersClaim(PARTITIONS, 1),
+        "{\"index\": 5, \"round\": 1}".getBytes(StandardCharsets.UTF_8));
+    List<String> own;
+    try (ObjectStores worker1 = new ObjectStores(S3Settings.defaults())) {
+      own = splitters(1, worker1, scratchRoot.store(), Duration.ofMillis(200));
+      assertThat(worker1.requests().get()).as("index 1 reads the sample").isPositive();
+    }
+    assertThat(scratchRoot.store().head(scratch.splitters(PARTITIONS))).as("stored by index 1").isPresent();
+    assertThat(scratchRoot.store().head(scratch.splittersClaim(PARTITIONS, 2))).as("index 1's claim").isPresent();
+
+    ScratchCleaning.clean(scratchRoot, job);
+    assertThat(scratchRoot.store().listAll(scratchRoot.key()).toList()).as("left after clean").isEmpty();
   }
 
   @Test
