@@ -82,11 +82,6 @@ public final class Scratch {
     return String.format("%ssample/splitters-%05d.claim-%d.json", prefix, partitions, round);
   }
 
-  /** Whether {@code name} is one of the runs {@link #runPrefix} names for extract worker {@code index}. */
-  public boolean isExtractRun(int index, String name) {
-    return isUnder(name, String.format("extract/%05d/", index) + "run-[0-9a-f-]{36}-([0-9]{5,}-)?[0-9]{6,}\\.run");
-  }
-
   /** Whether {@code name} is one of the ordered lists {@link #partitionOrdered} names for partition {@code index}. */
   public boolean isPartitionOrdered(int index, String name) {
     return isUnder(name, String.format("partition/%05d/ordered-", index) + "[0-9a-f-]{36}\\.run");
@@ -103,24 +98,18 @@ public final class Scratch {
   }
 
   /**
-   * Sorted runs of record entries written by one attempt of extract worker {@code index} (then the partition and the
-   * run's number when there is more than one partition): named for the attempt, so
-   * that two attempts of an index running at once (a retried pod and its predecessor) never delete or overwrite the
-   * runs the other's done marker names. A killed attempt's runs stay until the job's scratch goes.
+   * Run {@code number} of partition {@code partition} (of {@code partitions}; the partition is in the name when there
+   * is more than one) written by one attempt of extract worker {@code index}: a partition's runs are numbered from 0
+   * on their own, so its done marker, which counts them, names them. Named for the attempt, so that two attempts of
+   * an index running at once (a retried pod and its predecessor) never delete or overwrite the runs the other's done
+   * marker names. A killed attempt's runs stay until the job's scratch goes, and no marker names them.
    */
-  public String runPrefix(int index, UUID attempt) {
-    return String.format("%sextract/%05d/run-%s-", prefix, index, attempt);
+  public String extractRun(int index, UUID attempt, int partition, int partitions, int number) {
+    return String.format("%sextract/%05d/run-%s-%s%06d.run", prefix, index, attempt,
+        partitions > 1 ? String.format("%05d-", partition) : "", number);
   }
 
-  /**
-   * What the names of the runs of partition {@code partition} (of {@code partitions}) written by one attempt of
-   * extract worker {@code index} start with: a listing of it finds them.
-   */
-  public String extractRunsOf(int index, UUID attempt, int partition, int partitions) {
-    return runPrefix(index, attempt) + (partitions > 1 ? String.format("%05d-", partition) : "");
-  }
-
-  /** Written last by extract worker {@code index}: its counts. */
+  /** Written last by extract worker {@code index}: its counts, and how many runs of each partition it wrote. */
   public String extractDone(int index) {
     return String.format("%sextract/%05d/done.json", prefix, index);
   }

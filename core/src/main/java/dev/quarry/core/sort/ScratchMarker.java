@@ -26,12 +26,14 @@ import java.util.stream.Stream;
  */
 public record ScratchMarker(String format, String job) {
   /**
+   * Version 3: an extract worker's runs numbered within each partition and counted by partition in its done marker,
+   * which names them (version 2 numbered them across partitions, and its markers name none: its runs were listed).
    * Version 2: the input list in pages, content and none steps' lists of the partitions they hold records of, pieces
    * of shards across partitions, the shared key sample.
    */
-  public static final String FORMAT = "quarry-sort-scratch/2";
+  public static final String FORMAT = "quarry-sort-scratch/3";
   /** Earlier layouts, which {@code sort clean} still deletes. */
-  static final List<String> EARLIER = List.of("quarry-sort-scratch/1");
+  static final List<String> EARLIER = List.of("quarry-sort-scratch/1", "quarry-sort-scratch/2");
   /** The most bytes a marker may have; it is read back from a store, so it is bounded. */
   static final int MAX_BYTES = 4096;
 

@@ -370,21 +370,23 @@ abstract class SortContract {
   /**
    * A job begun by an earlier Quarry, whose scratch has another layout, is refused by every phase in one line that
    * says what to do, and cleaned by clean: before, a newer worker read the earlier layout's objects as its own (the
-   * whole input list of version 1 as version 2's summary of pages).
+   * whole input list of version 1 as version 2's summary of pages; version 2's extract runs, numbered across
+   * partitions, under version 3's names of other runs).
    */
-  @Test
-  void aScratchOfAnEarlierLayoutIsRefusedByThePhasesAndCleanedByClean() throws Exception {
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"quarry-sort-scratch/1", "quarry-sort-scratch/2"})
+  void aScratchOfAnEarlierLayoutIsRefusedByThePhasesAndCleanedByClean(String earlier) throws Exception {
     SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
         records(root + "a/x-{000..}.tar", 45));
     Location scratch = stores.locate(root + "scratch/");
     phases(spec, root + "scratch/").extract(0, 1);
     String marker = new Scratch(scratch.key()).marker();
     scratch.store().put(marker, new String(scratch.store().getBytes(marker), StandardCharsets.UTF_8)
-        .replace(ScratchMarker.FORMAT, "quarry-sort-scratch/1").getBytes(StandardCharsets.UTF_8));
+        .replace(ScratchMarker.FORMAT, earlier).getBytes(StandardCharsets.UTF_8));
 
     for (int attempt = 0; attempt < 2; attempt++) {
       assertThatThrownBy(() -> phases(spec, root + "scratch/").plan(1)).hasMessage("Cannot use scratch "
-          + scratch.url() + ": an earlier Quarry began this job there (quarry-sort-scratch/1, not "
+          + scratch.url() + ": an earlier Quarry began this job there (" + earlier + ", not "
           + ScratchMarker.FORMAT + "); run quarry sort clean for it, then sort again");
     }
     assertThat(ScratchCleaning.clean(scratch, ScratchMarker.of(spec)).objects()).isGreaterThan(1);
@@ -1402,7 +1404,7 @@ abstract class SortContract {
     Tampered tampered = (attempt, pack, recordBytes) -> new dev.quarry.core.sort.extract.ExtractResult(
         extract.index(), extract.count(), extract.partitions(), extract.from(), extract.to(), extract.shards(),
         extract.missingShards(), extract.records(), extract.bytes(), extract.inputBytes(), attempt, extract.runs(),
-        extract.peakMetadataBytes(), extract.metadataBytesPerRecord(), pack, recordBytes, extract.splittersSha256(),
+        extract.runsByPartition(), extract.peakMetadataBytes(), extract.metadataBytesPerRecord(), pack, recordBytes, extract.splittersSha256(),
         extract.keymapSha256());
     String notItsOwn = "Cannot plan: the done marker of extract worker 0 names an attempt or pack that is not one of"
         + " its own (the scratch was changed; clean it and sort again)";
@@ -1542,8 +1544,81 @@ abstract class SortContract {
   }
 
   /**
-   * A marker's partition count decides how many partition steps the plan runs: one out of the names' range is
-   * refused where the marker is read, and one its runs do not bear out is refused before any step runs.
+   * A partition step and the plan name each extract worker's runs of a partition from its done marker, which counts
+   * them partition by partition: they list no extract run (before, a listing of each worker's runs in every step, W x
+   * P for the job, and one per worker that wrote no pack in the plan), whether the records spread over 3 partitions
+   * or stay in 1; the output is the local run's.
+   */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(ints = {1, 3})
+  void thePartitionStepsAndThePlanListNoExtractRuns(int partitions) throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "p/x-{000..}.tar", 90));
+    Location scratch = stores.locate(root + "scratch/");
+    Map<String, Integer> requests = new java.util.concurrent.ConcurrentSkipListMap<>();
+    java.util.concurrent.atomic.AtomicBoolean counting = new java.util.concurrent.atomic.AtomicBoolean();
+    var counted = dev.quarry.core.store.DelegatingStore.withHook(scratch.store(), (kind, key) -> {
+      if (counting.get()) {
+        requests.merge(kind + (key.contains("/extract/") ? " extract/" : " other"), 1, Integer::sum);
+      }
+    });
+    SortPhases phases = new SortPhases(spec, stores, new Location(counted, scratch.key()),
+        new ScratchPacks(counted, new Scratch(scratch.key())), false, java.time.Duration.ofMillis(100), QUIET);
+    phases.extract(0, 2, partitions);
+    phases.extract(1, 2, partitions);
+    counting.set(true);
+    if (partitions > 1) {
+      for (int index = 0; index < partitions; index++) {
+        phases.partition(index, partitions, 2);
+      }
+    }
+    phases.plan(2);
+    counting.set(false);
+    assertThat(requests.getOrDefault("LIST extract/", 0)).as("listings of extract runs by the partition steps and"
+        + " the plan; their requests: " + requests).isZero();
+    phases.create(0, 1);
+    phases.commit();
+    assertTheOutputIsTheLocalRuns(spec);
+  }
+
+  /**
+   * A run a done marker names that is gone is refused in one line naming its extract worker and partition: by the
+   * partition step that merges it, and, for a worker that wrote no pack, by the plan before it runs any step. Never
+   * skipped: a listing found only the runs that were there, and a step of a spread worker's partitions merged the
+   * rest without a word.
+   */
+  @Test
+  void aRunADoneMarkerNamesThatIsGoneIsRefusedNamingItsWorkerAndPartition() throws Exception {
+    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null);
+    String input = input(ShardFormat.TAR);
+    for (int partitions : new int[] {2, 1}) {
+      String scratchUrl = root + "scratch-" + partitions + "/";
+      SortSpec spec = spec(input, shuffle, records(root + "out-" + partitions + "/x-{000..}.tar", 90));
+      SortPhases phases = phases(spec, scratchUrl);
+      phases.extract(0, 2, partitions);
+      phases.extract(1, 2, partitions);
+      String partitionPart = partitions > 1 ? "-00001-" : "-";
+      String run = objects(scratchUrl).keySet().stream()
+          .filter(name -> name.matches("extract/00001/run-[0-9a-f-]{36}" + partitionPart + "[0-9]{6}\\.run"))
+          .findFirst().orElseThrow();
+      Location scratch = stores.locate(scratchUrl);
+      scratch.store().delete(scratch.key() + run);
+      String gone = ": run 0 of partition " + (partitions - 1) + " of extract worker 1, which its done marker names,"
+          + " does not exist (the scratch was changed; clean it and sort again)";
+      if (partitions > 1) {
+        assertThatThrownBy(() -> phases.partition(1, 2, 2)).hasMessage("Cannot partition" + gone);
+      }
+      assertThatThrownBy(() -> phases.plan(2)).hasMessage((partitions > 1 ? "Cannot partition" : "Cannot plan")
+          + gone);
+      assertThat(objects(scratchUrl).keySet()).as("partitions " + partitions)
+          .noneMatch(name -> name.matches("partition/0000" + (partitions - 1) + "/done\\.json|plan/.*"));
+    }
+  }
+
+  /**
+   * A marker's partition count decides how many partition steps the plan runs: one out of the names' range, or that
+   * its run counts do not cover, is refused where the marker is read, and one its runs do not bear out is refused
+   * before any step runs.
    */
   @Test
   void aForgedPartitionCountIsRefusedBeforeThePlanRunsAnyPartitionStep() throws Exception {
@@ -1555,15 +1630,27 @@ abstract class SortContract {
     Scratch names = new Scratch(scratch.key());
     String json = new String(scratch.store().getBytes(names.extractDone(0)), StandardCharsets.UTF_8);
 
-    scratch.store().put(names.extractDone(0), json.replace("\"partitions\" : 1", "\"partitions\" : 100000")
-        .getBytes(StandardCharsets.UTF_8));
-    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot read " + scratch.store().url(names.extractDone(0))
-        + ": it is not a valid ExtractResult document (it was changed or is corrupt; rerun the phase that wrote it)");
+    String runs = "\"runsByPartition\" : [ [ 1, 1 ] ]";
+    assertThat(json).contains("\"partitions\" : 1,", runs);
+    String invalid = "Cannot read " + scratch.store().url(names.extractDone(0)) + ": it is not a valid ExtractResult"
+        + " document (it was changed or is corrupt; rerun the phase that wrote it)";
+    // Out of the names' range; run counts that do not cover the partitions; a marker of the previous layout, which
+    // counted no runs by partition.
+    for (String forged : List.of(json.replace("\"partitions\" : 1,", "\"partitions\" : 100000,"),
+        json.replace("\"partitions\" : 1,", "\"partitions\" : 400,"), json.replace(runs + ",", ""))) {
+      assertThat(forged).isNotEqualTo(json);
+      scratch.store().put(names.extractDone(0), forged.getBytes(StandardCharsets.UTF_8));
+      assertThatThrownBy(() -> phases.plan(1)).hasMessage(invalid);
+    }
 
-    scratch.store().put(names.extractDone(0), json.replace("\"partitions\" : 1", "\"partitions\" : 400")
-        .getBytes(StandardCharsets.UTF_8));
-    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: extract worker 0 wrote 0 runs of partition 0"
-        + " of 400, not the 1 its done marker counts (the scratch was changed; clean it and sort again)");
+    scratch.store().put(names.extractDone(0), json.replace("\"partitions\" : 1,", "\"partitions\" : 400,")
+        .replace(runs, "\"runsByPartition\" : [ [ 1, 1 ], [ 0, 399 ] ]").getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: run 0 of partition 0 of extract worker 0,"
+        + " which its done marker names, does not exist (the scratch was changed; clean it and sort again)");
+    scratch.store().put(names.extractDone(0), json.replace("\"partitions\" : 1,", "\"partitions\" : 400,")
+        .replace(runs, "\"runsByPartition\" : [ [ 0, 1 ], [ 1, 1 ], [ 0, 398 ] ]").getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: extract worker 0 wrote no pack, yet its done"
+        + " marker counts runs of partitions other than 0 (the scratch was changed; clean it and sort again)");
     assertThat(objects(root + "scratch/").keySet()).noneMatch(name -> name.startsWith("partition/"));
   }
 
@@ -1753,8 +1840,8 @@ abstract class SortContract {
   }
 
   /**
-   * The partition steps and the plan read the workers' done markers, list the extract runs and check the packs (a
-   * HEAD and the segment table of each) at once, a create worker looks its shards' done markers up at once, and an
+   * The partition steps and the plan read the workers' done markers and check the packs (a HEAD and the segment table
+   * of each) at once, a create worker looks its shards' done markers up at once, and an
    * extract worker writes the runs of a spill at once: one after another, 200 extract workers were 400 requests in a
    * row for every step and 600 for the plan before it began, 400 shards 400 HEADs before a worker began, and 1,000
    * partitions 1,000 PUTs at each spill. The first request of each kind waits here until a second one like it is in
@@ -1774,7 +1861,6 @@ abstract class SortContract {
       public void before(String kind, String key) throws java.io.IOException {
         String which = kind.equals("GET") && key.matches(".*/(extract|partition)/[0-9]+/done\\.json")
             ? "the done markers of " + key.replaceAll(".*/(extract|partition)/.*", "$1")
-            : kind.equals("LIST") && key.contains("/extract/") ? "listings of the extract runs"
             : kind.equals("HEAD") && key.matches(".*/create/[0-9]+\\.json") ? "the created shards' markers"
             : kind.equals("PUT") && key.matches(".*/extract/[0-9]+/run-.*") ? "the runs of a spill" : null;
         if (which != null) {
@@ -1817,8 +1903,8 @@ abstract class SortContract {
     latchedPhases.create(0, 1);
 
     assertThat(pairs).as("kinds of request made two at a time").containsOnlyKeys("the runs of a spill",
-        "the done markers of extract", "the done markers of partition", "listings of the extract runs",
-        "the packs' segment tables", "the created shards' markers");
+        "the done markers of extract", "the done markers of partition", "the packs' segment tables",
+        "the created shards' markers");
     phases.commit();
     assertTheOutputIsTheLocalRuns(spec);
   }

@@ -35,7 +35,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Phase 1: extract worker {@code index} of {@code count} reads its contiguous share of the input shards and writes
  * its records' entries as runs sorted by key under scratch, one run per partition at each spill. Rerunning an index whose done marker exists does nothing;
  * one done with another {@code count} (another split of the inputs) is done again; rerunning one that died starts
- * it over, with runs of its own ({@link Scratch#runPrefix}), whatever the other attempt left or still writes.
+ * it over, with runs of its own ({@link Scratch#extractRun}), whatever the other attempt left or still writes.
  */
 public final class ExtractPhase {
   /** The problem kind counted for a missing input shard. */
@@ -94,7 +94,8 @@ public final class ExtractPhase {
 
     // The budget is shared between record metadata (the sorter) and the shards in flight.
     UUID attempt = UUID.randomUUID();
-    ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs, scratch.runPrefix(index, attempt),
+    ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs,
+        (partition, number) -> scratch.extractRun(index, attempt, partition, partitions, number),
         spec.workers().memory().entryBytes(), partitions, partitioner::stepOf);
     Progress progress = new Progress("extract " + index + "/" + count, mine.size(), log);
     long[] totals = new long[3]; // missing shards, input bytes, record bytes
@@ -112,12 +113,12 @@ public final class ExtractPhase {
         packRecordBytes = partitionPacks.upload(scratchStore, packName);
       }
     }
-    int runCount = sorter.finishPartitioned().stream().mapToInt(List::size).sum();
+    List<List<String>> written = sorter.finishPartitioned();
     progress.print(true);
     ExtractResult result = new ExtractResult(index, count, partitions, from, to, mine.size(), (int) totals[0],
-        sorter.entries(), totals[2], totals[1], attempt.toString(), runCount, sorter.peakBufferedBytes(),
-        sorter.bytesPerEntry(), packName, packRecordBytes, ExtractResult.splittersSha256(partitioner.splitters()),
-        partitioner.keymapSha256());
+        sorter.entries(), totals[2], totals[1], attempt.toString(), written.stream().mapToInt(List::size).sum(),
+        ExtractResult.runsByPartition(written), sorter.peakBufferedBytes(), sorter.bytesPerEntry(), packName,
+        packRecordBytes, ExtractResult.splittersSha256(partitioner.splitters()), partitioner.keymapSha256());
     StoredJson.write(scratchStore, scratch.extractDone(index), result);
     return result;
   }

@@ -1,8 +1,11 @@
 package dev.quarry.core.sort.extract;
 
+import com.fasterxml.jackson.annotation.JsonFormat;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.sort.plan.Partitioner;
 import dev.quarry.core.sync.cas.Digest;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -20,9 +23,12 @@ import java.util.List;
  * @param records records found
  * @param bytes raw tar bytes of those records
  * @param inputBytes bytes read from the input objects
- * @param attempt the attempt that wrote its runs and pack: its runs of partition p are those whose names start
- *     with {@code Scratch#extractRunsOf} (a listing finds them, so the marker does not grow with the partitions)
+ * @param attempt the attempt that wrote its runs and pack
  * @param runs how many sorted runs it wrote, all partitions together
+ * @param runsByPartition how many runs of each partition it wrote, in partition order, as partitions in a row with as
+ *     many runs each ({@link PartitionRuns}): its runs of partition p are {@code Scratch#extractRun} 0 to that count
+ *     less one, so a partition step and the plan name them without a listing, and no other attempt's run is named. A
+ *     worker whose spills each held records of every partition has one pair whatever the partitions
  * @param peakMetadataBytes the most record metadata held in memory at once (estimated)
  * @param metadataBytesPerRecord heap bytes of one record's metadata (estimated, on average)
  * @param pack the object holding its records' bytes partition by partition, then their {@link SegmentTable}, or
@@ -36,12 +42,71 @@ import java.util.List;
  *     the partition steps and the plan read the key map object again, and refuse one edited meanwhile
  */
 public record ExtractResult(int index, int count, int partitions, int from, int to, int shards, int missingShards,
-    long records, long bytes, long inputBytes, String attempt, int runs, long peakMetadataBytes,
-    long metadataBytesPerRecord, String pack, long packRecordBytes, String splittersSha256, String keymapSha256) {
+    long records, long bytes, long inputBytes, String attempt, int runs, List<PartitionRuns> runsByPartition,
+    long peakMetadataBytes, long metadataBytesPerRecord, String pack, long packRecordBytes, String splittersSha256,
+    String keymapSha256) {
 
   public ExtractResult {
     Partitioner.checkCount(partitions); // a marker read back decides how many partition steps the plan runs
+    runsByPartition = List.copyOf(checked(runsByPartition, partitions, runs));
   }
+
+  /**
+   * Refuses run counts that do not cover exactly the partitions, or do not add up to the runs: a marker read back
+   * names its runs by them.
+   */
+  private static List<PartitionRuns> checked(List<PartitionRuns> runsByPartition, int partitions, int runs) {
+    long covered = 0;
+    long counted = 0;
+    boolean valid = runsByPartition != null && !runsByPartition.isEmpty();
+    for (PartitionRuns row : valid ? runsByPartition : List.<PartitionRuns>of()) {
+      valid &= row != null && row.runs() >= 0 && row.partitions() > 0;
+      if (valid) {
+        covered += row.partitions();
+        counted += (long) row.runs() * row.partitions();
+      }
+    }
+    if (!valid || covered != partitions || counted != runs) {
+      throw new IllegalArgumentException("Invalid extract run counts: they must cover the " + partitions
+          + " partitions and add up to the " + runs + " runs");
+    }
+    return runsByPartition;
+  }
+
+  /** The {@code runsByPartition} of runs named partition by partition ({@code ExternalSorter#finishPartitioned}). */
+  public static List<PartitionRuns> runsByPartition(List<List<String>> runs) {
+    List<PartitionRuns> rows = new ArrayList<>();
+    for (List<String> ofPartition : runs) {
+      PartitionRuns last = rows.isEmpty() ? null : rows.getLast();
+      if (last != null && last.runs() == ofPartition.size()) {
+        rows.set(rows.size() - 1, new PartitionRuns(last.runs(), last.partitions() + 1));
+      } else {
+        rows.add(new PartitionRuns(ofPartition.size(), 1));
+      }
+    }
+    return rows;
+  }
+
+  /** How many runs of {@code partition} this worker wrote. */
+  public int runsOf(int partition) {
+    int first = 0;
+    for (PartitionRuns row : runsByPartition) {
+      if (partition < first + row.partitions()) {
+        return row.runs();
+      }
+      first += row.partitions();
+    }
+    throw new IllegalArgumentException("Invalid partition: " + partition + " (must be from 0 to " + (partitions - 1)
+        + ")");
+  }
+
+  /**
+   * {@code partitions} partitions in a row of which this worker wrote {@code runs} runs each: written as one array,
+   * {@code [runs, partitions]}, so that 1,000 partitions of 2 runs each are {@code [[2,1000]]}.
+   */
+  @JsonFormat(shape = JsonFormat.Shape.ARRAY)
+  @JsonPropertyOrder({"runs", "partitions"})
+  public record PartitionRuns(int runs, int partitions) {}
 
   /** The {@code splittersSha256} of {@code splitters}. */
   public static String splittersSha256(List<String> splitters) {

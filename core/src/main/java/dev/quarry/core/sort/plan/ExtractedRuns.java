@@ -6,32 +6,45 @@ import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.extract.ExtractResult;
 import dev.quarry.core.sort.extract.SegmentTable;
-import dev.quarry.core.sort.records.StoreRunStorage;
+import dev.quarry.core.sort.order.KeyOrder;
+import dev.quarry.core.sort.records.RunMerger;
+import dev.quarry.core.sort.records.RunOutput;
+import dev.quarry.core.sort.records.RunStorage;
 import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
+import java.io.InputStream;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * The done markers of every extract worker, checked to be one split of the input list into one number of partitions
- * before their runs are merged. A marker does not grow with the partitions: a partition step finds its runs by
- * listing and its segments in the packs' segment tables, so what it reads grows with the extract workers alone.
+ * before their runs are merged. A marker names its worker's runs of each partition by counting them ({@code
+ * ExtractResult#runsByPartition}, one pair when every spill held records of every partition), so a partition step
+ * lists nothing, and finds its segments in the packs' segment tables: what it reads grows with the extract workers.
  */
 final class ExtractedRuns {
   private final ObjectStore store;
   private final Scratch scratch;
   private final List<ExtractResult> results;
+  private final String action;
   private final List<PlanSummary.ExtractPack> packs;
 
-  private ExtractedRuns(ObjectStore store, Scratch scratch, List<ExtractResult> results) {
+  private ExtractedRuns(ObjectStore store, Scratch scratch, List<ExtractResult> results, String action) {
     this.store = store;
     this.scratch = scratch;
     this.results = results;
+    this.action = action;
     this.packs = packs();
   }
 
@@ -85,7 +98,7 @@ final class ExtractedRuns {
       checkNames(scratch, index, done, action);
       results.add(done);
     }
-    return new ExtractedRuns(store, scratch, results);
+    return new ExtractedRuns(store, scratch, results, action);
   }
 
   /**
@@ -135,22 +148,34 @@ final class ExtractedRuns {
 
   /**
    * Refuses workers that did not spread records over the partitions (they wrote no pack, so nothing else bears out
-   * their number of partitions) whose runs of partition 0, where all their records are, are not the runs their
-   * markers count: one listing per such worker, before the plan runs a step per partition.
+   * their number of partitions) whose markers count runs of another partition than 0, where all their records are,
+   * or name a run of partition 0 that does not exist: a HEAD of each such run, {@value InFlight#SORT_REQUESTS} at
+   * once, before the plan runs a step per partition.
    */
   void checkRuns(String action) throws IOException {
-    StoreRunStorage storage = new StoreRunStorage(store);
+    List<ExtractRun> named = new ArrayList<>();
     for (int index = 0; index < results.size(); index++) {
       ExtractResult result = results.get(index);
       if (result.pack() == null) {
-        int worker = index;
-        long listed = storage.list(scratch.extractRunsOf(index, attempt(result), 0, partitions())).stream()
-            .filter(run -> scratch.isExtractRun(worker, run)).count();
-        if (listed != result.runs()) {
-          throw new IllegalStateException("Cannot " + action + ": extract worker " + index + " wrote " + listed
-              + " runs of partition 0 of " + partitions() + ", not the " + result.runs() + " its done marker counts"
-              + " (the scratch was changed; clean it and sort again)");
+        if (result.runsOf(0) != result.runs()) {
+          throw new IllegalStateException("Cannot " + action + ": extract worker " + index + " wrote no pack, yet its"
+              + " done marker counts runs of partitions other than 0 (the scratch was changed; clean it and sort"
+              + " again)");
         }
+        for (int number = 0; number < result.runs(); number++) {
+          named.add(new ExtractRun(index, 0, number));
+        }
+      }
+    }
+    Set<ExtractRun> absent = ConcurrentHashMap.newKeySet();
+    InFlight.all(named, InFlight.SORT_REQUESTS, run -> {
+      if (store.head(name(run)).isEmpty()) {
+        absent.add(run);
+      }
+    });
+    for (ExtractRun run : named) { // in worker order, whichever answer came first
+      if (absent.contains(run)) {
+        throw missing(run, action);
       }
     }
   }
@@ -205,24 +230,57 @@ final class ExtractedRuns {
   }
 
   /**
-   * Every extract worker's runs of {@code partition}, in worker order: a listing of each worker's attempt's runs of
-   * it, {@value InFlight#SORT_REQUESTS} at once.
+   * Every extract worker's runs of {@code partition} in key order, named by their done markers (no listing, and no
+   * run of another attempt): a run a marker names that does not exist is refused, naming its worker and partition.
+   * {@code passRunNames} names the runs of merge passes ({@link RunMerger#open}).
    */
-  List<String> runs(int partition) throws IOException {
-    StoreRunStorage storage = new StoreRunStorage(store);
-    List<List<String>> listed = new ArrayList<>(java.util.Collections.nCopies(results.size(), List.of()));
-    InFlight.all(InFlight.indexes(results.size()), InFlight.SORT_REQUESTS, index -> {
-      List<String> own = new ArrayList<>();
-      for (String run : storage.list(scratch.extractRunsOf(index, attempt(results.get(index)), partition,
-          partitions()))) {
-        if (scratch.isExtractRun(index, run)) {
-          own.add(run);
+  RunMerger merged(int partition, RunStorage storage, Supplier<String> passRunNames) throws IOException {
+    Map<String, ExtractRun> named = new LinkedHashMap<>();
+    for (int index = 0; index < results.size(); index++) {
+      for (int number = 0; number < results.get(index).runsOf(partition); number++) {
+        ExtractRun run = new ExtractRun(index, partition, number);
+        named.put(name(run), run);
+      }
+    }
+    RunStorage refusingMissing = new RunStorage() {
+      @Override
+      public RunOutput create(String name) throws IOException {
+        return storage.create(name);
+      }
+
+      @Override
+      public InputStream open(String name) throws IOException {
+        try {
+          return storage.open(name);
+        } catch (NoSuchObjectException e) {
+          throw named.containsKey(name) ? missing(named.get(name), action) : e;
         }
       }
-      synchronized (listed) {
-        listed.set(index, own);
+
+      @Override
+      public List<String> list(String prefix) throws IOException {
+        return storage.list(prefix);
       }
-    });
-    return listed.stream().flatMap(List::stream).toList();
+
+      @Override
+      public void delete(String name) throws IOException {
+        storage.delete(name);
+      }
+    };
+    return RunMerger.open(refusingMissing, List.copyOf(named.keySet()), KeyOrder.ENTRIES, passRunNames);
+  }
+
+  /** Run {@code number} of partition {@code partition} that extract worker {@code worker} wrote. */
+  private record ExtractRun(int worker, int partition, int number) {}
+
+  private String name(ExtractRun run) {
+    return scratch.extractRun(run.worker(), attempt(results.get(run.worker())), run.partition(), partitions(),
+        run.number());
+  }
+
+  private IOException missing(ExtractRun run, String action) {
+    return new IOException("Cannot " + action + ": run " + run.number() + " of partition " + run.partition()
+        + " of extract worker " + run.worker() + ", which its done marker names, does not exist (the scratch was"
+        + " changed; clean it and sort again)");
   }
 }

@@ -5,7 +5,6 @@ import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.input.StoredInputs;
-import dev.quarry.core.sort.order.KeyOrder;
 import dev.quarry.core.sort.order.RecordOrders;
 import dev.quarry.core.sort.records.ExternalSorter;
 import dev.quarry.core.sort.records.RecordEntry;
@@ -203,7 +202,7 @@ public final class PartitionPhase {
     Policy duplicates = spec.policies().duplicatedRecords();
     String passPrefix = scratch.partitionSortPrefix(index, UUID.randomUUID());
     AtomicInteger passRuns = new AtomicInteger();
-    try (RunMerger merger = RunMerger.open(storage, extracted.runs(index), KeyOrder.ENTRIES,
+    try (RunMerger merger = extracted.merged(index, storage,
         () -> String.format("%s%06d.run", passPrefix, passRuns.getAndIncrement()))) {
       RecordEntry previous = null;
       for (RecordEntry entry = merger.next(); entry != null; entry = merger.next()) {

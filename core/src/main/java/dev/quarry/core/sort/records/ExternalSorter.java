@@ -17,30 +17,31 @@ import java.util.function.ToIntFunction;
 public final class ExternalSorter {
   private final Comparator<RecordEntry> order;
   private final RunStorage storage;
-  private final String prefix;
+  private final RunNames names;
   private final long budgetBytes;
   private final ToIntFunction<RecordEntry> partitionOf;
   private final List<List<RecordEntry>> buffers = new ArrayList<>();
   private final List<List<String>> runs = new ArrayList<>();
   private long bufferedBytes;
-  private int runNames;
   private long entries;
   private long peakBufferedBytes;
   private long totalEstimatedBytes;
 
+  /** Runs named the prefix and the run's number in six digits, merge passes' runs numbered after the spilled. */
   public ExternalSorter(Comparator<RecordEntry> order, RunStorage storage, String prefix, long budgetBytes) {
-    this(order, storage, prefix, budgetBytes, 1, entry -> 0);
+    this(order, storage, (partition, number) -> String.format("%s%06d.run", prefix, number), budgetBytes, 1,
+        entry -> 0);
   }
 
   /**
-   * Runs of each of {@code partitions} partitions, {@code partitionOf} saying which an entry belongs to. Names are
-   * the prefix, the partition in five digits, a '-' and the run's number.
+   * Runs of each of {@code partitions} partitions, {@code partitionOf} saying which an entry belongs to, named by
+   * {@code names}.
    */
-  public ExternalSorter(Comparator<RecordEntry> order, RunStorage storage, String prefix, long budgetBytes,
+  public ExternalSorter(Comparator<RecordEntry> order, RunStorage storage, RunNames names, long budgetBytes,
       int partitions, ToIntFunction<RecordEntry> partitionOf) {
     this.order = order;
     this.storage = storage;
-    this.prefix = prefix;
+    this.names = names;
     this.budgetBytes = budgetBytes;
     this.partitionOf = partitionOf;
     for (int partition = 0; partition < partitions; partition++) {
@@ -64,28 +65,28 @@ public final class ExternalSorter {
   /**
    * Sorts what is buffered and writes it as the next run of each partition that has entries,
    * {@value InFlight#SORT_REQUESTS} runs at once (one after another, an extract worker of 1,000 partitions made 1,000
-   * requests in a row at each spill). Names are given in partition order first, so they do not depend on which run is
-   * written first.
+   * requests in a row at each spill). A partition's runs are numbered from 0 on their own, so its runs are its first
+   * {@code n} names whatever the other partitions held: a reader that knows how many there are names them without
+   * listing.
    */
   public void spill() throws IOException {
-    Map<Integer, String> names = new LinkedHashMap<>();
+    Map<Integer, String> spilled = new LinkedHashMap<>();
     for (int partition = 0; partition < buffers.size(); partition++) {
       if (!buffers.get(partition).isEmpty()) {
-        names.put(partition, buffers.size() == 1 ? nextRunName() : String.format("%s%05d-%06d.run", prefix,
-            partition, runNames++));
+        spilled.put(partition, names.of(partition, runs.get(partition).size()));
       }
     }
-    InFlight.all(names.keySet(), InFlight.SORT_REQUESTS, partition -> {
+    InFlight.all(spilled.keySet(), InFlight.SORT_REQUESTS, partition -> {
       List<RecordEntry> buffer = buffers.get(partition);
       buffer.sort(order);
-      try (RunWriter writer = new RunWriter(storage.create(names.get(partition)))) {
+      try (RunWriter writer = new RunWriter(storage.create(spilled.get(partition)))) {
         for (RecordEntry entry : buffer) {
           writer.write(entry);
         }
         writer.finish();
       }
     });
-    names.forEach((partition, name) -> {
+    spilled.forEach((partition, name) -> {
       runs.get(partition).add(name);
       buffers.get(partition).clear();
     });
@@ -104,15 +105,19 @@ public final class ExternalSorter {
   }
 
   /**
-   * All entries in order: spills the rest, then merges every run, in passes when there are many (their runs are
-   * named after the spilled ones, and deleted by the merger).
+   * All entries in order (of a sorter of one partition): spills the rest, then merges every run, in passes when there
+   * are many (their runs are numbered after the spilled ones, and deleted by the merger).
    */
   public RunMerger sorted() throws IOException {
-    return RunMerger.open(storage, finish(), order, this::nextRunName);
+    List<String> spilled = finish();
+    int[] passRuns = {spilled.size()};
+    return RunMerger.open(storage, spilled, order, () -> names.of(0, passRuns[0]++));
   }
 
-  private String nextRunName() {
-    return String.format("%s%06d.run", prefix, runNames++);
+  /** The name of run {@code number} (from 0, counted within the partition) of partition {@code partition}. */
+  @FunctionalInterface
+  public interface RunNames {
+    String of(int partition, int number);
   }
 
   public long entries() {

@@ -117,6 +117,45 @@ class ExternalSorterTest {
     assertThat(sorted).isEqualTo(expected);
   }
 
+  /**
+   * A partitioned sorter numbers each partition's runs from 0 on its own, so that the partition's runs are its first
+   * names whatever the spills held of the others: partition 2, in few spills, has fewer runs, numbered 0 on.
+   */
+  @Test
+  void aPartitionedSorterNumbersEachPartitionsRunsFromZero() throws Exception {
+    Random random = new Random(11);
+    LocalRunStorage storage = new LocalRunStorage(temp);
+    ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, storage,
+        (partition, number) -> String.format("run-%d-%d", partition, number), 4_000, 3,
+        entry -> entry.shard());
+    List<List<RecordEntry>> expected = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+    for (int i = 0; i < 2_000; i++) {
+      int partition = i % 50 == 0 ? 2 : random.nextInt(2);
+      RecordEntry entry = entry("k" + random.nextInt(1_000_000), partition, i, null);
+      sorter.add(entry);
+      expected.get(partition).add(entry);
+    }
+    List<List<String>> runs = sorter.finishPartitioned();
+    assertThat(runs.get(2).size()).as("runs of partition 2").isPositive().isLessThan(runs.get(0).size());
+    java.util.concurrent.atomic.AtomicInteger passes = new java.util.concurrent.atomic.AtomicInteger();
+    for (int partition = 0; partition < 3; partition++) {
+      int p = partition;
+      assertThat(runs.get(partition)).as("partition " + partition).isEqualTo(
+          java.util.stream.IntStream.range(0, runs.get(partition).size()).mapToObj(n -> "run-" + p + "-" + n)
+              .toList());
+      List<RecordEntry> merged = new ArrayList<>();
+      try (RunMerger merger = RunMerger.open(storage, runs.get(partition), KeyOrder.ENTRIES,
+          () -> "pass-" + passes.getAndIncrement())) {
+        for (RecordEntry e = merger.next(); e != null; e = merger.next()) {
+          merged.add(e);
+        }
+      }
+      List<RecordEntry> sorted = new ArrayList<>(expected.get(partition));
+      sorted.sort(KeyOrder.ENTRIES);
+      assertThat(merged).as("partition " + partition).isEqualTo(sorted);
+    }
+  }
+
   @Test
   void moreRunsThanTheFanInAreMergedInPassesWhoseRunsAreDeletedOnceRead() throws Exception {
     Random random = new Random(5);
