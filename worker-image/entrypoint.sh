@@ -10,8 +10,17 @@
 # SIGKILL. The shell handles TERM and INT and passes them on as TERM (a child of a non-interactive shell starts with
 # INT ignored, which the JVM keeps); its exit status is java's.
 set -eu
-trap 'exit 143' TERM
-trap 'exit 130' INT
+# A signal ends the shell with the status java would give it until java is started, and is passed on to java from
+# then on: $! names java as soon as it is started, before the line after it runs.
+passed_on() {
+  started=${!:-}
+  if [ -z "$started" ]; then
+    exit "$1"
+  fi
+  kill -TERM "$started" 2>/dev/null || true
+}
+trap 'passed_on 143' TERM
+trap 'passed_on 130' INT
 home=${QUARRY_HOME:-/opt/quarry}
 . "$home/memory-options.sh"
 # A command of its own, so that a signal caught meanwhile is acted on before java starts (a shell runs a trap between
@@ -23,7 +32,6 @@ exec 3<&0
 # shellcheck disable=SC2086
 java "@$home/jvm.options" $heap -jar "$home/quarry.jar" "$@" <&3 3<&- &
 java=$!
-trap 'kill -TERM "$java" 2>/dev/null || true' TERM INT
 # A trapped signal ends wait early (status above 128); java's own exit ends the loop, its status the shell's.
 while :; do
   status=0

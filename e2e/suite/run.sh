@@ -222,7 +222,8 @@ check_sort_output() {
 }
 
 # kill_running_worker JOB STEP: deletes a running pod of the step's Job as soon as there is one and waits until its
-# container ended; prints "<pod> <index> <exit code>" (the code is "?" when the pod went away before its status said).
+# container ended; prints "<pod>|<index>|<exit code>" (the code is "?" when the pod went away before its status said;
+# the Job's count of failed pods, checked after, still tells).
 kill_running_worker() {
   local job=$1-$2 victim="" deadline=$((SECONDS + 300))
   while [ -z "$victim" ] && ((SECONDS < deadline)); do
@@ -241,7 +242,7 @@ kill_running_worker() {
       -o 'jsonpath={.status.containerStatuses[0].state.terminated.exitCode}' 2>/dev/null) || code="?"
     [ -n "$code" ] || sleep 0.3
   done
-  echo "$victim $index ${code:-?}"
+  echo "$victim|$index|${code:-?}"
 }
 
 part_sort() {
@@ -289,7 +290,7 @@ part_sort() {
   local step victim pod index code failed killed=""
   for step in extract create; do
     victim=$(kill_running_worker e2e-shuffle-kill "$step") || exit 1
-    read -r pod index code <<<"$victim"
+    IFS='|' read -r pod index code <<<"$victim"
     note "deleted running $step pod $pod (index $index): exit code $code"
     [ "$code" != 0 ] || fail "kill a worker" "$step pod $pod finished its work (exit 0) before its deletion reached it"
     killed+="${killed:+, }$step index $index (exit $code)"

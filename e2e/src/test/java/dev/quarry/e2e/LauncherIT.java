@@ -155,6 +155,20 @@ class LauncherIT {
     assertThat(System.nanoTime() - sent).as("stopped before java's 3 s").isLessThan(2_000_000_000L);
   }
 
+  /**
+   * A pod deleted while java runs: java gets the SIGTERM (the JVM's shutdown hooks run on it) and the pod ends with
+   * java's status. Here a java whose handler says so and exits 0 once it cleaned up.
+   */
+  @Test
+  void aPodDeletedWhileJavaRunsPassesTheSignalToJavaAndEndsWithItsStatus() throws Exception {
+    Pod pod = startPod(imageHome(""), "#!/bin/sh\ntrap 'echo java got TERM; exit 0' TERM\necho java runs\n"
+        + "sleep 30 & wait $!\necho the command ran\n");
+    Thread.sleep(500); // java runs
+    String output = pod.terminated();
+    assertThat(output).as("java's handler ran").isEqualTo("java runs\njava got TERM\n");
+    assertThat(pod.unshare().exitValue()).as("java's status").isZero();
+  }
+
   /** The entrypoint passes its standard input to java and returns java's exit status. */
   @Test
   void theEntrypointPassesStandardInputOnAndReturnsJavasStatus() throws Exception {

@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -39,6 +41,7 @@ final class OpenDescriptors {
     channel.position(mark);
     try {
       String pos = "pos:\t" + mark;
+      List<IOException> passedOver = new ArrayList<>();
       try (DirectoryStream<Path> infos = Files.newDirectoryStream(FD_INFO)) {
         for (Path info : infos) {
           String text;
@@ -47,7 +50,8 @@ final class OpenDescriptors {
           } catch (IOException closedMeanwhile) {
             // Another thread's descriptor, closed since the listing (the open fails: NoSuchFileException) or between
             // the open and the read of its entry (the read fails with a bare ENOENT). The channel looked for stays
-            // open throughout, so its own entry always reads.
+            // open throughout, so its own entry reads, unless something else is wrong: kept for the error below.
+            passedOver.add(closedMeanwhile);
             continue;
           }
           if (text.lines().anyMatch(pos::equals)) {
@@ -57,7 +61,9 @@ final class OpenDescriptors {
           }
         }
       }
-      throw new IOException("Cannot find the descriptor of an open file in " + FD_INFO);
+      IOException notFound = new IOException("Cannot find the descriptor of an open file in " + FD_INFO);
+      passedOver.forEach(notFound::addSuppressed);
+      throw notFound;
     } finally {
       channel.position(0);
     }

@@ -79,7 +79,12 @@ public final class Scratch {
    * absent by the extract index that draws them when index 0's do not come ({@code SharedSplitters}).
    */
   public String splittersClaim(int partitions, int round) {
-    return String.format("%ssample/splitters-%05d.claim-%d.json", prefix, partitions, round);
+    return String.format("%s%d.json", splittersClaims(partitions), round);
+  }
+
+  /** What the names of the claims {@link #splittersClaim} of {@code partitions} partitions start with. */
+  public String splittersClaims(int partitions) {
+    return String.format("%ssample/splitters-%05d.claim-", prefix, partitions);
   }
 
   /** Whether {@code name} is one of the ordered lists {@link #partitionOrdered} names for partition {@code index}. */

@@ -204,12 +204,19 @@ public final class FileStore implements ObjectStore {
       try {
         linker.link(path, temp);
       } catch (FileAlreadyExistsException exists) {
-        return false;
+        if (!wonAnyway(path, temp)) {
+          return false;
+        }
       } catch (UnsupportedOperationException | FileSystemException noLinks) {
+        if (noLinks instanceof FileSystemException refused && !LINKS_REFUSED.contains(refused.getReason())) {
+          throw refused;
+        }
         try {
           Files.move(temp, path);
         } catch (FileAlreadyExistsException exists) {
-          return false;
+          if (!wonAnyway(path, temp)) {
+            return false;
+          }
         }
       }
       syncFolder(path);
@@ -219,6 +226,21 @@ public final class FileStore implements ObjectStore {
     } finally {
       deleteQuietly(temp);
     }
+  }
+
+  /** What a file system without hard links answers a link with (EPERM on FAT, EOPNOTSUPP elsewhere). */
+  private static final Set<String> LINKS_REFUSED = Set.of("Operation not permitted", "Operation not supported");
+
+  /**
+   * Whether a write if absent that found {@code path} there won all the same: when its own file is there (NFS may
+   * answer a link it made EEXIST, its first reply lost). A folder there is an error, as for {@link #put}, not an
+   * object that is there: a caller that looks again would find none, and write again, forever.
+   */
+  private static boolean wonAnyway(Path path, Path temp) throws IOException {
+    if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+      throw new FileSystemException(path.toString(), null, "Is a directory");
+    }
+    return Files.exists(temp, LinkOption.NOFOLLOW_LINKS) && Files.isSameFile(path, temp);
   }
 
   @Override
@@ -336,7 +358,7 @@ public final class FileStore implements ObjectStore {
     syncFolder(target);
   }
 
-  /** The name of {@code target} lives in its folder: synced too, or a crash could bring back the old object (or none). */
+  /** The name of {@code target} lives in its folder: synced too, or a crash could bring back an old object or none. */
   private void syncFolder(Path target) throws IOException {
     if (!synced) {
       return;

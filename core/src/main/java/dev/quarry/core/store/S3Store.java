@@ -3,6 +3,7 @@ package dev.quarry.core.store;
 import dev.quarry.core.concurrent.Lazy;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -35,6 +36,8 @@ public final class S3Store implements ObjectStore {
   static final String OCTET_STREAM = "application/octet-stream";
   /** The most a listing page may take: 1000 keys of 1024 bytes, each percent-encoded three times over, and more. */
   private static final long MAX_LISTING_BYTES = 16L << 20;
+  /** How many times a conditional write answered 409 ConditionalRequestConflict is sent. */
+  private static final int CONDITIONAL_CONFLICT_ATTEMPTS = 5;
 
   private final String bucket;
   /** The connection pool, built on first request by the thread that sends it: TLS setup costs about 80 ms. */
@@ -45,6 +48,8 @@ public final class S3Store implements ObjectStore {
   private final AwsCredentialsProvider credentials;
   private final RequestCounts requests;
   private final S3Settings settings;
+  /** Whether this store answered a conditional write 501 NotImplemented: its writes if absent are plain writes. */
+  private volatile boolean conditionalWritesRefused;
   private final ExecutorService partUploads =
       Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("quarry-s3-part-", 0).factory());
 
@@ -232,14 +237,43 @@ public final class S3Store implements ObjectStore {
     putBytes(key, data, data.length);
   }
 
-  /** PutObject with If-None-Match: *, which S3 refuses with 412 when the key exists (409 while another such PUT runs). */
+  /**
+   * PutObject with If-None-Match: *, which S3 refuses with 412 when the key exists. While another such PUT of the key
+   * runs, AWS answers 409 ConditionalRequestConflict and asks to send it again: sent again after a pause. A store that
+   * refuses the header (501 NotImplemented, as S3 did before conditional writes) gets a plain PUT, this time and every
+   * later one, as a store that ignores the header would.
+   */
   @Override
   public boolean putIfAbsent(String key, byte[] data) throws IOException {
     ObjectKeys.checkKey(key);
-    S3ObjectRequests.Response response = objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(),
-        Map.of("If-None-Match", "*"), objects.body(data, data.length), "write", url(key), 412, 409);
-    response.close();
-    return response.status() < 300;
+    for (int attempt = 1; !conditionalWritesRefused; attempt++) {
+      try {
+        S3ObjectRequests.Response response = objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(),
+            Map.of("If-None-Match", "*"), objects.body(data, data.length), "write", url(key), 412);
+        response.close();
+        return response.status() < 300;
+      } catch (S3ObjectRequests.StatusException e) {
+        if (e.status() == 501) {
+          conditionalWritesRefused = true;
+        } else if (e.status() == 409 && "ConditionalRequestConflict".equals(e.code())
+            && attempt < CONDITIONAL_CONFLICT_ATTEMPTS) {
+          pause(S3Clients.BACKOFF.computeDelay(attempt), key);
+        } else {
+          throw e;
+        }
+      }
+    }
+    putBytes(key, data, data.length);
+    return true;
+  }
+
+  private void pause(Duration delay, String key) throws InterruptedIOException {
+    try {
+      Thread.sleep(delay);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Cannot write " + url(key) + ": interrupted while waiting to retry");
+    }
   }
 
   /** PutObject of the first {@code length} bytes of {@code data}, which is not copied; returns the etag. */

@@ -2,6 +2,7 @@ package dev.quarry.core.sort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.sort.extract.LocalPacks;
@@ -12,6 +13,8 @@ import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.RequestKind;
 import dev.quarry.core.store.S3Settings;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -98,6 +101,21 @@ class FileSortTest extends SortContract {
     }
     assertThat(objects(root + "cut/").keySet()).as("no shard written, only the run's pending record")
         .containsExactly("x.pending.json");
+  }
+
+  /**
+   * A folder where the output's pending record goes is refused in one line: the claim looks and finds no record
+   * there, and its write if absent finds the name taken; it looked again and wrote again forever (the review's find).
+   */
+  @Test
+  void aFolderAtThePendingRecordsNameIsRefusedNotClaimedForever() throws Exception {
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    Files.createDirectories(Path.of(root + "out/x.pending.json"));
+    SortSpec spec = spec(root + "in/in-{000..005}.tar", new SortSpec.Order(OrderKind.SHUFFLE, null, 5L, null, null),
+        records(root + "out/x-{000..}.tar", 60));
+    assertTimeoutPreemptively(java.time.Duration.ofMinutes(1), () -> assertThatThrownBy(() ->
+        LocalSort.run(spec, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Cannot write file://" + root + "out/x.pending.json: Is a directory"));
   }
 
   /**

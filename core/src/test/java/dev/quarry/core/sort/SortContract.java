@@ -647,6 +647,36 @@ abstract class SortContract {
     assertThat(Json.read(record.store().getBytes(record.key()), PendingOutput.class).job()).isEqualTo(winner);
   }
 
+  /**
+   * A claim whose writes if absent keep finding the name taken while its looks find no record there (other jobs'
+   * records coming and going, here a store that answers so) is refused in one line after ten, not retried forever.
+   */
+  @Test
+  void aClaimThatNeverFindsTheRecordItsWriteCollidedWithGivesUpInOneLine() throws Exception {
+    String template = root + "out/x-{000..}.tar";
+    SortSpec job = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.MD5, null, null, null, null),
+        records(template, 45));
+    String pending = stores.locate(root + "out/x.pending.json").key();
+    AtomicInteger writes = new AtomicInteger();
+    try (ObjectStores colliding = openStores(store -> new DelegatingStore(store) {
+      @Override
+      public boolean putIfAbsent(String key, byte[] data) throws IOException {
+        if (key.equals(pending)) {
+          writes.incrementAndGet();
+          return false;
+        }
+        return super.putIfAbsent(key, data);
+      }
+    })) {
+      assertThatThrownBy(() -> new OutputClaim(colliding, job).claim(List.of(BraceTemplate.parse(template, true)),
+          List.of(List.of(root + "out/x-000.tar"))))
+          .hasMessage("Cannot sort into " + template + ": " + root + "out/x.pending.json came and went 10 times while"
+              + " this job claimed the output (other jobs are sorting into it); run one job into an output at a time");
+    }
+    assertThat(writes).hasValue(10);
+    assertThat(objects(root + "out/")).isEmpty();
+  }
+
   @Test
   void aRunKilledMidwayNeverLooksFinishedAndItsRerunReplacesItsShards() throws Exception {
     String input = input(ShardFormat.TAR);

@@ -43,6 +43,27 @@ class FileStoreTest extends ObjectStoreContract {
     }
   }
 
+  /**
+   * A folder at the name is an error, as for a put, not an object there: a caller that looks again finds none. And a
+   * file system's other refusals of the link are errors, not a cause to rename instead.
+   */
+  @Test
+  void putIfAbsentRefusesAFolderAtTheNameAndALinkThatFailedForAnotherReason() throws IOException {
+    Files.createDirectories(root.resolve("claims/folder"));
+    try (FileStore store = new FileStore(root)) {
+      assertThatThrownBy(() -> store.putIfAbsent("claims/folder", new byte[] {1}))
+          .hasMessage("Cannot write file://" + root + "/claims/folder: Is a directory");
+    }
+    try (FileStore full = new FileStore(root, true, (link, existing) -> {
+      throw new java.nio.file.FileSystemException(link.toString(), existing.toString(), "No space left on device");
+    })) {
+      assertThatThrownBy(() -> full.putIfAbsent("claims/full", new byte[] {1}))
+          .hasMessage("Cannot write file://" + root + "/claims/full: No space left on device");
+      assertThat(Files.exists(root.resolve("claims/full"))).isFalse();
+    }
+    assertThat(filesUnderRoot()).isEmpty();
+  }
+
   private List<Path> filesUnderRoot() throws IOException {
     try (Stream<Path> files = Files.walk(root)) {
       return files.filter(Files::isRegularFile).toList();

@@ -1,5 +1,6 @@
 package dev.quarry.core.sort.commit;
 
+import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.sort.ScratchMarker;
 import dev.quarry.core.sort.spec.BraceTemplate;
@@ -13,6 +14,7 @@ import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -43,6 +45,8 @@ public final class OutputClaim {
    */
   static final long MAX_RECORD_BYTES = 32L << 20;
   private static final int NAMES_SHOWN = 5;
+  /** How many times a claim writes its pending record if absent, looking again after each that found one. */
+  private static final int CLAIM_ATTEMPTS = 10;
 
   private final ObjectStores stores;
   private final OutputLocation location;
@@ -71,7 +75,11 @@ public final class OutputClaim {
     for (BraceTemplate template : templates) {
       priors.add(inspect(template));
     }
-    for (int i = 0; i < templates.size(); i++) {
+    // In the order of their pending records' names, so that two jobs of several templates in other orders meet at
+    // the first they share, and one of them takes none.
+    List<Integer> inOrder = new ArrayList<>(InFlight.indexes(templates.size()));
+    inOrder.sort(Comparator.comparing(i -> priors.get(i).names.pending()));
+    for (int i : inOrder) {
       Prior prior = priors.get(i);
       Set<String> mine = new TreeSet<>();
       for (String url : planned.get(i)) {
@@ -80,7 +88,12 @@ public final class OutputClaim {
       // Where the look found no pending record, it is written only if still none is there: another job that looked
       // at the same moment may have written its own since, and the look again then refuses (or, for this job's own
       // record, takes it in). Without the condition both wrote, and the shards of the two runs mixed.
-      while (!writePending(prior, mine)) {
+      for (int attempt = 1; !writePending(prior, mine); attempt++) {
+        if (attempt == CLAIM_ATTEMPTS) {
+          throw new IllegalStateException("Cannot sort into " + templates.get(i) + ": " + prior.names.pending()
+              + " came and went " + CLAIM_ATTEMPTS + " times while this job claimed the output (other jobs are"
+              + " sorting into it); run one job into an output at a time");
+        }
         prior = inspect(templates.get(i));
       }
       delete(prior.names.manifest());

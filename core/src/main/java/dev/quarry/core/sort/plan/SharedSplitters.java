@@ -15,11 +15,12 @@ import java.util.function.Consumer;
  * sample ({@link KeySample}) and stores the splitters ({@link Scratch#splitters}); every other index waits for them,
  * polling, and uses them. When they do not come within the wait (index 0 not scheduled yet, or killed), the indexes
  * waiting claim the drawing with a conditional write ({@link ObjectStore#putIfAbsent} of
- * {@link Scratch#splittersClaim} round 1): the one whose claim lands draws the sample and stores the splitters, the
- * others wait one more wait for them, then claim round 2 (the claimant may have died), and so on. So a late index 0
- * costs one more draw a wait, not one per index (each up to 256 MiB of ranged reads of the input). Every draw finds the same splitters (the sample is deterministic), and the done markers' SHA-256 of them
- * still make partition and plan refuse a mix, so a store that ignores the condition only draws more. Every index, 0
- * too, first uses splitters already stored (a rerun uses what the others used).
+ * {@link Scratch#splittersClaim}, the round after the last claimed): the one whose claim lands draws the sample and
+ * stores the splitters, the others wait one more wait for them, then claim the next round (the claimant may have
+ * died, or draw slower than a wait), and so on. So a late index 0 costs one more draw a wait, not one per index (each
+ * up to 256 MiB of ranged reads of the input). Every draw finds the same splitters (the sample is deterministic), and
+ * the done markers' SHA-256 of them still make partition and plan refuse a mix, so a store that ignores the condition
+ * only draws more. Every index, 0 too, first uses splitters already stored (a rerun uses what the others used).
  */
 public final class SharedSplitters {
   /** How long an index other than 0 waits for index 0's splitters, or a claimant's, before claiming the draw. */
@@ -65,17 +66,44 @@ public final class SharedSplitters {
   public List<String> of(int partitions, Draw draw, Consumer<List<String>> check)
       throws IOException, InterruptedException {
     String key = scratch.splitters(partitions);
-    for (int round = 0; ; round++) {
-      Optional<List<String>> stored = awaitStored(key, partitions, check, index == 0 ? Duration.ZERO : wait);
-      if (stored.isPresent()) {
-        return stored.get();
+    Optional<List<String>> stored = awaitStored(key, partitions, check, index == 0 ? Duration.ZERO : wait);
+    if (stored.isPresent()) {
+      return stored.get();
+    }
+    if (index == 0) {
+      return drawn(key, partitions, draw);
+    }
+    // Claims of earlier rounds (an index that started before this one, or claimants that died) are not walked one
+    // wait at a time: the newest gets one wait for its splitters, then the round after it is claimed.
+    int round = lastClaimedRound(partitions);
+    if (round > 0) {
+      stored = awaitStored(key, partitions, check, wait);
+    }
+    while (stored.isEmpty()) {
+      round++;
+      if (StoredJson.writeIfAbsent(store, scratch.splittersClaim(partitions, round), new Claim(index, round))) {
+        return drawn(key, partitions, draw);
       }
-      if (index == 0 || StoredJson.writeIfAbsent(store, scratch.splittersClaim(partitions, round + 1),
-          new Claim(index, round + 1))) {
-        List<String> splitters = draw.splitters();
-        StoredJson.writeIfAbsent(store, key, new Splitters(partitions, splitters)); // else drawn and stored meanwhile
-        return splitters;
-      }
+      stored = awaitStored(key, partitions, check, wait);
+    }
+    return stored.get();
+  }
+
+  /** Draws the splitters and stores them, unless drawn and stored meanwhile (the same bytes). */
+  private List<String> drawn(String key, int partitions, Draw draw) throws IOException {
+    List<String> splitters = draw.splitters();
+    StoredJson.writeIfAbsent(store, key, new Splitters(partitions, splitters));
+    return splitters;
+  }
+
+  /** The highest round of the claims stored for {@code partitions}, 0 for none. */
+  private int lastClaimedRound(int partitions) throws IOException {
+    String claims = scratch.splittersClaims(partitions);
+    try (var listed = store.listAll(claims)) {
+      return listed.map(claim -> claim.key().substring(claims.length()))
+          .filter(rest -> rest.matches("[1-9][0-9]{0,8}\\.json"))
+          .mapToInt(rest -> Integer.parseInt(rest.substring(0, rest.length() - ".json".length())))
+          .max().orElse(0);
     }
   }
 

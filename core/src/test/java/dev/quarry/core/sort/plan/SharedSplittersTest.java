@@ -153,17 +153,26 @@ class SharedSplittersTest {
   @Test
   void indexesWhoseWaitForIndex0EndsTogetherDrawTheSampleOnce() throws Exception {
     String claim = scratch.splittersClaim(PARTITIONS, 1);
+    String stored = scratch.splitters(PARTITIONS);
     java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+    java.util.concurrent.atomic.AtomicBoolean claimed = new java.util.concurrent.atomic.AtomicBoolean();
     ObjectStore claimingTogether = DelegatingStore.withHook(scratchRoot.store(), (kind, name) -> {
-      if (name.equals(claim)) {
-        try {
+      try {
+        if (name.equals(claim)) {
           together.await(1, java.util.concurrent.TimeUnit.MINUTES);
-        } catch (Exception e) {
-          throw new java.io.IOException("the other index never claimed", e);
+          claimed.set(true);
+        } else if (name.equals(stored) && kind.equals("GET") && claimed.get()) {
+          // The loser looks for the splitters once the winner has stored them, however long its draw took.
+          long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+          while (scratchRoot.store().head(stored).isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+          }
         }
+      } catch (Exception e) {
+        throw new java.io.IOException("the other index never came", e);
       }
     });
-    Duration wait = Duration.ofSeconds(3); // the loser's wait for the winner's splitters, which come at once
+    Duration wait = Duration.ofMillis(200);
     try (ObjectStores worker1 = new ObjectStores(S3Settings.defaults());
         ObjectStores worker2 = new ObjectStores(S3Settings.defaults());
         ExecutorService threads = Executors.newFixedThreadPool(2)) {
@@ -197,6 +206,29 @@ class SharedSplittersTest {
 
     ScratchCleaning.clean(scratchRoot, job);
     assertThat(scratchRoot.store().listAll(scratchRoot.key()).toList()).as("left after clean").isEmpty();
+  }
+
+  /**
+   * Three rounds claimed by indexes that died: an index gives the newest one wait and claims round 4, one claim in
+   * all, where it walked the rounds one wait and one claim at a time (after a remedy's rerun, one wait per claim left).
+   */
+  @Test
+  void anIndexClaimsTheRoundAfterTheLastClaimedRatherThanWalkingThem() throws Exception {
+    for (int round = 1; round <= 3; round++) {
+      scratchRoot.store().put(scratch.splittersClaim(PARTITIONS, round),
+          ("{\"index\": 5, \"round\": " + round + "}").getBytes(StandardCharsets.UTF_8));
+    }
+    List<String> claims = java.util.Collections.synchronizedList(new ArrayList<>());
+    ObjectStore counted = DelegatingStore.withHook(scratchRoot.store(), (kind, name) -> {
+      if (kind.equals("PUT") && name.startsWith(scratch.splittersClaims(PARTITIONS))) {
+        claims.add(name.substring(name.lastIndexOf('/') + 1));
+      }
+    });
+    try (ObjectStores worker1 = new ObjectStores(S3Settings.defaults())) {
+      splitters(1, worker1, counted, Duration.ofMillis(100));
+      assertThat(worker1.requests().get()).as("index 1 reads the sample").isPositive();
+    }
+    assertThat(claims).containsExactly(String.format("splitters-%05d.claim-4.json", PARTITIONS));
   }
 
   @Test
