@@ -166,14 +166,7 @@ public final class FileStore implements ObjectStore {
     requests.count(RequestKind.PUT);
     Path temp = null;
     try {
-      temp = createTemp(path);
-      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-        ByteBuffer buffer = ByteBuffer.wrap(data);
-        while (buffer.hasRemaining()) {
-          channel.write(buffer);
-        }
-        force(channel);
-      }
+      temp = writtenTemp(path, data);
       publish(temp, path);
     } catch (IOException e) {
       deleteQuietly(temp);
@@ -193,14 +186,7 @@ public final class FileStore implements ObjectStore {
     requests.count(RequestKind.PUT);
     Path temp = null;
     try {
-      temp = createTemp(path);
-      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-        ByteBuffer buffer = ByteBuffer.wrap(data);
-        while (buffer.hasRemaining()) {
-          channel.write(buffer);
-        }
-        force(channel);
-      }
+      temp = writtenTemp(path, data);
       try {
         linker.link(path, temp);
       } catch (FileAlreadyExistsException exists) {
@@ -266,6 +252,22 @@ public final class FileStore implements ObjectStore {
       deleteQuietly(temp);
       throw failure("write", key, e);
     }
+  }
+
+  /** A new temp file next to {@code target} holding {@code data}, forced to the disk unless the store is unsynced. */
+  private Path writtenTemp(Path target, byte[] data) throws IOException {
+    Path temp = createTemp(target);
+    try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+      ByteBuffer buffer = ByteBuffer.wrap(data);
+      while (buffer.hasRemaining()) {
+        channel.write(buffer);
+      }
+      force(channel);
+    } catch (IOException e) {
+      deleteQuietly(temp);
+      throw e;
+    }
+    return temp;
   }
 
   /**
