@@ -1,5 +1,6 @@
 package dev.quarry.core.store;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -133,6 +134,22 @@ public final class FileStore implements ObjectStore {
       throw ObjectKeys.rangeBeyondEnd(url(key), offset, length, size);
     }
     return new FileRangeStream(channel, url(key), offset, offset + length);
+  }
+
+  @Override
+  public ObjectStart getStart(String key, int maxLength) throws IOException {
+    Path path = path(key);
+    ObjectKeys.checkRange(0, maxLength);
+    requests.count(RequestKind.GET);
+    try (FileChannel channel = openForReading(key, path)) {
+      long size = size(key, channel);
+      int length = (int) Math.min(maxLength, size);
+      try (InputStream in = new FileRangeStream(channel, url(key), 0, length)) {
+        return new ObjectStart(in.readNBytes(length), size);
+      } catch (EOFException e) {
+        throw new IOException(e.getMessage(), e);
+      }
+    }
   }
 
   private FileChannel openForReading(String key, Path path) throws IOException {

@@ -32,6 +32,16 @@ public interface ObjectStore extends AutoCloseable {
    */
   InputStream getRange(String key, long offset, long length) throws IOException;
 
+  /**
+   * The first {@code maxLength} bytes of an object (all of it when it is shorter) and its size, in one request: S3
+   * answers a ranged GET with the object's size, where a HEAD and a GET were two. {@link NoSuchObjectException} when
+   * the object is missing.
+   */
+  ObjectStart getStart(String key, int maxLength) throws IOException;
+
+  /** The first bytes of an object and its size ({@link #getStart}). */
+  record ObjectStart(byte[] bytes, long size) {}
+
   /** A small object in one request. Atomic: readers see the whole object or none. */
   void put(String key, byte[] data) throws IOException;
 

@@ -131,6 +131,38 @@ public final class S3Store implements ObjectStore {
     return resuming(key, first, offset, end, first.etag());
   }
 
+  /**
+   * A GET of bytes [0, maxLength): its Content-Range gives the object's size. S3 answers 416 for any range of an empty
+   * object (a missing one is a 404).
+   */
+  @Override
+  public ObjectStart getStart(String key, int maxLength) throws IOException {
+    ObjectKeys.checkKey(key);
+    ObjectKeys.checkRange(0, maxLength);
+    if (maxLength == 0) {
+      return new ObjectStart(new byte[0], head(key).orElseThrow(() -> new NoSuchObjectException(url(key))).size());
+    }
+    S3ObjectRequests.Response first;
+    try {
+      first = getObject(key, range(0, maxLength), null);
+    } catch (RangeNotSatisfiable empty) {
+      return new ObjectStart(new byte[0], 0);
+    }
+    long size = totalSize(requireRange(first, key, 0));
+    if (size < 0) {
+      abort(first);
+      throw new IOException("Cannot read " + url(key) + ": the server's Content-Range did not give the object's size");
+    }
+    int length = (int) Math.min(maxLength, size);
+    try (InputStream in = resuming(key, first, 0, length, first.etag())) {
+      byte[] bytes = in.readNBytes(length);
+      if (bytes.length != length) {
+        throw new IOException("Cannot read " + url(key) + ": it ended at byte " + bytes.length + " of " + length);
+      }
+      return new ObjectStart(bytes, size);
+    }
+  }
+
   /** The error for a range starting past the end; S3's 416 does not say the size, so a HEAD asks for it. */
   private RangeBeyondEndException rangeBeyondEnd(String key, long offset, long length) throws IOException {
     long size = head(key).orElseThrow(() -> new NoSuchObjectException(url(key))).size();

@@ -50,6 +50,12 @@ public class DelegatingStore implements ObjectStore {
   }
 
   @Override
+  public ObjectStart getStart(String key, int maxLength) throws IOException {
+    before("GET", key);
+    return delegate.getStart(key, maxLength);
+  }
+
+  @Override
   public void put(String key, byte[] data) throws IOException {
     before("PUT", key);
     delegate.put(key, data);

@@ -100,6 +100,27 @@ abstract class ObjectStoreContract {
   }
 
   @Test
+  void getStartReadsTheFirstBytesAndTheSizeInOneRequest() throws Exception {
+    store.put("start/long", THOUSAND_BYTES);
+    store.put("start/short", "short".getBytes(UTF_8));
+    store.put("start/empty", new byte[0]);
+    long before = store.requests().total();
+
+    ObjectStore.ObjectStart head = store.getStart("start/long", 100);
+    assertThat(head.bytes()).isEqualTo(Arrays.copyOf(THOUSAND_BYTES, 100));
+    assertThat(head.size()).isEqualTo(1000);
+    ObjectStore.ObjectStart whole = store.getStart("start/short", 100);
+    assertThat(whole.bytes()).asString(UTF_8).isEqualTo("short");
+    assertThat(whole.size()).isEqualTo(5);
+    ObjectStore.ObjectStart empty = store.getStart("start/empty", 100);
+    assertThat(empty.bytes()).isEmpty();
+    assertThat(empty.size()).isZero();
+    assertThat(store.requests().total() - before).as("one request each").isEqualTo(3);
+
+    assertThatThrownBy(() -> store.getStart("start/missing", 100)).isInstanceOf(NoSuchObjectException.class);
+  }
+
+  @Test
   void putIfAbsentWritesOnlyWhereNoObjectIsAndOneOfManyAtOnceWins() throws Exception {
     assertThat(store.putIfAbsent("claims/first", "one".getBytes(UTF_8))).isTrue();
     assertThat(store.putIfAbsent("claims/first", "two".getBytes(UTF_8))).as("taken").isFalse();

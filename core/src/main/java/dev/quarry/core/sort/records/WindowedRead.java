@@ -19,10 +19,13 @@ final class WindowedRead extends InputStream {
   private byte[] window = new byte[0];
   private int inWindow;
 
-  WindowedRead(ObjectStore store, String key, long size) {
+  /** The object {@code key}, whose first window and size {@code start} has read. */
+  WindowedRead(ObjectStore store, String key, ObjectStore.ObjectStart start) {
     this.store = store;
     this.key = key;
-    this.size = size;
+    this.size = start.size();
+    this.window = start.bytes();
+    this.position = window.length;
   }
 
   @Override
