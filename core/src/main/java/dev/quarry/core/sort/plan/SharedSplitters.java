@@ -104,6 +104,8 @@ public final class SharedSplitters {
           .filter(rest -> rest.matches("[1-9][0-9]{0,8}\\.json"))
           .mapToInt(rest -> Integer.parseInt(rest.substring(0, rest.length() - ".json".length())))
           .max().orElse(0);
+    } catch (java.io.UncheckedIOException e) {
+      throw e.getCause(); // a page of the listing that failed
     }
   }
 
