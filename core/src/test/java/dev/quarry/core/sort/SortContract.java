@@ -1965,6 +1965,13 @@ abstract class SortContract {
     long shard = Long.parseLong(leading.split("/")[2]);
     assertThat(objects(root + "scratch/")).as("not joined without worker 1's piece")
         .doesNotContainKey(String.format("create/%08d.json", shard));
+    // Worker 3 stores its piece of the shard between partitions 2 and 3 (worker 2 joins it alone), so that the
+    // latches below hold worker 2's looks at the shard between 1 and 2 only: with both counted, a look at the other
+    // shard could open them before worker 1 came, and the interleaving was not the one forced.
+    phases.create(3, 4);
+    String trailingPiece = objects(root + "scratch/").keySet().stream().filter(name -> name.endsWith("/00003.tar"))
+        .findFirst().orElseThrow();
+    long trailing = Long.parseLong(trailingPiece.split("/")[2]);
 
     // Worker 1 again, and worker 2 at once: both find the other's piece missing, store their own, then both look
     // again before either joins.
@@ -1976,7 +1983,8 @@ abstract class SortContract {
       if (kind.equals("PUT") && key.matches(".*/create/[0-9]{8}\\.json")) {
         joins.merge(key, 1, Integer::sum);
       }
-      boolean between = key.matches(".*/create/pieces/[0-9]+/.*") && !key.contains(String.format("/%08d/", shard));
+      boolean between = key.matches(".*/create/pieces/[0-9]+/.*") && !key.contains(String.format("/%08d/", shard))
+          && !key.contains(String.format("/%08d/", trailing));
       if (kind.equals("PUT") && between && key.endsWith(".run")) {
         stored.set(true);
       }
@@ -2010,7 +2018,6 @@ abstract class SortContract {
     PhaseResult other = two.get(60, java.util.concurrent.TimeUnit.SECONDS);
     assertThat(one.shards() + other.shards()).isPositive();
     assertThat(joins.values()).as("the shard between partitions 1 and 2 was joined by both").containsOnlyOnce(2);
-    phases.create(3, 4);
     phases.commit();
 
     assertTheOutputIsTheLocalRuns(spec);
