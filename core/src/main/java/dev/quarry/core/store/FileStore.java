@@ -44,6 +44,9 @@ public final class FileStore implements ObjectStore {
    */
   public static final Duration ABANDONED_AFTER = Duration.ofHours(24);
 
+  /** What a file system without hard links answers a link with (EPERM on FAT, EOPNOTSUPP elsewhere). */
+  private static final Set<String> LINKS_REFUSED = Set.of("Operation not permitted", "Operation not supported");
+
   private final Path root;
   private final String rootUrl;
   private final boolean synced;
@@ -230,9 +233,6 @@ public final class FileStore implements ObjectStore {
       deleteQuietly(temp);
     }
   }
-
-  /** What a file system without hard links answers a link with (EPERM on FAT, EOPNOTSUPP elsewhere). */
-  private static final Set<String> LINKS_REFUSED = Set.of("Operation not permitted", "Operation not supported");
 
   /**
    * Whether a write if absent that found {@code path} there won all the same: when its own file is there (NFS may
