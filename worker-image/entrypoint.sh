@@ -17,7 +17,7 @@ passed_on() {
   if [ -z "$started" ]; then
     exit "$1"
   fi
-  kill -TERM "$started" 2>/dev/null || true
+  kill -TERM "$started" 2>/dev/null || true # java may have ended meanwhile; its status is waited for below
 }
 trap 'passed_on 143' TERM
 trap 'passed_on 130' INT

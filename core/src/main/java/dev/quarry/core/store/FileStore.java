@@ -1,6 +1,5 @@
 package dev.quarry.core.store;
 
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -142,15 +141,13 @@ public final class FileStore implements ObjectStore {
   @Override
   public ObjectStart getStart(String key, int maxLength) throws IOException {
     Path path = path(key);
-    ObjectKeys.checkRange(0, maxLength);
+    ObjectKeys.checkStartLength(maxLength);
     requests.count(RequestKind.GET);
     try (FileChannel channel = openForReading(key, path)) {
       long size = size(key, channel);
       int length = (int) Math.min(maxLength, size);
       try (InputStream in = new FileRangeStream(channel, url(key), 0, length)) {
         return new ObjectStart(in.readNBytes(length), size);
-      } catch (EOFException e) {
-        throw new IOException(e.getMessage(), e);
       }
     }
   }
@@ -182,16 +179,10 @@ public final class FileStore implements ObjectStore {
 
   @Override
   public void put(String key, byte[] data) throws IOException {
-    Path path = path(key);
-    requests.count(RequestKind.PUT);
-    Path temp = null;
-    try {
-      temp = writtenTemp(path, data);
+    written(key, data, (temp, path) -> {
       publish(temp, path);
-    } catch (IOException e) {
-      deleteQuietly(temp);
-      throw failure("write", key, e);
-    }
+      return true;
+    });
   }
 
   /**
@@ -202,35 +193,58 @@ public final class FileStore implements ObjectStore {
    */
   @Override
   public boolean putIfAbsent(String key, byte[] data) throws IOException {
+    return written(key, data, (temp, path) -> {
+      try {
+        if (!placedIfAbsent(temp, path)) {
+          return false;
+        }
+      } finally {
+        Files.deleteIfExists(temp); // the link's other name, or the temp refused a rename
+      }
+      syncFolder(path);
+      return true;
+    });
+  }
+
+  /** Puts a written temp file at its object's name: whether it was put there. */
+  @FunctionalInterface
+  private interface Placement {
+    boolean place(Path temp, Path path) throws IOException;
+  }
+
+  /** A small object written to a temp file next to its name, then placed there: one PUT. */
+  private boolean written(String key, byte[] data, Placement placement) throws IOException {
     Path path = path(key);
     requests.count(RequestKind.PUT);
     Path temp = null;
     try {
       temp = writtenTemp(path, data);
-      try {
-        linker.link(path, temp);
-      } catch (FileAlreadyExistsException exists) {
-        if (!wonAnyway(path, temp)) {
-          return false;
-        }
-      } catch (UnsupportedOperationException | FileSystemException noLinks) {
-        if (noLinks instanceof FileSystemException refused && !LINKS_REFUSED.contains(refused.getReason())) {
-          throw refused;
-        }
-        try {
-          Files.move(temp, path);
-        } catch (FileAlreadyExistsException exists) {
-          if (!wonAnyway(path, temp)) {
-            return false;
-          }
-        }
-      }
-      syncFolder(path);
-      return true;
+      return placement.place(temp, path);
     } catch (IOException e) {
-      throw failure("write", key, e);
-    } finally {
       deleteQuietly(temp);
+      throw failure("write", key, e);
+    }
+  }
+
+  /** Links {@code temp} to {@code path} unless something is there (false then); renames where links are refused. */
+  private boolean placedIfAbsent(Path temp, Path path) throws IOException {
+    try {
+      linker.link(path, temp);
+      return true;
+    } catch (FileAlreadyExistsException exists) {
+      return wonAnyway(path, temp);
+    } catch (FileSystemException refused) {
+      if (!LINKS_REFUSED.contains(refused.getReason())) {
+        throw refused;
+      }
+    } catch (UnsupportedOperationException unsupported) {
+      // a file system provider without links: renamed below, as where links are refused
+    }
+    try {
+      Files.move(temp, path);
+      return true;
+    } catch (FileAlreadyExistsException exists) {
+      return wonAnyway(path, temp);
     }
   }
 

@@ -55,6 +55,13 @@ final class ObjectKeys {
     }
   }
 
+  /** The length of an object's start to read ({@link ObjectStore#getStart}): at least a byte (S3 has no empty range). */
+  static void checkStartLength(int maxLength) {
+    if (maxLength < 1) {
+      throw new IllegalArgumentException("Invalid length: " + maxLength + " (must be at least 1)");
+    }
+  }
+
   static void checkRange(long offset, long length) {
     if (offset < 0 || length < 0 || length > Long.MAX_VALUE - offset) {
       throw new IllegalArgumentException("Invalid range: offset " + offset + ", length " + length

@@ -19,23 +19,23 @@ public interface ObjectStore extends AutoCloseable {
   /** GET of the whole object. Throws {@link NoSuchObjectException} when it is missing. */
   InputStream get(String key) throws IOException;
 
-    /** GET of a whole, small object (a marker, a plan, a key map), closing the stream: its bytes. */
+  /** GET of a whole, small object (a marker, a plan, a key map), closing the stream: its bytes. */
   default byte[] getBytes(String key) throws IOException {
     try (InputStream in = get(key)) {
       return in.readAllBytes();
     }
   }
 
-/**
+  /**
    * GET of bytes [offset, offset + length). The range must lie within the object, else an IOException naming the URL
    * and the range; {@link NoSuchObjectException} when the object is missing.
    */
   InputStream getRange(String key, long offset, long length) throws IOException;
 
   /**
-   * The first {@code maxLength} bytes of an object (all of it when it is shorter) and its size, in one request: S3
-   * answers a ranged GET with the object's size, where a HEAD and a GET were two. {@link NoSuchObjectException} when
-   * the object is missing.
+   * The first {@code maxLength} bytes of an object (at least 1; all of it when it is shorter) and its size, in one
+   * request: S3 answers a ranged GET with the object's size, where a HEAD and a GET were two.
+   * {@link NoSuchObjectException} when the object is missing.
    */
   ObjectStart getStart(String key, int maxLength) throws IOException;
 

@@ -138,10 +138,7 @@ public final class S3Store implements ObjectStore {
   @Override
   public ObjectStart getStart(String key, int maxLength) throws IOException {
     ObjectKeys.checkKey(key);
-    ObjectKeys.checkRange(0, maxLength);
-    if (maxLength == 0) {
-      return new ObjectStart(new byte[0], head(key).orElseThrow(() -> new NoSuchObjectException(url(key))).size());
-    }
+    ObjectKeys.checkStartLength(maxLength);
     S3ObjectRequests.Response first;
     try {
       first = getObject(key, range(0, maxLength), null);

@@ -118,6 +118,7 @@ abstract class ObjectStoreContract {
     assertThat(store.requests().total() - before).as("one request each").isEqualTo(3);
 
     assertThatThrownBy(() -> store.getStart("start/missing", 100)).isInstanceOf(NoSuchObjectException.class);
+    assertThatThrownBy(() -> store.getStart("start/long", 0)).hasMessage("Invalid length: 0 (must be at least 1)");
   }
 
   @Test
