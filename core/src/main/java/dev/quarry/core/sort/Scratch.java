@@ -49,6 +49,7 @@ public final class Scratch {
       "partition/[0-9]{5,}/done\\.json",
       "plan/plan\\.json",
       "plan/shards-[0-9]{5,}-[0-9]{6,}\\.json",
+      "plan/segments-[0-9]{5,}\\.json",
       "create/[0-9]{8,}\\.json",
       "create/pieces/[0-9]{8,}/[0-9]{5,}\\.(tar|run)",
       "results/(extract|partition|plan|create|commit)-[0-9]{5,}\\.json"));
@@ -191,6 +192,14 @@ public final class Scratch {
   /** Page {@code page} of the output shards whose first record is in partition {@code partition} (PlanShards). */
   public String planShards(int partition, int page) {
     return String.format("%splan/shards-%05d-%06d.json", prefix, partition, page);
+  }
+
+  /**
+   * Where partition {@code partition} lies in each extract worker's pack (PackSegments): written by the plan, from
+   * the packs' segment tables it checks, for the partition's create workers.
+   */
+  public String planSegments(int partition) {
+    return String.format("%splan/segments-%05d.json", prefix, partition);
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.quarry.core.sort;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
+import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.sync.cas.Digest;
@@ -31,9 +32,10 @@ public record ScratchMarker(String format, String job) {
    * Version 2: the input list in pages, content and none steps' lists of the partitions they hold records of, pieces
    * of shards across partitions, the shared key sample.
    */
-  public static final String FORMAT = "quarry-sort-scratch/3";
+  public static final String FORMAT = "quarry-sort-scratch/4";
   /** Earlier layouts, which {@code sort clean} still deletes. */
-  static final List<String> EARLIER = List.of("quarry-sort-scratch/1", "quarry-sort-scratch/2");
+  static final List<String> EARLIER = List.of("quarry-sort-scratch/1", "quarry-sort-scratch/2",
+      "quarry-sort-scratch/3");
   /** The most bytes a marker may have; it is read back from a store, so it is bounded. */
   static final int MAX_BYTES = 4096;
 
@@ -83,14 +85,17 @@ public record ScratchMarker(String format, String job) {
   public static Optional<ScratchMarker> read(Location scratch) throws IOException {
     ObjectStore store = scratch.store();
     String marker = new Scratch(scratch.key()).marker();
-    Optional<ObjectInfo> info = store.head(marker);
-    if (info.isEmpty()) {
+    // One request: a ranged GET of a byte past the most a marker holds gives the object and its size.
+    ObjectStore.ObjectStart start;
+    try {
+      start = store.getStart(marker, MAX_BYTES + 1);
+    } catch (NoSuchObjectException e) {
       return Optional.empty();
     }
     ScratchMarker read = null;
-    if (info.get().size() <= MAX_BYTES) {
+    if (start.size() <= MAX_BYTES) {
       try {
-        read = Json.read(store.getBytes(marker), ScratchMarker.class);
+        read = Json.read(start.bytes(), ScratchMarker.class);
       } catch (IOException e) {
         read = null; // not JSON: said below without quoting it
       }

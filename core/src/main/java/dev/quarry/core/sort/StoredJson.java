@@ -3,9 +3,11 @@ package dev.quarry.core.sort;
 import com.fasterxml.jackson.core.JacksonException;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.store.LimitedInputStream;
+import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectStore;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Optional;
 
 /**
  * The JSON a phase writes to scratch and a later phase reads back (markers, results, the list of inputs, the plan).
@@ -25,6 +27,18 @@ public final class StoredJson {
 
   public static <T> T read(ObjectStore store, String key, Class<T> type) throws IOException {
     return read(store, key, type, "rerun the phase that wrote it");
+  }
+
+  /**
+   * The document at {@code key}, or empty when there is none: one GET, where a HEAD before the read was a request more
+   * for each marker a phase looks for (a partition step looked at every extract worker's).
+   */
+  public static <T> Optional<T> readIfPresent(ObjectStore store, String key, Class<T> type) throws IOException {
+    try {
+      return Optional.of(read(store, key, type));
+    } catch (NoSuchObjectException e) {
+      return Optional.empty();
+    }
   }
 
   /** As {@link #read(ObjectStore, String, Class)}; {@code remedy}: what a message says to do about a bad document. */

@@ -1612,6 +1612,54 @@ abstract class SortContract {
   }
 
   /**
+   * Where partition p lies in each extract worker's pack is written by the plan, which reads every pack's table whole
+   * to check it, as one document per partition: a step reads no pack, and a create worker reads each pack once, for
+   * its partition's segment, and its partition's document once. Before, a key order's step and a create worker each
+   * read their partition's row of every pack's table first (16 bytes: two GETs more per extract worker and partition,
+   * 2 M at 1,000 extract and 1,000 create workers, against 1,000 PUTs and 1,000 GETs of the documents). And a phase
+   * reads a marker it looks for with one GET, without a HEAD before it (a step looked at every extract worker's
+   * marker twice). With 2 extract workers, 3 partitions and 3 create workers the output is the local run's.
+   */
+  @ParameterizedTest
+  @EnumSource(value = OrderKind.class, names = {"SHUFFLE", "ALPHANUMERIC"})
+  void eachCreateWorkerReadsEachPackOnceAndNoMarkerIsLookedAtBeforeItIsRead(OrderKind kind) throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), order(kind, null, null), records(root + "p/x-{000..}.tar", 90));
+    Location scratch = stores.locate(root + "scratch/");
+    Map<String, Integer> requests = new java.util.concurrent.ConcurrentSkipListMap<>();
+    java.util.concurrent.atomic.AtomicReference<String> phase = new java.util.concurrent.atomic.AtomicReference<>();
+    var counted = dev.quarry.core.store.DelegatingStore.withHook(scratch.store(), (request, key) -> {
+      String object = key.contains("/packs/") ? "pack" : key.contains("/plan/segments-") ? "segments"
+          : key.endsWith(".json") ? "json" : "other";
+      requests.merge(phase.get() + " " + request + " " + object, 1, Integer::sum);
+    });
+    SortPhases phases = new SortPhases(spec, stores, new Location(counted, scratch.key()),
+        new ScratchPacks(counted, new Scratch(scratch.key())), false, java.time.Duration.ofMillis(100), QUIET);
+    phase.set("extract");
+    phases.extract(0, 2, 3);
+    phases.extract(1, 2, 3);
+    phase.set("partition");
+    for (int index = 0; index < 3; index++) {
+      phases.partition(index, 3, 2);
+    }
+    phase.set("plan");
+    phases.plan(2);
+    phase.set("create");
+    for (int index = 0; index < 3; index++) {
+      phases.create(index, 3);
+    }
+    phase.set("commit");
+    phases.commit();
+    assertThat(requests).as("requests of the scratch by phase, kind and object")
+        .containsEntry("plan GET pack", 2) // each pack's table, checked
+        .containsEntry("plan PUT segments", 3) // each partition's segments
+        .containsEntry("create GET pack", 6) // each create worker's segment of each pack
+        .containsEntry("create GET segments", 3) // each create worker's partition's
+        .doesNotContainKeys("partition GET pack")
+        .allSatisfy((request, number) -> assertThat(request).doesNotEndWith("HEAD json"));
+    assertTheOutputIsTheLocalRuns(spec);
+  }
+
+  /**
    * A run a done marker names that is gone is refused in one line naming its extract worker and partition: by the
    * partition step that merges it, and, for a worker that wrote no pack, by the plan before it runs any step. Never
    * skipped: a listing found only the runs that were there, and a step of a spread worker's partitions merged the
@@ -1685,8 +1733,9 @@ abstract class SortContract {
   }
 
   /**
-   * Create reads a packed record at the offset its partition's ordered list gives: one that a changed list puts past
-   * the pack's records (into its segment table) is refused, not read as record bytes.
+   * Create reads a packed record at the offset its partition's ordered list gives, from the start of its segment of
+   * the pack: one that a changed list puts past the segment's end (into the next segment, or the segment table) is
+   * refused, not read as record bytes; so is one that names another segment than its partition's.
    */
   @Test
   void createRefusesAnOrderedListPointingPastThePacksRecords() throws Exception {
@@ -1710,19 +1759,27 @@ abstract class SortContract {
     }
     var last = entries.getLast();
     long length = last.ranges().getFirst().length();
-    entries.set(entries.size() - 1, new dev.quarry.core.sort.records.RecordEntry(last.key(), last.shard(),
-        last.position(), true, List.of(new dev.quarry.core.archive.RawRange(extract.packRecordBytes() - length + 8,
-            length)), last.size(), last.contentKey()));
-    try (var writer = new dev.quarry.core.sort.records.RunWriter(storage.create(ordered))) {
-      for (var entry : entries) {
-        writer.write(entry);
+    var segment = StoredJson.read(scratch.store(), names.planSegments(1),
+        dev.quarry.core.sort.extract.SegmentTable.Segment[].class)[0];
+    record Tampered(long offset, int segment, String message) {}
+    for (Tampered tampered : List.of(
+        new Tampered(segment.length() - length + 8, 1, "one points outside partition 1's segment of "
+            + extract.pack()),
+        new Tampered(last.ranges().getFirst().offset(), 0, "record " + last.key() + " of partition 1 names segment"
+            + " 0"))) {
+      List<dev.quarry.core.sort.records.RecordEntry> changed = new ArrayList<>(entries);
+      changed.set(entries.size() - 1, new dev.quarry.core.sort.records.RecordEntry(last.key(), last.shard(),
+          last.position(), true, List.of(new dev.quarry.core.archive.RawRange(tampered.offset(), length)),
+          last.size(), last.contentKey(), tampered.segment()));
+      try (var writer = new dev.quarry.core.sort.records.RunWriter(storage.create(ordered))) {
+        for (var entry : changed) {
+          writer.write(entry);
+        }
+        writer.finish();
       }
-      writer.finish();
+      assertThatThrownBy(() -> phases.create(1, 2)).as(tampered.toString()).hasMessage("Cannot read the record"
+          + " entries: " + tampered.message() + " (the scratch was changed; clean it and sort again)");
     }
-    assertThatThrownBy(() -> phases.create(1, 2)).hasMessage("Cannot read a record of input shard " + last.shard()
-        + ": its bytes " + (extract.packRecordBytes() - length + 8) + " to " + (extract.packRecordBytes() + 8)
-        + " are not within the " + extract.packRecordBytes() + " bytes of records in the pack of extract worker 0"
-        + " (the scratch was changed; clean it and sort again)");
   }
 
   /**
@@ -1813,10 +1870,10 @@ abstract class SortContract {
     assertThat(continued).as("shards that go on into the next partition").isEqualTo(3);
     long records = plan.packs().stream().mapToLong(dev.quarry.core.sort.plan.PlanSummary.ExtractPack::recordBytes)
         .sum();
-    assertThat(packGets.get()).as("GETs of the packs by the create workers: a segment and its place in the table,"
-        + " of 2 packs, by 4 workers").isEqualTo(2 * 2 * 4);
+    assertThat(packGets.get()).as("GETs of the packs by the create workers: a segment of each of 2 packs, by 4"
+        + " workers").isEqualTo(2 * 4);
     assertThat(packBytes.get()).as("bytes of the packs read by the create workers, of " + records + " of records")
-        .isEqualTo(records + 16 * 2 * 4);
+        .isEqualTo(records);
     assertThat(objects(root + "scratch/").keySet()).filteredOn(name -> name.startsWith("create/pieces/"))
         .as("a piece of each shard that goes on and its entries, from the partition that came first: the last to"
             + " come joins the shard without storing its own").hasSize(3 * 2);
@@ -1828,13 +1885,14 @@ abstract class SortContract {
   }
 
   /**
-   * A create worker reads its partition's row of each pack's segment table once, and fetches its segments from all
-   * packs at once: a content order's worker read each row again to locate its entries, one request per extract
-   * worker in a row, and fetched the segments one after another, through one connection at a time.
+   * A create worker reads no row of a pack's segment table (the plan's document of its partition says where its
+   * segments lie), and fetches its segments from all packs at once: it read its row of each table first, a content
+   * order's worker each row again to locate its entries, one request per extract worker in a row, and fetched the
+   * segments one after another, through one connection at a time.
    */
   @ParameterizedTest
   @EnumSource(value = OrderKind.class, names = {"SHUFFLE", "CONTENT"})
-  void aCreateWorkerReadsEachPacksRowOnceAndFetchesItsSegmentsAtOnce(OrderKind kind) throws Exception {
+  void aCreateWorkerReadsNoPacksTableAndFetchesItsSegmentsAtOnce(OrderKind kind) throws Exception {
     Planned planned = plannedAcrossPartitions(kind);
     Location scratch = stores.locate(root + "scratch/");
     Map<String, java.util.concurrent.atomic.AtomicInteger> rowReads = new java.util.concurrent.ConcurrentHashMap<>();
@@ -1863,18 +1921,17 @@ abstract class SortContract {
       countedPhases.create(index, 4);
     }
 
-    assertThat(rowReads).as("reads of a row of each pack's segment table, by 4 create workers").hasSize(2)
-        .allSatisfy((pack, reads) -> assertThat(reads.get()).as(pack).isEqualTo(4));
+    assertThat(rowReads).as("reads of a row of a pack's segment table, by 4 create workers").isEmpty();
     planned.phases().commit();
     assertTheOutputIsTheLocalRuns(planned.spec());
   }
 
   /**
    * The partition steps and the plan read the workers' done markers and check the packs (a HEAD and the segment table
-   * of each) at once, a create worker looks its shards' done markers up at once, and an
-   * extract worker writes the runs of a spill at once: one after another, 200 extract workers were 400 requests in a
-   * row for every step and 600 for the plan before it began, 400 shards 400 HEADs before a worker began, and 1,000
-   * partitions 1,000 PUTs at each spill. The first request of each kind waits here until a second one like it is in
+   * of each) at once, the plan writes the partitions' segments at once, a create worker looks its shards' done markers
+   * up at once, and an extract worker writes the runs of a spill at once: one after another, 200 extract workers were
+   * 400 requests in a row for every step and 600 for the plan before it began, 400 shards 400 requests before a worker
+   * began, and 1,000 partitions 1,000 PUTs at each spill (and at the plan). The first request of each kind waits here until a second one like it is in
    * flight.
    */
   @Test
@@ -1886,12 +1943,17 @@ abstract class SortContract {
     SortPhases phases = phases(spec, root + "scratch/");
     Location scratch = stores.locate(root + "scratch/");
     Map<String, java.util.concurrent.CountDownLatch> pairs = new java.util.concurrent.ConcurrentHashMap<>();
+    // An extract worker and a step read their own done marker alone, to find whether they are done.
+    java.util.concurrent.atomic.AtomicReference<String> phase = new java.util.concurrent.atomic.AtomicReference<>(
+        "extract");
     var latched = new dev.quarry.core.store.DelegatingStore(scratch.store()) {
       @Override
       public void before(String kind, String key) throws java.io.IOException {
-        String which = kind.equals("GET") && key.matches(".*/(extract|partition)/[0-9]+/done\\.json")
+        String which = kind.equals("GET") && !key.contains("/" + phase.get() + "/")
+            && key.matches(".*/(extract|partition)/[0-9]+/done\\.json")
             ? "the done markers of " + key.replaceAll(".*/(extract|partition)/.*", "$1")
-            : kind.equals("HEAD") && key.matches(".*/create/[0-9]+\\.json") ? "the created shards' markers"
+            : kind.equals("GET") && key.matches(".*/create/[0-9]+\\.json") ? "the created shards' markers"
+            : kind.equals("PUT") && key.matches(".*/plan/segments-[0-9]+\\.json") ? "the partitions' segments"
             : kind.equals("PUT") && key.matches(".*/extract/[0-9]+/run-.*") ? "the runs of a spill" : null;
         if (which != null) {
           pair(which);
@@ -1926,15 +1988,17 @@ abstract class SortContract {
     for (int index = 0; index < 2; index++) {
       latchedPhases.extract(index, 2, 4);
     }
+    phase.set("partition");
     for (int index = 0; index < 4; index++) {
       latchedPhases.partition(index, 4, 2);
     }
+    phase.set("plan");
     latchedPhases.plan(2);
     latchedPhases.create(0, 1);
 
     assertThat(pairs).as("kinds of request made two at a time").containsOnlyKeys("the runs of a spill",
         "the done markers of extract", "the done markers of partition", "the packs' segment tables",
-        "the created shards' markers");
+        "the partitions' segments", "the created shards' markers");
     phases.commit();
     assertTheOutputIsTheLocalRuns(spec);
   }
@@ -2112,7 +2176,7 @@ abstract class SortContract {
     assertThat(create.shards()).as("create worker 1's shards").isBetween(1L, all.size() / 2L);
     assertThat(read).as("documents create worker 1 read")
         .filteredOn(key -> !key.startsWith("create/") && !key.equals(Scratch.MARKER))
-        .containsExactlyInAnyOrder("plan/plan.json", "plan/shards-00001-000000.json");
+        .containsExactlyInAnyOrder("plan/plan.json", "plan/shards-00001-000000.json", "plan/segments-00001.json");
     for (int index = 0; index < 4; index++) {
       if (index != 1) {
         phases.create(index, 4);

@@ -12,6 +12,7 @@ import dev.quarry.core.sort.extract.ScratchPacks;
 import dev.quarry.core.sort.spec.InvalidSpecException;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.DelegatingStore;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.S3Settings;
 import java.nio.charset.StandardCharsets;
@@ -72,11 +73,20 @@ class SortPoliciesTest {
   void aMissingShardIsFoundBeforeAnyShardIsRead() throws Exception {
     SortFixture.write(stores, temp + "/in/", ShardFormat.TAR, List.of(List.of(record("a", "1")),
         List.of(record("b", "2"))));
+    List<String> inputsRead = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    List<String> inputsLookedAt = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    stores.close();
+    stores = new ObjectStores(S3Settings.defaults(), store -> DelegatingStore.withHook(store, (kind, key) -> {
+      if (key.contains("/in/")) {
+        (kind.equals("GET") ? inputsRead : inputsLookedAt).add(key);
+      }
+    }));
     assertThatThrownBy(() -> run(new SortSpec.Input(temp + "/in/in-{000..002}.tar", null, null, null), alphanumeric(),
         null))
         .hasMessage("Cannot read input shard " + temp + "/in/in-002.tar: it does not exist (policy missingShards is"
             + " abort; set it to warn or ignore to sort without it)");
-    assertThat(stores.requests().get()).as("GETs: no input shard was read").isZero();
+    assertThat(inputsRead).as("input shards read, after looking at " + inputsLookedAt).isEmpty();
+    assertThat(inputsLookedAt).as("looks at the input shards (HEADs or a listing)").isNotEmpty();
   }
 
   @Test

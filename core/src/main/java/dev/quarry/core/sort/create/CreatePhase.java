@@ -129,7 +129,7 @@ public final class CreatePhase {
         todo.add(shard);
       }
     }
-    PackSegments segments = new PackSegments(scratchStore, plan.packs());
+    PackSegments segments = new PackSegments(plan.packs(), PackSegments.written(scratchStore, scratch));
     RecordSource source = new RecordSource(
         () -> StoredInputs.read(scratchStore, scratch, "create shards", spec.input()), stores, packs, scratchStore,
         segments);
@@ -339,19 +339,17 @@ public final class CreatePhase {
 
   /** The plan, or a clear error when the plan phase has not finished. */
   public static PlanSummary readPlan(ObjectStore scratchStore, Scratch scratch) throws IOException {
-    if (scratchStore.head(scratch.planDone()).isEmpty()) {
-      throw new IllegalStateException("Cannot create shards: the plan phase has not finished (run quarry sort plan"
-          + " first)");
-    }
-    return StoredJson.read(scratchStore, scratch.planDone(), PlanSummary.class);
+    return StoredJson.readIfPresent(scratchStore, scratch.planDone(), PlanSummary.class).orElseThrow(() ->
+        new IllegalStateException("Cannot create shards: the plan phase has not finished (run quarry sort plan"
+            + " first)"));
   }
 
   private Optional<CreatedShard> alreadyCreated(PlannedShard shard) throws IOException {
     String marker = scratch.created(shard.index());
-    if (scratchStore.head(marker).isEmpty()) {
+    CreatedShard done = StoredJson.readIfPresent(scratchStore, marker, CreatedShard.class).orElse(null);
+    if (done == null) {
       return Optional.empty();
     }
-    CreatedShard done = StoredJson.read(scratchStore, marker, CreatedShard.class);
     Location output = stores.locate(spec.outputLocation().confine(shard.url()));
     Optional<ObjectInfo> object = output.store().head(output.key());
     return object.isPresent() && object.get().size() == done.size() ? Optional.of(done) : Optional.empty();

@@ -48,7 +48,7 @@ final class OrderedEntries implements AutoCloseable {
   private long[] starts;
   private RecordEntry pending;
   private long pendingShard;
-  /** Locates the entries of content and none orders' lists, which the steps left from their segment's start. */
+  /** Locates the entries of the partitions' lists, which the steps left from their segment's start. */
   private final PackedEntries packedEntries;
 
   /** {@code segments}: the packs' segments, whose rows the worker's {@link RecordSource} reads too. */
@@ -67,8 +67,7 @@ final class OrderedEntries implements AutoCloseable {
     }
     this.firstShard = plan.firstShards();
     this.shardSize = output.shardSizeBytes();
-    this.packedEntries = plan.stepsByKeyHash()
-        ? new PackedEntries(segments, plan.partitions().size()) : null;
+    this.packedEntries = new PackedEntries(segments, plan.partitions().size());
   }
 
   /**
@@ -150,7 +149,7 @@ final class OrderedEntries implements AutoCloseable {
     while (true) {
       if (reader != null) {
         RecordEntry entry = reader.next();
-        if (entry != null && packedEntries != null) {
+        if (entry != null) {
           entry = packedEntries.located(entry, partition);
         }
         if (entry != null) {

@@ -78,12 +78,11 @@ public final class RecordSource {
 
   /**
    * Copies partition {@code partition}'s segment of every extract worker's pack into {@code folder}: a ranged GET of
-   * its place in the pack's segment table, then one of its bytes, {@value InFlight#SORT_REQUESTS} packs at once (one
+   * its bytes (where it lies is in the partition step's marker), {@value InFlight#SORT_REQUESTS} packs at once (one
    * after another, a worker of 64 extract workers' packs read its share through one connection at a time), so that
    * the partition's records are then read locally in any order.
    */
   void fetch(int partition, Path folder) throws IOException {
-    segments.readAll(partition);
     InFlight.all(segments.workersWithPacks(), InFlight.SORT_REQUESTS, worker -> {
       SegmentTable.Segment segment = segments.of(worker, partition);
       String pack = partitionPacks.get(worker).pack();

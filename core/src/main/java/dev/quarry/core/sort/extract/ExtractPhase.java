@@ -27,6 +27,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -68,8 +69,10 @@ public final class ExtractPhase {
   /** Extracts this index's share, its runs split into {@code partitions} by {@link Partitioner}. */
   public ExtractResult run(int index, int count, int partitions, Problems problems)
       throws IOException, InterruptedException {
-    if (scratchStore.head(scratch.extractDone(index)).isPresent()) {
-      ExtractResult done = StoredJson.read(scratchStore, scratch.extractDone(index), ExtractResult.class);
+    Optional<ExtractResult> earlier = StoredJson.readIfPresent(scratchStore, scratch.extractDone(index),
+        ExtractResult.class);
+    if (earlier.isPresent()) {
+      ExtractResult done = earlier.get();
       if (done.count() == count && done.partitions() == partitions) {
         log.printf("extract %d/%d: already done%n", index, count);
         return done;

@@ -73,11 +73,9 @@ public final class StoredInputs {
    */
   public static StoredInputs read(ObjectStore store, Scratch scratch, String action, SortSpec.Input input)
       throws IOException {
-    if (store.head(scratch.inputs()).isEmpty()) {
-      throw new IllegalStateException("Cannot " + action + ": no input list in scratch (run quarry sort extract"
-          + " --index 0 first)");
-    }
-    Summary summary = StoredJson.read(store, scratch.inputs(), Summary.class);
+    Summary summary = StoredJson.readIfPresent(store, scratch.inputs(), Summary.class).orElseThrow(() ->
+        new IllegalStateException("Cannot " + action + ": no input list in scratch (run quarry sort extract"
+            + " --index 0 first)"));
     if (summary.count() < 0 || summary.pageSize() <= 0 || summary.formats() == null
         || summary.formats().stream().anyMatch(java.util.Objects::isNull)) {
       throw changed("its summary counts " + summary.count() + " shards in pages of " + summary.pageSize());

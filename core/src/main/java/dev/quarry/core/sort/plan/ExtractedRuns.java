@@ -31,7 +31,7 @@ import java.util.function.Supplier;
  * The done markers of every extract worker, checked to be one split of the input list into one number of partitions
  * before their runs are merged. A marker names its worker's runs of each partition by counting them ({@code
  * ExtractResult#runsByPartition}, one pair when every spill held records of every partition), so a partition step
- * lists nothing, and finds its segments in the packs' segment tables: what it reads grows with the extract workers.
+ * lists nothing and reads no pack: what it reads grows with the extract workers.
  */
 final class ExtractedRuns {
   private final ObjectStore store;
@@ -55,9 +55,7 @@ final class ExtractedRuns {
     // step and the plan).
     ExtractResult[] read = new ExtractResult[extractCount];
     InFlight.all(InFlight.indexes(extractCount), InFlight.SORT_REQUESTS, index -> {
-      if (store.head(scratch.extractDone(index)).isPresent()) {
-        read[index] = StoredJson.read(store, scratch.extractDone(index), ExtractResult.class);
-      }
+      read[index] = StoredJson.readIfPresent(store, scratch.extractDone(index), ExtractResult.class).orElse(null);
     });
     List<ExtractResult> results = new ArrayList<>();
     for (int index = 0; index < extractCount; index++) {
@@ -128,11 +126,13 @@ final class ExtractedRuns {
    * Refuses a pack whose size is not its records and segment table, or whose table does not rise from 0 to the end
    * of its records: a HEAD and a ranged GET of the table per extract worker that wrote one,
    * {@value InFlight#SORT_REQUESTS} workers' at once (one after another, 200 extract workers were 400 requests in a row
-   * before the plan began).
+   * before the plan began). Returns each worker's table (null for one that wrote no pack), where the plan finds each
+   * partition's segments for its create workers.
    */
-  void checkPacks(String action) throws IOException {
+  long[][] checkPacks(String action) throws IOException {
     List<Integer> withPacks = InFlight.indexes(results.size()).stream()
         .filter(index -> results.get(index).pack() != null).toList();
+    long[][] tables = new long[results.size()][];
     InFlight.all(withPacks, InFlight.SORT_REQUESTS, index -> {
       ExtractResult result = results.get(index);
       long expected = SegmentTable.packSize(result.packRecordBytes(), partitions());
@@ -142,8 +142,9 @@ final class ExtractedRuns {
             + (size < 0 ? " does not exist" : " holds " + size + " bytes, not " + expected)
             + " (the scratch was changed; clean it and sort again)");
       }
-      SegmentTable.all(store, result.pack(), result.packRecordBytes(), partitions());
+      tables[index] = SegmentTable.all(store, result.pack(), result.packRecordBytes(), partitions());
     });
+    return tables;
   }
 
   /**
@@ -224,10 +225,7 @@ final class ExtractedRuns {
     return results.stream().map(ExtractResult::pack).toList();
   }
 
-  /** Locates the packed entries of one partition's segment, reading each pack's row of it when first needed. */
-  PackedEntries packedEntries() {
-    return new PackedEntries(new PackSegments(store, packs), partitions());
-  }
+
 
   /**
    * Every extract worker's runs of {@code partition} in key order, named by their done markers (no listing, and no

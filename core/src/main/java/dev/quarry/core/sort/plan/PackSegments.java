@@ -1,29 +1,65 @@
 package dev.quarry.core.sort.plan;
 
 import dev.quarry.core.concurrent.InFlight;
+import dev.quarry.core.sort.Scratch;
+import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.extract.SegmentTable;
 import dev.quarry.core.store.ObjectStore;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Where partitions' segments are in the extract workers' packs, each pack's row of a partition read once (a ranged GET
- * of 16 bytes) however many readers of the worker ask: a create worker of a content or none order fetches its segments
- * and locates its entries in them, and read each row twice before, the second time one request per extract worker in a
- * row.
+ * Where partitions' segments are in the extract workers' packs. The plan reads every pack's segment table whole (to
+ * check it) and writes each partition's column, its segment of every pack, as one small document ({@link #write},
+ * {@code Scratch#planSegments}); a create worker reads the column of its partition once ({@link #written}), however
+ * many of its readers ask. So no one but the plan reads a pack's table: before, a partition step of a key order and a
+ * create worker each read the 16 bytes of their partition's row of every pack (two GETs per extract worker and
+ * partition, 2 M at 1,000 extract and 1,000 create workers, where the columns are 1,000 PUTs and 1,000 GETs), and a
+ * step now leaves its entries as extract wrote them, from their segment's start, for the create worker to locate
+ * ({@link PackedEntries}).
  */
 public final class PackSegments {
-  private final ObjectStore store;
   private final List<PlanSummary.ExtractPack> packs;
-  private final Map<Row, SegmentTable.Segment> read = new ConcurrentHashMap<>();
+  private final Columns columns;
+  private final Map<Integer, List<SegmentTable.Segment>> read = new ConcurrentHashMap<>();
 
-  private record Row(int worker, int partition) {}
+  /**
+   * Writes partition p's column for each of the {@code partitions}, from the packs' {@code tables} (each worker's
+   * segment table, null for one that wrote no pack), {@value InFlight#SORT_REQUESTS} at once; nothing when no worker
+   * wrote a pack.
+   */
+  public static void write(ObjectStore store, Scratch scratch, long[][] tables, int partitions) throws IOException {
+    if (Arrays.stream(tables).allMatch(Objects::isNull)) {
+      return;
+    }
+    InFlight.all(InFlight.indexes(partitions), InFlight.SORT_REQUESTS, partition -> {
+      List<SegmentTable.Segment> column = Arrays.stream(tables)
+          .map(table -> table == null ? null : new SegmentTable.Segment(table[partition], table[partition + 1]))
+          .toList();
+      StoredJson.write(store, scratch.planSegments(partition), column);
+    });
+  }
 
-  public PackSegments(ObjectStore store, List<PlanSummary.ExtractPack> packs) {
-    this.store = store;
+  /** The columns the plan wrote ({@link #write}). */
+  public static Columns written(ObjectStore store, Scratch scratch) {
+    return partition -> Arrays.asList(StoredJson.read(store, scratch.planSegments(partition),
+        SegmentTable.Segment[].class));
+  }
+
+  /** Where a partition's column comes from. */
+  @FunctionalInterface
+  public interface Columns {
+    /** Partition {@code partition}'s segment of each extract worker's pack, in worker order (null for no pack). */
+    List<SegmentTable.Segment> of(int partition) throws IOException;
+  }
+
+  public PackSegments(List<PlanSummary.ExtractPack> packs, Columns columns) {
     this.packs = packs;
+    this.columns = columns;
   }
 
   public List<PlanSummary.ExtractPack> packs() {
@@ -37,20 +73,32 @@ public final class PackSegments {
 
   /** Partition {@code partition}'s segment of extract worker {@code worker}'s pack, which it must have written. */
   public SegmentTable.Segment of(int worker, int partition) throws IOException {
-    Row row = new Row(worker, partition);
-    SegmentTable.Segment segment = read.get(row);
-    if (segment == null) {
-      PlanSummary.ExtractPack pack = packs.get(worker);
-      segment = SegmentTable.segment(store, pack.pack(), pack.recordBytes(), partition);
-      read.putIfAbsent(row, segment);
+    List<SegmentTable.Segment> column = read.get(partition);
+    if (column == null) {
+      column = checked(columns.of(partition), partition);
+      read.putIfAbsent(partition, column);
     }
-    return segment;
+    return column.get(worker);
   }
 
   /**
-   * Reads partition {@code partition}'s row of every pack, {@value InFlight#SORT_REQUESTS} at once, for {@link #of}.
+   * Refuses a column that is not a segment within the records of each pack and none where there is no pack: what a
+   * document read back says is where a reader reads.
    */
-  public void readAll(int partition) throws IOException {
-    InFlight.all(workersWithPacks(), InFlight.SORT_REQUESTS, worker -> of(worker, partition));
+  private List<SegmentTable.Segment> checked(List<SegmentTable.Segment> column, int partition) {
+    boolean valid = column != null && column.size() == packs.size();
+    for (int worker = 0; valid && worker < packs.size(); worker++) {
+      PlanSummary.ExtractPack pack = packs.get(worker);
+      SegmentTable.Segment segment = column.get(worker);
+      valid = pack.pack() == null ? segment == null
+          : segment != null && segment.start() >= 0 && segment.start() <= segment.end()
+              && segment.end() <= pack.recordBytes();
+    }
+    if (!valid) {
+      throw new IllegalStateException("Cannot read partition " + partition + " of the extract workers' packs: the"
+          + " plan's segments of it are not one within each pack (the scratch was changed; clean it and sort"
+          + " again)");
+    }
+    return column.stream().toList(); // a copy, nulls kept
   }
 }

@@ -59,10 +59,11 @@ public final class PartitionPhase {
    * may have read an edited key map); its counts if so.
    */
   PartitionResult done(int index, int count, int extractCount, ExtractedRuns extracted) throws IOException {
-    if (scratchStore.head(scratch.partitionDone(index)).isEmpty()) {
+    PartitionResult done = StoredJson.readIfPresent(scratchStore, scratch.partitionDone(index),
+        PartitionResult.class).orElse(null);
+    if (done == null) {
       return null;
     }
-    PartitionResult done = StoredJson.read(scratchStore, scratch.partitionDone(index), PartitionResult.class);
     return done.count() == count && done.extractCount() == extractCount && done.index() == index
         && Objects.equals(done.packs(), extracted.packNames())
         && Objects.equals(done.keymapSha256(), extracted.keymapSha256()) ? done : null;
@@ -104,11 +105,11 @@ public final class PartitionPhase {
         ordered.write(entry);
       };
       if (RecordOrders.isKeyOrder(spec.order()) && keymap == null) {
-        forEachDistinct(index, extracted, storage, extracted.packedEntries(), null, problems, dropped, write);
+        forEachDistinct(index, extracted, storage, null, problems, dropped, write);
       } else {
         ExternalSorter sorter = new ExternalSorter(RecordOrders.of(spec.order()), storage,
             scratch.partitionSortPrefix(index, UUID.randomUUID()), spec.workers().memory().entryBytes());
-        forEachDistinct(index, extracted, storage, extracted.packedEntries(), keymap, problems, dropped,
+        forEachDistinct(index, extracted, storage, keymap, problems, dropped,
             entry -> sorter.add(RecordOrders.ranked(spec.order(), entry)));
         try (RunMerger sorted = sorter.sorted()) {
           for (RecordEntry entry = sorted.next(); entry != null; entry = sorted.next()) {
@@ -140,8 +141,8 @@ public final class PartitionPhase {
    * as one list in the job's order: one external sort by (partition, job's order), cut at each partition's end. Only
    * the partitions it holds records of get a list, named under the partition ({@code Scratch#partitionListOf}), and
    * its done marker counts those alone; the last entry of each goes to one small run ({@code
-   * Scratch#partitionLastOf}) the plan merges. Entries stay as extract wrote them, from their segment's start: the
-   * create worker of the partition locates them ({@link PackedEntries}), so a step reads no segment table.
+   * Scratch#partitionLastOf}) the plan merges. Entries stay as extract wrote them, from their segment's start, as in
+   * every step: the create worker of the partition locates them ({@link PackedEntries}).
    */
   private PartitionResult runByKeyHash(int index, int count, int extractCount, ExtractedRuns extracted,
       Problems problems) throws IOException {
@@ -152,7 +153,7 @@ public final class PartitionPhase {
     ExternalSorter sorter = new ExternalSorter(Comparator.comparingInt(RecordEntry::segment)
         .thenComparing(RecordOrders.of(spec.order())), storage, scratch.partitionSortPrefix(index, UUID.randomUUID()),
         spec.workers().memory().entryBytes());
-    forEachDistinct(index, extracted, storage, null, null, problems, dropped, entry -> {
+    forEachDistinct(index, extracted, storage, null, problems, dropped, entry -> {
       PackedEntries.segmentOf(entry, count);
       sorter.add(entry);
     });
@@ -193,12 +194,12 @@ public final class PartitionPhase {
 
   /**
    * Every record once, in key order: the first copy of a key in input order is kept and the others handled by the
-   * duplicates policy; packed entries are located in the partition's segments when {@code packed} is given; with a
-   * key map, each kept entry carries its template index as content key, and records no line matches are handled by
+   * duplicates policy; packed entries stay as extract wrote them, from their segment's start (a step reads no pack:
+   * the partition's create worker locates them, {@link PackedEntries}); with a key map, each kept entry carries its template index as content key, and records no line matches are handled by
    * the missing-key policy. Counts records read, duplicates and unmatched records in {@code dropped}.
    */
-  private void forEachDistinct(int index, ExtractedRuns extracted, StoreRunStorage storage, PackedEntries packed,
-      Keymap keymap, Problems problems, long[] dropped, EntryConsumer consumer) throws IOException {
+  private void forEachDistinct(int index, ExtractedRuns extracted, StoreRunStorage storage, Keymap keymap,
+      Problems problems, long[] dropped, EntryConsumer consumer) throws IOException {
     Policy duplicates = spec.policies().duplicatedRecords();
     String passPrefix = scratch.partitionSortPrefix(index, UUID.randomUUID());
     AtomicInteger passRuns = new AtomicInteger();
@@ -220,9 +221,6 @@ public final class PartitionPhase {
           continue;
         }
         previous = entry;
-        if (packed != null) {
-          entry = packed.located(entry, index);
-        }
         if (keymap != null) {
           int template = keymap.match(entry.key());
           if (template < 0) {

@@ -25,6 +25,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -52,13 +53,14 @@ public final class PlanPhase {
   }
 
   public PlanSummary run(int extractCount, Problems problems) throws IOException, InterruptedException {
-    if (scratchStore.head(scratch.planDone()).isPresent()) {
+    Optional<PlanSummary> earlier = StoredJson.readIfPresent(scratchStore, scratch.planDone(), PlanSummary.class);
+    if (earlier.isPresent()) {
       log.println("plan: already done");
-      return StoredJson.read(scratchStore, scratch.planDone(), PlanSummary.class);
+      return earlier.get();
     }
     StoredInputs inputs = StoredInputs.read(scratchStore, scratch, "plan", spec.input());
     ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch, inputs.size(), extractCount, "plan");
-    extracted.checkPacks("plan");
+    long[][] packTables = extracted.checkPacks("plan");
     extracted.checkRuns("plan");
     List<BraceTemplate> templates = spec.order().kind() == OrderKind.KEYMAP
         // Read again for its templates alone: the partition steps report its malformed lines.
@@ -125,6 +127,7 @@ public final class PlanPhase {
         extracted.spread(), Arrays.stream(cuts.templateRecords).boxed().toList(),
         cuts.starts, extracted.packs(), byKeyHash, cuts.shards.size(), ranges);
     PlanShards.write(scratchStore, scratch, cuts.shards, ranges, PlanShards.PAGE_SIZE);
+    PackSegments.write(scratchStore, scratch, packTables, partitionCount);
     StoredJson.write(scratchStore, scratch.planDone(), summary);
     log.printf("plan: %d records into %d %s shards%n", summary.records(), summary.shardCount(),
         outputFormat.extension());

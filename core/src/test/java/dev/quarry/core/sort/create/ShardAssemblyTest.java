@@ -3,6 +3,7 @@ package dev.quarry.core.sort.create;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quarry.core.archive.RawRange;
+import dev.quarry.core.sort.extract.SegmentTable;
 import dev.quarry.core.sort.plan.PlanSummary;
 import dev.quarry.core.sort.plan.PlannedShard;
 import dev.quarry.core.sort.records.RecordEntry;
@@ -48,8 +49,9 @@ class ShardAssemblyTest {
         }
       };
       RecordSource source = new RecordSource(() -> dev.quarry.core.sort.input.StoredInputs.of(List.of()), null, null,
-          counted, new dev.quarry.core.sort.plan.PackSegments(counted,
-              List.of(new PlanSummary.ExtractPack(0, 1, "pack", records.length))));
+          counted, new dev.quarry.core.sort.plan.PackSegments(
+              List.of(new PlanSummary.ExtractPack(0, 1, "pack", records.length)),
+              partition -> List.of(new SegmentTable.Segment(4L * partition, 4L * partition + 4))));
       source.fetch(0, Files.createDirectories(folder.resolve("segments")));
       assertThat(packBytesRead.get()).as("bytes of segment 0 fetched").isEqualTo(4);
 
