@@ -27,6 +27,9 @@ import java.util.stream.Stream;
  */
 public record ScratchMarker(String format, String job) {
   /**
+   * Version 4: the plan writes each partition's segments of the packs for its create workers, and every partition
+   * step leaves packed entries relative to their segment (version 3's key order steps made them offsets in the pack,
+   * which a create worker of version 4 would read as relative).
    * Version 3: an extract worker's runs numbered within each partition and counted by partition in its done marker,
    * which names them (version 2 numbered them across partitions, and its markers name none: its runs were listed).
    * Version 2: the input list in pages, content and none steps' lists of the partitions they hold records of, pieces

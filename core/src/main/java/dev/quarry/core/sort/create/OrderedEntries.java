@@ -51,7 +51,7 @@ final class OrderedEntries implements AutoCloseable {
   /** Locates the entries of the partitions' lists, which the steps left from their segment's start. */
   private final PackedEntries packedEntries;
 
-  /** {@code segments}: the packs' segments, whose rows the worker's {@link RecordSource} reads too. */
+  /** {@code segments}: the packs' segments of the partitions, which the worker's {@link RecordSource} fetches by. */
   OrderedEntries(PlanSummary plan, SortSpec spec, ObjectStore scratchStore, Scratch scratch, PackSegments segments,
       boolean ownPartitionOnly) {
     SortSpec.Output output = spec.output();

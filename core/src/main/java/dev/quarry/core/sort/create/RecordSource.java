@@ -21,6 +21,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Where a record's raw bytes are read from: the input object of a plain tar, its shard's pack, or, when records
@@ -39,6 +40,8 @@ public final class RecordSource {
   private final PackSegments segments;
   /** Local copies of segments, by extract worker. */
   private final Map<Integer, Fetched> fetched = new ConcurrentHashMap<>();
+  /** Bytes opened in the local copies of segments, for tests of how often they are read. */
+  private final LongAdder localCopyBytesRead = new LongAdder();
 
   /** A segment's start and length in its pack, and the file holding its copy. */
   private record Fetched(long start, long length, Path file) {
@@ -78,9 +81,9 @@ public final class RecordSource {
 
   /**
    * Copies partition {@code partition}'s segment of every extract worker's pack into {@code folder}: a ranged GET of
-   * its bytes (where it lies is in the partition step's marker), {@value InFlight#SORT_REQUESTS} packs at once (one
-   * after another, a worker of 64 extract workers' packs read its share through one connection at a time), so that
-   * the partition's records are then read locally in any order.
+   * its bytes (where it lies is in the plan's document of the partition's segments), {@value InFlight#SORT_REQUESTS}
+   * packs at once (one after another, a worker of 64 extract workers' packs read its share through one connection at a
+   * time), so that the partition's records are then read locally in any order.
    */
   void fetch(int partition, Path folder) throws IOException {
     InFlight.all(segments.workersWithPacks(), InFlight.SORT_REQUESTS, worker -> {
@@ -108,6 +111,7 @@ public final class RecordSource {
       int worker = workerOf(shard, offset, length);
       Fetched local = fetched.get(worker);
       if (local != null && local.holds(offset, length)) {
+        localCopyBytesRead.add(length);
         long from = offset - local.start();
         return new FileRangeStream(FileChannel.open(local.file(), StandardOpenOption.READ), local.file().toString(),
             from, from + length);
@@ -134,6 +138,16 @@ public final class RecordSource {
       read = inputs;
     }
     return read.get(shard);
+  }
+
+  /** Whether {@code source}, as {@link #sourceOf} names it, is a local copy of a segment. */
+  boolean isLocalCopy(String source) {
+    return source.startsWith("l");
+  }
+
+  /** Bytes {@link #open} has read from local copies of segments. */
+  long localCopyBytesRead() {
+    return localCopyBytesRead.sum();
   }
 
   /**

@@ -24,11 +24,16 @@ import java.util.Map;
  * costs less than another request ({@value #GAP_BYTES} bytes: a small ranged GET costs about as much as streaming
  * 1 MiB, measured on MinIO), up to {@value #MAX_READ} bytes a read. So a worker that needs much of an input streams
  * it in large reads, and one that needs a few records reads just those; either way the bytes land where they belong.
+ * A local copy of a segment is read with gaps of at most {@value #LOCAL_GAP_BYTES} bytes: a read of a local file
+ * costs a system call, about what copying 32 KiB from the page cache does, and a batch holds a share of the
+ * partition's shards, so across 1 MiB gaps every batch read the whole partition's segments again (64 times at
+ * 4,096 shards a partition).
  * With fewer create workers than partitions, the same rule reads a shard's continuation in the next partitions'
  * segments (with one worker per partition, those are joined from pieces instead: CreatePhase).
  */
 final class ShardAssembly {
   static final long GAP_BYTES = 1 << 20;
+  static final long LOCAL_GAP_BYTES = 32 << 10;
   static final int MAX_READ = 8 << 20;
 
   /** Bytes copied at a time from a read to the files: small enough to stay out of the heap's humongous regions. */
@@ -66,7 +71,7 @@ final class ShardAssembly {
     List<Read> reads = new ArrayList<>();
     for (Map.Entry<String, List<Piece>> pieces : bySource.entrySet()) {
       pieces.getValue().sort(Comparator.comparingLong(Piece::offset));
-      reads.addAll(reads(pieces.getValue()));
+      reads.addAll(reads(pieces.getValue(), source.isLocalCopy(pieces.getKey()) ? LOCAL_GAP_BYTES : GAP_BYTES));
     }
     List<FileChannel> channels = new ArrayList<>();
     try {
@@ -82,14 +87,14 @@ final class ShardAssembly {
     }
   }
 
-  /** Merges sorted pieces of one source into reads across gaps of at most {@link #GAP_BYTES}. */
-  private static List<Read> reads(List<Piece> pieces) {
+  /** Merges sorted pieces of one source into reads across gaps of at most {@code gap} bytes. */
+  private static List<Read> reads(List<Piece> pieces, long gap) {
     List<Read> reads = new ArrayList<>();
     List<Piece> current = new ArrayList<>();
     long start = 0;
     long end = 0;
     for (Piece piece : pieces) {
-      boolean joins = !current.isEmpty() && piece.offset() - end <= GAP_BYTES
+      boolean joins = !current.isEmpty() && piece.offset() - end <= gap
           && Math.max(end, piece.offset() + piece.length()) - start <= MAX_READ;
       if (!joins && !current.isEmpty()) {
         reads.add(new Read(current.get(0).shard(), current.get(0).packed(), start, end - start, current));

@@ -10,10 +10,9 @@ import java.nio.ByteBuffer;
 
 /**
  * Where each partition's segment starts in an extract worker's pack: after the pack's records, P+1 big-endian 8-byte
- * offsets (the segments' starts, then the records' end, which is where the table starts). The worker's done marker
- * holds the same offsets ({@code ExtractResult#packOffsets}), which is where a partition step and a create worker take
- * them from (a create worker through its partition step's marker): the plan reads every table whole and refuses a pack
- * whose table is not its marker's, so no other reader reads a table.
+ * offsets (the segments' starts, then the records' end, which is where the table starts). The plan reads every table
+ * whole, checks it, and writes each partition's segments for its create workers ({@code PackSegments}): no one else
+ * reads a table.
  */
 public final class SegmentTable {
   private static final int OFFSET_BYTES = Long.BYTES;
@@ -43,16 +42,6 @@ public final class SegmentTable {
     return recordBytes + (long) (partitions + 1) * OFFSET_BYTES;
   }
 
-  /** Whether {@code offsets} are those of {@code partitions} segments of {@code recordBytes}: rising from 0 to it. */
-  public static boolean valid(long[] offsets, long recordBytes, int partitions) {
-    boolean rising = offsets != null && offsets.length == partitions + 1 && offsets[0] == 0
-        && offsets[partitions] == recordBytes;
-    for (int i = 1; rising && i <= partitions; i++) {
-      rising = offsets[i - 1] <= offsets[i];
-    }
-    return rising;
-  }
-
   /**
    * Every segment's start and the records' end of {@code pack} ({@code partitions} + 1 offsets): one ranged GET.
    * Refuses a table that does not rise from 0 to {@code recordBytes}. The plan's check of each pack.
@@ -70,7 +59,11 @@ public final class SegmentTable {
     }
     long[] offsets = new long[count];
     ByteBuffer.wrap(bytes).asLongBuffer().get(offsets);
-    if (!valid(offsets, recordBytes, partitions)) {
+    boolean rising = offsets[0] == 0 && offsets[partitions] == recordBytes;
+    for (int i = 1; rising && i <= partitions; i++) {
+      rising = offsets[i - 1] <= offsets[i];
+    }
+    if (!rising) {
       throw changed(store, pack, "its segment table is not " + (partitions + 1) + " offsets rising from 0 to "
           + recordBytes);
     }

@@ -38,14 +38,12 @@ final class ExtractedRuns {
   private final Scratch scratch;
   private final List<ExtractResult> results;
   private final String action;
-  private final List<PlanSummary.ExtractPack> packs;
 
   private ExtractedRuns(ObjectStore store, Scratch scratch, List<ExtractResult> results, String action) {
     this.store = store;
     this.scratch = scratch;
     this.results = results;
     this.action = action;
-    this.packs = packs();
   }
 
   /** Reads and checks the markers; {@code action} names what refuses, as in "Cannot plan: ...". */
@@ -224,8 +222,6 @@ final class ExtractedRuns {
   List<String> packNames() {
     return results.stream().map(ExtractResult::pack).toList();
   }
-
-
 
   /**
    * Every extract worker's runs of {@code partition} in key order, named by their done markers (no listing, and no

@@ -8,11 +8,10 @@ import java.util.List;
 
 /**
  * Makes an extract worker's packed entries point into its pack: an extract run's entry gives its bytes from the start
- * of the segment {@link RecordEntry#segment} names, which the pack's segment table gives. Whoever reads the entries of
- * one partition reads the 16 bytes of that partition's row of each pack, once ({@link PackSegments}): a key order's
- * step (its runs hold its own segment alone), and for content and none orders the create worker (a step of a key-hash
- * range holds entries of every segment, so it leaves them as they are and would otherwise read every pack's whole
- * table), which shares the rows its fetch of the segments read.
+ * of the segment {@link RecordEntry#segment} names, and every partition step leaves them so. The create worker of a
+ * partition locates them from the partition's segments the plan wrote ({@link PackSegments}), which its fetch of the
+ * segments reads too: no step reads a pack's segment table (a step of a key-hash range holds entries of every segment,
+ * and would read every pack's whole table).
  */
 public final class PackedEntries {
   private final PackSegments segments;

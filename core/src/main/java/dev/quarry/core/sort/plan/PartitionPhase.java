@@ -195,8 +195,9 @@ public final class PartitionPhase {
   /**
    * Every record once, in key order: the first copy of a key in input order is kept and the others handled by the
    * duplicates policy; packed entries stay as extract wrote them, from their segment's start (a step reads no pack:
-   * the partition's create worker locates them, {@link PackedEntries}); with a key map, each kept entry carries its template index as content key, and records no line matches are handled by
-   * the missing-key policy. Counts records read, duplicates and unmatched records in {@code dropped}.
+   * the partition's create worker locates them, {@link PackedEntries}); with a key map, each kept entry carries its
+   * template index as content key, and records no line matches are handled by the missing-key policy. Counts records
+   * read, duplicates and unmatched records in {@code dropped}.
    */
   private void forEachDistinct(int index, ExtractedRuns extracted, StoreRunStorage storage, Keymap keymap,
       Problems problems, long[] dropped, EntryConsumer consumer) throws IOException {

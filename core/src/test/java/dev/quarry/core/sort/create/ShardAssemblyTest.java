@@ -65,6 +65,63 @@ class ShardAssemblyTest {
     }
   }
 
+  /**
+   * A create worker's batches each take a share of its partition's shards, whose records lie spread through the local
+   * copy of each segment (a shuffle): a batch reads its own records from the copy, not the whole copy. Before, its
+   * reads were merged across gaps of up to 1 MiB, as for the store, so each of 4 batches of one record in 4 read
+   * every record of the copy between its first and its last (1,900,544 bytes for 524,288); a batch of every shard
+   * reads the copy once.
+   */
+  @Test
+  void eachBatchReadsItsOwnRecordsFromTheLocalCopyOfASegmentNotTheWholeCopy() throws IOException,
+      InterruptedException {
+    int recordBytes = 16 << 10;
+    int records = 32;
+    int shards = 4;
+    try (FileStore files = new FileStore(folder.resolve("store"))) {
+      byte[] bytes = new byte[records * recordBytes];
+      for (int i = 0; i < bytes.length; i++) {
+        bytes[i] = (byte) (i / recordBytes);
+      }
+      files.put("pack", ByteBuffer.allocate(bytes.length + 2 * Long.BYTES).put(bytes).putLong(0)
+          .putLong(bytes.length).array());
+      RecordSource source = new RecordSource(() -> dev.quarry.core.sort.input.StoredInputs.of(List.of()), null, null,
+          files, new dev.quarry.core.sort.plan.PackSegments(
+              List.of(new PlanSummary.ExtractPack(0, 1, "pack", bytes.length)),
+              partition -> List.of(new SegmentTable.Segment(0, bytes.length))));
+      source.fetch(0, Files.createDirectories(folder.resolve("segments")));
+      List<PlannedShard> planned = new java.util.ArrayList<>();
+      Map<Long, List<RecordEntry>> entries = new java.util.HashMap<>();
+      for (int shard = 0; shard < shards; shard++) {
+        planned.add(new PlannedShard(shard, "x-" + shard + ".tar", 0, 0));
+        entries.put((long) shard, new java.util.ArrayList<>());
+      }
+      for (int record = 0; record < records; record++) {
+        entries.get((long) (record % shards)).add(new RecordEntry("r" + record, 0, record, true,
+            List.of(new RawRange((long) record * recordBytes, recordBytes)), recordBytes, null));
+      }
+      for (int shard = 0; shard < shards; shard++) { // a batch of one shard each
+        Path file = folder.resolve(shard + ".raw");
+        new ShardAssembly(source, 4).assemble(List.of(planned.get(shard)), Map.of((long) shard,
+            entries.get((long) shard)), List.of(file));
+        byte[] written = Files.readAllBytes(file);
+        assertThat(written).hasSize(records / shards * recordBytes);
+        for (int i = 0; i < records / shards; i++) {
+          assertThat(written[i * recordBytes]).as("record %d of shard %d", i, shard).isEqualTo((byte) (i * shards
+              + shard));
+        }
+      }
+      assertThat(source.localCopyBytesRead()).as("bytes read from the local copy by 4 batches of one shard")
+          .isEqualTo(bytes.length);
+
+      long before = source.localCopyBytesRead();
+      new ShardAssembly(source, 4).assemble(planned, entries, planned.stream()
+          .map(shard -> folder.resolve("all-" + shard.index() + ".raw")).toList());
+      assertThat(source.localCopyBytesRead() - before).as("bytes read by one batch of every shard")
+          .isEqualTo(bytes.length);
+    }
+  }
+
   private static RecordEntry entry(String key, long offset) {
     return new RecordEntry(key, 0, (int) offset, true, List.of(new RawRange(offset, 4)), 4, null);
   }
