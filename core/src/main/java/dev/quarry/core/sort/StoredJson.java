@@ -49,12 +49,17 @@ public final class StoredJson {
     try (InputStream in = new LimitedInputStream(store.get(key), MAX_BYTES, tooLarge)) {
       bytes = in.readAllBytes();
     }
+    T value;
     try {
-      return Json.read(bytes, type);
+      value = Json.read(bytes, type);
     } catch (JacksonException e) {
+      value = null;
+    }
+    if (value == null) { // not JSON, not this type's, or JSON's null, which no phase writes
       throw new IOException("Cannot read " + store.url(key) + ": it is not a valid " + type.getSimpleName()
           + " document (it was changed or is corrupt; " + remedy + ")");
     }
+    return value;
   }
 
   /** Writes {@code value}, unless it is larger than {@link #read} accepts. */

@@ -374,7 +374,8 @@ abstract class SortContract {
    * partitions, under version 3's names of other runs).
    */
   @ParameterizedTest
-  @org.junit.jupiter.params.provider.ValueSource(strings = {"quarry-sort-scratch/1", "quarry-sort-scratch/2"})
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"quarry-sort-scratch/1", "quarry-sort-scratch/2",
+      "quarry-sort-scratch/3"})
   void aScratchOfAnEarlierLayoutIsRefusedByThePhasesAndCleanedByClean(String earlier) throws Exception {
     SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
         records(root + "a/x-{000..}.tar", 45));

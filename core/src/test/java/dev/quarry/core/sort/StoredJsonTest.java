@@ -29,6 +29,29 @@ class StoredJsonTest {
     }
   }
 
+  /**
+   * A document that is JSON's null, planted where a marker goes, is refused as not one, in one line: no phase writes
+   * it, and read as a value it was a NullPointerException in whoever looked for the marker.
+   */
+  @Test
+  void aDocumentOfNullIsRefusedAsNotADocument() throws Exception {
+    try (FileStore store = new FileStore(root)) {
+      store.put("scratch/extract/00000/done.json", "null".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      for (var read : List.<ThrowingRead>of(
+          () -> StoredJson.read(store, "scratch/extract/00000/done.json", CreatedShard.class),
+          () -> StoredJson.readIfPresent(store, "scratch/extract/00000/done.json", CreatedShard.class))) {
+        assertThatThrownBy(read::run).isInstanceOf(IOException.class)
+            .hasMessage("Cannot read " + store.url("scratch/extract/00000/done.json") + ": it is not a valid"
+                + " CreatedShard document (it was changed or is corrupt; rerun the phase that wrote it)");
+      }
+      assertThat(StoredJson.readIfPresent(store, "scratch/extract/00001/done.json", CreatedShard.class)).isEmpty();
+    }
+  }
+
+  private interface ThrowingRead {
+    Object run() throws Exception;
+  }
+
   /** A valid document just past the cap, planted where the plan's list of inputs goes: refused, not parsed. */
   @Test
   void aDocumentLargerThanTheCapIsRefused() throws Exception {

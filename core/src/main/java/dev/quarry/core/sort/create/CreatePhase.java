@@ -130,13 +130,13 @@ public final class CreatePhase {
       }
     }
     PackSegments segments = new PackSegments(plan.packs(), PackSegments.written(scratchStore, scratch));
-    RecordSource source = new RecordSource(
-        () -> StoredInputs.read(scratchStore, scratch, "create shards", spec.input()), stores, packs, scratchStore,
-        segments);
     // Each worker reads its own partition's segments alone: a shard that goes on into the next partitions is built
     // from pieces, one per partition it is in, each written by that partition's worker from its local copy.
-    boolean inPieces = !recordsInProcess && source.inPartitionPacks() && ownsPartition(plan, count);
+    boolean inPieces = !recordsInProcess && !segments.workersWithPacks().isEmpty() && ownsPartition(plan, count);
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-create-");
+        RecordSource source = new RecordSource(
+            () -> StoredInputs.read(scratchStore, scratch, "create shards", spec.input()), stores, packs,
+            scratchStore, segments);
         OrderedEntries ordered = new OrderedEntries(plan, spec, scratchStore, scratch, segments, inPieces)) {
       Map<PlannedShard, List<RecordEntry>> leading = new java.util.LinkedHashMap<>();
       if (inPieces) {

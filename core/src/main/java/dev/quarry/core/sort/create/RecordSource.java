@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.LongAdder;
  * spread over partitions, the pack of the extract worker that read it (from a local copy of a partition's segment
  * once {@link #fetch} made one).
  */
-public final class RecordSource {
+public final class RecordSource implements AutoCloseable {
   private final InputList inputList;
   /** The input shards, their summary read from {@link #inputList} when a record is first read from an input. */
   private StoredInputs inputs;
@@ -40,11 +40,15 @@ public final class RecordSource {
   private final PackSegments segments;
   /** Local copies of segments, by extract worker. */
   private final Map<Integer, Fetched> fetched = new ConcurrentHashMap<>();
-  /** Bytes opened in the local copies of segments, for tests of how often they are read. */
+  /** Bytes opened in the local copies of segments, and the copies' files opened, for tests of how they are read. */
   private final LongAdder localCopyBytesRead = new LongAdder();
+  private final LongAdder localCopyFilesOpened = new LongAdder();
 
-  /** A segment's start and length in its pack, and the file holding its copy. */
-  private record Fetched(long start, long length, Path file) {
+  /**
+   * A segment's start and length in its pack, and the file holding its copy, open for every read of it until this
+   * source is closed.
+   */
+  private record Fetched(long start, long length, Path file, FileChannel channel) {
     boolean holds(long offset, long bytes) {
       return offset >= start && offset + bytes <= start + length;
     }
@@ -102,7 +106,12 @@ public final class RecordSource {
             + Files.size(file) + " bytes, not " + segment.length() + " (the scratch was changed; clean it and sort"
             + " again)");
       }
-      fetched.put(worker, new Fetched(segment.start(), segment.length(), file));
+      localCopyFilesOpened.increment();
+      Fetched earlier = fetched.put(worker, new Fetched(segment.start(), segment.length(), file,
+          FileChannel.open(file, StandardOpenOption.READ)));
+      if (earlier != null) {
+        earlier.channel().close();
+      }
     });
   }
 
@@ -113,8 +122,7 @@ public final class RecordSource {
       if (local != null && local.holds(offset, length)) {
         localCopyBytesRead.add(length);
         long from = offset - local.start();
-        return new FileRangeStream(FileChannel.open(local.file(), StandardOpenOption.READ), local.file().toString(),
-            from, from + length);
+        return FileRangeStream.sharing(local.channel(), local.file().toString(), from, from + length);
       }
       return scratchStore.getRange(partitionPacks.get(worker).pack(), offset, length);
     }
@@ -148,6 +156,27 @@ public final class RecordSource {
   /** Bytes {@link #open} has read from local copies of segments. */
   long localCopyBytesRead() {
     return localCopyBytesRead.sum();
+  }
+
+  /** Times a local copy's file was opened for reading. */
+  long localCopyFilesOpened() {
+    return localCopyFilesOpened.sum();
+  }
+
+  /** Closes the local copies' files. */
+  @Override
+  public void close() throws IOException {
+    IOException failed = null;
+    for (Fetched copy : fetched.values()) {
+      try {
+        copy.channel().close();
+      } catch (IOException e) {
+        failed = e;
+      }
+    }
+    if (failed != null) {
+      throw failed;
+    }
   }
 
   /**

@@ -24,8 +24,8 @@ import java.util.Set;
  * input shard is first spooled to a local file as raw tar ({@link #spool()}), then each of its records is appended
  * to its partition's local segment file ({@link #move}), and at the end the segments go, one after the other, into
  * one pack object, followed by their {@link SegmentTable}. So a create worker reads its partition's records with one
- * ranged GET per extract worker (and one of 16 bytes for where they are), and
- * memory holds none of the bytes. Shards are moved in input order whatever order they are read in, so every attempt
+ * ranged GET per extract worker (where they are is in the plan's document of the partition's segments), and memory
+ * holds none of the bytes. Shards are moved in input order whatever order they are read in, so every attempt
  * over the same inputs writes the same pack bytes.
  */
 public final class PartitionPacks implements AutoCloseable {

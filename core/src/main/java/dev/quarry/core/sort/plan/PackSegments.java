@@ -4,6 +4,7 @@ import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.StoredJson;
 import dev.quarry.core.sort.extract.SegmentTable;
+import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectStore;
 import java.io.IOException;
 import java.util.Arrays;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Where partitions' segments are in the extract workers' packs. The plan reads every pack's segment table whole (to
@@ -26,6 +28,8 @@ public final class PackSegments {
   private final List<PlanSummary.ExtractPack> packs;
   private final Columns columns;
   private final Map<Integer, List<SegmentTable.Segment>> read = new ConcurrentHashMap<>();
+  /** Held while a column is read: readers of one partition at once (a fetch's 16) wait for the one read. */
+  private final ReentrantLock reading = new ReentrantLock();
 
   /**
    * Writes partition p's column for each of the {@code partitions}, from the packs' {@code tables} (each worker's
@@ -44,10 +48,21 @@ public final class PackSegments {
     });
   }
 
-  /** The columns the plan wrote ({@link #write}). */
+  /**
+   * The columns the plan wrote ({@link #write}). One that is missing is refused: the plan, once done, does not run
+   * again, so only a new job writes it.
+   */
   public static Columns written(ObjectStore store, Scratch scratch) {
-    return partition -> Arrays.asList(StoredJson.read(store, scratch.planSegments(partition),
-        SegmentTable.Segment[].class));
+    return partition -> {
+      String key = scratch.planSegments(partition);
+      try {
+        return Arrays.asList(StoredJson.read(store, key, SegmentTable.Segment[].class,
+            "clean the scratch and sort again"));
+      } catch (NoSuchObjectException e) {
+        throw new IllegalStateException("Cannot read partition " + partition + " of the extract workers' packs: "
+            + store.url(key) + ", which the plan wrote, is gone (the scratch was changed; clean it and sort again)");
+      }
+    };
   }
 
   /** Where a partition's column comes from. */
@@ -75,8 +90,16 @@ public final class PackSegments {
   public SegmentTable.Segment of(int worker, int partition) throws IOException {
     List<SegmentTable.Segment> column = read.get(partition);
     if (column == null) {
-      column = checked(columns.of(partition), partition);
-      read.putIfAbsent(partition, column);
+      reading.lock();
+      try {
+        column = read.get(partition);
+        if (column == null) {
+          column = checked(columns.of(partition), partition);
+          read.put(partition, column);
+        }
+      } finally {
+        reading.unlock();
+      }
     }
     return column.get(worker);
   }
