@@ -132,7 +132,7 @@ public final class CreatePhase {
     PackSegments segments = new PackSegments(plan.packs(), PackSegments.written(scratchStore, scratch));
     // Each worker reads its own partition's segments alone: a shard that goes on into the next partitions is built
     // from pieces, one per partition it is in, each written by that partition's worker from its local copy.
-    boolean inPieces = !recordsInProcess && !segments.workersWithPacks().isEmpty() && ownsPartition(plan, count);
+    boolean inPieces = !recordsInProcess && segments.spread() && ownsPartition(plan, count);
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-create-");
         RecordSource source = new RecordSource(
             () -> StoredInputs.read(scratchStore, scratch, "create shards", spec.input()), stores, packs,
@@ -148,7 +148,7 @@ public final class CreatePhase {
           }
         }
       }
-      if (source.inPartitionPacks() && ownsPartition(plan, count) && (!todo.isEmpty() || !leading.isEmpty())) {
+      if (segments.spread() && ownsPartition(plan, count) && (!todo.isEmpty() || !leading.isEmpty())) {
         source.fetch(index, Files.createDirectories(work.path().resolve("segments")));
       }
       for (Map.Entry<PlannedShard, List<RecordEntry>> piece : leading.entrySet()) {

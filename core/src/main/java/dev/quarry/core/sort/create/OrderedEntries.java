@@ -48,7 +48,10 @@ final class OrderedEntries implements AutoCloseable {
   private long[] starts;
   private RecordEntry pending;
   private long pendingShard;
-  /** Locates the entries of the partitions' lists, which the steps left from their segment's start. */
+  /**
+   * Locates the entries of the partitions' lists, which the steps left from their segment's start; null when no
+   * extract worker wrote a pack (no entry to locate, and none looked up on this hot path).
+   */
   private final PackedEntries packedEntries;
 
   /** {@code segments}: the packs' segments of the partitions, which the worker's {@link RecordSource} fetches by. */
@@ -67,7 +70,7 @@ final class OrderedEntries implements AutoCloseable {
     }
     this.firstShard = plan.firstShards();
     this.shardSize = output.shardSizeBytes();
-    this.packedEntries = new PackedEntries(segments, plan.partitions().size());
+    this.packedEntries = segments.spread() ? new PackedEntries(segments, plan.partitions().size()) : null;
   }
 
   /**
@@ -149,7 +152,7 @@ final class OrderedEntries implements AutoCloseable {
     while (true) {
       if (reader != null) {
         RecordEntry entry = reader.next();
-        if (entry != null) {
+        if (entry != null && packedEntries != null) {
           entry = packedEntries.located(entry, partition);
         }
         if (entry != null) {

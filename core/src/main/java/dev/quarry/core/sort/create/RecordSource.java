@@ -36,7 +36,7 @@ public final class RecordSource implements AutoCloseable {
   private final PackStore packs;
   private final ObjectStore scratchStore;
   private final List<PlanSummary.ExtractPack> partitionPacks;
-  /** The packs' segments, each row read once for this worker ({@link #fetch} and its entries alike). */
+  /** Where the partitions lie in the packs, each partition's read once for this worker (fetch and entries alike). */
   private final PackSegments segments;
   /** Local copies of segments, by extract worker. */
   private final Map<Integer, Fetched> fetched = new ConcurrentHashMap<>();
@@ -75,12 +75,7 @@ public final class RecordSource implements AutoCloseable {
     this.packs = packs;
     this.scratchStore = scratchStore;
     this.segments = segments;
-    this.partitionPacks = segments != null && !segments.workersWithPacks().isEmpty() ? segments.packs() : List.of();
-  }
-
-  /** Whether records' bytes are in the extract workers' partition packs. */
-  boolean inPartitionPacks() {
-    return !partitionPacks.isEmpty();
+    this.partitionPacks = segments != null && segments.spread() ? segments.packs() : List.of();
   }
 
   /**

@@ -81,6 +81,11 @@ public final class PackSegments {
     return packs;
   }
 
+  /** Whether any extract worker wrote a pack: the records spread over the partitions. */
+  public boolean spread() {
+    return packs.stream().anyMatch(pack -> pack.pack() != null);
+  }
+
   /** The extract workers that wrote a pack. */
   public List<Integer> workersWithPacks() {
     return InFlight.indexes(packs.size()).stream().filter(worker -> packs.get(worker).pack() != null).toList();
