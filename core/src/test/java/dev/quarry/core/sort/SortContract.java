@@ -2373,6 +2373,59 @@ abstract class SortContract {
     local.forEach((name, bytes) -> assertThat(dist.get(name)).as(name).isEqualTo(bytes));
   }
 
+  /**
+   * A create worker whose shards take several batches (here one worker of one partition, 240 shards in batches of
+   * 64) reads each input once: a batch's records of a shuffle lie all through every input, so its reads, merged
+   * across gaps of up to 1 MiB, streamed each input whole, and every later batch streamed them again (3.3 times the
+   * input here; a single worker of 1 KiB records into 256 MiB shards gathers batches of 6 shards under a 1Gi budget,
+   * and read its input a sixth of its shard count times). What a batch streams past is kept on the worker's disk for
+   * the batches after it.
+   */
+  @Test
+  void aCreateWorkerWhoseShardsTakeSeveralBatchesReadsEachInputOnce() throws Exception {
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    long inputBytes = objects(root + "in/").values().stream().mapToLong(bytes -> bytes.length).sum();
+    java.util.concurrent.atomic.AtomicLong createReads = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicBoolean creating = new java.util.concurrent.atomic.AtomicBoolean();
+    String inputs = stores.locate(root + "in/").key();
+    try (ObjectStores counted = openStores(store -> new dev.quarry.core.store.DelegatingStore(store) {
+      @Override
+      public java.io.InputStream getRange(String key, long offset, long length) throws java.io.IOException {
+        if (creating.get() && key.startsWith(inputs)) {
+          createReads.addAndGet(length);
+        }
+        return super.getRange(key, offset, length);
+      }
+
+      @Override
+      public java.io.InputStream get(String key) throws java.io.IOException {
+        if (creating.get() && key.startsWith(inputs)) {
+          createReads.addAndGet(head(key).orElseThrow().size());
+        }
+        return super.get(key);
+      }
+    })) {
+      SortSpec spec = spec(root + "in/in-{000..005}.tar", order(OrderKind.SHUFFLE, null, null),
+          records(root + "out/x-{0000..}.tar", 1));
+      Location scratch = counted.locate(root + "scratch/");
+      SortPhases phases = new SortPhases(spec, counted, scratch,
+          new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+      phases.extract(0, 1);
+      phases.plan(1);
+      creating.set(true);
+      assertThat(phases.create(0, 1).shards()).isEqualTo(all.size());
+      creating.set(false);
+      phases.commit();
+    }
+    assertThat(createReads.get()).as("input bytes create read, of %d", inputBytes).isBetween(1L, inputBytes);
+    LocalSort.run(spec(root + "in/in-{000..005}.tar", order(OrderKind.SHUFFLE, null, null),
+        records(root + "local/x-{0000..}.tar", 1)), stores, temp.resolve("work"), QUIET);
+    Map<String, byte[]> local = objects(root + "local/");
+    Map<String, byte[]> created = objects(root + "out/");
+    assertThat(created.keySet()).isEqualTo(local.keySet()).hasSize(all.size() + 2);
+    local.forEach((name, bytes) -> assertThat(created.get(name)).as(name).isEqualTo(bytes));
+  }
+
   Map<String, byte[]> objects(String prefix) throws Exception {
     var location = stores.locate(prefix);
     Map<String, byte[]> objects = new java.util.TreeMap<>();

@@ -159,13 +159,18 @@ public final class CreatePhase {
         }
       }
       int perBatch = shardsPerBatch(plan.records(), plan.shardCount(), spec.workers().memory().entryBytes());
+      if (todo.size() > perBatch && !recordsInProcess) {
+        source.keepStreamedBytesIn(work.path());
+      }
       for (int start = 0; start < todo.size(); start += perBatch) {
         List<PlannedShard> batch = todo.subList(start, Math.min(todo.size(), start + perBatch));
+        boolean batchesFollow = start + perBatch < todo.size();
         Map<Long, List<RecordEntry>> entries = ordered.of(batch);
         List<PlannedShard> goingOn = inPieces
             ? batch.stream().filter(shard -> ordered.partitionsOf(shard).size() > 1).toList() : List.of();
         List<PlannedShard> whole = batch.stream().filter(shard -> !goingOn.contains(shard)).toList();
-        for (CreatedShard done : createBatch(whole, entries, format, source, work.path(), progress)) {
+        for (CreatedShard done : createBatch(whole, entries, format, source, work.path(), batchesFollow,
+            progress)) {
           created.put(done.index(), done);
         }
         for (PlannedShard shard : goingOn) {
@@ -196,7 +201,7 @@ public final class CreatePhase {
       throws IOException, InterruptedException {
     Path own = work.resolve(shard.index() + "-" + partition + ".piece");
     new ShardAssembly(source, spec.workers().requestsInFlight()).assemble(List.of(shard),
-        Map.of(shard.index(), entries), List.of(own));
+        Map.of(shard.index(), entries), List.of(own), false);
     try {
       List<Integer> partitions = ordered.partitionsOf(shard);
       if (!othersStored(shard, partition, partitions)) {
@@ -310,11 +315,11 @@ public final class CreatePhase {
    * through one of the write buffers when there are some.
    */
   private List<CreatedShard> createBatch(List<PlannedShard> batch, Map<Long, List<RecordEntry>> entries,
-      ShardFormat format, RecordSource source, Path work, Progress progress)
+      ShardFormat format, RecordSource source, Path work, boolean batchesFollow, Progress progress)
       throws IOException, InterruptedException {
     List<Path> files = batch.stream().map(shard -> work.resolve(shard.index() + ".raw")).toList();
     if (!recordsInProcess) {
-      new ShardAssembly(source, spec.workers().requestsInFlight()).assemble(batch, entries, files);
+      new ShardAssembly(source, spec.workers().requestsInFlight()).assemble(batch, entries, files, batchesFollow);
     }
     // Several uploads at once keep the store busy while each waits on its parts.
     return InFlight.inOrder(InFlight.indexes(batch.size()), SHARDS_IN_FLIGHT, i -> {

@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Where a record's raw bytes are read from: the input object of a plain tar, its shard's pack, or, when records
  * spread over partitions, the pack of the extract worker that read it (from a local copy of a partition's segment
- * once {@link #fetch} made one).
+ * once {@link #fetch} made one); and from what an earlier read from the store kept of them ({@link KeptBytes}).
  */
 public final class RecordSource implements AutoCloseable {
   private final InputList inputList;
@@ -43,6 +43,20 @@ public final class RecordSource implements AutoCloseable {
   /** Bytes opened in the local copies of segments, and the copies' files opened, for tests of how they are read. */
   private final LongAdder localCopyBytesRead = new LongAdder();
   private final LongAdder localCopyFilesOpened = new LongAdder();
+  private final LongAdder keptBytesRead = new LongAdder();
+  /** What reads from the store streamed past, for later batches; null until {@link #keepStreamedBytesIn}. */
+  private KeptBytes kept;
+
+  /**
+   * Which source a read is of, for grouping neighbouring reads into one: an {@code object} of the store (an input, a
+   * shard's pack, an extract worker's pack), or a local {@code copy} of some of its bytes (a fetched segment, a kept
+   * read), read across smaller gaps and never kept again; null for the object itself.
+   */
+  record Source(String object, String copy) {
+    boolean local() {
+      return copy != null;
+    }
+  }
 
   /**
    * A segment's start and length in its pack, and the file holding its copy, open for every read of it until this
@@ -110,15 +124,42 @@ public final class RecordSource implements AutoCloseable {
     });
   }
 
+  /**
+   * From now on, the reads {@link #keeping} is asked to keep go to a file in {@code folder}, and later reads of their
+   * bytes are served from it.
+   */
+  void keepStreamedBytesIn(Path folder) throws IOException {
+    if (kept == null) {
+      kept = new KeptBytes(folder.resolve("kept"));
+    }
+  }
+
+  /**
+   * Keeps a read of {@code source} from the store, if this source keeps what it streams ({@link
+   * #keepStreamedBytesIn}); null otherwise.
+   */
+  KeptBytes.Keeping keeping(Source source, long offset, long length) {
+    return kept == null || source.local() ? null : kept.keep(source.object(), offset, length);
+  }
+
   public InputStream open(int shard, boolean packed, long offset, long length) throws IOException {
+    int worker = -1;
     if (packed && !partitionPacks.isEmpty()) {
-      int worker = workerOf(shard, offset, length);
+      worker = workerOf(shard, offset, length);
       Fetched local = fetched.get(worker);
       if (local != null && local.holds(offset, length)) {
         localCopyBytesRead.add(length);
         long from = offset - local.start();
         return FileRangeStream.sharing(local.channel(), local.file().toString(), from, from + length);
       }
+    }
+    KeptBytes.Kept keptRead = kept == null ? null
+        : kept.holding(storeSource(shard, packed, offset, length), offset, length);
+    if (keptRead != null) {
+      keptBytesRead.add(length);
+      return kept.open(keptRead, offset, length);
+    }
+    if (worker >= 0) {
       return scratchStore.getRange(partitionPacks.get(worker).pack(), offset, length);
     }
     if (packed) {
@@ -127,6 +168,7 @@ public final class RecordSource implements AutoCloseable {
     Location location = stores.locate(input(shard).url());
     return location.store().getRange(location.key(), offset, length);
   }
+
 
   /**
    * Input shard {@code shard}; its page is read when first needed (several threads read records at once, and wait for
@@ -143,14 +185,14 @@ public final class RecordSource implements AutoCloseable {
     return read.get(shard);
   }
 
-  /** Whether {@code source}, as {@link #sourceOf} names it, is a local copy of a segment. */
-  boolean isLocalCopy(String source) {
-    return source.startsWith("l");
-  }
-
   /** Bytes {@link #open} has read from local copies of segments. */
   long localCopyBytesRead() {
     return localCopyBytesRead.sum();
+  }
+
+  /** Bytes {@link #open} has read from what earlier reads kept. */
+  long keptBytesRead() {
+    return keptBytesRead.sum();
   }
 
   /** Times a local copy's file was opened for reading. */
@@ -162,6 +204,13 @@ public final class RecordSource implements AutoCloseable {
   @Override
   public void close() throws IOException {
     IOException failed = null;
+    if (kept != null) {
+      try {
+        kept.close();
+      } catch (IOException e) {
+        failed = e;
+      }
+    }
     for (Fetched copy : fetched.values()) {
       try {
         copy.channel().close();
@@ -175,18 +224,31 @@ public final class RecordSource implements AutoCloseable {
   }
 
   /**
-   * Which source {@code open} reads bytes at {@code offset} from, for grouping neighbouring reads: an input object,
-   * a shard's pack, a fetched segment's local copy, or an extract worker's pack in the store (the segments not
-   * fetched, where a shard's continuation into the next partitions is read). Refuses bytes outside their pack's
-   * records, as {@code open} does.
+   * Which source {@code open} reads bytes [offset, offset + length) from, for grouping neighbouring reads: a fetched
+   * segment's local copy, a kept read (each its own source, so that reads merged across gaps stay within it), or
+   * the store's object ({@link #storeSource}). Refuses bytes outside their pack's records, as {@code open} does.
    */
-  String sourceOf(int shard, boolean packed, long offset, long length) {
+  Source sourceOf(int shard, boolean packed, long offset, long length) {
+    String object = storeSource(shard, packed, offset, length);
     if (packed && !partitionPacks.isEmpty()) {
-      int worker = workerOf(shard, offset, length);
-      Fetched local = fetched.get(worker);
-      return (local != null && local.holds(offset) ? "l" : "s") + worker;
+      Fetched local = fetched.get(workerOf(shard, offset, length));
+      if (local != null && local.holds(offset)) {
+        return new Source(object, "fetched segment");
+      }
     }
-    return shard + (packed ? "p" : "i");
+    KeptBytes.Kept local = kept == null ? null : kept.holding(object, offset, length);
+    return new Source(object, local == null ? null : "kept from " + local.offset());
+  }
+
+  /**
+   * The store object bytes of input shard {@code shard} are read from: an extract worker's pack (its segments not
+   * fetched, where a shard's continuation into the next partitions is read), the shard's own pack, or the input.
+   */
+  private String storeSource(int shard, boolean packed, long offset, long length) {
+    if (packed && !partitionPacks.isEmpty()) {
+      return "pack of extract worker " + workerOf(shard, offset, length);
+    }
+    return (packed ? "pack of input " : "input ") + shard;
   }
 
   /**

@@ -30,6 +30,9 @@ import java.util.Map;
  * 4,096 shards a partition).
  * With fewer create workers than partitions, the same rule reads a shard's continuation in the next partitions'
  * segments (with one worker per partition, those are joined from pieces instead: CreatePhase).
+ * When batches follow, a read from the store that passes over bytes of others (at least an eighth of it) is kept on
+ * local disk, gaps and all, and the later batches read its bytes there ({@link KeptBytes}): a batch of a shuffle
+ * streams every input it reads from, and each batch after it streamed them again.
  */
 final class ShardAssembly {
   static final long GAP_BYTES = 1 << 20;
@@ -38,6 +41,8 @@ final class ShardAssembly {
 
   /** Bytes copied at a time from a read to the files: small enough to stay out of the heap's humongous regions. */
   private static final int COPY_BUFFER = 256 << 10;
+  /** A read is kept when at least 1 / this of it is gaps: bytes other batches may need. */
+  private static final int KEEP_GAP_SHARE = 8;
 
   private final RecordSource source;
   private final int requestsInFlight;
@@ -48,30 +53,45 @@ final class ShardAssembly {
   }
 
   /** Where one piece of a record goes: source bytes [offset, offset + length) to a shard file at filePosition. */
-  private record Piece(int shard, boolean packed, long offset, long length, int file, long filePosition) {}
+  private record Piece(RecordSource.Source source, int shard, boolean packed, long offset, long length, int file,
+      long filePosition) {}
 
   /** One read of a source and the pieces it serves. */
-  private record Read(int shard, boolean packed, long offset, long length, List<Piece> pieces) {}
+  private record Read(RecordSource.Source source, int shard, boolean packed, long offset, long length,
+      List<Piece> pieces) {
+    /** Bytes of the read that no piece of it takes. */
+    long gapBytes() {
+      return length - pieces.stream().mapToLong(Piece::length).sum();
+    }
+  }
 
-  /** Writes each shard's records, in plan order, into {@code files} (one per shard, same order). */
-  void assemble(List<PlannedShard> shards, Map<Long, List<RecordEntry>> entries, List<Path> files)
-      throws IOException, InterruptedException {
-    Map<String, List<Piece>> bySource = new HashMap<>();
+  /**
+   * Writes each shard's records, in plan order, into {@code files} (one per shard, same order); {@code batchesFollow}:
+   * keep what the reads stream past for them.
+   */
+  void assemble(List<PlannedShard> shards, Map<Long, List<RecordEntry>> entries, List<Path> files,
+      boolean batchesFollow) throws IOException, InterruptedException {
+    Map<String, List<Piece>> byObject = new HashMap<>();
     for (int file = 0; file < shards.size(); file++) {
       long position = 0;
       for (RecordEntry entry : entries.get(shards.get(file).index())) {
         for (RawRange range : entry.ranges()) {
-          bySource.computeIfAbsent(source.sourceOf(entry.shard(), entry.packed(), range.offset(), range.length()),
-                  k -> new ArrayList<>())
-              .add(new Piece(entry.shard(), entry.packed(), range.offset(), range.length(), file, position));
+          RecordSource.Source from = source.sourceOf(entry.shard(), entry.packed(), range.offset(), range.length());
+          byObject.computeIfAbsent(from.object(), k -> new ArrayList<>())
+              .add(new Piece(from, entry.shard(), entry.packed(), range.offset(), range.length(), file, position));
           position += range.length();
         }
       }
     }
     List<Read> reads = new ArrayList<>();
-    for (Map.Entry<String, List<Piece>> pieces : bySource.entrySet()) {
-      pieces.getValue().sort(Comparator.comparingLong(Piece::offset));
-      reads.addAll(reads(pieces.getValue(), source.isLocalCopy(pieces.getKey()) ? LOCAL_GAP_BYTES : GAP_BYTES));
+    for (List<Piece> pieces : byObject.values()) {
+      pieces.sort(Comparator.comparingLong(Piece::offset));
+      // A read of the object stops where pieces of a local copy of it begin: it never streams bytes held locally.
+      for (int from = 0, to; from < pieces.size(); from = to) {
+        for (to = from + 1; to < pieces.size() && pieces.get(to).source().equals(pieces.get(from).source()); to++) {
+        }
+        reads.addAll(reads(pieces.get(from).source(), pieces.subList(from, to)));
+      }
     }
     List<FileChannel> channels = new ArrayList<>();
     try {
@@ -79,7 +99,7 @@ final class ShardAssembly {
         channels.add(FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
             StandardOpenOption.TRUNCATE_EXISTING));
       }
-      run(reads, channels);
+      run(reads, channels, batchesFollow);
     } finally {
       for (FileChannel channel : channels) {
         channel.close();
@@ -87,8 +107,9 @@ final class ShardAssembly {
     }
   }
 
-  /** Merges sorted pieces of one source into reads across gaps of at most {@code gap} bytes. */
-  private static List<Read> reads(List<Piece> pieces, long gap) {
+  /** Merges sorted pieces of one source into reads across gaps of at most its gap. */
+  private static List<Read> reads(RecordSource.Source source, List<Piece> pieces) {
+    long gap = source.local() ? LOCAL_GAP_BYTES : GAP_BYTES;
     List<Read> reads = new ArrayList<>();
     List<Piece> current = new ArrayList<>();
     long start = 0;
@@ -97,7 +118,8 @@ final class ShardAssembly {
       boolean joins = !current.isEmpty() && piece.offset() - end <= gap
           && Math.max(end, piece.offset() + piece.length()) - start <= MAX_READ;
       if (!joins && !current.isEmpty()) {
-        reads.add(new Read(current.get(0).shard(), current.get(0).packed(), start, end - start, current));
+        reads.add(new Read(source, current.get(0).shard(), current.get(0).packed(), start, end - start,
+            current));
         current = new ArrayList<>();
       }
       if (current.isEmpty()) {
@@ -108,7 +130,8 @@ final class ShardAssembly {
       end = Math.max(end, piece.offset() + piece.length());
     }
     if (!current.isEmpty()) {
-      reads.add(new Read(current.get(0).shard(), current.get(0).packed(), start, end - start, current));
+      reads.add(new Read(source, current.get(0).shard(), current.get(0).packed(), start, end - start,
+          current));
     }
     return reads;
   }
@@ -117,15 +140,20 @@ final class ShardAssembly {
    * Runs the reads on virtual threads, at most {@code requestsInFlight} at once; each streams its pieces to their
    * places through one small buffer, so memory does not grow with the size of a read.
    */
-  private void run(List<Read> reads, List<FileChannel> channels) throws IOException, InterruptedException {
+  private void run(List<Read> reads, List<FileChannel> channels, boolean batchesFollow)
+      throws IOException, InterruptedException {
     InFlight.inOrder(reads, requestsInFlight, read -> {
-      copy(read, channels);
+      copy(read, channels, batchesFollow && read.gapBytes() * KEEP_GAP_SHARE >= read.length()
+          ? source.keeping(read.source(), read.offset(), read.length()) : null);
       return null;
     });
   }
 
-  /** Streams one read: skips the gaps between its pieces and writes each piece where it belongs. */
-  private void copy(Read read, List<FileChannel> channels) throws IOException {
+  /**
+   * Streams one read: writes each piece where it belongs, and skips the gaps between them, or, when {@code keeping},
+   * writes every byte of the read there too.
+   */
+  private void copy(Read read, List<FileChannel> channels, KeptBytes.Keeping keeping) throws IOException {
     byte[] buffer = new byte[(int) Math.min(COPY_BUFFER, read.length())];
     InputStream opened;
     try {
@@ -141,13 +169,16 @@ final class ShardAssembly {
           throw new IllegalStateException("Pieces of input shard " + read.shard() + " overlap at offset "
               + piece.offset());
         }
-        skipFully(in, piece.offset() - position, read);
+        pass(in, piece.offset() - position, read, buffer, keeping);
         FileChannel channel = channels.get(piece.file());
         long filePosition = piece.filePosition();
         for (long left = piece.length(); left > 0; ) {
           int n = in.readNBytes(buffer, 0, (int) Math.min(buffer.length, left));
           if (n == 0) {
             throw shortRead(read);
+          }
+          if (keeping != null) {
+            keeping.write(buffer, 0, n);
           }
           ByteBuffer bytes = ByteBuffer.wrap(buffer, 0, n);
           while (bytes.hasRemaining()) {
@@ -158,13 +189,29 @@ final class ShardAssembly {
         position = piece.offset() + piece.length();
       }
     }
+    if (keeping != null) {
+      keeping.done();
+    }
   }
 
-  private void skipFully(InputStream in, long bytes, Read read) throws IOException {
-    try {
-      in.skipNBytes(bytes);
-    } catch (EOFException e) {
-      throw shortRead(read);
+  /** Passes over a gap of {@code bytes}: skipped, or written to what keeps the read. */
+  private void pass(InputStream in, long bytes, Read read, byte[] buffer, KeptBytes.Keeping keeping)
+      throws IOException {
+    if (keeping == null) {
+      try {
+        in.skipNBytes(bytes);
+      } catch (EOFException e) {
+        throw shortRead(read);
+      }
+      return;
+    }
+    for (long left = bytes; left > 0; ) {
+      int n = in.readNBytes(buffer, 0, (int) Math.min(buffer.length, left));
+      if (n == 0) {
+        throw shortRead(read);
+      }
+      keeping.write(buffer, 0, n);
+      left -= n;
     }
   }
 

@@ -58,7 +58,7 @@ class ShardAssemblyTest {
       List<RecordEntry> entries = List.of(entry("a", 0), entry("b", 4));
       Path shard = folder.resolve("shard.tar");
       new ShardAssembly(source, 4).assemble(List.of(new PlannedShard(0, "x-0.tar", 0, 0)), Map.of(0L, entries),
-          List.of(shard));
+          List.of(shard), false);
 
       assertThat(Files.readString(shard)).isEqualTo("aaaabbbb");
       assertThat(packBytesRead.get()).as("bytes read from the pack, segment 0's fetch included").isEqualTo(8);
@@ -92,6 +92,7 @@ class ShardAssemblyTest {
               List.of(new PlanSummary.ExtractPack(0, 1, "pack", bytes.length)),
               partition -> List.of(new SegmentTable.Segment(0, bytes.length))));
       source.fetch(0, Files.createDirectories(folder.resolve("segments")));
+      source.keepStreamedBytesIn(folder);
       List<PlannedShard> planned = new java.util.ArrayList<>();
       Map<Long, List<RecordEntry>> entries = new java.util.HashMap<>();
       for (int shard = 0; shard < shards; shard++) {
@@ -105,7 +106,7 @@ class ShardAssemblyTest {
       for (int shard = 0; shard < shards; shard++) { // a batch of one shard each
         Path file = folder.resolve(shard + ".raw");
         new ShardAssembly(source, 4).assemble(List.of(planned.get(shard)), Map.of((long) shard,
-            entries.get((long) shard)), List.of(file));
+            entries.get((long) shard)), List.of(file), shard < shards - 1); // a local copy is never kept again
         byte[] written = Files.readAllBytes(file);
         assertThat(written).hasSize(records / shards * recordBytes);
         for (int i = 0; i < records / shards; i++) {
@@ -118,11 +119,71 @@ class ShardAssemblyTest {
 
       long before = source.localCopyBytesRead();
       new ShardAssembly(source, 4).assemble(planned, entries, planned.stream()
-          .map(shard -> folder.resolve("all-" + shard.index() + ".raw")).toList());
+          .map(shard -> folder.resolve("all-" + shard.index() + ".raw")).toList(), false);
       assertThat(source.localCopyBytesRead() - before).as("bytes read by one batch of every shard")
           .isEqualTo(bytes.length);
       assertThat(source.localCopyFilesOpened()).as("opens of the local copy, for every read of it").isEqualTo(1);
+      assertThat(source.keptBytesRead()).as("reads of a local copy kept again").isZero();
+      assertThat(Files.size(folder.resolve("kept"))).as("bytes of a local copy kept again").isZero();
       source.close();
+    }
+  }
+
+  /**
+   * What a batch's read from the store streamed past serves the next batch from local disk, and a read of the store
+   * stops where kept bytes begin: the next batch's records before and after a kept read were merged into one read
+   * across it (the bytes between them under 1 MiB), which streamed the kept bytes again (1.25 times the input in
+   * {@code SortContract.aCreateWorkerWhoseShardsTakeSeveralBatchesReadsEachInputOnce}). The last batch keeps nothing.
+   */
+  @Test
+  void aBatchReadsWhatAnEarlierBatchStreamedPastFromLocalDiskAndNeverStreamsItAgain() throws IOException,
+      InterruptedException {
+    int recordBytes = 1 << 10;
+    byte[] input = new byte[10 * recordBytes];
+    for (int i = 0; i < input.length; i++) {
+      input[i] = (byte) (i / recordBytes);
+    }
+    Files.write(folder.resolve("in.tar"), input);
+    AtomicLong storeBytesRead = new AtomicLong();
+    try (var stores = new dev.quarry.core.store.ObjectStores(dev.quarry.core.store.S3Settings.defaults(),
+        store -> new DelegatingStore(store) {
+          @Override
+          public InputStream getRange(String key, long offset, long length) throws IOException {
+            storeBytesRead.addAndGet(length);
+            return super.getRange(key, offset, length);
+          }
+        });
+        RecordSource source = new RecordSource(List.of(new dev.quarry.core.sort.input.InputShard(0,
+            folder.resolve("in.tar").toString(), dev.quarry.core.archive.ShardFormat.TAR)), stores, null)) {
+      source.keepStreamedBytesIn(folder);
+      int[][] batches = {{2, 4, 6}, {0, 3, 9}, {5}};
+      for (int batch = 0; batch < batches.length; batch++) {
+        List<RecordEntry> records = java.util.Arrays.stream(batches[batch])
+            .mapToObj(record -> new RecordEntry("r" + record, 0, record, false,
+                List.of(new RawRange((long) record * recordBytes, recordBytes)), recordBytes, null))
+            .toList();
+        Path shard = folder.resolve("batch-" + batch);
+        long before = storeBytesRead.get();
+        new ShardAssembly(source, 4).assemble(List.of(new PlannedShard(batch, "x.tar", 0, 0)),
+            Map.of((long) batch, records), List.of(shard), batch < batches.length - 1);
+        byte[] written = Files.readAllBytes(shard);
+        for (int i = 0; i < batches[batch].length; i++) {
+          assertThat(written[i * recordBytes]).as("record %d of batch %d", i, batch)
+              .isEqualTo((byte) batches[batch][i]);
+        }
+        if (batch == 0) {
+          assertThat(storeBytesRead.get() - before).as("batch 0: records 2 to 6, gaps and all")
+              .isEqualTo(5 * recordBytes);
+        }
+        if (batch == 1) {
+          assertThat(storeBytesRead.get() - before).as("batch 1: records 0 and 9, each alone; 3 was kept")
+              .isEqualTo(2 * recordBytes);
+          assertThat(source.keptBytesRead()).isEqualTo(recordBytes);
+        }
+      }
+      assertThat(source.keptBytesRead()).as("record 5 from the kept read").isEqualTo(2 * recordBytes);
+      assertThat(Files.size(folder.resolve("kept"))).as("only batch 0's read kept: batch 1's were all records")
+          .isEqualTo(5 * recordBytes);
     }
   }
 
