@@ -33,7 +33,10 @@ public final class SortScaleBench {
     List<String> recordSizes = List.of(args[3].split(","));
     List<Integer> workerCounts = java.util.Arrays.stream(args[4].split(",")).map(Integer::valueOf).toList();
     List<String> orders = List.of((args.length > 5 ? args[5] : "shuffle,alphanumeric").split(","));
-    int inputShards = Math.max(MIN_INPUT_SHARDS, workerCounts.stream().mapToInt(Integer::intValue).max().orElse(1));
+    // QUARRY_BENCH_INPUT_SHARDS: more shards (and twice as many output shards) than the workers need, so that a create
+    // worker's shards take several batches of 64.
+    int inputShards = Math.max(Integer.parseInt(System.getenv().getOrDefault("QUARRY_BENCH_INPUT_SHARDS", "0")),
+        Math.max(MIN_INPUT_SHARDS, workerCounts.stream().mapToInt(Integer::intValue).max().orElse(1)));
     int outputShards = 2 * inputShards;
     System.out.printf(Locale.ROOT, "%d input shards, %d output shards, %d processes at once%n", inputShards,
         outputShards, AT_ONCE);
