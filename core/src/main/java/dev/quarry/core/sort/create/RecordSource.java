@@ -47,12 +47,17 @@ public final class RecordSource implements AutoCloseable {
   /** What reads from the store streamed past, for later batches; null until {@link #keepStreamedBytesIn}. */
   private KeptBytes kept;
 
+  /** The store's objects as sources, one instance each (a batch holds a piece of a record for each range). */
+  private final Map<Long, Source> objects = new ConcurrentHashMap<>();
+
   /**
    * Which source a read is of, for grouping neighbouring reads into one: an {@code object} of the store (an input, a
    * shard's pack, an extract worker's pack), or a local {@code copy} of some of its bytes (a fetched segment, a kept
-   * read), read across smaller gaps and never kept again; null for the object itself.
+   * read: the {@link Fetched} or {@link KeptBytes.Kept}), read across smaller gaps and never kept; null for the object
+   * itself. {@code streamsGaps}: a read of the object across a gap receives the gap's bytes (a store over the network;
+   * a local file seeks past them), so keeping them for later batches saves reading them again.
    */
-  record Source(String object, String copy) {
+  record Source(String object, boolean streamsGaps, Object copy) {
     boolean local() {
       return copy != null;
     }
@@ -134,12 +139,18 @@ public final class RecordSource implements AutoCloseable {
     }
   }
 
+  /** As {@link #keepStreamedBytesIn(Path)}, keeping at most {@code limit} bytes. */
+  void keepStreamedBytesIn(Path folder, long limit) throws IOException {
+    kept = new KeptBytes(folder.resolve("kept"), limit);
+  }
+
   /**
    * Keeps a read of {@code source} from the store, if this source keeps what it streams ({@link
    * #keepStreamedBytesIn}); null otherwise.
    */
   KeptBytes.Keeping keeping(Source source, long offset, long length) {
-    return kept == null || source.local() ? null : kept.keep(source.object(), offset, length);
+    return kept == null || source.local() || !source.streamsGaps() ? null
+        : kept.keep(source.object(), offset, length);
   }
 
   public InputStream open(int shard, boolean packed, long offset, long length) throws IOException {
@@ -154,7 +165,7 @@ public final class RecordSource implements AutoCloseable {
       }
     }
     KeptBytes.Kept keptRead = kept == null ? null
-        : kept.holding(storeSource(shard, packed, offset, length), offset, length);
+        : kept.holding(storeSource(shard, packed, offset, length).object(), offset, length);
     if (keptRead != null) {
       keptBytesRead.add(length);
       return kept.open(keptRead, offset, length);
@@ -168,7 +179,6 @@ public final class RecordSource implements AutoCloseable {
     Location location = stores.locate(input(shard).url());
     return location.store().getRange(location.key(), offset, length);
   }
-
 
   /**
    * Input shard {@code shard}; its page is read when first needed (several threads read records at once, and wait for
@@ -200,7 +210,7 @@ public final class RecordSource implements AutoCloseable {
     return localCopyFilesOpened.sum();
   }
 
-  /** Closes the local copies' files. */
+  /** Closes the local copies' files and the kept reads' file. */
   @Override
   public void close() throws IOException {
     IOException failed = null;
@@ -228,27 +238,38 @@ public final class RecordSource implements AutoCloseable {
    * segment's local copy, a kept read (each its own source, so that reads merged across gaps stay within it), or
    * the store's object ({@link #storeSource}). Refuses bytes outside their pack's records, as {@code open} does.
    */
-  Source sourceOf(int shard, boolean packed, long offset, long length) {
-    String object = storeSource(shard, packed, offset, length);
+  Source sourceOf(int shard, boolean packed, long offset, long length) throws IOException {
+    Source object = storeSource(shard, packed, offset, length);
     if (packed && !partitionPacks.isEmpty()) {
       Fetched local = fetched.get(workerOf(shard, offset, length));
       if (local != null && local.holds(offset)) {
-        return new Source(object, "fetched segment");
+        return new Source(object.object(), false, local);
       }
     }
-    KeptBytes.Kept local = kept == null ? null : kept.holding(object, offset, length);
-    return new Source(object, local == null ? null : "kept from " + local.offset());
+    KeptBytes.Kept local = kept == null ? null : kept.holding(object.object(), offset, length);
+    return local == null ? object : new Source(object.object(), false, local);
   }
 
   /**
    * The store object bytes of input shard {@code shard} are read from: an extract worker's pack (its segments not
    * fetched, where a shard's continuation into the next partitions is read), the shard's own pack, or the input.
+   * Packs are in scratch, whose store says whether a read streams its gaps (a pack of a local run is never read
+   * here: its records are in the process).
    */
-  private String storeSource(int shard, boolean packed, long offset, long length) {
+  private Source storeSource(int shard, boolean packed, long offset, long length) throws IOException {
     if (packed && !partitionPacks.isEmpty()) {
-      return "pack of extract worker " + workerOf(shard, offset, length);
+      int worker = workerOf(shard, offset, length);
+      return objects.computeIfAbsent(-1L - worker,
+          k -> new Source("pack of extract worker " + worker, !scratchStore.isLocal(), null));
     }
-    return (packed ? "pack of input " : "input ") + shard;
+    Source known = objects.get(2L * shard + (packed ? 1 : 0));
+    if (known != null) {
+      return known;
+    }
+    boolean streamsGaps = packed ? scratchStore == null || !scratchStore.isLocal()
+        : !stores.locate(input(shard).url()).store().isLocal();
+    return objects.computeIfAbsent(2L * shard + (packed ? 1 : 0),
+        k -> new Source((packed ? "pack of input " : "input ") + shard, streamsGaps, null));
   }
 
   /**

@@ -15,6 +15,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -31,8 +32,11 @@ import java.util.Map;
  * With fewer create workers than partitions, the same rule reads a shard's continuation in the next partitions'
  * segments (with one worker per partition, those are joined from pieces instead: CreatePhase).
  * When batches follow, a read from the store that passes over bytes of others (at least an eighth of it) is kept on
- * local disk, gaps and all, and the later batches read its bytes there ({@link KeptBytes}): a batch of a shuffle
- * streams every input it reads from, and each batch after it streamed them again.
+ * local disk, gaps and all, and the later batches read its bytes there ({@link KeptBytes}); reads of an object then
+ * follow on from one another (one cut at {@value #MAX_READ} bytes starts where the one before it ended), so that
+ * what they keep leaves no gap that every later batch would fetch its records in with small reads. A piece held
+ * locally is read from its copy unless a read of the store passes over it anyway (merged across a gap, as the rule
+ * above decides: a request costs more than streaming the gap again).
  */
 final class ShardAssembly {
   static final long GAP_BYTES = 1 << 20;
@@ -86,12 +90,28 @@ final class ShardAssembly {
     List<Read> reads = new ArrayList<>();
     for (List<Piece> pieces : byObject.values()) {
       pieces.sort(Comparator.comparingLong(Piece::offset));
-      // A read of the object stops where pieces of a local copy of it begin: it never streams bytes held locally.
-      for (int from = 0, to; from < pieces.size(); from = to) {
-        for (to = from + 1; to < pieces.size() && pieces.get(to).source().equals(pieces.get(from).source()); to++) {
+      List<Piece> inStore = pieces.stream().filter(piece -> !piece.source().local()).toList();
+      boolean followOn = batchesFollow && !inStore.isEmpty() && inStore.getFirst().source().streamsGaps();
+      // Reads from the object's start only while none of it is held: a later batch's reads from there would stream
+      // kept bytes again for nothing.
+      List<Read> storeReads = inStore.isEmpty() ? List.of()
+          : reads(inStore.getFirst().source(), inStore, followOn, followOn && inStore.size() == pieces.size());
+      Map<RecordSource.Source, List<Piece>> held = new LinkedHashMap<>();
+      for (Piece piece : pieces) {
+        if (piece.source().local()) {
+          Read passing = passing(storeReads, piece);
+          if (passing != null) {
+            passing.pieces().add(piece);
+          } else {
+            held.computeIfAbsent(piece.source(), k -> new ArrayList<>()).add(piece);
+          }
         }
-        reads.addAll(reads(pieces.get(from).source(), pieces.subList(from, to)));
       }
+      for (Read read : storeReads) {
+        read.pieces().sort(Comparator.comparingLong(Piece::offset));
+      }
+      reads.addAll(storeReads);
+      held.forEach((copy, ofCopy) -> reads.addAll(reads(copy, ofCopy, false, false)));
     }
     List<FileChannel> channels = new ArrayList<>();
     try {
@@ -107,23 +127,30 @@ final class ShardAssembly {
     }
   }
 
-  /** Merges sorted pieces of one source into reads across gaps of at most its gap. */
-  private static List<Read> reads(RecordSource.Source source, List<Piece> pieces) {
+  /**
+   * Merges sorted pieces of one source into reads across gaps of at most its gap; with {@code followOn}, a read cut
+   * at {@value #MAX_READ} bytes is followed by one starting where it ended, the gap between them included; with
+   * {@code fromStart}, the first read starts at the object's start when its first piece lies within a gap of it.
+   */
+  private static List<Read> reads(RecordSource.Source source, List<Piece> pieces, boolean followOn,
+      boolean fromStart) {
     long gap = source.local() ? LOCAL_GAP_BYTES : GAP_BYTES;
     List<Read> reads = new ArrayList<>();
     List<Piece> current = new ArrayList<>();
     long start = 0;
     long end = 0;
     for (Piece piece : pieces) {
-      boolean joins = !current.isEmpty() && piece.offset() - end <= gap
-          && Math.max(end, piece.offset() + piece.length()) - start <= MAX_READ;
+      boolean first = reads.isEmpty() && current.isEmpty();
+      boolean near = (first ? fromStart : !current.isEmpty()) && piece.offset() - end <= gap;
+      boolean joins = !first && near && Math.max(end, piece.offset() + piece.length()) - start <= MAX_READ;
+      long previousEnd = end;
       if (!joins && !current.isEmpty()) {
         reads.add(new Read(source, current.get(0).shard(), current.get(0).packed(), start, end - start,
             current));
         current = new ArrayList<>();
       }
       if (current.isEmpty()) {
-        start = piece.offset();
+        start = near && (followOn || first) ? previousEnd : piece.offset();
         end = piece.offset();
       }
       current.add(piece);
@@ -134,6 +161,24 @@ final class ShardAssembly {
           current));
     }
     return reads;
+  }
+
+  /** The read of {@code reads} (in order, not overlapping) whose bytes hold {@code piece}'s whole, or null. */
+  private static Read passing(List<Read> reads, Piece piece) {
+    int low = 0;
+    int high = reads.size() - 1;
+    while (low <= high) {
+      int middle = (low + high) >>> 1;
+      Read read = reads.get(middle);
+      if (piece.offset() < read.offset()) {
+        high = middle - 1;
+      } else if (piece.offset() >= read.offset() + read.length()) {
+        low = middle + 1;
+      } else {
+        return piece.offset() + piece.length() <= read.offset() + read.length() ? read : null;
+      }
+    }
+    return null;
   }
 
   /**

@@ -130,61 +130,120 @@ class ShardAssemblyTest {
   }
 
   /**
-   * What a batch's read from the store streamed past serves the next batch from local disk, and a read of the store
-   * stops where kept bytes begin: the next batch's records before and after a kept read were merged into one read
-   * across it (the bytes between them under 1 MiB), which streamed the kept bytes again (1.25 times the input in
-   * {@code SortContract.aCreateWorkerWhoseShardsTakeSeveralBatchesReadsEachInputOnce}). The last batch keeps nothing.
+   * What a batch's reads from the store stream past serves the later batches from local disk, byte for byte at its
+   * place: 40 MiB of 64 KiB records, shuffled into 4 batches, come from the store about once (each batch streamed
+   * nearly all of it before). The reads follow on from one another, from the object's start, so the kept bytes leave
+   * no gap between two reads cut at 8 MiB that every later batch would fetch its records in with small reads (4 such
+   * gaps here, 12 requests more over the 3 later batches); and the last batch keeps nothing.
    */
   @Test
-  void aBatchReadsWhatAnEarlierBatchStreamedPastFromLocalDiskAndNeverStreamsItAgain() throws IOException,
-      InterruptedException {
-    int recordBytes = 1 << 10;
-    byte[] input = new byte[10 * recordBytes];
-    for (int i = 0; i < input.length; i++) {
-      input[i] = (byte) (i / recordBytes);
+  void laterBatchesReadWhatTheFirstStreamedPastFromLocalDisk() throws IOException, InterruptedException {
+    int recordBytes = 64 << 10;
+    int records = 640;
+    byte[] input = new byte[records * recordBytes];
+    new java.util.Random(7).nextBytes(input);
+    Counted counted = counted(input);
+    List<Integer> order = new java.util.ArrayList<>(java.util.stream.IntStream.range(0, records).boxed().toList());
+    java.util.Collections.shuffle(order, new java.util.Random(11));
+    List<List<Integer>> batches = List.of(order.subList(0, 160), order.subList(160, 320), order.subList(320, 480),
+        order.subList(480, 640));
+    try (RecordSource source = counted.source()) {
+      source.keepStreamedBytesIn(folder);
+      long[] requests = new long[batches.size()];
+      for (int batch = 0; batch < batches.size(); batch++) {
+        long before = counted.requests.get();
+        assemble(source, batch, batches.get(batch), recordBytes, input, batch < batches.size() - 1);
+        requests[batch] = counted.requests.get() - before;
+      }
+      assertThat(counted.bytes.get()).as("bytes the store served, of %d", input.length)
+          .isBetween((long) input.length, input.length + (long) recordBytes);
+      assertThat(requests[1] + requests[2] + requests[3]).as("store requests of the later batches (the first's: %d)",
+          requests[0]).isLessThanOrEqualTo(3);
+      assertThat(Files.size(folder.resolve("kept"))).as("kept: the first 3 batches' reads")
+          .isLessThanOrEqualTo(input.length);
     }
-    Files.write(folder.resolve("in.tar"), input);
-    AtomicLong storeBytesRead = new AtomicLong();
-    try (var stores = new dev.quarry.core.store.ObjectStores(dev.quarry.core.store.S3Settings.defaults(),
+  }
+
+  /**
+   * A piece held locally rides along with a read of the store that passes over it anyway: records 19 and 25 of
+   * 64 KiB lie within 1 MiB of each other, so they are one read of records 19 to 25 (a request costs about what
+   * streaming 1 MiB does), which brings record 23, kept by batch 0, too: it is not read again from the kept file.
+   * And with no room to keep reads, nothing is kept: later batches read from the store, as before.
+   */
+  @Test
+  void aHeldPieceRidesAlongAStoreReadThatPassesOverItAndNoRoomKeepsNothing() throws IOException,
+      InterruptedException {
+    int recordBytes = 64 << 10;
+    byte[] input = new byte[40 * recordBytes];
+    new java.util.Random(3).nextBytes(input);
+    Counted counted = counted(input);
+    try (RecordSource source = counted.source()) {
+      source.keepStreamedBytesIn(folder);
+      assemble(source, 0, List.of(20, 22, 24), recordBytes, input, true);
+      assertThat(counted.bytes.get()).as("batch 0: records 20 to 24, kept").isEqualTo(5L * recordBytes);
+      assemble(source, 1, List.of(19, 23, 25), recordBytes, input, true);
+      assertThat(counted.requests.get()).as("requests of batches 0 and 1").isEqualTo(2);
+      assertThat(counted.bytes.get()).as("batch 1: records 19 to 25").isEqualTo(12L * recordBytes);
+      assertThat(source.keptBytesRead()).as("record 23 came with that read, not from the kept one").isZero();
+      assemble(source, 2, List.of(21, 24), recordBytes, input, false);
+      assertThat(counted.requests.get()).as("batch 2 from the kept reads alone").isEqualTo(2);
+    }
+    Files.delete(folder.resolve("kept"));
+    Counted noRoom = counted(input);
+    try (RecordSource source = noRoom.source()) {
+      source.keepStreamedBytesIn(folder, 4L * recordBytes);
+      assemble(source, 0, List.of(20, 22, 24), recordBytes, input, true);
+      assemble(source, 1, List.of(21, 23), recordBytes, input, false);
+      assertThat(source.keptBytesRead()).as("nothing kept: 5 records do not fit in 4").isZero();
+      assertThat(noRoom.bytes.get()).isEqualTo(8L * recordBytes);
+    }
+  }
+
+  /** A store of one object, {@code in.tar}, that is not local (a read across a gap streams it) and counts its reads. */
+  private record Counted(RecordSource.InputList inputs, dev.quarry.core.store.ObjectStores stores, AtomicLong bytes,
+      AtomicLong requests) {
+    RecordSource source() {
+      return new RecordSource(inputs, stores, null, null, null);
+    }
+  }
+
+  private Counted counted(byte[] input) throws IOException {
+    Path file = folder.resolve("in-" + System.nanoTime() + ".tar");
+    Files.write(file, input);
+    AtomicLong bytes = new AtomicLong();
+    AtomicLong requests = new AtomicLong();
+    var stores = new dev.quarry.core.store.ObjectStores(dev.quarry.core.store.S3Settings.defaults(),
         store -> new DelegatingStore(store) {
           @Override
           public InputStream getRange(String key, long offset, long length) throws IOException {
-            storeBytesRead.addAndGet(length);
+            bytes.addAndGet(length);
+            requests.incrementAndGet();
             return super.getRange(key, offset, length);
           }
+
+          @Override
+          public boolean isLocal() {
+            return false;
+          }
         });
-        RecordSource source = new RecordSource(List.of(new dev.quarry.core.sort.input.InputShard(0,
-            folder.resolve("in.tar").toString(), dev.quarry.core.archive.ShardFormat.TAR)), stores, null)) {
-      source.keepStreamedBytesIn(folder);
-      int[][] batches = {{2, 4, 6}, {0, 3, 9}, {5}};
-      for (int batch = 0; batch < batches.length; batch++) {
-        List<RecordEntry> records = java.util.Arrays.stream(batches[batch])
-            .mapToObj(record -> new RecordEntry("r" + record, 0, record, false,
-                List.of(new RawRange((long) record * recordBytes, recordBytes)), recordBytes, null))
-            .toList();
-        Path shard = folder.resolve("batch-" + batch);
-        long before = storeBytesRead.get();
-        new ShardAssembly(source, 4).assemble(List.of(new PlannedShard(batch, "x.tar", 0, 0)),
-            Map.of((long) batch, records), List.of(shard), batch < batches.length - 1);
-        byte[] written = Files.readAllBytes(shard);
-        for (int i = 0; i < batches[batch].length; i++) {
-          assertThat(written[i * recordBytes]).as("record %d of batch %d", i, batch)
-              .isEqualTo((byte) batches[batch][i]);
-        }
-        if (batch == 0) {
-          assertThat(storeBytesRead.get() - before).as("batch 0: records 2 to 6, gaps and all")
-              .isEqualTo(5 * recordBytes);
-        }
-        if (batch == 1) {
-          assertThat(storeBytesRead.get() - before).as("batch 1: records 0 and 9, each alone; 3 was kept")
-              .isEqualTo(2 * recordBytes);
-          assertThat(source.keptBytesRead()).isEqualTo(recordBytes);
-        }
-      }
-      assertThat(source.keptBytesRead()).as("record 5 from the kept read").isEqualTo(2 * recordBytes);
-      assertThat(Files.size(folder.resolve("kept"))).as("only batch 0's read kept: batch 1's were all records")
-          .isEqualTo(5 * recordBytes);
+    return new Counted(() -> dev.quarry.core.sort.input.StoredInputs.of(List.of(
+        new dev.quarry.core.sort.input.InputShard(0, file.toString(), dev.quarry.core.archive.ShardFormat.TAR))),
+        stores, bytes, requests);
+  }
+
+  /** Assembles one shard of the records {@code records} of {@code input}, and checks its bytes. */
+  private void assemble(RecordSource source, int batch, List<Integer> records, int recordBytes, byte[] input,
+      boolean batchesFollow) throws IOException, InterruptedException {
+    List<RecordEntry> entries = records.stream().map(record -> new RecordEntry("r" + record, 0, record, false,
+        List.of(new RawRange((long) record * recordBytes, recordBytes)), recordBytes, null)).toList();
+    Path shard = folder.resolve("batch-" + batch);
+    new ShardAssembly(source, 4).assemble(List.of(new PlannedShard(batch, "x.tar", 0, 0)),
+        Map.of((long) batch, entries), List.of(shard), batchesFollow);
+    java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+    for (int record : records) {
+      expected.write(input, record * recordBytes, recordBytes);
     }
+    assertThat(Files.readAllBytes(shard)).as("batch %d", batch).isEqualTo(expected.toByteArray());
   }
 
   private static RecordEntry entry(String key, long offset) {
