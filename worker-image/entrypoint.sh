@@ -32,10 +32,12 @@ exec 3<&0
 # shellcheck disable=SC2086
 java "@$home/jvm.options" $heap -jar "$home/quarry.jar" "$@" <&3 3<&- &
 java=$!
-# A trapped signal ends wait early (status above 128); java's own exit ends the loop, its status the shell's.
-while :; do
-  status=0
-  wait "$java" || status=$?
-  kill -0 "$java" 2>/dev/null || break
+# A trapped signal ends wait early (status above 128), so wait again while java runs. Once it has ended, one more wait
+# gives its status: the shell keeps it, and java may have ended (and been reaped) between an interrupted wait and the
+# check, which then ended the pod with the interruption's 143 instead of java's own status.
+while kill -0 "$java" 2>/dev/null; do
+  wait "$java" || true
 done
+status=0
+wait "$java" || status=$?
 exit "$status"
