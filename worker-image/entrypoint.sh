@@ -36,7 +36,7 @@ java=$!
 # gives its status: the shell keeps it, and java may have ended (and been reaped) between an interrupted wait and the
 # check, which then ended the pod with the interruption's 143 instead of java's own status.
 while kill -0 "$java" 2>/dev/null; do
-  wait "$java" || true
+  wait "$java" || true # a signal's 128 + n, or java's status, which the wait below gives again
 done
 status=0
 wait "$java" || status=$?

@@ -160,7 +160,7 @@ public final class CreatePhase {
       }
       int perBatch = shardsPerBatch(plan.records(), plan.shardCount(), spec.workers().memory().entryBytes());
       if (todo.size() > perBatch && !recordsInProcess) {
-        source.keepStreamedBytesIn(work.path());
+        source.keepStreamedBytes(new KeptBytes(work.path().resolve("kept")));
       }
       for (int start = 0; start < todo.size(); start += perBatch) {
         List<PlannedShard> batch = todo.subList(start, Math.min(todo.size(), start + perBatch));

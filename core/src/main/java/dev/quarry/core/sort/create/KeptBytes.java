@@ -54,6 +54,7 @@ final class KeptBytes implements AutoCloseable {
     this(file, Files.getFileStore(file.getParent()).getUsableSpace() / 2);
   }
 
+  /** Keeps reads in {@code file}, new, up to {@code limit} bytes. */
   KeptBytes(Path file, long limit) throws IOException {
     this.file = file;
     this.limit = limit;

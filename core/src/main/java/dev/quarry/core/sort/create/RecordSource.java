@@ -44,7 +44,7 @@ public final class RecordSource implements AutoCloseable {
   private final LongAdder localCopyBytesRead = new LongAdder();
   private final LongAdder localCopyFilesOpened = new LongAdder();
   private final LongAdder keptBytesRead = new LongAdder();
-  /** What reads from the store streamed past, for later batches; null until {@link #keepStreamedBytesIn}. */
+  /** What reads from the store streamed past, for later batches; null until {@link #keepStreamedBytes}. */
   private KeptBytes kept;
 
   /** The store's objects as sources, one instance each (a batch holds a piece of a record for each range). */
@@ -130,23 +130,16 @@ public final class RecordSource implements AutoCloseable {
   }
 
   /**
-   * From now on, the reads {@link #keeping} is asked to keep go to a file in {@code folder}, and later reads of their
-   * bytes are served from it.
+   * From now on, the reads {@link #keeping} is asked to keep go to {@code kept}, which this source closes, and later
+   * reads of their bytes are served from it.
    */
-  void keepStreamedBytesIn(Path folder) throws IOException {
-    if (kept == null) {
-      kept = new KeptBytes(folder.resolve("kept"));
-    }
-  }
-
-  /** As {@link #keepStreamedBytesIn(Path)}, keeping at most {@code limit} bytes. */
-  void keepStreamedBytesIn(Path folder, long limit) throws IOException {
-    kept = new KeptBytes(folder.resolve("kept"), limit);
+  void keepStreamedBytes(KeptBytes kept) {
+    this.kept = kept;
   }
 
   /**
    * Keeps a read of {@code source} from the store, if this source keeps what it streams ({@link
-   * #keepStreamedBytesIn}); null otherwise.
+   * #keepStreamedBytes}); null otherwise.
    */
   KeptBytes.Keeping keeping(Source source, long offset, long length) {
     return kept == null || source.local() || !source.streamsGaps() ? null
@@ -165,7 +158,7 @@ public final class RecordSource implements AutoCloseable {
       }
     }
     KeptBytes.Kept keptRead = kept == null ? null
-        : kept.holding(storeSource(shard, packed, offset, length).object(), offset, length);
+        : kept.holding(storeSource(shard, packed, worker).object(), offset, length);
     if (keptRead != null) {
       keptBytesRead.add(length);
       return kept.open(keptRead, offset, length);
@@ -239,26 +232,25 @@ public final class RecordSource implements AutoCloseable {
    * the store's object ({@link #storeSource}). Refuses bytes outside their pack's records, as {@code open} does.
    */
   Source sourceOf(int shard, boolean packed, long offset, long length) throws IOException {
-    Source object = storeSource(shard, packed, offset, length);
-    if (packed && !partitionPacks.isEmpty()) {
-      Fetched local = fetched.get(workerOf(shard, offset, length));
-      if (local != null && local.holds(offset)) {
-        return new Source(object.object(), false, local);
-      }
+    int worker = packed && !partitionPacks.isEmpty() ? workerOf(shard, offset, length) : -1;
+    Source object = storeSource(shard, packed, worker);
+    Fetched local = worker >= 0 ? fetched.get(worker) : null;
+    if (local != null && local.holds(offset)) {
+      return new Source(object.object(), false, local);
     }
-    KeptBytes.Kept local = kept == null ? null : kept.holding(object.object(), offset, length);
-    return local == null ? object : new Source(object.object(), false, local);
+    KeptBytes.Kept keptRead = kept == null ? null : kept.holding(object.object(), offset, length);
+    return keptRead == null ? object : new Source(object.object(), false, keptRead);
   }
 
   /**
    * The store object bytes of input shard {@code shard} are read from: an extract worker's pack (its segments not
    * fetched, where a shard's continuation into the next partitions is read), the shard's own pack, or the input.
    * Packs are in scratch, whose store says whether a read streams its gaps (a pack of a local run is never read
-   * here: its records are in the process).
+   * here: its records are in the process). {@code worker}: the extract worker whose pack holds the bytes ({@link
+   * #workerOf}), when records spread over partitions; -1 otherwise.
    */
-  private Source storeSource(int shard, boolean packed, long offset, long length) throws IOException {
-    if (packed && !partitionPacks.isEmpty()) {
-      int worker = workerOf(shard, offset, length);
+  private Source storeSource(int shard, boolean packed, int worker) throws IOException {
+    if (worker >= 0) {
       return objects.computeIfAbsent(-1L - worker,
           k -> new Source("pack of extract worker " + worker, !scratchStore.isLocal(), null));
     }

@@ -141,7 +141,7 @@ final class ShardAssembly {
     long end = 0;
     for (Piece piece : pieces) {
       boolean first = reads.isEmpty() && current.isEmpty();
-      boolean near = (first ? fromStart : !current.isEmpty()) && piece.offset() - end <= gap;
+      boolean near = (!first || fromStart) && piece.offset() - end <= gap;
       boolean joins = !first && near && Math.max(end, piece.offset() + piece.length()) - start <= MAX_READ;
       long previousEnd = end;
       if (!joins && !current.isEmpty()) {

@@ -92,7 +92,7 @@ class ShardAssemblyTest {
               List.of(new PlanSummary.ExtractPack(0, 1, "pack", bytes.length)),
               partition -> List.of(new SegmentTable.Segment(0, bytes.length))));
       source.fetch(0, Files.createDirectories(folder.resolve("segments")));
-      source.keepStreamedBytesIn(folder);
+      source.keepStreamedBytes(new KeptBytes(folder.resolve("kept")));
       List<PlannedShard> planned = new java.util.ArrayList<>();
       Map<Long, List<RecordEntry>> entries = new java.util.HashMap<>();
       for (int shard = 0; shard < shards; shard++) {
@@ -148,7 +148,7 @@ class ShardAssemblyTest {
     List<List<Integer>> batches = List.of(order.subList(0, 160), order.subList(160, 320), order.subList(320, 480),
         order.subList(480, 640));
     try (RecordSource source = counted.source()) {
-      source.keepStreamedBytesIn(folder);
+      source.keepStreamedBytes(new KeptBytes(folder.resolve("kept")));
       long[] requests = new long[batches.size()];
       for (int batch = 0; batch < batches.size(); batch++) {
         long before = counted.requests.get();
@@ -178,7 +178,7 @@ class ShardAssemblyTest {
     new java.util.Random(3).nextBytes(input);
     Counted counted = counted(input);
     try (RecordSource source = counted.source()) {
-      source.keepStreamedBytesIn(folder);
+      source.keepStreamedBytes(new KeptBytes(folder.resolve("kept")));
       assemble(source, 0, List.of(20, 22, 24), recordBytes, input, true);
       assertThat(counted.bytes.get()).as("batch 0: records 20 to 24, kept").isEqualTo(5L * recordBytes);
       assemble(source, 1, List.of(19, 23, 25), recordBytes, input, true);
@@ -191,7 +191,7 @@ class ShardAssemblyTest {
     Files.delete(folder.resolve("kept"));
     Counted noRoom = counted(input);
     try (RecordSource source = noRoom.source()) {
-      source.keepStreamedBytesIn(folder, 4L * recordBytes);
+      source.keepStreamedBytes(new KeptBytes(folder.resolve("kept"), 4L * recordBytes));
       assemble(source, 0, List.of(20, 22, 24), recordBytes, input, true);
       assemble(source, 1, List.of(21, 23), recordBytes, input, false);
       assertThat(source.keptBytesRead()).as("nothing kept: 5 records do not fit in 4").isZero();
