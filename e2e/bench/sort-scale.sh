@@ -7,7 +7,8 @@
 #        [MiB per dataset, default 32] [orders, default shuffle,alphanumeric; also content (by the .cls member), none]
 # Input shards: 16, or as many as the largest W (every extract worker gets one); output shards twice that.
 # QUARRY_BENCH_AT_ONCE (default 4) is how many quarry processes run at once; QUARRY_BENCH_INPUT_SHARDS sets more input
-# shards than that (output shards twice as many: 64 inputs put a single create worker's 128 shards in 2 batches).
+# shards than that (output shards twice as many: 64 inputs put a single create worker's 128 shards in 2 batches);
+# QUARRY_BENCH_BUDGET (default 256Mi) is each process's memory budget (16Mi makes extract workers spill their entries).
 # The issue's full grid: e2e/bench/sort-scale.sh 1Ki,10Ki,100Ki,1Mi 1,2,4,8,16,32,64 1024 (hours on 2 cores).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
