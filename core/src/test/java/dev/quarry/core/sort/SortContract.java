@@ -2440,6 +2440,55 @@ abstract class SortContract {
     local.forEach((name, bytes) -> assertThat(created.get(name)).as(name).isEqualTo(bytes));
   }
 
+  /**
+   * An extract worker whose entries spill several times (80,000 records of long keys under the least budget, 16Mi:
+   * about 24,000 entries a spill) writes one run per partition to a scratch across the network, its spills merged
+   * on its own disk: before, one run per partition at each spill (12 here; S x W x P objects written, read and
+   * deleted over a job, and S times the runs each partition step merged). A local scratch keeps a run per spill (it
+   * costs no request). The output is a local run's byte for byte either way.
+   */
+  @Test
+  void anExtractWorkerWhoseEntriesSpillWritesOneRunPerPartitionToAScratchAcrossTheNetwork() throws Exception {
+    List<Record> records = new ArrayList<>();
+    java.util.Random random = new java.util.Random(17);
+    for (int i = 0; i < 80_000; i++) {
+      String key = String.format("%08d-", random.nextInt(100_000_000)) + "k".repeat(80) + i;
+      records.add(new Record(key, List.of(new dev.quarry.core.archive.Member(key + ".c",
+          new byte[] {(byte) ('0' + i % 10)}))));
+    }
+    dataset = List.of(records.subList(0, 40_000), records.subList(40_000, 80_000));
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null);
+    SortSpec spec = new SortSpec(new SortSpec.Input(root + "in/in-{000..001}.tar", null, null, null),
+        records(root + "dist/x-{000..}.tar", 5_000), shuffle, null, new SortSpec.Workers("16Mi", 8), null, false);
+    SortPhases phases = phases(spec, root + "scratch/");
+    PhaseResult extract = phases.extract(0, 1, 3);
+    Location scratch = stores.locate(root + "scratch/");
+    long runObjects = objects(root + "scratch/").keySet().stream().filter(name -> name.endsWith(".run")).count();
+    if (scratch.store().isLocal()) {
+      assertThat(extract.details().get("runs")).as("runs of a local scratch: one per partition a spill")
+          .isEqualTo((int) runObjects);
+      assertThat(runObjects).as("runs of a local scratch: spilled several times").isGreaterThan(6);
+    } else {
+      assertThat(extract.details().get("runs")).as("runs written").isEqualTo(3);
+      assertThat(runObjects).as("run objects in scratch").isEqualTo(3);
+    }
+    for (int index = 0; index < 3; index++) {
+      phases.partition(index, 3, 1);
+    }
+    phases.plan(1);
+    for (int index = 0; index < 3; index++) {
+      phases.create(index, 3);
+    }
+    phases.commit();
+    LocalSort.run(new SortSpec(spec.input(), records(root + "local/x-{000..}.tar", 5_000), shuffle, null,
+        new SortSpec.Workers("1Gi", 8), null, false), stores, temp.resolve("work"), QUIET);
+    Map<String, byte[]> local = objects(root + "local/");
+    Map<String, byte[]> dist = objects(root + "dist/");
+    assertThat(dist.keySet()).isEqualTo(local.keySet()).hasSize(16 + 2);
+    local.forEach((name, bytes) -> assertThat(dist.get(name)).as(name).isEqualTo(bytes));
+  }
+
   Map<String, byte[]> objects(String prefix) throws Exception {
     var location = stores.locate(prefix);
     Map<String, byte[]> objects = new java.util.TreeMap<>();

@@ -16,6 +16,7 @@ import dev.quarry.core.sort.plan.SharedSplitters;
 import dev.quarry.core.sort.records.ExternalSorter;
 import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectStore;
@@ -34,7 +35,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Phase 1: extract worker {@code index} of {@code count} reads its contiguous share of the input shards and writes
- * its records' entries as runs sorted by key under scratch, one run per partition at each spill. Rerunning an index whose done marker exists does nothing;
+ * its records' entries as runs sorted by key under scratch: one run per partition that holds entries, its spills
+ * merged on the worker's disk (with a local scratch, one run per partition at each spill). Rerunning an index whose done marker exists does nothing;
  * one done with another {@code count} (another split of the inputs) is done again; rerunning one that died starts
  * it over, with runs of its own ({@link Scratch#extractRun}), whatever the other attempt left or still writes.
  */
@@ -97,16 +99,23 @@ public final class ExtractPhase {
 
     // The budget is shared between record metadata (the sorter) and the shards in flight.
     UUID attempt = UUID.randomUUID();
-    ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs,
-        (partition, number) -> scratch.extractRun(index, attempt, partition, partitions, number),
-        spec.workers().memory().entryBytes(), partitions, partitioner::stepOf);
     Progress progress = new Progress("extract " + index + "/" + count, mine.size(), log);
     long[] totals = new long[3]; // missing shards, input bytes, record bytes
     String packName = null;
     long packRecordBytes = 0;
+    ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs,
+        (partition, number) -> scratch.extractRun(index, attempt, partition, partitions, number),
+        spec.workers().memory().entryBytes(), partitions, partitioner::stepOf);
+    List<List<String>> written;
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-extract-");
         PartitionPacks partitionPacks = partitioner.spreads()
             ? new PartitionPacks(work.path().resolve("packs"), partitions, from) : null) {
+      if (!scratchStore.isLocal()) {
+        // Spills wait on this worker's disk and leave one run per partition in scratch (ExternalSorter): a local
+        // scratch gains nothing from it, its runs cost no request.
+        sorter.stagingSpillsIn(new StoreRunStorage(FileStore.unsynced(work.path().resolve("runs"))),
+            (partition, number) -> String.format("%05d-%06d.run", partition, number));
+      }
       ShardExtractor extractor = partitionPacks != null
           ? new ShardExtractor(spec, partitionPacks.spool(), ShardExtractor.Packing.ALL_TARS, problems)
           : new ShardExtractor(spec, packs, ShardExtractor.Packing.TARS_NOT_READABLE_AGAIN, problems);
@@ -115,8 +124,8 @@ public final class ExtractPhase {
         packName = scratch.partitionPack(index, attempt);
         packRecordBytes = partitionPacks.upload(scratchStore, packName);
       }
+      written = sorter.finishPartitioned();
     }
-    List<List<String>> written = sorter.finishPartitioned();
     progress.print(true);
     ExtractResult result = new ExtractResult(index, count, partitions, from, to, mine.size(), (int) totals[0],
         sorter.entries(), totals[2], totals[1], attempt.toString(), written.stream().mapToInt(List::size).sum(),

@@ -17,6 +17,8 @@ public final class RunMerger implements AutoCloseable {
    * holds about 50 MiB however many runs there are (a thousand extract workers leave a thousand runs or more).
    */
   public static final int FAN_IN = 32;
+  /** About what one reader holds: its 1 MiB read window, two LZ4 block buffers of 256 KiB and 64 KiB of buffer. */
+  public static final long READER_BYTES = (1L << 20) + (576L << 10);
 
   private final PriorityQueue<Head> heads;
   private final List<RunReader> readers;

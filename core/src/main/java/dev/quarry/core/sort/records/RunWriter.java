@@ -15,6 +15,8 @@ public final class RunWriter implements AutoCloseable {
   static final byte[] MAGIC = {'Q', 'R', 'U', 'N', '1'};
   static final int ENTRY = 1;
   static final int END = 0;
+  /** About what a run being written holds: its LZ4 and stream buffers, and a store upload's first part of 8 MiB. */
+  public static final long WRITER_BYTES = 9L << 20;
 
   private final RunOutput target;
   private final DataOutputStream out;

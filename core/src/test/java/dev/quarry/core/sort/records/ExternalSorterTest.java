@@ -156,6 +156,60 @@ class ExternalSorterTest {
     }
   }
 
+  /**
+   * A sorter that stages its spills on local disk leaves one run per partition that has entries in its storage,
+   * numbered 0, however often it spilled (partition 0 here past the fan-in, so merged in passes), holding the
+   * partition's entries in order; the staged runs are gone. One whose entries fit writes to its storage at once.
+   */
+  @Test
+  void aSorterStagingItsSpillsLeavesOneRunPerPartitionInItsStorage() throws Exception {
+    Random random = new Random(13);
+    LocalRunStorage storage = new LocalRunStorage(java.nio.file.Files.createDirectories(temp.resolve("store")));
+    LocalRunStorage local = new LocalRunStorage(java.nio.file.Files.createDirectories(temp.resolve("local")));
+    ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, storage,
+        (partition, number) -> String.format("run-%d-%d", partition, number), 4_000, 4, RecordEntry::shard)
+        .stagingSpillsIn(local, (partition, number) -> String.format("local-%d-%d", partition, number));
+    List<List<RecordEntry>> expected = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(),
+        new ArrayList<>());
+    for (int i = 0; i < 12_000; i++) {
+      int partition = i % 100 == 0 ? 2 : random.nextInt(2); // partition 3 holds nothing
+      RecordEntry entry = entry("k" + random.nextInt(1_000_000), partition, i, null);
+      sorter.add(entry);
+      expected.get(partition).add(entry);
+    }
+    assertThat(local.list("local-0-").size()).as("spills of partition 0 staged").isGreaterThan(RunMerger.FAN_IN);
+    assertThat(storage.list("")).as("nothing in the storage before the finish").isEmpty();
+    List<List<String>> runs = sorter.finishPartitioned();
+    assertThat(runs).isEqualTo(List.of(List.of("run-0-0"), List.of("run-1-0"), List.of("run-2-0"), List.of()));
+    assertThat(storage.list("")).containsExactly("run-0-0", "run-1-0", "run-2-0");
+    assertThat(local.list("")).as("staged runs deleted").isEmpty();
+    for (int partition = 0; partition < 3; partition++) {
+      List<RecordEntry> sorted = new ArrayList<>(expected.get(partition));
+      sorted.sort(KeyOrder.ENTRIES);
+      assertThat(read(storage, runs.get(partition).getFirst())).as("partition " + partition).isEqualTo(sorted);
+    }
+
+    LocalRunStorage fitting = new LocalRunStorage(java.nio.file.Files.createDirectories(temp.resolve("fits")));
+    ExternalSorter small = new ExternalSorter(KeyOrder.ENTRIES, fitting,
+        (partition, number) -> String.format("run-%d-%d", partition, number), 1 << 20, 2, RecordEntry::shard)
+        .stagingSpillsIn(local, (partition, number) -> String.format("local-%d-%d", partition, number));
+    small.add(entry("b", 1, 0, null));
+    small.add(entry("a", 1, 1, null));
+    assertThat(small.finishPartitioned()).isEqualTo(List.of(List.of(), List.of("run-1-0")));
+    assertThat(read(fitting, "run-1-0")).extracting(RecordEntry::key).containsExactly("a", "b");
+    assertThat(local.list("")).as("nothing staged").isEmpty();
+  }
+
+  private static List<RecordEntry> read(RunStorage storage, String run) throws Exception {
+    List<RecordEntry> entries = new ArrayList<>();
+    try (RunReader reader = new RunReader(storage.open(run), run)) {
+      for (RecordEntry e = reader.next(); e != null; e = reader.next()) {
+        entries.add(e);
+      }
+    }
+    return entries;
+  }
+
   @Test
   void moreRunsThanTheFanInAreMergedInPassesWhoseRunsAreDeletedOnceRead() throws Exception {
     Random random = new Random(5);
