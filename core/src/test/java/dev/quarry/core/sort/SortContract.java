@@ -14,6 +14,7 @@ import dev.quarry.core.sort.spec.BraceTemplate;
 import dev.quarry.core.store.DelegatingStore;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.sort.extract.ScratchPacks;
+import dev.quarry.core.sort.records.RunMerger;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
@@ -2473,8 +2474,11 @@ abstract class SortContract {
       assertThat(extract.details().get("runs")).as("runs written").isEqualTo(3);
       assertThat(runObjects).as("run objects in scratch").isEqualTo(3);
     }
-    for (int index = 0; index < 3; index++) {
-      phases.partition(index, 3, 1);
+    List<String> ownRuns = stepsOwnRuns(spec, root + "scratch/", 1, 3);
+    if (scratch.store().isLocal()) {
+      assertThat(ownRuns).as("a step's spills in a local scratch: its entries pass its budget").isNotEmpty();
+    } else {
+      assertThat(ownRuns).as("runs of the steps' own sorts written to scratch").isEmpty();
     }
     phases.plan(1);
     for (int index = 0; index < 3; index++) {
@@ -2486,6 +2490,115 @@ abstract class SortContract {
     Map<String, byte[]> local = objects(root + "local/");
     Map<String, byte[]> dist = objects(root + "dist/");
     assertThat(dist.keySet()).isEqualTo(local.keySet()).hasSize(16 + 2);
+    local.forEach((name, bytes) -> assertThat(dist.get(name)).as(name).isEqualTo(bytes));
+  }
+
+  /**
+   * Runs every partition step of a job of {@code partitions} over {@code extractCount} extract workers; returns the
+   * runs they wrote to scratch under {@code partition/<p>/sort/}: their sorts' spills and their merges' passes.
+   */
+  private List<String> stepsOwnRuns(SortSpec spec, String scratchUrl, int extractCount, int partitions)
+      throws Exception {
+    Location scratch = stores.locate(scratchUrl);
+    List<String> written = java.util.Collections.synchronizedList(new ArrayList<>());
+    ObjectStore recording = new DelegatingStore(scratch.store()) {
+      @Override
+      public dev.quarry.core.store.ObjectUpload upload(String key) throws IOException {
+        if (key.matches(".*partition/[0-9]{5}/sort/.*")) {
+          written.add(key);
+        }
+        return super.upload(key);
+      }
+    };
+    SortPhases steps = new SortPhases(spec, stores, new Location(recording, scratch.key()),
+        new ScratchPacks(recording, new Scratch(scratch.key())), false, QUIET);
+    for (int index = 0; index < partitions; index++) {
+      steps.partition(index, partitions, extractCount);
+    }
+    return written;
+  }
+
+  /**
+   * A partition step that merges more extract runs than its fan-in (33 extract workers, one partition) merges them in
+   * a pass whose runs are read by no other process: on a scratch across the network they stay on the step's disk
+   * (before, the pass was written to scratch and read back, window by window: at 1,000 extract workers, the step's
+   * every entry once more through the store), as does the run a shuffle's step sorts its entries into, even when
+   * they fit its budget. The output is the same as a local run's.
+   */
+  @Test
+  void aStepMergingMoreExtractRunsThanItsFanInKeepsThePassOnItsOwnDisk() throws Exception {
+    dataset = SortFixture.dataset(RunMerger.FAN_IN + 1, 20, 23);
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 9L, null, null);
+    SortSpec spec = spec(root + "in/in-{000..032}.tar", shuffle, records(root + "dist/x-{000..}.tar", 100));
+    SortPhases phases = phases(spec, root + "scratch/");
+    for (int index = 0; index <= RunMerger.FAN_IN; index++) {
+      phases.extract(index, RunMerger.FAN_IN + 1, 1);
+    }
+    List<String> ownRuns = stepsOwnRuns(spec, root + "scratch/", RunMerger.FAN_IN + 1, 1);
+    if (stores.locate(root + "scratch/").store().isLocal()) {
+      assertThat(ownRuns).as("the pass and the shuffle's one sorted run, in a local scratch").hasSize(2);
+    } else {
+      assertThat(ownRuns).as("runs of the step's merge written to scratch").isEmpty();
+    }
+    phases.plan(RunMerger.FAN_IN + 1);
+    phases.create(0, 1);
+    phases.commit();
+    all = dataset.stream().flatMap(List::stream).toList();
+    LocalSort.run(spec(root + "in/in-{000..032}.tar", shuffle, records(root + "local/x-{000..}.tar", 100)), stores,
+        temp.resolve("work"), QUIET);
+    Map<String, byte[]> local = objects(root + "local/");
+    Map<String, byte[]> dist = objects(root + "dist/");
+    assertThat(dist.keySet()).isEqualTo(local.keySet()).hasSize(660 / 100 + 1 + 2);
+    local.forEach((name, bytes) -> assertThat(dist.get(name)).as(name).isEqualTo(bytes));
+  }
+
+  /**
+   * A create worker of a content order whose partition's records lie in more steps' lists than its fan-in (33
+   * key-hash steps, each holding records of every partition) merges them in a pass read by no other process: on a
+   * scratch across the network it stays on the worker's disk. The output is the same as a local run's.
+   */
+  @Test
+  void aCreateWorkerMergingMoreListsThanItsFanInKeepsThePassOnItsOwnDisk() throws Exception {
+    int partitions = RunMerger.FAN_IN + 1;
+    dataset = SortFixture.dataset(2, 3_000, 31);
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    SortSpec.Order byClass = new SortSpec.Order(OrderKind.CONTENT, null, null,
+        new SortSpec.ContentKey("cls", SortSpec.ContentType.INT), null);
+    SortSpec spec = spec(root + "in/in-{000..001}.tar", byClass, records(root + "dist/x-{000..}.tar", 500));
+    Location scratch = stores.locate(root + "scratch/");
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, partitions);
+    for (int index = 0; index < partitions; index++) {
+      phases.partition(index, partitions, 1);
+    }
+    phases.plan(1);
+    List<String> passes = java.util.Collections.synchronizedList(new ArrayList<>());
+    ObjectStore recording = new DelegatingStore(scratch.store()) {
+      @Override
+      public dev.quarry.core.store.ObjectUpload upload(String key) throws IOException {
+        if (key.matches(".*partition/[0-9]{5}/sort/.*")) {
+          passes.add(key);
+        }
+        return super.upload(key);
+      }
+    };
+    SortPhases creating = new SortPhases(spec, stores, new Location(recording, scratch.key()),
+        new ScratchPacks(recording, new Scratch(scratch.key())), false, QUIET);
+    for (int index = 0; index < partitions; index++) {
+      creating.create(index, partitions);
+    }
+    if (scratch.store().isLocal()) {
+      assertThat(passes).as("passes of create's merges, in a local scratch").isNotEmpty();
+    } else {
+      assertThat(passes).as("runs of create's merges written to scratch").isEmpty();
+    }
+    phases.commit();
+    LocalSort.run(spec(root + "in/in-{000..001}.tar", byClass, records(root + "local/x-{000..}.tar", 500)), stores,
+        temp.resolve("work"), QUIET);
+    Map<String, byte[]> local = objects(root + "local/");
+    Map<String, byte[]> dist = objects(root + "dist/");
+    assertThat(dist.keySet()).isEqualTo(local.keySet()).hasSize(12 + 2);
     local.forEach((name, bytes) -> assertThat(dist.get(name)).as(name).isEqualTo(bytes));
   }
 

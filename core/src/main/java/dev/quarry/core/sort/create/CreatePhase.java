@@ -137,7 +137,8 @@ public final class CreatePhase {
         RecordSource source = new RecordSource(
             () -> StoredInputs.read(scratchStore, scratch, "create shards", spec.input()), stores, packs,
             scratchStore, segments);
-        OrderedEntries ordered = new OrderedEntries(plan, spec, scratchStore, scratch, segments, inPieces)) {
+        OrderedEntries ordered = new OrderedEntries(plan, spec, scratchStore, scratch, segments, inPieces,
+            StoreRunStorage.ownRuns(scratchStore, work.path()))) {
       Map<PlannedShard, List<RecordEntry>> leading = new java.util.LinkedHashMap<>();
       if (inPieces) {
         long firstOwn = mine.isEmpty() ? Long.MAX_VALUE : mine.getFirst().index();

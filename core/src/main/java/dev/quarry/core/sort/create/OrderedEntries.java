@@ -9,6 +9,7 @@ import dev.quarry.core.sort.plan.ShardCuts;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.sort.order.RecordOrders;
 import dev.quarry.core.sort.records.RunMerger;
+import dev.quarry.core.sort.records.RunStorage;
 import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.ObjectStore;
@@ -36,6 +37,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class OrderedEntries implements AutoCloseable {
   private final PlanSummary plan;
   private final StoreRunStorage storage;
+  /** Where this worker keeps the runs of its merges' passes ({@link StoreRunStorage#ownRuns}). */
+  private final RunStorage ownRuns;
   private final Scratch scratch;
   private final ShardCuts[] cuts;
   private final long[] firstShard;
@@ -56,12 +59,13 @@ final class OrderedEntries implements AutoCloseable {
 
   /** {@code segments}: the packs' segments of the partitions, which the worker's {@link RecordSource} fetches by. */
   OrderedEntries(PlanSummary plan, SortSpec spec, ObjectStore scratchStore, Scratch scratch, PackSegments segments,
-      boolean ownPartitionOnly) {
+      boolean ownPartitionOnly, RunStorage ownRuns) {
     SortSpec.Output output = spec.output();
     this.order = RecordOrders.of(spec.order());
     this.plan = plan;
     this.ownPartitionOnly = ownPartitionOnly;
     this.storage = new StoreRunStorage(scratchStore);
+    this.ownRuns = ownRuns;
     this.scratch = scratch;
     int templates = plan.templates().size();
     this.cuts = new ShardCuts[templates];
@@ -197,10 +201,11 @@ final class OrderedEntries implements AutoCloseable {
     } else {
       names.add(checkedOrdered(next));
     }
-    // More lists than a merge reads at once are merged in passes first, under names of this worker's own.
+    // More lists than a merge reads at once are merged in passes first, under names of this worker's own, where it
+    // keeps the runs no other process reads.
     String passPrefix = scratch.partitionSortPrefix(next, UUID.randomUUID());
     AtomicInteger passRuns = new AtomicInteger();
-    reader = RunMerger.open(storage, names, order,
+    reader = RunMerger.open(storage, names, order, ownRuns,
         () -> String.format("%s%06d.run", passPrefix, passRuns.getAndIncrement()));
   }
 

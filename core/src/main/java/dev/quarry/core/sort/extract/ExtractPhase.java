@@ -16,7 +16,6 @@ import dev.quarry.core.sort.plan.SharedSplitters;
 import dev.quarry.core.sort.records.ExternalSorter;
 import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.SortSpec;
-import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectStore;
@@ -113,7 +112,7 @@ public final class ExtractPhase {
       if (!scratchStore.isLocal()) {
         // Spills wait on this worker's disk and leave one run per partition in scratch (ExternalSorter): a local
         // scratch gains nothing from it, its runs cost no request.
-        sorter.stagingSpillsIn(new StoreRunStorage(FileStore.unsynced(work.path().resolve("runs"))),
+        sorter.stagingSpillsIn(StoreRunStorage.ownRuns(scratchStore, work.path()),
             (partition, number) -> String.format("%05d-%06d.run", partition, number));
       }
       ShardExtractor extractor = partitionPacks != null

@@ -226,9 +226,10 @@ final class ExtractedRuns {
   /**
    * Every extract worker's runs of {@code partition} in key order, named by their done markers (no listing, and no
    * run of another attempt): a run a marker names that does not exist is refused, naming its worker and partition.
-   * {@code passRunNames} names the runs of merge passes ({@link RunMerger#open}).
+   * {@code passRunNames} names the runs of merge passes ({@link RunMerger#open}), kept in {@code passStorage}.
    */
-  RunMerger merged(int partition, RunStorage storage, Supplier<String> passRunNames) throws IOException {
+  RunMerger merged(int partition, RunStorage storage, RunStorage passStorage, Supplier<String> passRunNames)
+      throws IOException {
     Map<String, ExtractRun> named = new LinkedHashMap<>();
     for (int index = 0; index < results.size(); index++) {
       for (int number = 0; number < results.get(index).runsOf(partition); number++) {
@@ -261,7 +262,8 @@ final class ExtractedRuns {
         storage.delete(name);
       }
     };
-    return RunMerger.open(refusingMissing, List.copyOf(named.keySet()), KeyOrder.ENTRIES, passRunNames);
+    return RunMerger.open(refusingMissing, List.copyOf(named.keySet()), KeyOrder.ENTRIES, passStorage,
+        passRunNames);
   }
 
   /** Run {@code number} of partition {@code partition} that extract worker {@code worker} wrote. */

@@ -9,16 +9,19 @@ import dev.quarry.core.sort.order.RecordOrders;
 import dev.quarry.core.sort.records.ExternalSorter;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.sort.records.RunMerger;
+import dev.quarry.core.sort.records.RunStorage;
 import dev.quarry.core.sort.records.RunWriter;
 import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
+import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.text.Printable;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -86,9 +89,20 @@ public final class PartitionPhase {
     if (index < 0 || index >= count) {
       throw new IllegalArgumentException("Invalid --index: " + index + " (must be from 0 to " + (count - 1) + ")");
     }
-    if (Partitioner.stepsByKeyHash(spec.order()) && extracted.spread()) {
-      return writeDone(runByKeyHash(index, count, extractCount, extracted, problems));
+    try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-partition-")) {
+      RunStorage ownRuns = StoreRunStorage.ownRuns(scratchStore, work.path());
+      return writeDone(Partitioner.stepsByKeyHash(spec.order()) && extracted.spread()
+          ? runByKeyHash(index, count, extractCount, extracted, ownRuns, problems)
+          : runByKey(index, count, extractCount, extracted, ownRuns, problems));
     }
+  }
+
+  /**
+   * The step of partition {@code index} of a key order (or of a content or none order whose records do not spread):
+   * its records once each, in the job's order, as its ordered list.
+   */
+  private PartitionResult runByKey(int index, int count, int extractCount, ExtractedRuns extracted,
+      RunStorage ownRuns, Problems problems) throws IOException {
     Keymap keymap = spec.order().kind() == OrderKind.KEYMAP
         ? extracted.keymap(spec, stores, problems, "partition") : null;
     int templates = keymap == null ? 1 : keymap.templates().size();
@@ -105,11 +119,11 @@ public final class PartitionPhase {
         ordered.write(entry);
       };
       if (RecordOrders.isKeyOrder(spec.order()) && keymap == null) {
-        forEachDistinct(index, extracted, storage, null, problems, dropped, write);
+        forEachDistinct(index, extracted, storage, ownRuns, null, problems, dropped, write);
       } else {
-        ExternalSorter sorter = new ExternalSorter(RecordOrders.of(spec.order()), storage,
+        ExternalSorter sorter = new ExternalSorter(RecordOrders.of(spec.order()), ownRuns,
             scratch.partitionSortPrefix(index, UUID.randomUUID()), spec.workers().memory().entryBytes());
-        forEachDistinct(index, extracted, storage, keymap, problems, dropped,
+        forEachDistinct(index, extracted, storage, ownRuns, keymap, problems, dropped,
             entry -> sorter.add(RecordOrders.ranked(spec.order(), entry)));
         try (RunMerger sorted = sorter.sorted()) {
           for (RecordEntry entry = sorted.next(); entry != null; entry = sorted.next()) {
@@ -117,15 +131,13 @@ public final class PartitionPhase {
           }
         }
         for (String run : sorter.finish()) {
-          storage.delete(run);
+          ownRuns.delete(run);
         }
       }
       ordered.finish();
     }
-    PartitionResult result = new PartitionResult(index, count, extractCount, extracted.packNames(),
-        extracted.keymapSha256(), orderedName,
-        dropped[0], dropped[1], dropped[2], List.of(counts), null);
-    return writeDone(result);
+    return new PartitionResult(index, count, extractCount, extracted.packNames(), extracted.keymapSha256(),
+        orderedName, dropped[0], dropped[1], dropped[2], List.of(counts), null);
   }
 
   private PartitionResult writeDone(PartitionResult result) throws IOException {
@@ -145,15 +157,15 @@ public final class PartitionPhase {
    * every step: the create worker of the partition locates them ({@link PackedEntries}).
    */
   private PartitionResult runByKeyHash(int index, int count, int extractCount, ExtractedRuns extracted,
-      Problems problems) throws IOException {
+      RunStorage ownRuns, Problems problems) throws IOException {
     long shardSize = spec.output().shardSizeBytes();
     long[] dropped = new long[3]; // records read, duplicates, (no key map) 0
     StoreRunStorage storage = new StoreRunStorage(scratchStore);
     String orderedName = scratch.partitionOrdered(index, UUID.randomUUID());
     ExternalSorter sorter = new ExternalSorter(Comparator.comparingInt(RecordEntry::segment)
-        .thenComparing(RecordOrders.of(spec.order())), storage, scratch.partitionSortPrefix(index, UUID.randomUUID()),
-        spec.workers().memory().entryBytes());
-    forEachDistinct(index, extracted, storage, null, problems, dropped, entry -> {
+        .thenComparing(RecordOrders.of(spec.order())), ownRuns,
+        scratch.partitionSortPrefix(index, UUID.randomUUID()), spec.workers().memory().entryBytes());
+    forEachDistinct(index, extracted, storage, ownRuns, null, problems, dropped, entry -> {
       PackedEntries.segmentOf(entry, count);
       sorter.add(entry);
     });
@@ -182,7 +194,7 @@ public final class PartitionPhase {
       lasts.finish();
     }
     for (String run : sorter.finish()) {
-      storage.delete(run);
+      ownRuns.delete(run);
     }
     return new PartitionResult(index, count, extractCount, extracted.packNames(), extracted.keymapSha256(),
         orderedName, dropped[0], dropped[1], dropped[2], List.of(kept), outputs);
@@ -199,12 +211,12 @@ public final class PartitionPhase {
    * template index as content key, and records no line matches are handled by the missing-key policy. Counts records
    * read, duplicates and unmatched records in {@code dropped}.
    */
-  private void forEachDistinct(int index, ExtractedRuns extracted, StoreRunStorage storage, Keymap keymap,
-      Problems problems, long[] dropped, EntryConsumer consumer) throws IOException {
+  private void forEachDistinct(int index, ExtractedRuns extracted, StoreRunStorage storage, RunStorage ownRuns,
+      Keymap keymap, Problems problems, long[] dropped, EntryConsumer consumer) throws IOException {
     Policy duplicates = spec.policies().duplicatedRecords();
     String passPrefix = scratch.partitionSortPrefix(index, UUID.randomUUID());
     AtomicInteger passRuns = new AtomicInteger();
-    try (RunMerger merger = extracted.merged(index, storage,
+    try (RunMerger merger = extracted.merged(index, storage, ownRuns,
         () -> String.format("%s%06d.run", passPrefix, passRuns.getAndIncrement()))) {
       RecordEntry previous = null;
       for (RecordEntry entry = merger.next(); entry != null; entry = merger.next()) {

@@ -22,17 +22,18 @@ public final class RunMerger implements AutoCloseable {
 
   private final PriorityQueue<Head> heads;
   private final List<RunReader> readers;
-  private final RunStorage storage;
+  /** Where {@link #passRuns} are, deleted on close. */
+  private final RunStorage passStorage;
   private final List<String> passRuns;
 
   public RunMerger(List<RunReader> readers, Comparator<RecordEntry> order) throws IOException {
     this(readers, order, null, List.of());
   }
 
-  private RunMerger(List<RunReader> readers, Comparator<RecordEntry> order, RunStorage storage,
+  private RunMerger(List<RunReader> readers, Comparator<RecordEntry> order, RunStorage passStorage,
       List<String> passRuns) throws IOException {
     this.readers = readers;
-    this.storage = storage;
+    this.passStorage = passStorage;
     this.passRuns = passRuns;
     this.heads = new PriorityQueue<>(Math.max(1, readers.size()), (a, b) -> order.compare(a.entry, b.entry));
     for (RunReader reader : readers) {
@@ -50,6 +51,12 @@ public final class RunMerger implements AutoCloseable {
    */
   public static RunMerger open(RunStorage storage, List<String> runs, Comparator<RecordEntry> order,
       Supplier<String> passRunNames) throws IOException {
+    return open(storage, runs, order, storage, passRunNames);
+  }
+
+  /** As {@link #open(RunStorage, List, Comparator, Supplier)}, the runs of merge passes in {@code passStorage}. */
+  public static RunMerger open(RunStorage storage, List<String> runs, Comparator<RecordEntry> order,
+      RunStorage passStorage, Supplier<String> passRunNames) throws IOException {
     List<String> current = List.copyOf(runs);
     List<String> written = new ArrayList<>();
     while (current.size() > FAN_IN) {
@@ -61,8 +68,9 @@ public final class RunMerger implements AutoCloseable {
           continue;
         }
         String merged = passRunNames.get();
-        try (RunMerger merger = new RunMerger(readers(storage, group), order, storage, passRunsOf(group, written));
-            RunWriter writer = new RunWriter(storage.create(merged))) {
+        try (RunMerger merger = new RunMerger(readers(storage, passStorage, group, written), order, passStorage,
+            passRunsOf(group, written));
+            RunWriter writer = new RunWriter(passStorage.create(merged))) {
           for (RecordEntry entry = merger.next(); entry != null; entry = merger.next()) {
             writer.write(entry);
           }
@@ -73,18 +81,21 @@ public final class RunMerger implements AutoCloseable {
       }
       current = next;
     }
-    return new RunMerger(readers(storage, current), order, storage, passRunsOf(current, written));
+    return new RunMerger(readers(storage, passStorage, current, written), order, passStorage,
+        passRunsOf(current, written));
   }
 
   private static List<String> passRunsOf(List<String> runs, List<String> written) {
     return runs.stream().filter(written::contains).toList();
   }
 
-  private static List<RunReader> readers(RunStorage storage, List<String> runs) throws IOException {
+  /** Readers of {@code runs}: those in {@code passRuns} from {@code passStorage}, the others from {@code storage}. */
+  private static List<RunReader> readers(RunStorage storage, RunStorage passStorage, List<String> runs,
+      List<String> passRuns) throws IOException {
     List<RunReader> readers = new ArrayList<>(runs.size());
     try {
       for (String run : runs) {
-        readers.add(new RunReader(storage.open(run), run));
+        readers.add(new RunReader((passRuns.contains(run) ? passStorage : storage).open(run), run));
       }
     } catch (IOException e) {
       for (RunReader reader : readers) {
@@ -122,7 +133,7 @@ public final class RunMerger implements AutoCloseable {
     }
     for (String run : passRuns) {
       try {
-        storage.delete(run);
+        passStorage.delete(run);
       } catch (IOException e) {
         failure = e;
       }

@@ -1,5 +1,6 @@
 package dev.quarry.core.sort.records;
 
+import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectUpload;
@@ -7,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -18,6 +20,15 @@ public final class StoreRunStorage implements RunStorage {
 
   public StoreRunStorage(ObjectStore store) {
     this.store = store;
+  }
+
+  /**
+   * Where a sort process keeps the runs no other process reads (its sort's spills, its merges' passes): its work
+   * folder {@code work}, unless the scratch is local (a disk already, and the folder a local run's user chose). In
+   * a scratch across the network each would cost the store its bytes twice and a request per window read.
+   */
+  public static StoreRunStorage ownRuns(ObjectStore scratch, Path work) {
+    return new StoreRunStorage(scratch.isLocal() ? scratch : FileStore.unsynced(work.resolve("runs")));
   }
 
   @Override

@@ -89,7 +89,7 @@ class ExtractedRunsTest {
     AtomicInteger passRuns = new AtomicInteger();
     for (int partition = 0; partition < PARTITIONS; partition++) {
       List<RecordEntry> merged = new ArrayList<>();
-      try (RunMerger merger = extracted.merged(partition, storage, () -> "job/pass-" + passRuns.getAndIncrement())) {
+      try (RunMerger merger = extracted.merged(partition, storage, storage, () -> "job/pass-" + passRuns.getAndIncrement())) {
         for (RecordEntry entry = merger.next(); entry != null; entry = merger.next()) {
           merged.add(entry);
         }
@@ -102,7 +102,7 @@ class ExtractedRunsTest {
 
     ExtractResult done = StoredJson.read(store, scratch.extractDone(1), ExtractResult.class);
     store.delete(scratch.extractRun(1, UUID.fromString(done.attempt()), 3, PARTITIONS, done.runsOf(3) - 1));
-    assertThatThrownBy(() -> extracted.merged(3, storage, () -> "job/pass-" + passRuns.getAndIncrement()))
+    assertThatThrownBy(() -> extracted.merged(3, storage, storage, () -> "job/pass-" + passRuns.getAndIncrement()))
         .hasMessage("Cannot partition: run " + (done.runsOf(3) - 1) + " of partition 3 of extract worker 1, which"
             + " its done marker names, does not exist (the scratch was changed; clean it and sort again)");
   }
