@@ -78,6 +78,14 @@ public interface ObjectStore extends AutoCloseable {
   }
 
   /**
+   * About the most memory an {@link #upload(String)} of {@code size} bytes holds at once: what a caller that runs
+   * uploads side by side counts against its budget. None for a local file.
+   */
+  default long uploadBufferBytes(long size) {
+    return 0;
+  }
+
+  /**
    * A streaming upload of unknown length. S3 uploads parts while the caller writes, several in flight; the filesystem
    * writes a temp file and renames it. The object becomes visible only on {@link ObjectUpload#commit()}.
    */

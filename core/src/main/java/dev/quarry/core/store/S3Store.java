@@ -335,6 +335,16 @@ public final class S3Store implements ObjectStore {
     return upload(key, PartSizes.growingFrom(settings.partSizeBytes()));
   }
 
+  /**
+   * The parts in flight and the one filling, once it passes one part; below that, a buffer grown by doubling, the old
+   * one held while copied.
+   */
+  @Override
+  public long uploadBufferBytes(long size) {
+    long partSize = settings.partSizeBytes();
+    return size <= partSize ? Math.min(2 * size, partSize + partSize / 2) : (S3Upload.PARTS_IN_FLIGHT + 1) * partSize;
+  }
+
   /** An upload whose parts follow {@code sizes} (tests give small limits). */
   ObjectUpload upload(String key, PartSizes sizes) {
     ObjectKeys.checkKey(key);

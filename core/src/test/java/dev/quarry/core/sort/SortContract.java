@@ -2459,38 +2459,42 @@ abstract class SortContract {
     }
     dataset = List.of(records.subList(0, 40_000), records.subList(40_000, 80_000));
     SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
-    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null);
-    SortSpec spec = new SortSpec(new SortSpec.Input(root + "in/in-{000..001}.tar", null, null, null),
-        records(root + "dist/x-{000..}.tar", 5_000), shuffle, null, new SortSpec.Workers("16Mi", 8), null, false);
-    SortPhases phases = phases(spec, root + "scratch/");
-    PhaseResult extract = phases.extract(0, 1, 3);
-    Location scratch = stores.locate(root + "scratch/");
-    long runObjects = objects(root + "scratch/").keySet().stream().filter(name -> name.endsWith(".run")).count();
-    if (scratch.store().isLocal()) {
-      assertThat(extract.details().get("runs")).as("runs of a local scratch: one per partition a spill")
-          .isEqualTo((int) runObjects);
-      assertThat(runObjects).as("runs of a local scratch: spilled several times").isGreaterThan(6);
-    } else {
-      assertThat(extract.details().get("runs")).as("runs written").isEqualTo(3);
-      assertThat(runObjects).as("run objects in scratch").isEqualTo(3);
+    // Shuffle's steps sort their entries again (so spill too); alphanumeric's write the merged runs as they are.
+    for (SortSpec.Order order : List.of(new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        new SortSpec.Order(OrderKind.ALPHANUMERIC, null, null, null, null))) {
+      String job = root + order.kind() + "/";
+      SortSpec spec = new SortSpec(new SortSpec.Input(root + "in/in-{000..001}.tar", null, null, null),
+          records(job + "dist/x-{000..}.tar", 5_000), order, null, new SortSpec.Workers("16Mi", 8), null, false);
+      SortPhases phases = phases(spec, job + "scratch/");
+      PhaseResult extract = phases.extract(0, 1, 3);
+      Location scratch = stores.locate(job + "scratch/");
+      long runObjects = objects(job + "scratch/").keySet().stream().filter(name -> name.endsWith(".run")).count();
+      if (scratch.store().isLocal()) {
+        assertThat(extract.details().get("runs")).as("runs of a local scratch: one per partition a spill")
+            .isEqualTo((int) runObjects);
+        assertThat(runObjects).as("runs of a local scratch: spilled several times").isGreaterThan(6);
+      } else {
+        assertThat(extract.details().get("runs")).as("runs written").isEqualTo(3);
+        assertThat(runObjects).as("run objects in scratch").isEqualTo(3);
+      }
+      List<String> ownRuns = stepsOwnRuns(spec, job + "scratch/", 1, 3);
+      if (order.kind() == OrderKind.SHUFFLE && scratch.store().isLocal()) {
+        assertThat(ownRuns).as("a step's spills in a local scratch: its entries pass its budget").isNotEmpty();
+      } else {
+        assertThat(ownRuns).as("runs of the steps' own sorts written to scratch").isEmpty();
+      }
+      phases.plan(1);
+      for (int index = 0; index < 3; index++) {
+        phases.create(index, 3);
+      }
+      phases.commit();
+      LocalSort.run(new SortSpec(spec.input(), records(job + "local/x-{000..}.tar", 5_000), order, null,
+          new SortSpec.Workers("1Gi", 8), null, false), stores, temp.resolve("work"), QUIET);
+      Map<String, byte[]> local = objects(job + "local/");
+      Map<String, byte[]> dist = objects(job + "dist/");
+      assertThat(dist.keySet()).as(order.kind().toString()).isEqualTo(local.keySet()).hasSize(16 + 2);
+      local.forEach((name, bytes) -> assertThat(dist.get(name)).as(order.kind() + " " + name).isEqualTo(bytes));
     }
-    List<String> ownRuns = stepsOwnRuns(spec, root + "scratch/", 1, 3);
-    if (scratch.store().isLocal()) {
-      assertThat(ownRuns).as("a step's spills in a local scratch: its entries pass its budget").isNotEmpty();
-    } else {
-      assertThat(ownRuns).as("runs of the steps' own sorts written to scratch").isEmpty();
-    }
-    phases.plan(1);
-    for (int index = 0; index < 3; index++) {
-      phases.create(index, 3);
-    }
-    phases.commit();
-    LocalSort.run(new SortSpec(spec.input(), records(root + "local/x-{000..}.tar", 5_000), shuffle, null,
-        new SortSpec.Workers("1Gi", 8), null, false), stores, temp.resolve("work"), QUIET);
-    Map<String, byte[]> local = objects(root + "local/");
-    Map<String, byte[]> dist = objects(root + "dist/");
-    assertThat(dist.keySet()).isEqualTo(local.keySet()).hasSize(16 + 2);
-    local.forEach((name, bytes) -> assertThat(dist.get(name)).as(name).isEqualTo(bytes));
   }
 
   /**

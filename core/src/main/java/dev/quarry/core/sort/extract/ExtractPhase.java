@@ -106,22 +106,28 @@ public final class ExtractPhase {
         (partition, number) -> scratch.extractRun(index, attempt, partition, partitions, number),
         spec.workers().memory().entryBytes(), partitions, partitioner::stepOf);
     List<List<String>> written;
-    try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-extract-");
-        PartitionPacks partitionPacks = partitioner.spreads()
-            ? new PartitionPacks(work.path().resolve("packs"), partitions, from) : null) {
+    try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-extract-")) {
       if (!scratchStore.isLocal()) {
         // Spills wait on this worker's disk and leave one run per partition in scratch (ExternalSorter): a local
         // scratch gains nothing from it, its runs cost no request.
         sorter.stagingSpillsIn(StoreRunStorage.ownRuns(scratchStore, work.path()),
             (partition, number) -> String.format("%05d-%06d.run", partition, number));
       }
-      ShardExtractor extractor = partitionPacks != null
-          ? new ShardExtractor(spec, partitionPacks.spool(), ShardExtractor.Packing.ALL_TARS, problems)
-          : new ShardExtractor(spec, packs, ShardExtractor.Packing.TARS_NOT_READABLE_AGAIN, problems);
-      extractShards(mine, missing, extractor, partitionPacks, partitioner, sorter, progress, problems, totals);
-      if (partitionPacks != null) {
-        packName = scratch.partitionPack(index, attempt);
-        packRecordBytes = partitionPacks.upload(scratchStore, packName);
+      // The pack's local segments go once uploaded, before the spills are merged on the same disk.
+      try (PartitionPacks partitionPacks = partitioner.spreads()
+          ? new PartitionPacks(work.path().resolve("packs"), partitions, from) : null) {
+        ShardExtractor extractor = partitionPacks != null
+            ? new ShardExtractor(spec, partitionPacks.spool(), ShardExtractor.Packing.ALL_TARS, problems)
+            : new ShardExtractor(spec, packs, ShardExtractor.Packing.TARS_NOT_READABLE_AGAIN, problems);
+        extractShards(mine, missing, extractor, partitionPacks, partitioner, sorter, progress, problems, totals);
+        if (partitionPacks != null) {
+          packName = scratch.partitionPack(index, attempt);
+          packRecordBytes = partitionPacks.upload(scratchStore, packName);
+        }
+      }
+      if (sorter.stagedRuns() > 0) {
+        log.printf("extract %d/%d: merging %d runs of spilled record entries into one per partition%n", index, count,
+            sorter.stagedRuns());
       }
       written = sorter.finishPartitioned();
     }

@@ -45,7 +45,8 @@ public final class PartitionPacks implements AutoCloseable {
     Files.createDirectories(folder);
     for (int partition = 0; partition < partitions; partition++) {
       segments[partition] = FileChannel.open(folder.resolve(String.format("segment-%05d", partition)),
-          StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+          StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
+          StandardOpenOption.DELETE_ON_CLOSE);
     }
   }
 
@@ -182,6 +183,10 @@ public final class PartitionPacks implements AutoCloseable {
     return offsets[segments.length];
   }
 
+  /**
+   * Closes the segments, which deletes them (opened to be deleted on close: on Linux they have no name from the
+   * start), so their disk is free for what the worker does next.
+   */
   @Override
   public void close() throws IOException {
     for (FileChannel segment : segments) {

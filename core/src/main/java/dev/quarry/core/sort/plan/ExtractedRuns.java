@@ -30,7 +30,7 @@ import java.util.function.Supplier;
 /**
  * The done markers of every extract worker, checked to be one split of the input list into one number of partitions
  * before their runs are merged. A marker names its worker's runs of each partition by counting them ({@code
- * ExtractResult#runsByPartition}, one pair when every spill held records of every partition), so a partition step
+ * ExtractResult#runsByPartition}, one pair when the worker held records of every partition), so a partition step
  * lists nothing and reads no pack: what it reads grows with the extract workers.
  */
 final class ExtractedRuns {

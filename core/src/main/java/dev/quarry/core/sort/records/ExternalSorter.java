@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
 import java.util.function.ToIntFunction;
 
 /**
@@ -24,6 +25,8 @@ public final class ExternalSorter {
   private final List<List<RecordEntry>> buffers = new ArrayList<>();
   private final List<List<String>> runs = new ArrayList<>();
   private final List<List<String>> staged = new ArrayList<>();
+  /** The size of each run spilled, by name. */
+  private final Map<String, Long> runBytes = new java.util.concurrent.ConcurrentHashMap<>();
   private RunStorage stagingStorage;
   private RunNames stagingNames;
   private long bufferedBytes;
@@ -60,8 +63,8 @@ public final class ExternalSorter {
    * partition's spills into one run in this sorter's storage, its number 0; a sorter whose entries all fit in the
    * budget writes them there at once, as without staging. So an extract worker that spills S times writes, and every
    * partition step reads, one run per partition, not S: W x P x S objects written, read and deleted over a job (S
-   * is about 20 for 100 GiB of 1 KiB records per worker under the default budget), and S times the runs a step
-   * merges, in passes past {@link RunMerger#FAN_IN}. Call before the first entry.
+   * is about 40 for 100 GiB of 1 KiB records per worker under a 1Gi budget), and S times the runs a step merges, in
+   * passes past {@link RunMerger#FAN_IN}. Call before the first entry.
    */
   public ExternalSorter stagingSpillsIn(RunStorage local, RunNames localNames) {
     if (entries > 0) {
@@ -70,6 +73,11 @@ public final class ExternalSorter {
     this.stagingStorage = local;
     this.stagingNames = localNames;
     return this;
+  }
+
+  /** The runs staged so far, not yet merged. */
+  public int stagedRuns() {
+    return staged.stream().mapToInt(List::size).sum();
   }
 
   public void add(RecordEntry entry) throws IOException {
@@ -114,6 +122,7 @@ public final class ExternalSorter {
           writer.write(entry);
         }
         writer.finish();
+        runBytes.put(spilled.get(partition), writer.bytes());
       }
     });
     spilled.forEach((partition, name) -> {
@@ -130,8 +139,9 @@ public final class ExternalSorter {
 
   /**
    * Spills what is left and returns the names of the runs written, partition by partition. A sorter that staged
-   * spills merges each partition's into one run, as many partitions at once as the budget holds the readers of
-   * (the buffer is empty by then), and deletes the staged runs.
+   * spills merges each partition's into one run, up to {@value InFlight#SORT_REQUESTS} partitions at once while the
+   * readers and uploads of those under way fit in the budget (the buffer is empty by then), each deleting its
+   * staged runs as it reads them.
    */
   public List<List<String>> finishPartitioned() throws IOException {
     if (stagingStorage == null || staged.stream().allMatch(List::isEmpty)) {
@@ -146,29 +156,39 @@ public final class ExternalSorter {
   private void mergeStaged() throws IOException {
     List<Integer> partitions = InFlight.indexes(staged.size()).stream()
         .filter(partition -> !staged.get(partition).isEmpty()).toList();
-    int mostRuns = partitions.stream().mapToInt(partition -> staged.get(partition).size()).max().orElse(1);
-    long mergeBytes = Math.min(mostRuns, RunMerger.FAN_IN) * RunMerger.READER_BYTES + RunWriter.WRITER_BYTES;
-    int atOnce = (int) Math.clamp(budgetBytes / mergeBytes, 1, InFlight.SORT_REQUESTS);
-    InFlight.all(partitions, atOnce, partition -> {
+    int budgetKib = (int) Math.clamp(budgetBytes >> 10, 1, Integer.MAX_VALUE);
+    Semaphore memory = new Semaphore(budgetKib);
+    InFlight.all(partitions, InFlight.SORT_REQUESTS, partition -> {
       List<String> spilled = staged.get(partition);
+      int need = (int) Math.clamp(mergeBytes(spilled) >> 10, 1, budgetKib);
+      memory.acquireUninterruptibly(need);
       int[] passRuns = {spilled.size()};
-      String merged = names.of(partition, 0);
-      try (RunMerger merger = RunMerger.open(stagingStorage, spilled, order,
+      try (RunMerger merger = RunMerger.openConsuming(stagingStorage, spilled, order,
           () -> stagingNames.of(partition, passRuns[0]++));
-          RunWriter writer = new RunWriter(storage.create(merged))) {
+          RunWriter writer = new RunWriter(storage.create(names.of(partition, 0)))) {
         for (RecordEntry entry = merger.next(); entry != null; entry = merger.next()) {
           writer.write(entry);
         }
         writer.finish();
-      }
-      for (String run : spilled) {
-        stagingStorage.delete(run);
+      } finally {
+        memory.release(need);
       }
     });
     for (int partition : partitions) {
       runs.get(partition).add(names.of(partition, 0));
       staged.get(partition).clear();
     }
+  }
+
+  /**
+   * What merging {@code spilled} into one run of the storage holds: a reader of each run merged at once (past the
+   * fan-in, passes whose runs fill whole windows) and a writer with its storage's upload of them all.
+   */
+  private long mergeBytes(List<String> spilled) {
+    long total = spilled.stream().mapToLong(runBytes::get).sum();
+    long readers = spilled.size() > RunMerger.FAN_IN ? RunMerger.FAN_IN * RunMerger.readerBytes(Long.MAX_VALUE)
+        : spilled.stream().mapToLong(run -> RunMerger.readerBytes(runBytes.get(run))).sum();
+    return readers + RunWriter.BUFFER_BYTES + storage.writeBufferBytes(total);
   }
 
   /**

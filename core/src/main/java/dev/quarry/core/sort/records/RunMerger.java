@@ -13,12 +13,12 @@ import java.util.function.Supplier;
  */
 public final class RunMerger implements AutoCloseable {
   /**
-   * The most runs read at once. Each reader holds about 1.6 MiB (its read window and LZ4 block buffers), so a merge
-   * holds about 50 MiB however many runs there are (a thousand extract workers leave a thousand runs or more).
+   * The most runs read at once. Each reader holds up to about 1.6 MiB ({@link #readerBytes}), so a merge holds
+   * about 50 MiB however many runs there are (a thousand extract workers leave a thousand runs or more).
    */
   public static final int FAN_IN = 32;
-  /** About what one reader holds: its 1 MiB read window, two LZ4 block buffers of 256 KiB and 64 KiB of buffer. */
-  public static final long READER_BYTES = (1L << 20) + (576L << 10);
+  /** About what one reader holds besides its read window: two LZ4 block buffers of 256 KiB, 64 KiB of buffer. */
+  private static final long READER_BUFFER_BYTES = 576L << 10;
 
   private final PriorityQueue<Head> heads;
   private final List<RunReader> readers;
@@ -57,8 +57,28 @@ public final class RunMerger implements AutoCloseable {
   /** As {@link #open(RunStorage, List, Comparator, Supplier)}, the runs of merge passes in {@code passStorage}. */
   public static RunMerger open(RunStorage storage, List<String> runs, Comparator<RecordEntry> order,
       RunStorage passStorage, Supplier<String> passRunNames) throws IOException {
+    return open(storage, runs, order, passStorage, passRunNames, List.of());
+  }
+
+  /**
+   * As {@link #open(RunStorage, List, Comparator, Supplier)}, every run deleted once read, {@code runs} too: a merge
+   * of a process's own runs holds at most a pass's output besides what is left of its input on the disk, where
+   * keeping the input until the end held it twice.
+   */
+  public static RunMerger openConsuming(RunStorage storage, List<String> runs, Comparator<RecordEntry> order,
+      Supplier<String> passRunNames) throws IOException {
+    return open(storage, runs, order, storage, passRunNames, runs);
+  }
+
+  /** What a reader of a run of {@code runBytes} holds: its buffers and a read window of up to 1 MiB. */
+  public static long readerBytes(long runBytes) {
+    return READER_BUFFER_BYTES + Math.min(runBytes, WindowedRead.WINDOW_BYTES);
+  }
+
+  private static RunMerger open(RunStorage storage, List<String> runs, Comparator<RecordEntry> order,
+      RunStorage passStorage, Supplier<String> passRunNames, List<String> consumed) throws IOException {
     List<String> current = List.copyOf(runs);
-    List<String> written = new ArrayList<>();
+    List<String> written = new ArrayList<>(consumed);
     while (current.size() > FAN_IN) {
       List<String> next = new ArrayList<>();
       for (int start = 0; start < current.size(); start += FAN_IN) {

@@ -15,4 +15,9 @@ public interface RunStorage {
   List<String> list(String prefix) throws IOException;
 
   void delete(String name) throws IOException;
+
+  /** About the most memory a run of {@code size} bytes being written holds in its storage ({@link RunWriter}'s own aside). */
+  default long writeBufferBytes(long size) {
+    return 0;
+  }
 }

@@ -15,20 +15,28 @@ public final class RunWriter implements AutoCloseable {
   static final byte[] MAGIC = {'Q', 'R', 'U', 'N', '1'};
   static final int ENTRY = 1;
   static final int END = 0;
-  /** About what a run being written holds: its LZ4 and stream buffers, and a store upload's first part of 8 MiB. */
-  public static final long WRITER_BYTES = 9L << 20;
+  /** About what a writer holds besides its storage's buffers: an LZ4 block and its compressed copy, 64 KiB more. */
+  public static final long BUFFER_BYTES = 576L << 10;
 
   private final RunOutput target;
   private final DataOutputStream out;
   private long entries;
+  private long bytes;
 
   public RunWriter(RunOutput target) throws IOException {
     this.target = target;
     // The LZ4 frame's end is written when its stream closes; the target commits or discards after that.
     OutputStream unclosed = new FilterOutputStream(target.stream()) {
       @Override
+      public void write(int b) throws IOException {
+        out.write(b);
+        bytes++;
+      }
+
+      @Override
       public void write(byte[] b, int off, int len) throws IOException {
         out.write(b, off, len);
+        bytes += len;
       }
 
       @Override
@@ -49,6 +57,11 @@ public final class RunWriter implements AutoCloseable {
 
   public long entries() {
     return entries;
+  }
+
+  /** The bytes written to the run so far: its size, once finished. */
+  public long bytes() {
+    return bytes;
   }
 
   /** Writes the end marker and commits the run; a run without its end marker is refused when read. */

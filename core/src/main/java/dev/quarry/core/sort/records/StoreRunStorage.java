@@ -6,6 +6,7 @@ import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectUpload;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.FilterOutputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -27,8 +28,95 @@ public final class StoreRunStorage implements RunStorage {
    * folder {@code work}, unless the scratch is local (a disk already, and the folder a local run's user chose). In
    * a scratch across the network each would cost the store its bytes twice and a request per window read.
    */
-  public static StoreRunStorage ownRuns(ObjectStore scratch, Path work) {
-    return new StoreRunStorage(scratch.isLocal() ? scratch : FileStore.unsynced(work.resolve("runs")));
+  public static RunStorage ownRuns(ObjectStore scratch, Path work) {
+    return scratch.isLocal() ? new StoreRunStorage(scratch) : new OnOwnDisk(FileStore.unsynced(work.resolve("runs")));
+  }
+
+  /** Runs in a process's work folder, whose write failures (a full disk) say what to do. */
+  private static final class OnOwnDisk implements RunStorage {
+    private final StoreRunStorage runs;
+
+    OnOwnDisk(FileStore store) {
+      this.runs = new StoreRunStorage(store);
+    }
+
+    @Override
+    public InputStream open(String name) throws IOException {
+      return runs.open(name);
+    }
+
+    @Override
+    public List<String> list(String prefix) throws IOException {
+      return runs.list(prefix);
+    }
+
+    @Override
+    public void delete(String name) throws IOException {
+      runs.delete(name);
+    }
+
+    @Override
+    public RunOutput create(String name) throws IOException {
+      RunOutput output;
+      try {
+        output = runs.create(name);
+      } catch (IOException e) {
+        throw cannotWrite(e);
+      }
+      OutputStream stream = new FilterOutputStream(output.stream()) {
+        @Override
+        public void write(int b) throws IOException {
+          try {
+            out.write(b);
+          } catch (IOException e) {
+            throw cannotWrite(e);
+          }
+        }
+
+        @Override
+        public void write(byte[] bytes, int offset, int length) throws IOException {
+          try {
+            out.write(bytes, offset, length);
+          } catch (IOException e) {
+            throw cannotWrite(e);
+          }
+        }
+
+        @Override
+        public void flush() throws IOException {
+          try {
+            out.flush();
+          } catch (IOException e) {
+            throw cannotWrite(e);
+          }
+        }
+      };
+      return new RunOutput() {
+        @Override
+        public OutputStream stream() {
+          return stream;
+        }
+
+        @Override
+        public void commit() throws IOException {
+          try {
+            output.commit();
+          } catch (IOException e) {
+            throw cannotWrite(e);
+          }
+        }
+
+        @Override
+        public void close() throws IOException {
+          output.close();
+        }
+      };
+    }
+
+    private static IOException cannotWrite(IOException e) {
+      return new IOException("Cannot keep sorted record entries on this worker's disk (" + e.getMessage() + "): give"
+          + " its temporary folder more room, or the worker a larger memory budget so that fewer entries spill", e);
+    }
   }
 
   @Override
@@ -73,5 +161,10 @@ public final class StoreRunStorage implements RunStorage {
   @Override
   public void delete(String name) throws IOException {
     store.delete(name);
+  }
+
+  @Override
+  public long writeBufferBytes(long size) {
+    return store.uploadBufferBytes(size);
   }
 }

@@ -34,6 +34,25 @@ class PartitionPacksTest {
     }
   }
 
+  /**
+   * The packs' segments go with their channels (the JDK unlinks them once open, so a killed worker leaves none
+   * either): an extract worker merges its spilled entries on the same disk after the upload, and the segments (its
+   * whole share of the input) took that room until the worker ended.
+   */
+  @Test
+  void closingThePacksLeavesNoSegment() throws IOException {
+    try (PartitionPacks packs = new PartitionPacks(folder.resolve("packs"), 3, 0)) {
+      assertThat(packs.spool()).isNotNull();
+    }
+    assertThat(files()).noneMatch(name -> name.startsWith("segment-"));
+  }
+
+  private java.util.List<String> files() throws IOException {
+    try (Stream<Path> files = Files.list(folder.resolve("packs"))) {
+      return files.map(file -> file.getFileName().toString()).sorted().toList();
+    }
+  }
+
   private java.util.List<String> spooledShards() throws IOException {
     try (Stream<Path> files = Files.list(folder.resolve("packs"))) {
       return files.map(file -> file.getFileName().toString()).filter(name -> name.startsWith("shard-")).sorted()

@@ -200,6 +200,99 @@ class ExternalSorterTest {
     assertThat(local.list("")).as("nothing staged").isEmpty();
   }
 
+  /**
+   * A staging sorter merges partitions side by side while their readers and uploads fit its budget: here each
+   * partition's merge takes about 21.7 MiB (its storage holds 20 MiB an upload), so a 50 MiB budget runs 2 at once and
+   * never 3. Before, the merges' memory counted 9 MiB for any upload and 1.6 MiB for any reader, and ran 3.
+   */
+  @Test
+  void stagedMergesRunSideBySideAsTheBudgetAllows() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger writing = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger mostAtOnce = new java.util.concurrent.atomic.AtomicInteger();
+    LocalRunStorage target = new LocalRunStorage(java.nio.file.Files.createDirectories(temp.resolve("store"))) {
+      @Override
+      public RunOutput create(String name) throws java.io.IOException {
+        RunOutput output = super.create(name);
+        mostAtOnce.accumulateAndGet(writing.incrementAndGet(), Math::max);
+        long until = System.nanoTime() + 300_000_000L; // time for a third merge to start, were it let
+        while (writing.get() < 3 && System.nanoTime() < until) {
+          try {
+            Thread.sleep(1); // a virtual thread's sleep frees its carrier for the others
+          } catch (InterruptedException e) {
+            throw new java.io.InterruptedIOException();
+          }
+        }
+        return new RunOutput() {
+          @Override
+          public java.io.OutputStream stream() {
+            return output.stream();
+          }
+
+          @Override
+          public void commit() throws java.io.IOException {
+            output.commit();
+          }
+
+          @Override
+          public void close() throws java.io.IOException {
+            writing.decrementAndGet();
+            output.close();
+          }
+        };
+      }
+
+      @Override
+      public long writeBufferBytes(long size) {
+        return 20L << 20;
+      }
+    };
+    LocalRunStorage local = new LocalRunStorage(java.nio.file.Files.createDirectories(temp.resolve("local")));
+    ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, target,
+        (partition, number) -> String.format("run-%d-%d", partition, number), 50L << 20, 6, RecordEntry::shard)
+        .stagingSpillsIn(local, (partition, number) -> String.format("local-%d-%d", partition, number));
+    Random random = new Random(3);
+    for (int i = 0; i < 300_000; i++) {
+      sorter.add(entry("k" + random.nextInt(1_000_000), i % 6, i, null));
+    }
+    assertThat(sorter.stagedRuns()).as("spilled once before the finish").isEqualTo(6);
+    assertThat(sorter.finishPartitioned()).allSatisfy(runs -> assertThat(runs).hasSize(1));
+    assertThat(mostAtOnce.get()).as("merges writing at once").isEqualTo(2);
+  }
+
+  /** A full disk under a worker's spills says what it is and what to do, in one line. */
+  @Test
+  void aFullDiskUnderOwnRunsSaysWhatToDo() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
+        "mounts a small tmpfs, as root");
+    Path small = java.nio.file.Files.createDirectories(temp.resolve("small"));
+    assertThat(new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", small.toString())
+        .inheritIO().start().waitFor()).isZero();
+    try {
+      var network = new dev.quarry.core.store.DelegatingStore(new dev.quarry.core.store.FileStore(temp.resolve("s3"))) {
+        @Override
+        public boolean isLocal() {
+          return false;
+        }
+      };
+      RunStorage own = StoreRunStorage.ownRuns(network, small);
+      ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, new LocalRunStorage(temp), "run-", 4_000)
+          .stagingSpillsIn(own, (partition, number) -> String.format("local-%06d", number));
+      Random random = new Random(5);
+      assertThatThrownBy(() -> {
+        for (int i = 0; i < 400_000; i++) {
+          sorter.add(entry("k" + random.nextLong(), 0, i, null));
+        }
+      }).isInstanceOf(java.io.IOException.class)
+          .hasMessageStartingWith("Cannot keep sorted record entries on this worker's disk (")
+          .hasMessageContaining("No space left on device")
+          .hasMessageEndingWith("give its temporary folder more room, or the worker a larger memory budget so that"
+              + " fewer entries spill")
+          .message().doesNotContain("\n");
+    } finally {
+      new ProcessBuilder("umount", small.toString()).inheritIO().start().waitFor();
+    }
+  }
+
   private static List<RecordEntry> read(RunStorage storage, String run) throws Exception {
     List<RecordEntry> entries = new ArrayList<>();
     try (RunReader reader = new RunReader(storage.open(run), run)) {

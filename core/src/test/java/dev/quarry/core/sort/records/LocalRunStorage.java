@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /** Runs in a test's temporary folder. */
-final class LocalRunStorage implements RunStorage {
+class LocalRunStorage implements RunStorage {
   private final Path dir;
 
   LocalRunStorage(Path dir) {
