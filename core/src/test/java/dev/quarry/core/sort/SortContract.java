@@ -2477,7 +2477,7 @@ abstract class SortContract {
         assertThat(extract.details().get("runs")).as("runs written").isEqualTo(3);
         assertThat(runObjects).as("run objects in scratch").isEqualTo(3);
       }
-      List<String> ownRuns = stepsOwnRuns(spec, job + "scratch/", 1, 3);
+      List<String> ownRuns = ownRunsWritten(spec, job + "scratch/", everyStep(3, 1));
       if (order.kind() == OrderKind.SHUFFLE && scratch.store().isLocal()) {
         assertThat(ownRuns).as("a step's spills in a local scratch: its entries pass its budget").isNotEmpty();
       } else {
@@ -2498,11 +2498,10 @@ abstract class SortContract {
   }
 
   /**
-   * Runs every partition step of a job of {@code partitions} over {@code extractCount} extract workers; returns the
-   * runs they wrote to scratch under {@code partition/<p>/sort/}: their sorts' spills and their merges' passes.
+   * The runs {@code phases} (given phases over a scratch that records them) write under {@code partition/<p>/sort/}:
+   * a step's sort and the passes of merges, runs no other process reads.
    */
-  private List<String> stepsOwnRuns(SortSpec spec, String scratchUrl, int extractCount, int partitions)
-      throws Exception {
+  private List<String> ownRunsWritten(SortSpec spec, String scratchUrl, PhasesRun phases) throws Exception {
     Location scratch = stores.locate(scratchUrl);
     List<String> written = java.util.Collections.synchronizedList(new ArrayList<>());
     ObjectStore recording = new DelegatingStore(scratch.store()) {
@@ -2514,12 +2513,24 @@ abstract class SortContract {
         return super.upload(key);
       }
     };
-    SortPhases steps = new SortPhases(spec, stores, new Location(recording, scratch.key()),
-        new ScratchPacks(recording, new Scratch(scratch.key())), false, QUIET);
-    for (int index = 0; index < partitions; index++) {
-      steps.partition(index, partitions, extractCount);
-    }
+    phases.run(new SortPhases(spec, stores, new Location(recording, scratch.key()),
+        new ScratchPacks(recording, new Scratch(scratch.key())), false, QUIET));
     return written;
+  }
+
+  /** Phases to run. */
+  @FunctionalInterface
+  private interface PhasesRun {
+    void run(SortPhases phases) throws Exception;
+  }
+
+  /** Every partition step of a job of {@code partitions} over {@code extractCount} extract workers. */
+  private static PhasesRun everyStep(int partitions, int extractCount) {
+    return phases -> {
+      for (int index = 0; index < partitions; index++) {
+        phases.partition(index, partitions, extractCount);
+      }
+    };
   }
 
   /**
@@ -2539,7 +2550,7 @@ abstract class SortContract {
     for (int index = 0; index <= RunMerger.FAN_IN; index++) {
       phases.extract(index, RunMerger.FAN_IN + 1, 1);
     }
-    List<String> ownRuns = stepsOwnRuns(spec, root + "scratch/", RunMerger.FAN_IN + 1, 1);
+    List<String> ownRuns = ownRunsWritten(spec, root + "scratch/", everyStep(1, RunMerger.FAN_IN + 1));
     if (stores.locate(root + "scratch/").store().isLocal()) {
       assertThat(ownRuns).as("the pass and the shuffle's one sorted run, in a local scratch").hasSize(2);
     } else {
@@ -2577,21 +2588,11 @@ abstract class SortContract {
       phases.partition(index, partitions, 1);
     }
     phases.plan(1);
-    List<String> passes = java.util.Collections.synchronizedList(new ArrayList<>());
-    ObjectStore recording = new DelegatingStore(scratch.store()) {
-      @Override
-      public dev.quarry.core.store.ObjectUpload upload(String key) throws IOException {
-        if (key.matches(".*partition/[0-9]{5}/sort/.*")) {
-          passes.add(key);
-        }
-        return super.upload(key);
+    List<String> passes = ownRunsWritten(spec, root + "scratch/", creating -> {
+      for (int index = 0; index < partitions; index++) {
+        creating.create(index, partitions);
       }
-    };
-    SortPhases creating = new SortPhases(spec, stores, new Location(recording, scratch.key()),
-        new ScratchPacks(recording, new Scratch(scratch.key())), false, QUIET);
-    for (int index = 0; index < partitions; index++) {
-      creating.create(index, partitions);
-    }
+    });
     if (scratch.store().isLocal()) {
       assertThat(passes).as("passes of create's merges, in a local scratch").isNotEmpty();
     } else {
