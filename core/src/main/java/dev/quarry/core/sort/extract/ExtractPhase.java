@@ -35,9 +35,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Phase 1: extract worker {@code index} of {@code count} reads its contiguous share of the input shards and writes
  * its records' entries as runs sorted by key under scratch: one run per partition that holds entries, its spills
- * merged on the worker's disk (with a local scratch, one run per partition at each spill). Rerunning an index whose done marker exists does nothing;
- * one done with another {@code count} (another split of the inputs) is done again; rerunning one that died starts
- * it over, with runs of its own ({@link Scratch#extractRun}), whatever the other attempt left or still writes.
+ * merged on the worker's disk (with a local scratch, one run per partition at each spill). Rerunning an index whose
+ * done marker exists does nothing; one done with another {@code count} (another split of the inputs) is done again;
+ * rerunning one that died starts it over, with runs of its own ({@link Scratch#extractRun}), whatever the other
+ * attempt left or still writes.
  */
 public final class ExtractPhase {
   /** The problem kind counted for a missing input shard. */

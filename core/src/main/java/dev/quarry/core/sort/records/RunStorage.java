@@ -16,7 +16,10 @@ public interface RunStorage {
 
   void delete(String name) throws IOException;
 
-  /** About the most memory a run of {@code size} bytes being written holds in its storage ({@link RunWriter}'s own aside). */
+  /**
+   * About the most memory a run of {@code size} bytes being written holds in its storage, besides {@link RunWriter}'s
+   * own buffers.
+   */
   default long writeBufferBytes(long size) {
     return 0;
   }

@@ -89,7 +89,8 @@ class ExtractedRunsTest {
     AtomicInteger passRuns = new AtomicInteger();
     for (int partition = 0; partition < PARTITIONS; partition++) {
       List<RecordEntry> merged = new ArrayList<>();
-      try (RunMerger merger = extracted.merged(partition, storage, storage, () -> "job/pass-" + passRuns.getAndIncrement())) {
+      try (RunMerger merger = extracted.merged(partition, storage, storage,
+          () -> "job/pass-" + passRuns.getAndIncrement())) {
         for (RecordEntry entry = merger.next(); entry != null; entry = merger.next()) {
           merged.add(entry);
         }
