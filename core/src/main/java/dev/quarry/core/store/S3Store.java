@@ -336,13 +336,12 @@ public final class S3Store implements ObjectStore {
   }
 
   /**
-   * The parts in flight and the one filling, once it passes one part; below that, a buffer grown by doubling, the old
-   * one held while copied.
+   * Below one part, a buffer grown by doubling up to the size (at most twice it), the old one held while copied;
+   * past it, the parts in flight and the one filling, each of the size the last part has grown to.
    */
   @Override
   public long uploadBufferBytes(long size) {
-    long partSize = settings.partSizeBytes();
-    return size <= partSize ? Math.min(2 * size, partSize + partSize / 2) : (S3Upload.PARTS_IN_FLIGHT + 1) * partSize;
+    return S3Upload.bufferBytes(size, PartSizes.growingFrom(settings.partSizeBytes()));
   }
 
   /** An upload whose parts follow {@code sizes} (tests give small limits). */

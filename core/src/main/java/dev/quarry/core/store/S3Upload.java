@@ -48,6 +48,20 @@ final class S3Upload implements ObjectUpload {
   private volatile Throwable partFailure;
   private State state = State.OPEN;
 
+  /** About the most an upload of {@code size} bytes in parts of {@code sizes} holds at once ({@code PartStream}). */
+  static long bufferBytes(long size, PartSizes sizes) {
+    int first = sizes.ofPart(1);
+    if (size <= first) {
+      long grown = Math.min(first, Long.highestOneBit(Math.max(size, FIRST_BUFFER_BYTES) - 1) << 1);
+      return grown + grown / 2;
+    }
+    int parts = 0;
+    for (long left = size; left > 0 && parts < sizes.maxParts(); left -= sizes.ofPart(parts)) {
+      parts++;
+    }
+    return (long) Math.min(PARTS_IN_FLIGHT + 1, parts) * sizes.ofPart(parts);
+  }
+
   S3Upload(S3Store store, String key, PartSizes partSizes, ExecutorService partUploads) {
     this.store = store;
     this.key = key;

@@ -79,6 +79,11 @@ public class DelegatingStore implements ObjectStore {
   }
 
   @Override
+  public long uploadBufferBytes(long size) {
+    return delegate.uploadBufferBytes(size);
+  }
+
+  @Override
   public ListPage list(String prefix, String startAfter, int maxKeys) throws IOException {
     before("LIST", prefix);
     return delegate.list(prefix, startAfter, maxKeys);

@@ -36,4 +36,20 @@ class PartSizesTest {
     assertThat(sizes.ofPart(1)).isEqualTo(512 << 20);
     assertThat(sizes.ofPart(PartSizes.MAX_PARTS)).isEqualTo(512 << 20);
   }
+
+  /**
+   * What an upload holds, which a merge of spilled runs counts against its budget: below a part, a buffer doubled
+   * from 64 KiB to the size and the one before it; past a part, the 4 parts in flight and the one filling, each of the
+   * size the parts have grown to (16 MiB past 500 parts of 8 MiB), and no more parts than the object has.
+   */
+  @Test
+  void anUploadHoldsItsBufferOrItsPartsInFlightOfTheirGrownSize() {
+    PartSizes sizes = PartSizes.growingFrom(S3Settings.DEFAULT_PART_SIZE_BYTES);
+    assertThat(S3Upload.bufferBytes(1, sizes)).isEqualTo(96 << 10);
+    assertThat(S3Upload.bufferBytes(MIB + 1, sizes)).isEqualTo(3 * MIB);
+    assertThat(S3Upload.bufferBytes(8 * MIB, sizes)).isEqualTo(12 * MIB);
+    assertThat(S3Upload.bufferBytes(12 * MIB, sizes)).isEqualTo(2 * 8 * MIB);
+    assertThat(S3Upload.bufferBytes(100 * MIB, sizes)).isEqualTo(5 * 8 * MIB);
+    assertThat(S3Upload.bufferBytes(5 * GIB, sizes)).isEqualTo(5 * 16 * MIB);
+  }
 }

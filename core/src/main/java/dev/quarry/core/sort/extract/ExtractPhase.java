@@ -127,8 +127,7 @@ public final class ExtractPhase {
         }
       }
       if (sorter.stagedRuns() > 0) {
-        log.printf("extract %d/%d: merging %d runs of spilled record entries into one per partition%n", index, count,
-            sorter.stagedRuns());
+        log.printf("extract %d/%d: merging its spilled record entries into one run per partition%n", index, count);
       }
       written = sorter.finishPartitioned();
     }

@@ -44,9 +44,8 @@ public final class PartitionPacks implements AutoCloseable {
     this.sizes = new long[partitions];
     Files.createDirectories(folder);
     for (int partition = 0; partition < partitions; partition++) {
-      segments[partition] = FileChannel.open(folder.resolve(String.format("segment-%05d", partition)),
-          StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
-          StandardOpenOption.DELETE_ON_CLOSE);
+      segments[partition] = FileChannel.open(segment(partition),
+          StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
     }
   }
 
@@ -184,15 +183,28 @@ public final class PartitionPacks implements AutoCloseable {
   }
 
   /**
-   * Closes the segments, which deletes them (opened to be deleted on close: on Linux they have no name from the
-   * start), so their disk is free for what the worker does next.
+   * Closes and deletes the segments, so that their disk is free for what the worker does next. They keep their
+   * names until then (not unlinked at open): a kubelet that measures an emptyDir by walking it sees their bytes.
    */
   @Override
   public void close() throws IOException {
-    for (FileChannel segment : segments) {
-      if (segment != null) {
-        segment.close();
+    IOException failure = null;
+    for (int partition = 0; partition < segments.length; partition++) {
+      try {
+        if (segments[partition] != null) {
+          segments[partition].close();
+        }
+        Files.deleteIfExists(segment(partition));
+      } catch (IOException e) {
+        failure = failure == null ? e : failure;
       }
     }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private Path segment(int partition) {
+    return folder.resolve(String.format("segment-%05d", partition));
   }
 }

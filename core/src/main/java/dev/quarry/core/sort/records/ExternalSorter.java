@@ -141,7 +141,7 @@ public final class ExternalSorter {
    * Spills what is left and returns the names of the runs written, partition by partition. A sorter that staged
    * spills merges each partition's into one run, up to {@value InFlight#SORT_REQUESTS} partitions at once while the
    * readers and uploads of those under way fit in the budget (the buffer is empty by then), each deleting its
-   * staged runs as it reads them.
+   * staged runs once merged.
    */
   public List<List<String>> finishPartitioned() throws IOException {
     if (stagingStorage == null || staged.stream().allMatch(List::isEmpty)) {

@@ -61,9 +61,9 @@ public final class RunMerger implements AutoCloseable {
   }
 
   /**
-   * As {@link #open(RunStorage, List, Comparator, Supplier)}, every run deleted once read, {@code runs} too: a merge
-   * of a process's own runs holds at most a pass's output besides what is left of its input on the disk, where
-   * keeping the input until the end held it twice.
+   * As {@link #open(RunStorage, List, Comparator, Supplier)}, {@code runs} deleted too, each group once merged: a
+   * merge of a process's own runs holds at most a group's output besides what is left of its input on the disk,
+   * where keeping the input until the end held it twice.
    */
   public static RunMerger openConsuming(RunStorage storage, List<String> runs, Comparator<RecordEntry> order,
       Supplier<String> passRunNames) throws IOException {

@@ -114,8 +114,10 @@ public final class StoreRunStorage implements RunStorage {
     }
 
     private static IOException cannotWrite(IOException e) {
-      return new IOException("Cannot keep sorted record entries on this worker's disk (" + e.getMessage() + "): give"
-          + " its temporary folder more room, or the worker a larger memory budget so that fewer entries spill", e);
+      String reason = String.valueOf(e.getMessage());
+      boolean full = reason.contains("No space left on device") || reason.contains("Disk quota exceeded");
+      return new IOException("Cannot keep sorted record entries on this worker's disk (" + reason + ")"
+          + (full ? ": give its temporary folder more room" : ""), e);
     }
   }
 

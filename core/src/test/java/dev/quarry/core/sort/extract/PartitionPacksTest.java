@@ -35,14 +35,15 @@ class PartitionPacksTest {
   }
 
   /**
-   * The packs' segments go with their channels (the JDK unlinks them once open, so a killed worker leaves none
-   * either): an extract worker merges its spilled entries on the same disk after the upload, and the segments (its
-   * whole share of the input) took that room until the worker ended.
+   * Closing the packs deletes their segments: an extract worker merges its spilled entries on the same disk after
+   * the upload, and the segments (its whole share of the input) took that room until the worker ended. Until then
+   * they have names, so that a kubelet measuring the pod's emptyDir by walking it counts them.
    */
   @Test
-  void closingThePacksLeavesNoSegment() throws IOException {
+  void closingThePacksDeletesTheirSegments() throws IOException {
     try (PartitionPacks packs = new PartitionPacks(folder.resolve("packs"), 3, 0)) {
       assertThat(packs.spool()).isNotNull();
+      assertThat(files()).contains("segment-00000", "segment-00001", "segment-00002");
     }
     assertThat(files()).noneMatch(name -> name.startsWith("segment-"));
   }
