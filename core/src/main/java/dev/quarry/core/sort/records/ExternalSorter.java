@@ -99,7 +99,7 @@ public final class ExternalSorter {
    * so its runs are its first {@code n} names whatever the other partitions held: a reader that knows how many there
    * are names them without listing.
    */
-  public void spill() throws IOException {
+  private void spill() throws IOException {
     if (stagingStorage != null) {
       spillTo(stagingStorage, stagingNames, staged);
     } else {
