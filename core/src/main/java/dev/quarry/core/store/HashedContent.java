@@ -22,6 +22,48 @@ public record HashedContent(long length, byte[] sha256, Opener opener) {
     LengthMismatch(String message) {
       super(message);
     }
+
+    /**
+     * {@code in}, failing with a {@code LengthMismatch} as soon as it turns out longer or shorter than {@code length}
+     * bytes: an upload that trusted the length would otherwise store a cut object, or wait for bytes never sent.
+     */
+    static InputStream checking(InputStream in, long length) {
+      // An InputStream, not a FilterInputStream: its skip reads through read(), so skipped bytes are counted too.
+      return new InputStream() {
+        private long read;
+
+        @Override
+        public int read() throws IOException {
+          byte[] one = new byte[1];
+          return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int wanted) throws IOException {
+          if (wanted == 0) {
+            return 0;
+          }
+          // One byte past the announced end is asked for, to tell "ended" from "goes on".
+          int n = in.read(buffer, offset, (int) Math.min(wanted, Math.max(1, length - read)));
+          if (n < 0) {
+            if (read < length) {
+              throw new LengthMismatch("its content ended after " + read + " of the " + length + " bytes announced");
+            }
+            return -1;
+          }
+          read += n;
+          if (read > length) {
+            throw new LengthMismatch("its content has more than the " + length + " bytes announced");
+          }
+          return n;
+        }
+
+        @Override
+        public void close() throws IOException {
+          in.close();
+        }
+      };
+    }
   }
 
   public HashedContent {
@@ -36,41 +78,6 @@ public record HashedContent(long length, byte[] sha256, Opener opener) {
    * announced: an upload that trusted the length would otherwise store a cut object, or wait for bytes never sent.
    */
   InputStream open() throws IOException {
-    InputStream in = opener.open();
-    // An InputStream, not a FilterInputStream: its skip reads through read(), so skipped bytes are counted too.
-    return new InputStream() {
-      private long read;
-
-      @Override
-      public int read() throws IOException {
-        byte[] one = new byte[1];
-        return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-      }
-
-      @Override
-      public int read(byte[] buffer, int offset, int wanted) throws IOException {
-        if (wanted == 0) {
-          return 0;
-        }
-        // One byte past the announced end is asked for, to tell "ended" from "goes on".
-        int n = in.read(buffer, offset, (int) Math.min(wanted, Math.max(1, length - read)));
-        if (n < 0) {
-          if (read < length) {
-            throw new LengthMismatch("its content ended after " + read + " of the " + length + " bytes announced");
-          }
-          return -1;
-        }
-        read += n;
-        if (read > length) {
-          throw new LengthMismatch("its content has more than the " + length + " bytes announced");
-        }
-        return n;
-      }
-
-      @Override
-      public void close() throws IOException {
-        in.close();
-      }
-    };
+    return LengthMismatch.checking(opener.open(), length);
   }
 }

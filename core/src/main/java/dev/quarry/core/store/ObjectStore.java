@@ -69,6 +69,23 @@ public interface ObjectStore extends AutoCloseable {
   }
 
   /**
+   * An object whose bytes can be read again from any offset ({@link RangedContent}: local files), with the least
+   * memory: S3 sends its parts straight from those bytes, several at once, in parts sized from its length
+   * ({@code PartSizes#forLength}), so the upload holds no part whatever the object's size; elsewhere it streams like
+   * {@link #upload(String)}. Content that gives fewer or more bytes than its length fails the write. Atomic: the
+   * object becomes visible whole or not at all.
+   */
+  default void put(String key, RangedContent content) throws IOException {
+    try (ObjectUpload upload = upload(key);
+        InputStream in = HashedContent.LengthMismatch.checking(content.open(0, content.length()), content.length())) {
+      in.transferTo(upload.stream());
+      upload.commit();
+    } catch (HashedContent.LengthMismatch e) {
+      throw new IOException("Cannot write " + url(key) + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
    * Whether objects are local files: a range read again costs a read of the page cache or the disk, no request, so a
    * local sort reads plain tar inputs where they are rather than holding a copy, and a local file is written in one
    * pass that hashes its bytes as it goes (no {@link #put(String, HashedContent)} that needs the hash first).

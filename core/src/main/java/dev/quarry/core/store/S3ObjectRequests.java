@@ -160,6 +160,27 @@ final class S3ObjectRequests {
         : HexFormat.of().formatHex(hashed.sha256()));
   }
 
+  /**
+   * Bytes [offset, offset + length) of {@code content}, read again for each attempt; over plain HTTP read once more
+   * first, to hash them for signing. Content that gives fewer or more bytes fails the request at once.
+   */
+  Body body(RangedContent content, long offset, long length) throws IOException {
+    String payloadSha256 = SigV4.UNSIGNED_PAYLOAD;
+    if (!isTls()) {
+      try (InputStream in = HashedContent.LengthMismatch.checking(content.open(offset, length), length)) {
+        payloadSha256 = SigV4.sha256Hex(in);
+      }
+    }
+    ContentStreamProvider provider = () -> {
+      try {
+        return HashedContent.LengthMismatch.checking(content.open(offset, length), length);
+      } catch (IOException e) {
+        throw new BodyUnavailable(e);
+      }
+    };
+    return new Body(provider, length, payloadSha256);
+  }
+
   /** A body that could not be opened, carried out of the HTTP client, which asks for it without a checked throws. */
   private static final class BodyUnavailable extends UncheckedIOException {
     private static final long serialVersionUID = 1L;

@@ -1,6 +1,7 @@
 package dev.quarry.core.store;
 
 import dev.quarry.core.concurrent.Lazy;
+import dev.quarry.core.units.ByteSize;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -329,6 +330,37 @@ public final class S3Store implements ObjectStore {
         url(key)).close();
   }
 
+  /**
+   * One PutObject when the content is within one part, else a multipart upload whose parts, sized from the length
+   * ({@link PartSizes#forLength}), are read from the content as they are sent, {@value S3Upload#PARTS_IN_FLIGHT} at
+   * once: nothing of the object is held. Over plain HTTP each part is read once more first, to be hashed for signing.
+   */
+  @Override
+  public void put(String key, RangedContent content) throws IOException {
+    ObjectKeys.checkKey(key);
+    long length = content.length();
+    if (length > PartSizes.MAX_OBJECT_BYTES) {
+      throw new IOException("Cannot write " + url(key) + ": " + ByteSize.format(length) + ", more than the "
+          + ByteSize.format(PartSizes.MAX_OBJECT_BYTES) + " an S3 object may hold");
+    }
+    int partBytes = PartSizes.forLength(length, settings.partSizeBytes());
+    try {
+      if (length <= partBytes) {
+        objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(), Map.of(), objects.body(content, 0, length),
+            "write", url(key)).close();
+        return;
+      }
+      try (S3Upload upload = new S3Upload(this, key, PartSizes.fixed(partBytes), partUploads)) {
+        for (long offset = 0; offset < length; offset += partBytes) {
+          upload.sendRange(content, offset, Math.min(partBytes, length - offset));
+        }
+        upload.commit();
+      }
+    } catch (HashedContent.LengthMismatch e) {
+      throw new IOException("Cannot write " + url(key) + ": " + e.getMessage(), e);
+    }
+  }
+
   @Override
   public ObjectUpload upload(String key) {
     ObjectKeys.checkKey(key);
@@ -368,6 +400,21 @@ public final class S3Store implements ObjectStore {
         "write", url(key) + " (part " + number + ")");
     response.close();
     return response.etag();
+  }
+
+  /** UploadPart of bytes [offset, offset + length) of {@code content}, read as they are sent; returns the etag. */
+  String uploadPart(String key, String uploadId, int number, RangedContent content, long offset, long length)
+      throws IOException {
+    String part = url(key) + " (part " + number + ")";
+    try {
+      S3ObjectRequests.Response response = objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key,
+          Map.of("partNumber", Integer.toString(number), "uploadId", uploadId), Map.of(),
+          objects.body(content, offset, length), "write", part);
+      response.close();
+      return response.etag();
+    } catch (HashedContent.LengthMismatch e) {
+      throw new IOException("Cannot write " + part + ": " + e.getMessage(), e);
+    }
   }
 
   /**

@@ -84,7 +84,9 @@ final class S3Upload implements ObjectUpload {
       if (uploadId == null) {
         etag = store.putBytes(key, buffer, filled);
       } else {
-        sendPart();
+        if (filled > 0) { // a streamed upload's last part (parts sent from ranges leave nothing here)
+          sendPart();
+        }
         etag = store.completeMultipartUpload(key, uploadId, awaitParts());
       }
       state = State.COMMITTED;
@@ -143,8 +145,41 @@ final class S3Upload implements ObjectUpload {
     }
   }
 
-  /** Hands the full buffer to a background upload, creating the multipart upload first if needed. */
+  /**
+   * Sends bytes [offset, offset + length) of {@code content} as the next part, in the background, read from where
+   * they lie: an upload whose every part is sent so ({@code S3Store#put(String, RangedContent)}) holds none in
+   * memory. Not after bytes written to the stream, whose part would then follow this one.
+   */
+  void sendRange(RangedContent content, long offset, long length) throws IOException {
+    requireOpen("write");
+    if (filled > 0) {
+      throw new IllegalStateException("A part from a range after bytes written to the stream of " + url);
+    }
+    try {
+      submitPart(number -> store.uploadPart(key, uploadId, number, content, offset, length));
+    } catch (IOException e) {
+      throw abortAfter(e);
+    }
+  }
+
+  /** Hands the full buffer to a background upload. */
   private void sendPart() throws IOException {
+    byte[] data = buffer;
+    int length = filled;
+    submitPart(number -> {
+      try {
+        return store.uploadPart(key, uploadId, number, data, length);
+      } finally {
+        spareBuffers.offer(data);
+      }
+    });
+    partSize = partSizes.ofPart(parts.size() + 1);
+    buffer = takeBuffer();
+    filled = 0;
+  }
+
+  /** Sends a part, whose etag {@code send} returns, in the background; creates the multipart upload first if needed. */
+  private void submitPart(PartSend send) throws IOException {
     throwIfPartFailed();
     if (uploadId == null) {
       uploadId = store.createMultipartUpload(key);
@@ -161,23 +196,22 @@ final class S3Upload implements ObjectUpload {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("Cannot write " + url + ": interrupted while waiting for a part to finish");
     }
-    byte[] data = buffer;
-    int length = filled;
-    parts.add(partUploads.submit(() -> uploadPart(number, data, length)));
-    partSize = partSizes.ofPart(number + 1);
-    buffer = takeBuffer();
-    filled = 0;
+    parts.add(partUploads.submit(() -> uploadPart(number, send)));
   }
 
-  private CompletedPart uploadPart(int number, byte[] data, int length) throws IOException {
+  /** Sends part {@code number} and returns its etag. */
+  @FunctionalInterface
+  private interface PartSend {
+    String etag(int number) throws IOException;
+  }
+
+  private CompletedPart uploadPart(int number, PartSend send) throws IOException {
     try {
-      return CompletedPart.builder().partNumber(number).eTag(store.uploadPart(key, uploadId, number, data, length))
-          .build();
+      return CompletedPart.builder().partNumber(number).eTag(send.etag(number)).build();
     } catch (IOException | RuntimeException e) {
       partFailure = e;
       throw e;
     } finally {
-      spareBuffers.offer(data);
       partsInFlight.release();
     }
   }

@@ -1,5 +1,8 @@
 package dev.quarry.core.store;
 
+import dev.quarry.core.memory.JdkIoBuffers;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -137,6 +140,16 @@ final class SigV4 {
   static String sha256Hex(byte[] data, int length) {
     MessageDigest sha256 = sha256();
     sha256.update(data, 0, length);
+    return HEX.formatHex(sha256.digest());
+  }
+
+  /** The SHA-256 of what {@code in} gives, to its end; the stream is left open. */
+  static String sha256Hex(InputStream in) throws IOException {
+    MessageDigest sha256 = sha256();
+    byte[] buffer = new byte[JdkIoBuffers.CACHED_BYTES];
+    for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+      sha256.update(buffer, 0, n);
+    }
     return HEX.formatHex(sha256.digest());
   }
 

@@ -68,6 +68,12 @@ public class DelegatingStore implements ObjectStore {
   }
 
   @Override
+  public void put(String key, RangedContent content) throws IOException {
+    before("PUT", key);
+    delegate.put(key, content);
+  }
+
+  @Override
   public boolean isLocal() {
     return delegate.isLocal();
   }

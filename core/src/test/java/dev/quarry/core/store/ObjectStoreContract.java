@@ -369,6 +369,39 @@ abstract class ObjectStoreContract {
     assertThat(store.listAll("hashed/").toList()).isEmpty();
   }
 
+  /** Content read from {@code data} at any offset, as a local file is. */
+  static RangedContent ranged(byte[] data, long length) {
+    return new RangedContent() {
+      @Override
+      public long length() {
+        return length;
+      }
+
+      @Override
+      public InputStream open(long offset, long wanted) {
+        int from = (int) Math.min(offset, data.length);
+        return new ByteArrayInputStream(data, from, (int) Math.min(wanted, data.length - from));
+      }
+    };
+  }
+
+  @Test
+  void rangedContentIsStoredWholeAndReplacesTheObject() throws IOException {
+    store.put("ranged/one", "old".getBytes(UTF_8));
+    store.put("ranged/one", ranged(THOUSAND_BYTES, THOUSAND_BYTES.length));
+    assertThat(read(store.get("ranged/one"))).isEqualTo(THOUSAND_BYTES);
+    store.put("ranged/empty", ranged(new byte[0], 0));
+    assertThat(store.head("ranged/empty").orElseThrow().size()).isZero();
+  }
+
+  @Test
+  void rangedContentShorterThanItsLengthIsRefusedAndLeavesNothing() {
+    assertThatThrownBy(() -> store.put("ranged/short", ranged(THOUSAND_BYTES, 1001)))
+        .isInstanceOf(IOException.class).hasMessageContaining(store.url("ranged/short"))
+        .hasMessageContaining("ended after 1000 of the 1001 bytes");
+    assertThat(store.listAll("ranged/").toList()).isEmpty();
+  }
+
   @Test
   void anEmptyUploadMakesAnEmptyObject() throws IOException {
     try (ObjectUpload upload = store.upload("uploads/empty")) {

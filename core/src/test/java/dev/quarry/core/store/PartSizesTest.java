@@ -52,4 +52,28 @@ class PartSizesTest {
     assertThat(S3Upload.bufferBytes(100 * MIB, sizes)).isEqualTo(5 * 8 * MIB);
     assertThat(S3Upload.bufferBytes(5 * GIB, sizes)).isEqualTo(5 * 16 * MIB);
   }
+
+  /**
+   * Parts read from where they lie are sized from the object's length: a quarter of it (4 go at once), at least the
+   * set size, at most 128 MiB until 10,000 of those would not hold the object, in whole MiB; S3 holds at most 5 TiB.
+   */
+  @Test
+  void partsReadFromWhereTheyLieAreSizedFromTheLength() {
+    int set = S3Settings.DEFAULT_PART_SIZE_BYTES;
+    assertThat(PartSizes.forLength(0, set)).isEqualTo(set);
+    assertThat(PartSizes.forLength(8 * MIB, set)).as("one part: one PutObject").isEqualTo(set);
+    assertThat(PartSizes.forLength(20 * MIB, set)).isEqualTo(set);
+    assertThat(PartSizes.forLength(256 * MIB, set)).as("4 parts").isEqualTo(64 * MIB);
+    assertThat(PartSizes.forLength(256 * MIB + 1, set)).isEqualTo(65 * MIB);
+    assertThat(PartSizes.forLength(102 * GIB, set)).as("816 parts, not 2,350 grown from 8 MiB")
+        .isEqualTo(PartSizes.MAX_GROWN_BYTES);
+    assertThat(PartSizes.forLength(2048 * GIB, set)).as("10,000 parts").isEqualTo(210 * MIB);
+    assertThat(PartSizes.forLength(PartSizes.MAX_OBJECT_BYTES, set)).isEqualTo(525 * MIB);
+    assertThat(PartSizes.forLength(64 * MIB, 512 << 20)).as("a set size above stays").isEqualTo(512 << 20);
+    for (long length : new long[] {MIB, 9 * MIB, 300 * MIB, 1234 * GIB, PartSizes.MAX_OBJECT_BYTES}) {
+      long part = PartSizes.forLength(length, set);
+      assertThat(Math.ceilDiv(length, part)).as(length + " bytes").isLessThanOrEqualTo(PartSizes.MAX_PARTS);
+      assertThat(part % MIB).isZero();
+    }
+  }
 }

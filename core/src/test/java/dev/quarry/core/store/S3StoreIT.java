@@ -12,6 +12,7 @@ import java.io.OutputStream;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -163,6 +164,55 @@ class S3StoreIT extends ObjectStoreContract {
     assertThatThrownBy(() -> store.put("hashed/mismatch", mismatched)).isInstanceOf(IOException.class)
         .hasMessageContaining("XAmzContentSHA256Mismatch");
     assertThat(store.head("hashed/mismatch")).isEmpty();
+  }
+
+  /**
+   * Content read from where it lies goes in parts sized from its length (a quarter each here), each read as it is
+   * sent (and, over plain HTTP, once before to hash it), never the whole object at once.
+   */
+  @Test
+  void rangedContentGoesInPartsSizedFromItsLengthEachReadWhenSent() throws IOException {
+    byte[] data = new byte[25 * MIB + 3];
+    new Random(25).nextBytes(data);
+    List<long[]> opened = java.util.Collections.synchronizedList(new ArrayList<>());
+    RangedContent content = new RangedContent() {
+      @Override
+      public long length() {
+        return data.length;
+      }
+
+      @Override
+      public InputStream open(long offset, long length) {
+        opened.add(new long[] {offset, length});
+        return new ByteArrayInputStream(data, (int) offset, (int) length);
+      }
+    };
+    RequestCounts before = store.requests().snapshot();
+    store.put("ranged/big", content);
+
+    assertThat(store.requests().minus(before).put()).as("1 create + 4 parts of 7 MiB + 1 complete").isEqualTo(6);
+    assertThat(store.head("ranged/big").orElseThrow().etag()).endsWith("-4");
+    assertThat(sha256Of(store.get("ranged/big"))).isEqualTo(sha256Of(new ByteArrayInputStream(data)));
+    assertThat(opened).as("each part hashed, then sent").hasSize(8)
+        .allSatisfy(range -> assertThat(range[1]).isLessThanOrEqualTo(7 * MIB));
+    assertThat(pendingUploads("ranged/")).isEmpty();
+
+    before = store.requests().snapshot();
+    store.put("ranged/small", ObjectStoreContract.ranged(data, 5 * MIB));
+    assertThat(store.requests().minus(before).put()).as("within a part: one PutObject").isEqualTo(1);
+    assertThat(store.head("ranged/small").orElseThrow().size()).isEqualTo(5 * MIB);
+  }
+
+  /** A part whose content ends early fails the write, names the part, and leaves no object and no pending upload. */
+  @Test
+  void rangedContentThatEndsEarlyInAPartAbortsTheUpload() throws IOException {
+    byte[] data = new byte[23 * MIB]; // parts of 7 MiB: the fourth, [21, 25) MiB, ends early
+    assertThatThrownBy(() -> store.put("ranged/cut", ObjectStoreContract.ranged(data, 25L * MIB)))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("Cannot write " + store.url("ranged/cut") + " (part 4)")
+        .hasMessageContaining("ended after");
+    assertThat(store.head("ranged/cut")).isEmpty();
+    assertThat(pendingUploads("ranged/cut")).isEmpty();
   }
 
   @Test

@@ -4,17 +4,19 @@ import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.store.FileRangeStream;
 import dev.quarry.core.store.ObjectStore;
-import dev.quarry.core.store.ObjectUpload;
+import dev.quarry.core.store.RangedContent;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
-import java.nio.channels.Channels;
+import java.io.SequenceInputStream;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -165,21 +167,44 @@ public final class PartitionPacks implements AutoCloseable {
 
   /**
    * Uploads the segments one after the other as the object {@code key}, then their {@link SegmentTable}; returns
-   * the bytes of records, where the table starts.
+   * the bytes of records, where the table starts. The parts are read from the segments as they are sent
+   * ({@link ObjectStore#put(String, RangedContent)}): streamed through an upload, a pack of 60 GiB held 5 parts of
+   * 128 MiB in the heap, besides the sorter's entries, past a 1Gi budget.
    */
   public long upload(ObjectStore store, String key) throws IOException {
     long[] offsets = new long[segments.length + 1];
-    try (ObjectUpload upload = store.upload(key)) {
-      for (int partition = 0; partition < segments.length; partition++) {
-        try (InputStream in = Channels.newInputStream(segments[partition].position(0))) {
-          in.transferTo(upload.stream());
-        }
-        offsets[partition + 1] = offsets[partition] + sizes[partition];
-      }
-      upload.stream().write(SegmentTable.encode(offsets));
-      upload.commit();
+    for (int partition = 0; partition < segments.length; partition++) {
+      offsets[partition + 1] = offsets[partition] + sizes[partition];
     }
-    return offsets[segments.length];
+    byte[] table = SegmentTable.encode(offsets);
+    long recordBytes = offsets[segments.length];
+    store.put(key, new RangedContent() {
+      @Override
+      public long length() {
+        return recordBytes + table.length;
+      }
+
+      @Override
+      public InputStream open(long offset, long length) {
+        List<InputStream> pieces = new ArrayList<>();
+        long end = offset + length;
+        // The segments that overlap [offset, end), then the table's part of it.
+        for (int partition = 0; partition < segments.length && offsets[partition] < end; partition++) {
+          long from = Math.max(offset, offsets[partition]);
+          long to = Math.min(end, offsets[partition + 1]);
+          if (from < to) {
+            pieces.add(FileRangeStream.sharing(segments[partition], segment(partition).toString(),
+                from - offsets[partition], to - offsets[partition]));
+          }
+        }
+        if (end > recordBytes) {
+          int from = (int) (Math.max(offset, recordBytes) - recordBytes);
+          pieces.add(new ByteArrayInputStream(table, from, (int) (end - recordBytes) - from));
+        }
+        return new SequenceInputStream(Collections.enumeration(pieces));
+      }
+    });
+    return recordBytes;
   }
 
   /**
