@@ -30,18 +30,36 @@ public final class MinioServer implements AutoCloseable {
   private final String accessKey;
   private final String secretKey;
 
-  private MinioServer(ServerProcess process, Path dataDir, int port, String accessKey, String secretKey) {
+  private final String scheme;
+
+  private MinioServer(ServerProcess process, Path dataDir, int port, String accessKey, String secretKey,
+      String scheme) {
     this.process = process;
     this.dataDir = dataDir;
     this.port = port;
     this.accessKey = accessKey;
     this.secretKey = secretKey;
+    this.scheme = scheme;
   }
 
   /** Starts a server with an empty data folder; retries on another port if the chosen one was taken meanwhile. */
   public static MinioServer start() throws IOException, InterruptedException {
+    return start(false);
+  }
+
+  /**
+   * Starts a server that answers over HTTPS alone, with a self-signed certificate for 127.0.0.1 made by the JDK's
+   * keytool; {@link #trustStore()} trusts it (for a JVM of its own: {@code -Djavax.net.ssl.trustStore}).
+   */
+  public static MinioServer startTls() throws IOException, InterruptedException {
+    return start(true);
+  }
+
+  private static MinioServer start(boolean tls) throws IOException, InterruptedException {
     Path binary = TestTools.binary("minio");
     Path dataDir = Files.createTempDirectory("quarry-minio-");
+    java.net.http.HttpClient probe = tls ? SelfSignedCertificate.create(dataDir).probe() : null;
+    String scheme = tls ? "https" : "http";
     String accessKey = "quarry-" + UUID.randomUUID().toString().substring(0, 8);
     String secretKey = UUID.randomUUID().toString();
     IOException last = null;
@@ -49,21 +67,33 @@ public final class MinioServer implements AutoCloseable {
       int port = TestTools.freeLoopbackPort();
       int consolePort = TestTools.freeLoopbackPort();
       try {
-        ServerProcess process = ServerProcess.start("minio", List.of(binary.toString(), "server",
-                "--address", "127.0.0.1:" + port, "--console-address", "127.0.0.1:" + consolePort, "--quiet",
-                dataDir.resolve("data").toString()),
-            // Metrics readable without a token, for tests that count what the server sent (loopback only).
-            Map.of("MINIO_ROOT_USER", accessKey, "MINIO_ROOT_PASSWORD", secretKey, "MINIO_BROWSER", "off",
-                "MINIO_UPDATE", "off", "MINIO_PROMETHEUS_AUTH_TYPE", "public"),
-            dataDir.resolve("minio-" + attempt + ".log"),
-            URI.create("http://127.0.0.1:" + port + "/minio/health/live"), Duration.ofSeconds(60));
-        return new MinioServer(process, dataDir, port, accessKey, secretKey);
+        List<String> command = new java.util.ArrayList<>(List.of(binary.toString(), "server",
+            "--address", "127.0.0.1:" + port, "--console-address", "127.0.0.1:" + consolePort, "--quiet"));
+        if (tls) {
+          command.addAll(List.of("--certs-dir", dataDir.resolve(SelfSignedCertificate.CERTS).toString()));
+        }
+        command.add(dataDir.resolve("data").toString());
+        URI health = URI.create(scheme + "://127.0.0.1:" + port + "/minio/health/live");
+        ServerProcess process = ServerProcess.start("minio", command, environment(accessKey, secretKey),
+            dataDir.resolve("minio-" + attempt + ".log"), health, Duration.ofSeconds(60), probe);
+        return new MinioServer(process, dataDir, port, accessKey, secretKey, scheme);
       } catch (IOException e) {
         last = e;
       }
     }
     deleteRecursively(dataDir);
     throw last;
+  }
+
+  private static Map<String, String> environment(String accessKey, String secretKey) {
+    // Metrics readable without a token, for tests that count what the server sent (loopback only).
+    return Map.of("MINIO_ROOT_USER", accessKey, "MINIO_ROOT_PASSWORD", secretKey, "MINIO_BROWSER", "off",
+        "MINIO_UPDATE", "off", "MINIO_PROMETHEUS_AUTH_TYPE", "public");
+  }
+
+  /** The PKCS12 trust store (password {@code changeit}) that trusts a {@link #startTls} server's certificate. */
+  public Path trustStore() {
+    return dataDir.resolve(SelfSignedCertificate.TRUST_STORE);
   }
 
   /** Bytes the server has sent in answers to S3 requests since it started (object bytes, mostly), from its metrics. */
@@ -92,9 +122,9 @@ public final class MinioServer implements AutoCloseable {
     return total;
   }
 
-  /** The S3 endpoint, for example {@code http://127.0.0.1:39123}. */
+  /** The S3 endpoint, for example {@code http://127.0.0.1:39123} ({@code https} for {@link #startTls}). */
   public URI endpoint() {
-    return URI.create("http://127.0.0.1:" + port);
+    return URI.create(scheme + "://127.0.0.1:" + port);
   }
 
   public int port() {

@@ -33,11 +33,20 @@ public final class ServerProcess implements AutoCloseable {
   /** Starts {@code command} and waits until {@code healthUrl} answers 200, or fails with the server's log. */
   public static ServerProcess start(String name, List<String> command, Map<String, String> environment, Path log,
       URI healthUrl, Duration timeout) throws IOException, InterruptedException {
+    return start(name, command, environment, log, healthUrl, timeout, HTTP);
+  }
+
+  /**
+   * {@link #start} asking the health URL through {@code probe} (for an HTTPS server, one that trusts its certificate),
+   * or a plain client when null.
+   */
+  public static ServerProcess start(String name, List<String> command, Map<String, String> environment, Path log,
+      URI healthUrl, Duration timeout, HttpClient probe) throws IOException, InterruptedException {
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     builder.environment().putAll(environment);
     ServerProcess server = new ServerProcess(name, builder.start(), log);
     try {
-      server.awaitHealthy(healthUrl, timeout);
+      server.awaitHealthy(healthUrl, timeout, probe == null ? HTTP : probe);
       return server;
     } catch (IOException | RuntimeException | InterruptedException e) {
       server.close();
@@ -45,7 +54,8 @@ public final class ServerProcess implements AutoCloseable {
     }
   }
 
-  private void awaitHealthy(URI healthUrl, Duration timeout) throws IOException, InterruptedException {
+  private void awaitHealthy(URI healthUrl, Duration timeout, HttpClient probe) throws IOException,
+      InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     HttpRequest request = HttpRequest.newBuilder(healthUrl).timeout(Duration.ofSeconds(2)).GET().build();
     while (System.nanoTime() < deadline) {
@@ -54,7 +64,7 @@ public final class ServerProcess implements AutoCloseable {
             + tailOfLog());
       }
       try {
-        if (HTTP.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+        if (probe.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
           return;
         }
       } catch (IOException notYetListening) {

@@ -8,7 +8,7 @@ import java.io.InputStream;
  * a retry, or a second pass). A caller that hashes its output anyway (a shard's manifest entry) hands the hash over,
  * so that the store need not hash the bytes again to sign them.
  */
-public record HashedContent(long length, byte[] sha256, Opener opener) {
+public record HashedContent(long length, byte[] sha256, Opener opener, RangedContent ranges) {
   /** Opens the bytes from the start; each call gives a fresh stream. */
   @FunctionalInterface
   public interface Opener {
@@ -66,11 +66,27 @@ public record HashedContent(long length, byte[] sha256, Opener opener) {
     }
   }
 
+  /**
+   * @param opener the bytes from the start
+   * @param ranges the same bytes at any offset, or null when they can be read only from the start: given, an upload
+   *     that cannot send the object in one signed request (over HTTPS, or past 5 GiB) sends its parts straight from
+   *     them rather than through buffers ({@link ObjectStore#put(String, RangedContent)})
+   */
   public HashedContent {
-    if (length < 0 || sha256.length != 32) {
+    if (length < 0 || sha256.length != 32 || (ranges != null && ranges.length() != length)) {
       throw new IllegalArgumentException("Invalid content: " + length + " bytes, a " + sha256.length
-          + "-byte SHA-256");
+          + "-byte SHA-256" + (ranges == null ? "" : ", ranges of " + ranges.length() + " bytes"));
     }
+  }
+
+  /** Bytes that can be read only from the start. */
+  public HashedContent(long length, byte[] sha256, Opener opener) {
+    this(length, sha256, opener, null);
+  }
+
+  /** The bytes of {@code ranges}, whose SHA-256 is {@code sha256}. */
+  public static HashedContent of(RangedContent ranges, byte[] sha256) {
+    return new HashedContent(ranges.length(), sha256, () -> ranges.open(0, ranges.length()), ranges);
   }
 
   /**

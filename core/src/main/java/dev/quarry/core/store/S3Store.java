@@ -317,13 +317,18 @@ public final class S3Store implements ObjectStore {
   /**
    * Over plain HTTP, one PutObject signed with the caller's hash (so the bytes are hashed once, by the caller) when
    * the object is within S3's single-request limit; over HTTPS the payload is not hashed for signing anyway, and a
-   * streaming multipart upload sends several parts at once.
+   * multipart upload sends several parts at once: from where the bytes lie when the content has ranges (nothing
+   * held; parts sized from the length), else streamed through buffers.
    */
   @Override
   public void put(String key, HashedContent content) throws IOException {
     ObjectKeys.checkKey(key);
     if (objects.isTls() || content.length() > MAX_PUT_BYTES) {
-      ObjectStore.super.put(key, content);
+      if (content.ranges() != null) {
+        put(key, content.ranges()); // parts sent from where the bytes lie, none held
+      } else {
+        ObjectStore.super.put(key, content);
+      }
       return;
     }
     objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(), Map.of(), objects.body(content), "write",

@@ -24,10 +24,10 @@ import dev.quarry.core.store.ObjectStores;
 import dev.quarry.core.store.ObjectUpload;
 import dev.quarry.core.store.DirectWriteBuffers;
 import dev.quarry.core.store.HashedContent;
+import dev.quarry.core.store.RangedContent;
 import dev.quarry.core.sync.cas.Digest;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.security.DigestOutputStream;
@@ -273,13 +273,11 @@ public final class CreatePhase {
             + " bytes, not the " + expected + " of their records (the scratch was changed; clean it and sort"
             + " again)");
       }
-      return upload(shard, format, all, null, () -> {
-        List<InputStream> streams = new ArrayList<>();
-        for (Path piece : pieces) {
-          streams.add(Files.newInputStream(piece));
-        }
-        return new java.io.SequenceInputStream(java.util.Collections.enumeration(streams));
-      });
+      List<RangedContent> raw = new ArrayList<>();
+      for (Path piece : pieces) {
+        raw.add(RangedContent.of(piece));
+      }
+      return upload(shard, format, all, null, RangedContent.concat(raw));
     } finally {
       for (Path piece : fetched) {
         Files.deleteIfExists(piece);
@@ -330,8 +328,9 @@ public final class CreatePhase {
       ByteBuffer buffer = writeBuffers == null ? null : writeBuffers.take();
       try {
         List<RecordEntry> shardEntries = entries.get(shard.index());
-        CreatedShard done = upload(shard, format, shardEntries, buffer, recordsInProcess
-            ? () -> new OrderedRecordBytes(source, shardEntries) : () -> Files.newInputStream(file));
+        CreatedShard done = recordsInProcess
+            ? upload(shard, format, shardEntries, buffer, () -> new OrderedRecordBytes(source, shardEntries), null)
+            : upload(shard, format, shardEntries, buffer, RangedContent.of(file));
         Files.deleteIfExists(file);
         progress.shardDone(done.records(), done.size());
         return done;
@@ -361,19 +360,27 @@ public final class CreatePhase {
     return object.isPresent() && object.get().size() == done.size() ? Optional.of(done) : Optional.empty();
   }
 
+  /** {@link #upload(PlannedShard, ShardFormat, List, ByteBuffer, HashedContent.Opener, RangedContent)} from files. */
+  private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries,
+      ByteBuffer writeBuffer, RangedContent raw) throws IOException {
+    return upload(shard, format, entries, writeBuffer, () -> raw.open(0, raw.length()), raw);
+  }
+
   /**
    * Writes one shard from its records' raw bytes, which {@code raw} opens (twice for a tar output to a store that is
    * not local: a pass to hash it, which also signs its upload, then the upload itself); a local store writes it
-   * through {@code writeBuffer} when there is one ({@link ObjectStore#upload(String, ByteBuffer)}).
+   * through {@code writeBuffer} when there is one ({@link ObjectStore#upload(String, ByteBuffer)}). {@code rawFiles},
+   * the same bytes in local files, or null: a tar's parts are then sent from them where the store sends parts
+   * (S3 over HTTPS), none held, where they went through buffers of 4 x 5 parts of 8 MiB, past small budgets.
    */
   private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries,
-      ByteBuffer writeBuffer, HashedContent.Opener raw) throws IOException {
+      ByteBuffer writeBuffer, HashedContent.Opener raw, RangedContent rawFiles) throws IOException {
     // The plan is read back from scratch: its names pass the output rule again before anything is written.
     Location output = stores.locate(spec.outputLocation().confine(shard.url()));
     long size;
     byte[] sha256;
     if (format == ShardFormat.TAR && !output.store().isLocal()) {
-      HashedContent content = ShardBuilder.tar(raw);
+      HashedContent content = rawFiles != null ? ShardBuilder.tar(rawFiles) : ShardBuilder.tar(raw);
       output.store().put(output.key(), content);
       size = content.length();
       sha256 = content.sha256();

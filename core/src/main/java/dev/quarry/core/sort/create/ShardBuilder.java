@@ -11,6 +11,7 @@ import dev.quarry.core.archive.tar.TarFormat;
 import dev.quarry.core.archive.tar.TarReader;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.store.HashedContent;
+import dev.quarry.core.store.RangedContent;
 import dev.quarry.core.sync.cas.Digest;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
@@ -40,17 +41,34 @@ final class ShardBuilder {
   static HashedContent tar(HashedContent.Opener raw) throws IOException {
     HashedContent.Opener shard = () -> new SequenceInputStream(raw.open(),
         new ByteArrayInputStream(TarFormat.END_OF_ARCHIVE));
+    long[] length = new long[1];
+    byte[] sha256 = sha256(shard, length);
+    return new HashedContent(length[0], sha256, shard);
+  }
+
+  /**
+   * A tar shard of the raw bytes in {@code raw} (local files), hashed in one pass here: where the store cannot send
+   * it in one signed request (over HTTPS), it sends the parts from the files, holding none.
+   */
+  static HashedContent tar(RangedContent raw) throws IOException {
+    RangedContent shard = RangedContent.concat(List.of(raw, RangedContent.of(TarFormat.END_OF_ARCHIVE)));
+    long[] length = new long[1];
+    byte[] sha256 = sha256(() -> shard.open(0, shard.length()), length);
+    return HashedContent.of(shard, sha256);
+  }
+
+  /** The SHA-256 of a shard's bytes, whose count goes to {@code length[0]}; refuses bytes not in whole blocks. */
+  private static byte[] sha256(HashedContent.Opener shard, long[] length) throws IOException {
     MessageDigest sha256 = Digest.sha256();
-    long length = 0;
     byte[] block = new byte[COPY_BLOCK];
     try (InputStream in = shard.open()) {
       for (int read = in.read(block); read >= 0; read = in.read(block)) {
         sha256.update(block, 0, read);
-        length += read;
+        length[0] += read;
       }
     }
-    checkWholeBlocks(length);
-    return new HashedContent(length, sha256.digest(), shard);
+    checkWholeBlocks(length[0]);
+    return sha256.digest();
   }
 
   private static void checkWholeBlocks(long length) throws IOException {

@@ -5,18 +5,15 @@ import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.store.FileRangeStream;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.RangedContent;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
-import java.io.SequenceInputStream;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -173,37 +170,14 @@ public final class PartitionPacks implements AutoCloseable {
    */
   public long upload(ObjectStore store, String key) throws IOException {
     long[] offsets = new long[segments.length + 1];
+    List<RangedContent> pieces = new ArrayList<>();
     for (int partition = 0; partition < segments.length; partition++) {
       offsets[partition + 1] = offsets[partition] + sizes[partition];
+      pieces.add(RangedContent.of(segments[partition], segment(partition).toString(), sizes[partition]));
     }
-    byte[] table = SegmentTable.encode(offsets);
+    pieces.add(RangedContent.of(SegmentTable.encode(offsets)));
     long recordBytes = offsets[segments.length];
-    store.put(key, new RangedContent() {
-      @Override
-      public long length() {
-        return recordBytes + table.length;
-      }
-
-      @Override
-      public InputStream open(long offset, long length) {
-        List<InputStream> pieces = new ArrayList<>();
-        long end = offset + length;
-        // The segments that overlap [offset, end), then the table's part of it.
-        for (int partition = 0; partition < segments.length && offsets[partition] < end; partition++) {
-          long from = Math.max(offset, offsets[partition]);
-          long to = Math.min(end, offsets[partition + 1]);
-          if (from < to) {
-            pieces.add(FileRangeStream.sharing(segments[partition], segment(partition).toString(),
-                from - offsets[partition], to - offsets[partition]));
-          }
-        }
-        if (end > recordBytes) {
-          int from = (int) (Math.max(offset, recordBytes) - recordBytes);
-          pieces.add(new ByteArrayInputStream(table, from, (int) (end - recordBytes) - from));
-        }
-        return new SequenceInputStream(Collections.enumeration(pieces));
-      }
-    });
+    store.put(key, RangedContent.concat(pieces));
     return recordBytes;
   }
 

@@ -1,0 +1,100 @@
+package dev.quarry.core.sort.create;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quarry.core.store.HashedContent;
+import dev.quarry.core.store.RangedContent;
+import dev.quarry.core.store.S3Settings;
+import dev.quarry.core.store.S3Store;
+import dev.quarry.testkit.CommandResult;
+import dev.quarry.testkit.MinioServer;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * A create worker's tar shard sent to S3 over HTTPS (a real MinIO with a certificate made for the test), where a
+ * shard is not one signed PutObject but parts, by a JVM of its own whose heap is small.
+ */
+class ShardUploadOverHttpsIT {
+  private static final int MIB = 1 << 20;
+  private static final int RAW_BYTES = 96 * MIB;
+
+  @TempDir
+  Path dir;
+
+  /**
+   * A shard of 96 MiB goes under a 48 MiB heap with parts of 16 MiB or more: its parts are read from the local file
+   * of its records' bytes as they are sent. Before, over HTTPS it streamed through an upload holding its 4 parts in
+   * flight and the one filling (80 MiB here; 4 shards at once of 5 parts of 8 MiB, 160 MiB, at the default part size,
+   * past the heap of the least budget), and the child ran out of heap; and it was 6 parts of 16 MiB where it is now 4
+   * (a 256 MiB shard: 4 parts where there were 32).
+   */
+  @Test
+  void aTarShardGoesOverHttpsInPartsReadFromItsFileHoldingNone() throws Exception {
+    try (MinioServer minio = MinioServer.startTls()) {
+      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+      CommandResult run = CommandResult.run(dir, List.of(java, "-Xmx48m",
+          "-Djavax.net.ssl.trustStore=" + minio.trustStore(), "-Djavax.net.ssl.trustStoreType=PKCS12",
+          "-Djavax.net.ssl.trustStorePassword=changeit", "-cp", System.getProperty("java.class.path"),
+          SmallHeapShard.class.getName(), dir.toString(), minio.endpoint().toString(), minio.accessKey(),
+          minio.secretKey()));
+
+      assertThat(minio.endpoint().getScheme()).isEqualTo("https");
+      assertThat(run.exitCode()).as(run.stderr()).isZero();
+      assertThat(run.stdout().lines()).containsExactly("bytes " + (RAW_BYTES + 1024), "parts 4",
+          "read back as hashed");
+    }
+  }
+
+  /** Writes the raw bytes of a shard's records (whole tar blocks), builds the shard as create does and sends it. */
+  public static final class SmallHeapShard {
+    public static void main(String[] args) throws Exception {
+      Path raw = Path.of(args[0]).resolve("0.raw");
+      try (OutputStream out = Files.newOutputStream(raw)) {
+        Random random = new Random(96);
+        byte[] chunk = new byte[1 << 16];
+        for (int written = 0; written < RAW_BYTES; written += chunk.length) {
+          random.nextBytes(chunk);
+          out.write(chunk);
+        }
+      }
+      URI endpoint = URI.create(args[1]);
+      try (S3Client sdk = S3Client.builder().endpointOverride(endpoint).region(Region.of(MinioServer.REGION))
+          .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(args[2], args[3])))
+          .forcePathStyle(true).build()) {
+        sdk.createBucket(b -> b.bucket("shards"));
+      }
+      S3Settings settings = S3Settings.defaults().withEndpoint(endpoint).withCredentials(args[2], args[3])
+          .withPartSizeBytes(16 * MIB);
+      try (S3Store store = S3Store.open("shards", settings)) {
+        HashedContent shard = ShardBuilder.tar(RangedContent.of(raw));
+        long before = store.requests().snapshot().put();
+        store.put("out/shard-000000.tar", shard);
+        System.out.println("bytes " + store.head("out/shard-000000.tar").orElseThrow().size());
+        System.out.println("parts " + (store.requests().snapshot().put() - before - 2));
+        MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+        try (InputStream in = store.get("out/shard-000000.tar")) {
+          byte[] buffer = new byte[1 << 16];
+          for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+            sha256.update(buffer, 0, n);
+          }
+        }
+        System.out.println(Arrays.equals(sha256.digest(), shard.sha256()) ? "read back as hashed"
+            : "read back changed");
+      }
+    }
+  }
+}
