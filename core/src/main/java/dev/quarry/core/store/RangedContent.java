@@ -3,13 +3,10 @@ package dev.quarry.core.store;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.SequenceInputStream;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 
 /**
@@ -71,7 +68,7 @@ public interface RangedContent {
     };
   }
 
-  /** {@code pieces}, one after the other. */
+  /** {@code pieces}, one after the other; a stream opens each piece only when it reaches it. */
   static RangedContent concat(List<RangedContent> pieces) {
     long[] starts = new long[pieces.size() + 1];
     for (int i = 0; i < pieces.size(); i++) {
@@ -84,28 +81,67 @@ public interface RangedContent {
       }
 
       @Override
-      public InputStream open(long offset, long length) throws IOException {
-        long end = offset + length;
-        List<InputStream> streams = new ArrayList<>();
-        try {
-          for (int i = 0; i < pieces.size() && starts[i] < end; i++) {
-            long from = Math.max(offset, starts[i]);
-            long to = Math.min(end, starts[i + 1]);
-            if (from < to) {
-              streams.add(pieces.get(i).open(from - starts[i], to - from));
-            }
-          }
-        } catch (IOException | RuntimeException e) {
-          for (InputStream opened : streams) {
-            try {
-              opened.close();
-            } catch (IOException suppressed) {
-              e.addSuppressed(suppressed);
-            }
-          }
-          throw e;
+      public InputStream open(long offset, long length) {
+        // The last piece that starts at or before offset (pieces of no bytes are passed over as they come).
+        int found = java.util.Arrays.binarySearch(starts, 0, pieces.size(), offset);
+        int first = found >= 0 ? found : -found - 2;
+        return new PiecesStream(Math.max(first, 0), offset, offset + length);
+      }
+
+      /** Bytes [position, end) across the pieces, each opened when the stream reaches it. */
+      final class PiecesStream extends InputStream {
+        private int piece;
+        private long position;
+        private final long end;
+        private InputStream current;
+
+        PiecesStream(int piece, long position, long end) {
+          this.piece = piece;
+          this.position = position;
+          this.end = end;
         }
-        return new SequenceInputStream(Collections.enumeration(streams));
+
+        @Override
+        public int read() throws IOException {
+          byte[] one = new byte[1];
+          return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int length) throws IOException {
+          while (position < end) {
+            if (current == null) {
+              while (piece < pieces.size() && starts[piece + 1] <= position) {
+                piece++;
+              }
+              if (piece == pieces.size()) {
+                return -1; // past the pieces: the caller's length check says so
+              }
+              long from = position - starts[piece];
+              current = pieces.get(piece).open(from, Math.min(end, starts[piece + 1]) - position);
+            }
+            int read = current.read(buffer, offset, (int) Math.min(length, end - position));
+            if (read >= 0) {
+              position += read;
+              return read;
+            }
+            current.close();
+            current = null;
+            if (position < starts[piece + 1]) {
+              return -1; // the piece ended early: so does the whole, never shifted (a length check says so)
+            }
+            piece++;
+          }
+          return -1;
+        }
+
+        @Override
+        public void close() throws IOException {
+          if (current != null) {
+            current.close();
+            current = null;
+          }
+        }
       }
     };
   }

@@ -328,9 +328,8 @@ public final class CreatePhase {
       ByteBuffer buffer = writeBuffers == null ? null : writeBuffers.take();
       try {
         List<RecordEntry> shardEntries = entries.get(shard.index());
-        CreatedShard done = recordsInProcess
-            ? upload(shard, format, shardEntries, buffer, () -> new OrderedRecordBytes(source, shardEntries), null)
-            : upload(shard, format, shardEntries, buffer, RangedContent.of(file));
+        CreatedShard done = upload(shard, format, shardEntries, buffer, recordsInProcess
+            ? OrderedRecordBytes.of(source, shardEntries) : RangedContent.of(file));
         Files.deleteIfExists(file);
         progress.shardDone(done.records(), done.size());
         return done;
@@ -360,34 +359,29 @@ public final class CreatePhase {
     return object.isPresent() && object.get().size() == done.size() ? Optional.of(done) : Optional.empty();
   }
 
-  /** {@link #upload(PlannedShard, ShardFormat, List, ByteBuffer, HashedContent.Opener, RangedContent)} from files. */
-  private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries,
-      ByteBuffer writeBuffer, RangedContent raw) throws IOException {
-    return upload(shard, format, entries, writeBuffer, () -> raw.open(0, raw.length()), raw);
-  }
-
   /**
-   * Writes one shard from its records' raw bytes, which {@code raw} opens (twice for a tar output to a store that is
-   * not local: a pass to hash it, which also signs its upload, then the upload itself); a local store writes it
-   * through {@code writeBuffer} when there is one ({@link ObjectStore#upload(String, ByteBuffer)}). {@code rawFiles},
-   * the same bytes in local files, or null: a tar's parts are then sent from them where the store sends parts
-   * (S3 over HTTPS), none held, where they went through buffers of 4 x 5 parts of 8 MiB, past small budgets.
+   * Writes one shard from its records' raw bytes, {@code raw} (read twice for a tar output to a store that is not
+   * local: a pass to hash it, which also signs its upload, then the upload itself, whose parts, where it has some,
+   * are read from where the bytes are: S3 over HTTPS, where 4 shards of 5 parts of 8 MiB went through buffers, 160
+   * MiB of heap past small budgets); a local store writes it through {@code writeBuffer} when there is one
+   * ({@link ObjectStore#upload(String, ByteBuffer)}).
    */
   private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries,
-      ByteBuffer writeBuffer, HashedContent.Opener raw, RangedContent rawFiles) throws IOException {
+      ByteBuffer writeBuffer, RangedContent raw) throws IOException {
     // The plan is read back from scratch: its names pass the output rule again before anything is written.
     Location output = stores.locate(spec.outputLocation().confine(shard.url()));
     long size;
     byte[] sha256;
     if (format == ShardFormat.TAR && !output.store().isLocal()) {
-      HashedContent content = rawFiles != null ? ShardBuilder.tar(rawFiles) : ShardBuilder.tar(raw);
+      HashedContent content = ShardBuilder.tar(raw);
       output.store().put(output.key(), content);
       size = content.length();
       sha256 = content.sha256();
     } else {
       // One pass that hashes as it writes: a local file needs no hash before its first byte, as a signed PUT does.
       MessageDigest digest = Digest.sha256();
-      try (ObjectUpload upload = output.store().upload(output.key(), writeBuffer); InputStream in = raw.open()) {
+      try (ObjectUpload upload = output.store().upload(output.key(), writeBuffer);
+          InputStream in = raw.open(0, raw.length())) {
         CountingOutputStream out = new CountingOutputStream(new DigestOutputStream(upload.stream(), digest));
         if (format == ShardFormat.TAR) {
           ShardBuilder.copyTar(in, out);

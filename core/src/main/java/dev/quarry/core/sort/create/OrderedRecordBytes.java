@@ -3,6 +3,7 @@ package dev.quarry.core.sort.create;
 import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.store.RangeBeyondEndException;
+import dev.quarry.core.store.RangedContent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Iterator;
@@ -11,7 +12,8 @@ import java.util.List;
 /**
  * A shard's raw record bytes in plan order, read range by range from where they are. Used when every record is
  * already in this process or in local files (a local run's packs and plain tars), where reading in order costs
- * nothing and gathering into files first would only add disk traffic.
+ * nothing and gathering into files first would only add disk traffic. Read from any offset ({@link RangedContent}),
+ * so that an upload in parts sends each from where its bytes are, holding none.
  */
 final class OrderedRecordBytes extends InputStream {
   private final RecordSource source;
@@ -19,10 +21,37 @@ final class OrderedRecordBytes extends InputStream {
   private RecordEntry entry;
   private Iterator<RawRange> ranges;
   private InputStream current;
+  /** Bytes still to skip before the first one given, then bytes still to give. */
+  private long skip;
+  private long left;
 
-  OrderedRecordBytes(RecordSource source, List<RecordEntry> entries) {
+  private OrderedRecordBytes(RecordSource source, List<RecordEntry> entries, long offset, long length) {
     this.source = source;
     this.entries = entries.iterator();
+    this.skip = offset;
+    this.left = length;
+  }
+
+  /** The raw bytes of {@code entries}, one after the other. */
+  static RangedContent of(RecordSource source, List<RecordEntry> entries) {
+    long length = 0;
+    for (RecordEntry entry : entries) {
+      for (RawRange range : entry.ranges()) {
+        length += range.length();
+      }
+    }
+    long total = length;
+    return new RangedContent() {
+      @Override
+      public long length() {
+        return total;
+      }
+
+      @Override
+      public InputStream open(long offset, long wanted) {
+        return new OrderedRecordBytes(source, entries, offset, wanted);
+      }
+    };
   }
 
   @Override
@@ -33,10 +62,11 @@ final class OrderedRecordBytes extends InputStream {
 
   @Override
   public int read(byte[] buffer, int offset, int length) throws IOException {
-    while (true) {
+    while (left > 0) {
       if (current != null) {
-        int read = current.read(buffer, offset, length);
+        int read = current.read(buffer, offset, (int) Math.min(length, left));
         if (read >= 0) {
+          left -= read;
           return read;
         }
         current.close();
@@ -46,25 +76,33 @@ final class OrderedRecordBytes extends InputStream {
         return -1;
       }
     }
+    return -1;
   }
 
-  /** Opens the next range; false after the last. */
+  /** Opens the next range, from where the bytes to give begin; false after the last. */
   private boolean advance() throws IOException {
-    while (ranges == null || !ranges.hasNext()) {
-      if (!entries.hasNext()) {
-        return false;
+    while (true) {
+      while (ranges == null || !ranges.hasNext()) {
+        if (!entries.hasNext()) {
+          return false;
+        }
+        entry = entries.next();
+        ranges = entry.ranges().iterator();
       }
-      entry = entries.next();
-      ranges = entry.ranges().iterator();
+      RawRange range = ranges.next();
+      if (skip >= range.length()) {
+        skip -= range.length(); // wholly before the bytes to give
+        continue;
+      }
+      try {
+        current = source.open(entry.shard(), entry.packed(), range.offset() + skip, range.length() - skip);
+      } catch (RangeBeyondEndException e) {
+        throw new IOException("Cannot read record bytes of input shard " + entry.shard() + ": " + e.getMessage()
+            + " (the input changed since extract; rerun the job)", e);
+      }
+      skip = 0;
+      return true;
     }
-    RawRange range = ranges.next();
-    try {
-      current = source.open(entry.shard(), entry.packed(), range.offset(), range.length());
-    } catch (RangeBeyondEndException e) {
-      throw new IOException("Cannot read record bytes of input shard " + entry.shard() + ": " + e.getMessage()
-          + " (the input changed since extract; rerun the job)", e);
-    }
-    return true;
   }
 
   @Override

@@ -35,40 +35,27 @@ final class ShardBuilder {
   private ShardBuilder() {}
 
   /**
-   * A tar shard of the raw bytes {@code raw} opens, hashed in one pass here; the store sends it without hashing it
-   * again ({@link dev.quarry.core.store.ObjectStore#put(String, HashedContent)}).
-   */
-  static HashedContent tar(HashedContent.Opener raw) throws IOException {
-    HashedContent.Opener shard = () -> new SequenceInputStream(raw.open(),
-        new ByteArrayInputStream(TarFormat.END_OF_ARCHIVE));
-    long[] length = new long[1];
-    byte[] sha256 = sha256(shard, length);
-    return new HashedContent(length[0], sha256, shard);
-  }
-
-  /**
-   * A tar shard of the raw bytes in {@code raw} (local files), hashed in one pass here: where the store cannot send
-   * it in one signed request (over HTTPS), it sends the parts from the files, holding none.
+   * A tar shard of the raw bytes in {@code raw}, hashed in one pass here: the store sends it without hashing it again,
+   * and where it cannot send it in one signed request (over HTTPS), sends its parts from where the bytes are, holding
+   * none ({@link dev.quarry.core.store.ObjectStore#put(String, HashedContent)}).
    */
   static HashedContent tar(RangedContent raw) throws IOException {
     RangedContent shard = RangedContent.concat(List.of(raw, RangedContent.of(TarFormat.END_OF_ARCHIVE)));
-    long[] length = new long[1];
-    byte[] sha256 = sha256(() -> shard.open(0, shard.length()), length);
-    return HashedContent.of(shard, sha256);
-  }
-
-  /** The SHA-256 of a shard's bytes, whose count goes to {@code length[0]}; refuses bytes not in whole blocks. */
-  private static byte[] sha256(HashedContent.Opener shard, long[] length) throws IOException {
+    checkWholeBlocks(shard.length());
     MessageDigest sha256 = Digest.sha256();
     byte[] block = new byte[COPY_BLOCK];
-    try (InputStream in = shard.open()) {
+    long length = 0;
+    try (InputStream in = shard.open(0, shard.length())) {
       for (int read = in.read(block); read >= 0; read = in.read(block)) {
         sha256.update(block, 0, read);
-        length[0] += read;
+        length += read;
       }
     }
-    checkWholeBlocks(length[0]);
-    return sha256.digest();
+    if (length != shard.length()) {
+      throw new IOException("Cannot write a tar shard of " + shard.length() + " bytes: its records' bytes ended after "
+          + length + " (the input changed since extract; rerun the job)");
+    }
+    return HashedContent.of(shard, sha256.digest());
   }
 
   private static void checkWholeBlocks(long length) throws IOException {

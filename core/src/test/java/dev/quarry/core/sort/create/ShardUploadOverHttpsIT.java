@@ -2,6 +2,9 @@ package dev.quarry.core.sort.create;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quarry.core.archive.RawRange;
+import dev.quarry.core.sort.extract.PackStore;
+import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.store.HashedContent;
 import dev.quarry.core.store.RangedContent;
 import dev.quarry.core.store.S3Settings;
@@ -55,7 +58,7 @@ class ShardUploadOverHttpsIT {
       assertThat(minio.endpoint().getScheme()).isEqualTo("https");
       assertThat(run.exitCode()).as(run.stderr()).isZero();
       assertThat(run.stdout().lines()).containsExactly("bytes " + (RAW_BYTES + 1024), "parts 4",
-          "read back as hashed");
+          "read back as hashed", "records in process: bytes " + (RAW_BYTES + 1024), "parts 4", "read back as hashed");
     }
   }
 
@@ -80,21 +83,55 @@ class ShardUploadOverHttpsIT {
       S3Settings settings = S3Settings.defaults().withEndpoint(endpoint).withCredentials(args[2], args[3])
           .withPartSizeBytes(16 * MIB);
       try (S3Store store = S3Store.open("shards", settings)) {
-        HashedContent shard = ShardBuilder.tar(RangedContent.of(raw));
-        long before = store.requests().snapshot().put();
-        store.put("out/shard-000000.tar", shard);
-        System.out.println("bytes " + store.head("out/shard-000000.tar").orElseThrow().size());
-        System.out.println("parts " + (store.requests().snapshot().put() - before - 2));
-        MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
-        try (InputStream in = store.get("out/shard-000000.tar")) {
-          byte[] buffer = new byte[1 << 16];
-          for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-            sha256.update(buffer, 0, n);
+        send(store, "out/shard-000000.tar", ShardBuilder.tar(RangedContent.of(raw)));
+        // As `sort run` builds a shard: its records' ranges read where they are (a pack here made up as it is read,
+        // so that the heap holds none of it), 48 records of 2 MiB in two ranges each, in an order not the packs'.
+        PackStore madeUp = new PackStore() {
+          @Override
+          public PackOutput create(int shard) {
+            throw new UnsupportedOperationException("read only");
           }
+
+          @Override
+          public InputStream read(int shard, long offset, long length) {
+            return new InputStream() {
+              private long position = offset;
+
+              @Override
+              public int read() {
+                return position < offset + length ? (int) ((position++ * 31 + shard) & 0xff) : -1;
+              }
+            };
+          }
+        };
+        List<RecordEntry> entries = new java.util.ArrayList<>();
+        for (int record = 0; record < 48; record++) {
+          long at = (long) ((record * 17) % 48) * 2 * MIB;
+          entries.add(new RecordEntry("r" + record, record % 2, record, true,
+              List.of(new RawRange(at, MIB), new RawRange(at + MIB, MIB)), 2 * MIB, null));
         }
-        System.out.println(Arrays.equals(sha256.digest(), shard.sha256()) ? "read back as hashed"
-            : "read back changed");
+        try (RecordSource source = new RecordSource(List.of(), null, madeUp)) {
+          System.out.print("records in process: ");
+          send(store, "out/shard-000001.tar", ShardBuilder.tar(OrderedRecordBytes.of(source, entries)));
+        }
       }
+    }
+
+    /** Sends {@code shard} as create does and says its size, its parts and whether it reads back as hashed. */
+    private static void send(S3Store store, String key, HashedContent shard) throws Exception {
+      long before = store.requests().snapshot().put();
+      store.put(key, shard);
+      System.out.println("bytes " + store.head(key).orElseThrow().size());
+      System.out.println("parts " + (store.requests().snapshot().put() - before - 2));
+      MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+      try (InputStream in = store.get(key)) {
+        byte[] buffer = new byte[1 << 16];
+        for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+          sha256.update(buffer, 0, n);
+        }
+      }
+      System.out.println(Arrays.equals(sha256.digest(), shard.sha256()) ? "read back as hashed"
+          : "read back changed");
     }
   }
 }
