@@ -58,7 +58,24 @@ public final class MinioServer implements AutoCloseable {
   private static MinioServer start(boolean tls) throws IOException, InterruptedException {
     Path binary = TestTools.binary("minio");
     Path dataDir = Files.createTempDirectory("quarry-minio-");
-    java.net.http.HttpClient probe = tls ? SelfSignedCertificate.create(dataDir).probe() : null;
+    java.net.http.HttpClient probe;
+    try {
+      probe = tls ? SelfSignedCertificate.create(dataDir).probe() : null;
+    } catch (IOException | RuntimeException e) {
+      deleteRecursively(dataDir);
+      throw e;
+    }
+    try {
+      return start(binary, dataDir, tls, probe);
+    } finally {
+      if (probe != null) {
+        probe.close();
+      }
+    }
+  }
+
+  private static MinioServer start(Path binary, Path dataDir, boolean tls, java.net.http.HttpClient probe)
+      throws IOException, InterruptedException {
     String scheme = tls ? "https" : "http";
     String accessKey = "quarry-" + UUID.randomUUID().toString().substring(0, 8);
     String secretKey = UUID.randomUUID().toString();
@@ -139,7 +156,10 @@ public final class MinioServer implements AutoCloseable {
     return secretKey;
   }
 
-  /** A path-style S3 client for this server; the caller closes it. */
+  /**
+   * A path-style S3 client for this server; the caller closes it. It trusts what the JVM trusts: for a {@link
+   * #startTls} server, only in a JVM given {@link #trustStore()}.
+   */
   public S3Client client() {
     return clientFor(endpoint());
   }

@@ -2,6 +2,8 @@ package dev.quarry.core.store;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.nio.channels.ClosedByInterruptException;
 
 /**
  * An object's bytes known in advance: their length, their SHA-256, and a way to read them again from the start (for
@@ -15,17 +17,31 @@ public record HashedContent(long length, byte[] sha256, Opener opener, RangedCon
     InputStream open() throws IOException;
   }
 
-  /** The content gave another number of bytes than announced: the caller's error, which no retry mends. */
-  public static final class LengthMismatch extends IOException {
+  /**
+   * The content could not be read as announced (a file that shrank or could not be read while it was sent, or other
+   * than its length): the caller's error or its disk's, which sending again does not mend, so a request fails at
+   * once rather than being retried as a network error would be.
+   */
+  public static class Unreadable extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    Unreadable(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** The content gave another number of bytes than announced. */
+  public static final class LengthMismatch extends Unreadable {
     private static final long serialVersionUID = 1L;
 
     LengthMismatch(String message) {
-      super(message);
+      super(message, null);
     }
 
     /**
      * {@code in}, failing with a {@code LengthMismatch} as soon as it turns out longer or shorter than {@code length}
-     * bytes: an upload that trusted the length would otherwise store a cut object, or wait for bytes never sent.
+     * bytes (an upload that trusted the length would otherwise store a cut object, or wait for bytes never sent), and
+     * with {@link Unreadable} when it cannot be read (an interruption stays one).
      */
     static InputStream checking(InputStream in, long length) {
       // An InputStream, not a FilterInputStream: its skip reads through read(), so skipped bytes are counted too.
@@ -44,7 +60,14 @@ public record HashedContent(long length, byte[] sha256, Opener opener, RangedCon
             return 0;
           }
           // One byte past the announced end is asked for, to tell "ended" from "goes on".
-          int n = in.read(buffer, offset, (int) Math.min(wanted, Math.max(1, length - read)));
+          int n;
+          try {
+            n = in.read(buffer, offset, (int) Math.min(wanted, Math.max(1, length - read)));
+          } catch (Unreadable | InterruptedIOException | ClosedByInterruptException e) {
+            throw e;
+          } catch (IOException e) {
+            throw new Unreadable(e.getMessage(), e);
+          }
           if (n < 0) {
             if (read < length) {
               throw new LengthMismatch("its content ended after " + read + " of the " + length + " bytes announced");

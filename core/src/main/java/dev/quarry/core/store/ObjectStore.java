@@ -63,7 +63,7 @@ public interface ObjectStore extends AutoCloseable {
     try (ObjectUpload upload = upload(key); InputStream in = content.open()) {
       in.transferTo(upload.stream());
       upload.commit();
-    } catch (HashedContent.LengthMismatch e) {
+    } catch (HashedContent.Unreadable e) {
       throw new IOException("Cannot write " + url(key) + ": " + e.getMessage(), e);
     }
   }
@@ -80,7 +80,7 @@ public interface ObjectStore extends AutoCloseable {
         InputStream in = HashedContent.LengthMismatch.checking(content.open(0, content.length()), content.length())) {
       in.transferTo(upload.stream());
       upload.commit();
-    } catch (HashedContent.LengthMismatch e) {
+    } catch (HashedContent.Unreadable e) {
       throw new IOException("Cannot write " + url(key) + ": " + e.getMessage(), e);
     }
   }

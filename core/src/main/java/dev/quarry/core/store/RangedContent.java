@@ -36,7 +36,10 @@ public interface RangedContent {
     };
   }
 
-  /** The file {@code file} as it is now; each stream opens it, so that a part read for a retry is read afresh. */
+  /**
+   * The file {@code file} as it is now; each stream opens it at its first read, so that a part read for a retry is
+   * read afresh, and a stream an HTTP attempt made but never read (nor closed) holds no open file.
+   */
   static RangedContent of(Path file) throws IOException {
     long size = Files.size(file);
     return new RangedContent() {
@@ -46,9 +49,32 @@ public interface RangedContent {
       }
 
       @Override
-      public InputStream open(long offset, long length) throws IOException {
-        return new FileRangeStream(FileChannel.open(file, StandardOpenOption.READ), file.toString(), offset,
-            offset + length);
+      public InputStream open(long offset, long length) {
+        return new InputStream() {
+          private InputStream opened;
+
+          @Override
+          public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+          }
+
+          @Override
+          public int read(byte[] buffer, int at, int wanted) throws IOException {
+            if (opened == null) {
+              opened = new FileRangeStream(FileChannel.open(file, StandardOpenOption.READ), file.toString(), offset,
+                  offset + length);
+            }
+            return opened.read(buffer, at, wanted);
+          }
+
+          @Override
+          public void close() throws IOException {
+            if (opened != null) {
+              opened.close();
+            }
+          }
+        };
       }
     };
   }

@@ -361,7 +361,7 @@ public final class S3Store implements ObjectStore {
         }
         upload.commit();
       }
-    } catch (HashedContent.LengthMismatch e) {
+    } catch (HashedContent.Unreadable e) {
       throw new IOException("Cannot write " + url(key) + ": " + e.getMessage(), e);
     }
   }
@@ -417,7 +417,7 @@ public final class S3Store implements ObjectStore {
           objects.body(content, offset, length), "write", part);
       response.close();
       return response.etag();
-    } catch (HashedContent.LengthMismatch e) {
+    } catch (HashedContent.Unreadable e) {
       throw new IOException("Cannot write " + part + ": " + e.getMessage(), e);
     }
   }

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -113,10 +114,11 @@ final class S3Upload implements ObjectUpload {
     try {
       try {
         awaitParts();
-      } catch (IOException failedPartsAreAbortedToo) {
+      } catch (IOException | RuntimeException failedPartsAreAbortedToo) {
         // The abort below removes whatever they stored.
+      } finally {
+        store.abortMultipartUpload(key, uploadId);
       }
-      store.abortMultipartUpload(key, uploadId);
     } finally {
       if (interrupted) {
         Thread.currentThread().interrupt();
@@ -157,6 +159,7 @@ final class S3Upload implements ObjectUpload {
     }
     try {
       submitPart(number -> store.uploadPart(key, uploadId, number, content, offset, length));
+      size += length;
     } catch (IOException e) {
       throw abortAfter(e);
     }
@@ -245,9 +248,12 @@ final class S3Upload implements ObjectUpload {
           failure = e.getCause() instanceof IOException io ? new IOException(io.getMessage(), io)
               : new IOException("Cannot write " + url + ": " + e.getCause(), e.getCause());
         }
+      } catch (CancellationException e) {
+        failure = failure != null ? failure : new IOException("Cannot write " + url + ": a part was cancelled", e);
       } catch (InterruptedException e) {
+        // The parts go on (interrupting them would close the files they read, which other readers share); the
+        // abort that follows waits for them, then removes them.
         Thread.currentThread().interrupt();
-        parts.forEach(p -> p.cancel(true));
         throw new InterruptedIOException("Cannot write " + url + ": interrupted while waiting for its parts");
       }
     }

@@ -215,6 +215,104 @@ class S3StoreIT extends ObjectStoreContract {
     assertThat(pendingUploads("ranged/cut")).isEmpty();
   }
 
+  /** {@code content} with a hook called before each open, given the offset and how many opens of it there were. */
+  private static RangedContent hooked(RangedContent content, java.util.function.BiConsumer<Long, Integer> beforeOpen) {
+    java.util.Map<Long, Integer> opens = new java.util.concurrent.ConcurrentHashMap<>();
+    return new RangedContent() {
+      @Override
+      public long length() {
+        return content.length();
+      }
+
+      @Override
+      public InputStream open(long offset, long length) throws IOException {
+        beforeOpen.accept(offset, opens.merge(offset, 1, Integer::sum));
+        return content.open(offset, length);
+      }
+    };
+  }
+
+  /**
+   * A local file that shrinks while a part of it is sent fails the write at once, naming the part, with nothing left:
+   * the part is not sent again as after a network error (before: 8 attempts over 5 seconds, then "no answer").
+   */
+  @Test
+  void aFileThatShrinksWhileItsPartIsSentFailsAtOnceAndLeavesNothing() throws Exception {
+    java.nio.file.Path file = java.nio.file.Files.createTempFile("quarry-ranged-", ".bin");
+    try {
+      byte[] data = new byte[12 * MIB]; // parts of 5 MiB: 5, 5, 2
+      new Random(12).nextBytes(data);
+      java.nio.file.Files.write(file, data);
+      java.util.Map<Long, Integer> opens = new java.util.concurrent.ConcurrentHashMap<>();
+      RangedContent shrinking = hooked(RangedContent.of(file), (offset, count) -> {
+        opens.merge(offset, 1, Integer::sum);
+        if (offset == 5L * MIB && count == 2) { // part 2 hashed; now it is sent
+          try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file,
+              java.nio.file.StandardOpenOption.WRITE)) {
+            channel.truncate(7L * MIB);
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        }
+      });
+
+      assertThatThrownBy(() -> store.put("ranged/shrunk", shrinking)).isInstanceOf(IOException.class)
+          .hasMessageContaining("Cannot write " + store.url("ranged/shrunk") + " (part ")
+          .hasMessageContaining("shrank while being read");
+      assertThat(opens.get(5L * MIB)).as("part 2: hashed, sent once, not again").isEqualTo(2);
+      assertThat(opens.values()).allSatisfy(count -> assertThat(count).isLessThanOrEqualTo(2));
+      assertThat(store.head("ranged/shrunk")).isEmpty();
+      assertThat(pendingUploads("ranged/shrunk")).isEmpty();
+    } finally {
+      java.nio.file.Files.deleteIfExists(file);
+    }
+  }
+
+  /**
+   * A writer interrupted while it waits for its parts (Ctrl-C during a commit) leaves no object and no pending upload:
+   * the parts go on and the upload is aborted once they end. Before, the parts were cancelled and the abort, waiting
+   * for them, failed on the cancellation before it was sent.
+   */
+  @Test
+  void aWriterInterruptedWhileItsPartsAreSentLeavesNoPendingUpload() throws Exception {
+    byte[] data = new byte[12 * MIB];
+    java.util.concurrent.CountDownLatch sending = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    RangedContent slowPart = hooked(RangedContent.of(data), (offset, count) -> {
+      if (offset == 5L * MIB && count == 2) { // part 2 is being sent
+        sending.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new java.io.UncheckedIOException(new java.io.InterruptedIOException("part 2 interrupted"));
+        }
+      }
+    });
+    Throwable[] thrown = new Throwable[1];
+    Thread writer = new Thread(() -> {
+      try {
+        store.put("ranged/interrupted", slowPart);
+      } catch (Throwable e) {
+        thrown[0] = e;
+      }
+    });
+    writer.start();
+    sending.await();
+    while (writer.getState() != Thread.State.WAITING) { // in the commit, waiting for part 2
+      Thread.sleep(10);
+    }
+    writer.interrupt();
+    Thread.sleep(200);
+    release.countDown();
+    writer.join(30_000);
+
+    assertThat(writer.isAlive()).isFalse();
+    assertThat(thrown[0]).isInstanceOf(java.io.InterruptedIOException.class);
+    assertThat(store.head("ranged/interrupted")).isEmpty();
+    assertThat(pendingUploads("ranged/interrupted")).isEmpty();
+  }
+
   @Test
   void multipartUploadsAKilledWriterLeftAreRemovedByPrefixAndAge() throws IOException {
     ObjectUpload killed = store.upload("cas/blobs/killed");
