@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -248,8 +247,6 @@ final class S3Upload implements ObjectUpload {
           failure = e.getCause() instanceof IOException io ? new IOException(io.getMessage(), io)
               : new IOException("Cannot write " + url + ": " + e.getCause(), e.getCause());
         }
-      } catch (CancellationException e) {
-        failure = failure != null ? failure : new IOException("Cannot write " + url + ": a part was cancelled", e);
       } catch (InterruptedException e) {
         // The parts go on (interrupting them would close the files they read, which other readers share); the
         // abort that follows waits for them, then removes them.
