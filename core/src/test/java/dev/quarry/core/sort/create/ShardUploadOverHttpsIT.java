@@ -42,7 +42,7 @@ class ShardUploadOverHttpsIT {
    * A shard of 96 MiB goes under a 48 MiB heap with parts of 16 MiB or more: its parts are read from the local file
    * of its records' bytes as they are sent. Before, over HTTPS it streamed through an upload holding its 4 parts in
    * flight and the one filling (80 MiB here; 4 shards at once of 5 parts of 8 MiB, 160 MiB, at the default part size,
-   * past the heap of the least budget), and the child ran out of heap; and it was 6 parts of 16 MiB where it is now 4
+   * past the heap of the least budget), and the child ran out of heap; and it was 7 parts of 16 MiB where it is now 4
    * (a 256 MiB shard: 4 parts where there were 32).
    */
   @Test

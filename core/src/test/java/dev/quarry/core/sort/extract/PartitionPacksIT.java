@@ -43,7 +43,7 @@ class PartitionPacksIT {
    * as they are sent. Before, the pack streamed through an upload that held its 4 parts in flight and the one filling
    * in the heap (80 MiB here; 640 MiB for a pack past 60 GiB, one extract worker's share of a large sort, besides its
    * sorter's entries under a 1Gi budget), and the child ran out of heap. Parts sized from the pack (4 of 24 MiB) where
-   * they were 6 of 16 MiB.
+   * they were 7 of 16 MiB (the last of the table alone).
    */
   @Test
   void aPackUploadsWithoutHoldingItsPartsInTheHeap() throws Exception {
