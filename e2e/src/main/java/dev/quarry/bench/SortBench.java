@@ -39,6 +39,11 @@ public final class SortBench {
    * 4, 8 and 16 copy the 2 GiB dataset in the same time here, within the noise.
    */
   private static final int COPY_PARALLEL = 8;
+  /**
+   * The format of the inputs `quarry gen` writes and of the output shards, as `input:output` in QUARRY_BENCH_FORMATS
+   * (`tar:tar` when unset; for example `zip:zip`, `tar.gz:tar`): the formats extract repacks and create converts.
+   */
+  private static final String[] FORMATS = System.getenv().getOrDefault("QUARRY_BENCH_FORMATS", "tar:tar").split(":");
 
   public static void main(String[] args) throws Exception {
     Path launcher = Path.of(args[0]);
@@ -56,7 +61,7 @@ public final class SortBench {
           "AWS_ACCESS_KEY_ID", minio.accessKey(), "AWS_SECRET_ACCESS_KEY", minio.secretKey());
       Quarry quarry = new Quarry(launcher, work, environment);
       quarry.run("gen", "--out", work.resolve("in").toString(), "--shards", "" + inputShards, "--records",
-          "" + records, "--image-size", "100Ki");
+          "" + records, "--image-size", "100Ki", "--format", FORMATS[0]);
       long inputBytes = upload(s3, bucket, work.resolve("in"));
       long totalRecords = (long) inputShards * records;
       warmUp(quarry, work, bucket);
@@ -164,7 +169,8 @@ public final class SortBench {
 
   private static String spec(Path work, String bucket, int shards, int records, String shardSize, String name,
       String memoryBudget) throws IOException {
-    return spec(work, "s3://%s/in/train-{000000..%06d}.tar".formatted(bucket, shards - 1), bucket, shardSize, name,
+    return spec(work, "s3://%s/in/train-{000000..%06d}.%s".formatted(bucket, shards - 1, FORMATS[0]), bucket,
+        shardSize, name,
         memoryBudget);
   }
 
@@ -172,10 +178,11 @@ public final class SortBench {
       String memoryBudget) throws IOException {
     String json = """
         {"input": {"template": "%s"},
-         "output": {"template": "s3://%s/%s/shuffled-{000000..}.tar", "shardSize": "%s"},
+         "output": {"template": "s3://%s/%s/shuffled-{000000..}.%s", "format": "%s", "shardSize": "%s"},
          "order": {"kind": "shuffle", "seed": 2026},
          "workers": {"memoryBudget": "%s", "requestsInFlight": 32},
-         "scratch": "s3://%s/scratch/%s/"}""".formatted(input, bucket, name, shardSize, memoryBudget, bucket, name);
+         "scratch": "s3://%s/scratch/%s/"}""".formatted(input, bucket, name, FORMATS[1], FORMATS[1], shardSize,
+        memoryBudget, bucket, name);
     return Files.writeString(work.resolve(name + ".json"), json).toString();
   }
 

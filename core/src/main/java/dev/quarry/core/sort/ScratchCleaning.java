@@ -4,6 +4,7 @@ import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectInfo;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -11,16 +12,21 @@ import java.util.stream.Stream;
 
 /**
  * What {@code quarry sort clean} does: under a scratch prefix marked for the job being cleaned, deletes the objects the phases write (names
- * {@link Scratch} gives), then the marker; nothing else, and nothing at all under an unmarked prefix. Idempotent: a
- * clean cut short keeps the marker, so the next one carries on; a prefix already empty is clean.
+ * {@link Scratch} gives) and gives up every upload left unfinished under it (a worker killed while it sent a pack or
+ * a run: S3 keeps and bills a multipart upload's parts until it is aborted, a folder store keeps its temp file), then
+ * the marker; nothing else, and nothing at all under an unmarked prefix. Idempotent: a clean cut short keeps the
+ * marker, so the next one carries on; a prefix already empty is clean.
  */
 public final class ScratchCleaning {
   private static final int DELETES_IN_FLIGHT = 64;
 
   private ScratchCleaning() {}
 
-  /** What was deleted, and how many objects under the prefix were left because the sort does not write them. */
-  public record Cleaned(long objects, long bytes, long kept) {}
+  /**
+   * What was deleted, how many objects under the prefix were left because the sort does not write them, and how many
+   * unfinished uploads were given up.
+   */
+  public record Cleaned(long objects, long bytes, long kept, long uploads) {}
 
   /** Cleans {@code scratch} for the job {@code job} marks; refused when the prefix is another job's scratch. */
   public static Cleaned clean(Location scratch, ScratchMarker job) throws IOException {
@@ -36,7 +42,7 @@ public final class ScratchCleaning {
               + ", so it is not a sort's scratch; nothing was deleted");
         }
       }
-      return new Cleaned(0, 0, 0);
+      return new Cleaned(0, 0, 0, 0);
     }
     Scratch names = new Scratch(scratch.key());
     List<ObjectInfo> written = new ArrayList<>();
@@ -52,7 +58,10 @@ public final class ScratchCleaning {
       }
     }
     InFlight.all(written, DELETES_IN_FLIGHT, object -> scratch.store().delete(object.key()));
+    // Of any age: the job's workers have ended when it is cleaned. Before the marker, so that a clean cut short here
+    // is carried on. (MinIO lists uploads only for a whole key, and expires them itself after a day.)
+    int uploads = scratch.store().removeAbandonedUploads(names.prefix(), Duration.ZERO);
     scratch.store().delete(names.marker());
-    return new Cleaned(written.size(), written.stream().mapToLong(ObjectInfo::size).sum(), kept);
+    return new Cleaned(written.size(), written.stream().mapToLong(ObjectInfo::size).sum(), kept, uploads);
   }
 }

@@ -35,6 +35,39 @@ class FileSortTest extends SortContract {
   }
 
   /**
+   * A worker killed while it wrote a pack leaves the pack's temp file in the scratch folder (as a multipart upload
+   * on S3 leaves its parts), which no listing shows: clean gives it up with the rest of the scratch. Before, it stayed
+   * until a listing or a write in that folder passed it a day later, which after a clean none does.
+   */
+  @Test
+  void cleanGivesUpTheUploadOfAWorkerKilledWhileItWroteAPack() throws Exception {
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    SortSpec spec = spec(root + "in/in-{000..005}.tar", new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 45));
+    Location scratch = stores.locate(root + "scratch/");
+    SortPhases phases = new SortPhases(spec, stores, scratch,
+        new dev.quarry.core.sort.extract.ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+    phases.extract(0, 1);
+    dev.quarry.core.store.ObjectUpload killed = scratch.store().upload(new Scratch(scratch.key()).pack(3));
+    killed.stream().write(new byte[4096]);
+    killed.stream().flush();
+    assertThat(uploadTemps(temp.resolve("scratch"))).as("the killed writer's temp file").hasSize(1);
+
+    ScratchCleaning.Cleaned cleaned = ScratchCleaning.clean(scratch, ScratchMarker.of(spec));
+
+    assertThat(cleaned.uploads()).isEqualTo(1);
+    assertThat(uploadTemps(temp.resolve("scratch"))).isEmpty();
+    assertThat(objects(root + "scratch/")).isEmpty();
+    killed.close();
+  }
+
+  private static List<Path> uploadTemps(Path folder) throws Exception {
+    try (var files = Files.walk(folder)) {
+      return files.filter(file -> file.getFileName().toString().startsWith(".quarry-upload-")).toList();
+    }
+  }
+
+  /**
    * A local run leaves the records of plain tars in local files where they are (none of their bytes held in memory)
    * and its create reads each record's bytes once, hashing them as it writes them; the shards are byte-identical to
    * those it writes from the same tars gzipped, whose records it packs.

@@ -40,7 +40,7 @@ public final class SortCleanCommand implements Callable<Integer> {
   Path resultFile;
 
   /** What was deleted, and how many objects the sort did not write were left. */
-  record CleanResult(String scratch, long objects, long bytes, long kept) {}
+  record CleanResult(String scratch, long objects, long bytes, long kept, long uploads) {}
 
   @Override
   public Integer call() throws Exception {
@@ -73,14 +73,16 @@ public final class SortCleanCommand implements Callable<Integer> {
             + " never the whole bucket)");
       }
       ScratchCleaning.Cleaned cleaned = ScratchCleaning.clean(location, owner);
-      CleanResult result = new CleanResult(prefix, cleaned.objects(), cleaned.bytes(), cleaned.kept());
+      CleanResult result = new CleanResult(prefix, cleaned.objects(), cleaned.bytes(), cleaned.kept(),
+          cleaned.uploads());
       String text = Json.write(result);
       if (resultFile != null) {
         Files.writeString(resultFile, Json.writeCompact(result));
       }
       command.commandLine().getOut().println(json ? text
           : "Deleted " + Counted.of(result.objects(), "object") + " (" + ByteSize.format(result.bytes()) + ") under "
-              + prefix + (result.kept() > 0 ? "; kept " + Counted.of(result.kept(), "object")
+              + prefix + (result.uploads() > 0 ? "; gave up " + Counted.of(result.uploads(), "unfinished upload")
+                  : "") + (result.kept() > 0 ? "; kept " + Counted.of(result.kept(), "object")
                   + " the sort does not write" : ""));
       command.commandLine().getOut().flush();
     }

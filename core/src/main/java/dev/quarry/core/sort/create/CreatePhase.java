@@ -206,11 +206,7 @@ public final class CreatePhase {
     try {
       List<Integer> partitions = ordered.partitionsOf(shard);
       if (!othersStored(shard, partition, partitions)) {
-        try (ObjectUpload upload = scratchStore.upload(scratch.createPiece(shard.index(), partition));
-            InputStream in = Files.newInputStream(own)) {
-          in.transferTo(upload.stream());
-          upload.commit();
-        }
+        scratchStore.put(scratch.createPiece(shard.index(), partition), RangedContent.of(own));
         try (RunWriter run = new RunWriter(new StoreRunStorage(scratchStore)
             .create(scratch.createPieceEntries(shard.index(), partition)))) {
           for (RecordEntry entry : entries) {
@@ -277,7 +273,7 @@ public final class CreatePhase {
       for (Path piece : pieces) {
         raw.add(RangedContent.of(piece));
       }
-      return upload(shard, format, all, null, RangedContent.concat(raw));
+      return upload(shard, format, all, null, RangedContent.concat(raw), work);
     } finally {
       for (Path piece : fetched) {
         Files.deleteIfExists(piece);
@@ -329,7 +325,7 @@ public final class CreatePhase {
       try {
         List<RecordEntry> shardEntries = entries.get(shard.index());
         CreatedShard done = upload(shard, format, shardEntries, buffer, recordsInProcess
-            ? OrderedRecordBytes.of(source, shardEntries) : RangedContent.of(file));
+            ? OrderedRecordBytes.of(source, shardEntries) : RangedContent.of(file), work);
         Files.deleteIfExists(file);
         progress.shardDone(done.records(), done.size());
         return done;
@@ -360,23 +356,29 @@ public final class CreatePhase {
   }
 
   /**
-   * Writes one shard from its records' raw bytes, {@code raw} (read twice for a tar output to a store that is not
-   * local: a pass to hash it, which also signs its upload, then the upload itself, whose parts, where it has some,
-   * are read from where the bytes are: S3 over HTTPS, where 4 shards of 5 parts of 8 MiB went through buffers, 160
-   * MiB of heap past small budgets); a local store writes it through {@code writeBuffer} when there is one
-   * ({@link ObjectStore#upload(String, ByteBuffer)}).
+   * Writes one shard from its records' raw bytes, {@code raw}. To a store that is not local, a shard is made whole
+   * first, hashed (which also signs its upload), and sent from where its bytes are, so that no upload holds a part in
+   * the heap: a tar shard is {@code raw} and the end-of-archive blocks, read twice (to hash, then to send), and a shard
+   * of another format is written to a file in {@code work} as it is converted. A local store writes it in one pass,
+   * through {@code writeBuffer} when there is one ({@link ObjectStore#upload(String, ByteBuffer)}).
    */
   private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries,
-      ByteBuffer writeBuffer, RangedContent raw) throws IOException {
+      ByteBuffer writeBuffer, RangedContent raw, Path work) throws IOException {
     // The plan is read back from scratch: its names pass the output rule again before anything is written.
     Location output = stores.locate(spec.outputLocation().confine(shard.url()));
     long size;
     byte[] sha256;
-    if (format == ShardFormat.TAR && !output.store().isLocal()) {
-      HashedContent content = ShardBuilder.tar(raw);
-      output.store().put(output.key(), content);
-      size = content.length();
-      sha256 = content.sha256();
+    if (!output.store().isLocal()) {
+      Path converted = work.resolve(shard.index() + ".shard");
+      try {
+        HashedContent content = format == ShardFormat.TAR ? ShardBuilder.tar(raw)
+            : ShardBuilder.converted(format, entries, raw, converted);
+        output.store().put(output.key(), content);
+        size = content.length();
+        sha256 = content.sha256();
+      } finally {
+        Files.deleteIfExists(converted);
+      }
     } else {
       // One pass that hashes as it writes: a local file needs no hash before its first byte, as a signed PUT does.
       MessageDigest digest = Digest.sha256();

@@ -119,7 +119,8 @@ public final class ExtractPhase {
           ? new PartitionPacks(work.path().resolve("packs"), partitions, from) : null) {
         ShardExtractor extractor = partitionPacks != null
             ? new ShardExtractor(spec, partitionPacks.spool(), ShardExtractor.Packing.ALL_TARS, problems)
-            : new ShardExtractor(spec, packs, ShardExtractor.Packing.TARS_NOT_READABLE_AGAIN, problems);
+            : new ShardExtractor(spec, packs.spoolingIn(work.path()), ShardExtractor.Packing.TARS_NOT_READABLE_AGAIN,
+                problems);
         extractShards(mine, missing, extractor, partitionPacks, partitioner, sorter, progress, problems, totals);
         if (partitionPacks != null) {
           packName = scratch.partitionPack(index, attempt);

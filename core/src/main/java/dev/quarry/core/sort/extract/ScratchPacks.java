@@ -3,22 +3,50 @@ package dev.quarry.core.sort.extract;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectUpload;
+import dev.quarry.core.store.RangedContent;
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
-/** Packs as objects under the scratch prefix, uploaded as they are read and fetched by ranged reads. */
+/**
+ * Packs as objects under the scratch prefix, fetched by ranged reads; uploaded as they are read, or, to a store that
+ * is not local, spooled to a local file first and sent from it, holding no part ({@link #spoolingIn(Path)}).
+ */
 public final class ScratchPacks implements PackStore {
+  private static final int SPOOL_BUFFER_BYTES = 1 << 16;
+
   private final ObjectStore store;
   private final Scratch scratch;
+  private final Path spool;
 
   public ScratchPacks(ObjectStore store, Scratch scratch) {
+    this(store, scratch, null);
+  }
+
+  private ScratchPacks(ObjectStore store, Scratch scratch, Path spool) {
     this.store = store;
     this.scratch = scratch;
+    this.spool = spool;
+  }
+
+  /**
+   * Streamed to S3, a pack held its parts in flight and the one filling (5 of 8 MiB for each of the 4 shards an
+   * extract worker reads at once, past 4 GiB a pack larger ones), outside the budget; a local store holds none.
+   */
+  @Override
+  public PackStore spoolingIn(Path folder) {
+    return store.isLocal() ? this : new ScratchPacks(store, scratch, folder);
   }
 
   @Override
   public PackOutput create(int shard) throws IOException {
+    return spool == null ? streamed(shard) : spooled(shard);
+  }
+
+  private PackOutput streamed(int shard) throws IOException {
     ObjectUpload upload = store.upload(scratch.pack(shard));
     return new PackOutput() {
       @Override
@@ -34,6 +62,32 @@ public final class ScratchPacks implements PackStore {
       @Override
       public void close() throws IOException {
         upload.close();
+      }
+    };
+  }
+
+  private PackOutput spooled(int shard) throws IOException {
+    Path file = spool.resolve("pack-" + shard + ".tar");
+    OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), SPOOL_BUFFER_BYTES);
+    return new PackOutput() {
+      @Override
+      public OutputStream stream() {
+        return out;
+      }
+
+      @Override
+      public void commit() throws IOException {
+        out.close();
+        store.put(scratch.pack(shard), RangedContent.of(file));
+      }
+
+      @Override
+      public void close() throws IOException {
+        try {
+          out.close();
+        } finally {
+          Files.deleteIfExists(file);
+        }
       }
     };
   }

@@ -3,10 +3,7 @@ package dev.quarry.core.sort.extract;
 import dev.quarry.core.archive.ArchiveException;
 import dev.quarry.core.archive.ArchiveLimits;
 import dev.quarry.core.archive.ArchiveMember;
-import dev.quarry.core.archive.GroupedRecord;
-import dev.quarry.core.archive.Member;
 import dev.quarry.core.archive.RawRange;
-import dev.quarry.core.archive.RecordGrouper;
 import dev.quarry.core.archive.RecordKeys;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.archive.ShardReader;
@@ -42,6 +39,8 @@ import org.apache.commons.io.output.CloseShieldOutputStream;
 final class ShardExtractor {
   /** The problem kind counted for a content key member that is missing or does not parse. */
   static final String CONTENT_KEY_MISSING = "contentKeyMissing";
+  /** The problem kind counted for a member name repeated inside one shard. */
+  static final String DUPLICATE_MEMBER = "duplicateMember";
 
   private final SortSpec spec;
   private final PackStore packs;
@@ -81,7 +80,8 @@ final class ShardExtractor {
     ShardFormat format = shard.format();
     try (counted) {
       if (format == ShardFormat.TAR && !packs(readableAgain)) {
-        readTar(shard, new TarReader(counted, name, ArchiveLimits.DEFAULT), false, entries);
+        group(shard, new TarReader(counted, name, ArchiveLimits.DEFAULT), false, (member, content) -> member.raw(),
+            entries);
       } else if (format.isTar()) {
         try (PackStore.PackOutput pack = packs.create(shard.index())) {
           InputStream tar = switch (format) {
@@ -89,7 +89,8 @@ final class ShardExtractor {
             case TAR_LZ4 -> Compression.unlz4(counted, name, ArchiveLimits.DEFAULT);
             default -> counted;
           };
-          readTar(shard, new TarReader(new Tee(tar, pack.stream()), name, ArchiveLimits.DEFAULT), true, entries);
+          group(shard, new TarReader(new Tee(tar, pack.stream()), name, ArchiveLimits.DEFAULT), true,
+              (member, content) -> member.raw(), entries);
           pack.commit();
         }
       } else {
@@ -106,9 +107,44 @@ final class ShardExtractor {
     };
   }
 
-  /** Groups a tar's members into records by their raw ranges, reading data only of the content key member. */
-  private void readTar(InputShard shard, TarReader reader, boolean packed, Consumer<RecordEntry> entries)
-      throws IOException {
+  /**
+   * Re-encodes a zip or msgpack shard as a tar pack, member by member as they are read, so that no more than a
+   * member's data is held: a record's members go into the pack in the order the shard has them (interleaved when the
+   * shard interleaves them) and its entry lists their ranges, as a tar's does. Its raw bytes, those ranges in order,
+   * are the record written whole. Grouped whole first, an extract worker held each of its shards in flight in the heap,
+   * 4 at once ({@code RepackedShardHeapTest}: two zips of 96 MiB ran a 64 MiB heap out).
+   */
+  private void repack(InputShard shard, ShardReader reader, Consumer<RecordEntry> entries) throws IOException {
+    try (PackStore.PackOutput pack = packs.create(shard.index())) {
+      // The writer's close ends the archive; the pack, not the writer, owns the stream.
+      TarWriter writer = new TarWriter(CloseShieldOutputStream.wrap(pack.stream()));
+      group(shard, reader, true, (member, content) -> {
+        long start = writer.bytesWritten();
+        if (content != null) {
+          writer.writeMember(member.name(), content);
+        } else {
+          writer.writeMember(member.name(), member.size(), member.data());
+        }
+        return new RawRange(start, writer.bytesWritten() - start);
+      }, entries);
+      writer.close(); // the end-of-archive blocks make the pack a valid tar on its own
+      pack.commit();
+    }
+  }
+
+  /** Where a member's raw tar bytes lie, given its data when it is the content key member (else null). */
+  private interface Placement {
+    RawRange place(ArchiveMember member, byte[] content) throws IOException;
+  }
+
+  /**
+   * Groups the shard's members into records by WebDataset's rule, each placed by {@code placement} (left where it is
+   * in a tar, written into the pack otherwise), reading data only of the content key member; a member name seen
+   * before is a duplicate, handled by policy. Records are emitted once the shard is read, in the order their first
+   * member came.
+   */
+  private void group(InputShard shard, ShardReader reader, boolean packed, Placement placement,
+      Consumer<RecordEntry> entries) throws IOException {
     Map<String, Pending> records = new LinkedHashMap<>();
     Set<String> names = new HashSet<>();
     try (reader) {
@@ -118,50 +154,23 @@ final class ShardExtractor {
           continue;
         }
         Pending record = records.computeIfAbsent(RecordKeys.of(member.name()), Pending::new);
-        record.add(member.raw());
-        checkSize(shard.url(), member.name(), record.key, record.size);
+        // Before its data is read: a tar member's raw bytes, headers included, or at least its data.
+        checkSize(shard.url(), member.name(), record.key,
+            record.size + (member.raw() != null ? member.raw().length() : member.size()));
+        byte[] content = null;
         if (isContentMember(member.name())) {
-          record.content = member.readData();
+          content = member.readData();
+          record.content = content;
           record.contentMember = member.name();
         }
+        record.add(placement.place(member, content));
+        checkSize(shard.url(), member.name(), record.key, record.size);
       }
     }
     int position = 0;
     for (Pending record : records.values()) {
       entries.accept(new RecordEntry(record.key, shard.index(), position++, packed, record.ranges, record.size,
           contentKey(shard.url(), record.key, record.contentMember, record.content)));
-    }
-  }
-
-  /** Re-encodes a zip or msgpack shard's records as a tar pack. */
-  private void repack(InputShard shard, ShardReader reader, Consumer<RecordEntry> entries) throws IOException {
-    List<GroupedRecord> records;
-    try (reader) {
-      records = RecordGrouper.group(reader, shard.url(), spec.policies().duplicatedRecords(), problems);
-    }
-    try (PackStore.PackOutput pack = packs.create(shard.index())) {
-      // The writer's close ends the archive; the pack, not the writer, owns the stream.
-      TarWriter writer = new TarWriter(CloseShieldOutputStream.wrap(pack.stream()));
-      int position = 0;
-      for (GroupedRecord grouped : records) {
-        long start = writer.bytesWritten();
-        writer.write(grouped.record());
-        long length = writer.bytesWritten() - start;
-        checkSize(shard.url(), grouped.record().members().getLast().name(), grouped.key(), length);
-        byte[] content = null;
-        String contentMember = null;
-        for (Member member : grouped.record().members()) {
-          if (isContentMember(member.name())) {
-            content = member.data();
-            contentMember = member.name();
-          }
-        }
-        entries.accept(new RecordEntry(grouped.key(), shard.index(), position++, true,
-            List.of(new RawRange(start, length)), length,
-            contentKey(shard.url(), grouped.key(), contentMember, content)));
-      }
-      writer.close(); // the end-of-archive blocks make the pack a valid tar on its own
-      pack.commit();
     }
   }
 
@@ -178,7 +187,7 @@ final class ShardExtractor {
   }
 
   private void duplicateMember(String shard, String member) throws ArchiveException {
-    problems.report(spec.policies().duplicatedRecords(), RecordGrouper.DUPLICATE_MEMBER,
+    problems.report(spec.policies().duplicatedRecords(), DUPLICATE_MEMBER,
         "member " + Printable.of(member) + " appears more than once in shard " + Printable.of(shard)
             + "; kept the first",
         () -> ArchiveException.ofMember(shard, member, "it appears more than once in the shard (policy"

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Writes records as msgpack shards and reads them back whole, for the msgpack tests. */
-final class MsgpackShards {
+public final class MsgpackShards {
   private static String python;
 
   private MsgpackShards() {}
@@ -53,7 +53,7 @@ final class MsgpackShards {
    * A Python that has the msgpack module: the one on PATH, else Debian's (which python3-msgpack installs into, while
    * a pyenv Python may come first on PATH).
    */
-  static synchronized String python() throws IOException, InterruptedException {
+  public static synchronized String python() throws IOException, InterruptedException {
     if (python == null) {
       for (String candidate : List.of("python3", "/usr/bin/python3")) {
         try {

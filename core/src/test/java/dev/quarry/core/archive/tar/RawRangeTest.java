@@ -7,12 +7,9 @@ import dev.quarry.core.archive.ArchiveLimits;
 import dev.quarry.core.archive.GroupedRecord;
 import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.archive.Record;
-import dev.quarry.core.archive.RecordGrouper;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.archive.ShardReaders;
 import dev.quarry.core.archive.Shards;
-import dev.quarry.core.policy.Policy;
-import dev.quarry.core.policy.Problems;
 import dev.quarry.testkit.CommandResult;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -92,7 +89,7 @@ class RawRangeTest {
   private static List<GroupedRecord> group(ShardFormat format, byte[] shard) throws Exception {
     try (InputStream in = new ByteArrayInputStream(shard);
         var reader = ShardReaders.open(format, in, "raw." + format.extension(), ArchiveLimits.DEFAULT)) {
-      return RecordGrouper.group(reader, "raw", Policy.ABORT, new Problems());
+      return GroupedRecord.readAll(reader);
     }
   }
 

@@ -3,6 +3,8 @@ package dev.quarry.core.sort.create;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quarry.core.archive.RawRange;
+import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.archive.tar.TarWriter;
 import dev.quarry.core.sort.extract.PackStore;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.store.HashedContent;
@@ -28,25 +30,27 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * A create worker's tar shard sent to S3 over HTTPS (a real MinIO with a certificate made for the test), where a
+ * A create worker's shards sent to S3 over HTTPS (a real MinIO with a certificate made for the test), where a
  * shard is not one signed PutObject but parts, by a JVM of its own whose heap is small.
  */
 class ShardUploadOverHttpsIT {
   private static final int MIB = 1 << 20;
   private static final int RAW_BYTES = 96 * MIB;
+  private static final int ZIP_RECORDS = 24;
 
   @TempDir
   Path dir;
 
   /**
    * A shard of 96 MiB goes under a 48 MiB heap with parts of 16 MiB or more: its parts are read from the local file
-   * of its records' bytes as they are sent. Before, over HTTPS it streamed through an upload holding its 4 parts in
-   * flight and the one filling (80 MiB here; 4 shards at once of 5 parts of 8 MiB, 160 MiB, at the default part size,
-   * past the heap of the least budget), and the child ran out of heap; and it was 7 parts of 16 MiB where it is now 4
-   * (a 256 MiB shard: 4 parts where there were 32).
+   * of its records' bytes as they are sent, and a zip shard from the file it is converted into. Before, over HTTPS a
+   * tar shard streamed through an upload holding its 4 parts in flight and the one filling (80 MiB here; 4 shards at
+   * once of 5 parts of 8 MiB, 160 MiB, at the default part size, past the heap of the least budget), and the child
+   * ran out of heap; and it was 7 parts of 16 MiB where it is now 4 (a 256 MiB shard: 4 parts where there were 32).
+   * A shard of another format streamed so over HTTP too, and ran out of heap the same way.
    */
   @Test
-  void aTarShardGoesOverHttpsInPartsReadFromItsFileHoldingNone() throws Exception {
+  void shardsGoOverHttpsInPartsReadFromTheirFilesHoldingNone() throws Exception {
     try (MinioServer minio = MinioServer.startTls()) {
       String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
       CommandResult run = CommandResult.run(dir, List.of(java, "-Xmx48m",
@@ -58,7 +62,11 @@ class ShardUploadOverHttpsIT {
       assertThat(minio.endpoint().getScheme()).isEqualTo("https");
       assertThat(run.exitCode()).as(run.stderr()).isZero();
       assertThat(run.stdout().lines()).containsExactly("bytes " + (RAW_BYTES + 1024), "parts 4",
-          "read back as hashed", "records in process: bytes " + (RAW_BYTES + 1024), "parts 4", "read back as hashed");
+          "read back as hashed", "records in process: bytes " + (RAW_BYTES + 1024), "parts 4", "read back as hashed",
+          "zip: bytes " + Files.size(dir.resolve("2.zip")), "parts 4", "read back as hashed");
+      CommandResult unzip = CommandResult.run(dir, List.of("unzip", "-t", dir.resolve("back.zip").toString()));
+      assertThat(unzip.exitCode()).as(unzip.stdout() + unzip.stderr()).isZero();
+      assertThat(unzip.stdout().lines().filter(line -> line.contains("testing:")).count()).isEqualTo(ZIP_RECORDS * 2);
     }
   }
 
@@ -113,6 +121,28 @@ class ShardUploadOverHttpsIT {
         try (RecordSource source = new RecordSource(List.of(), null, madeUp)) {
           System.out.print("records in process: ");
           send(store, "out/shard-000001.tar", ShardBuilder.tar(OrderedRecordBytes.of(source, entries)));
+        }
+        // A zip shard converted from its records' raw tar bytes: 24 records of two members of 2 MiB.
+        Path records = Path.of(args[0]).resolve("2.raw");
+        List<RecordEntry> zipped = new java.util.ArrayList<>();
+        try (OutputStream out = Files.newOutputStream(records); TarWriter tar = new TarWriter(out)) {
+          Random random = new Random(24);
+          byte[] data = new byte[2 * MIB];
+          for (int record = 0; record < ZIP_RECORDS; record++) {
+            long start = tar.bytesWritten();
+            for (String suffix : List.of(".a", ".b")) {
+              random.nextBytes(data);
+              tar.writeMember("z" + record + suffix, data);
+            }
+            zipped.add(new RecordEntry("z" + record, 0, record, true,
+                List.of(new RawRange(start, tar.bytesWritten() - start)), tar.bytesWritten() - start, null));
+          }
+        }
+        System.out.print("zip: ");
+        send(store, "out/shard-000002.zip", ShardBuilder.converted(ShardFormat.ZIP, zipped,
+            RangedContent.of(records), Path.of(args[0]).resolve("2.zip")));
+        try (InputStream in = store.get("out/shard-000002.zip")) {
+          Files.copy(in, Path.of(args[0]).resolve("back.zip"));
         }
       }
     }
