@@ -60,6 +60,21 @@ public final class Shards {
     return prints;
   }
 
+  /** The SHA-256 of what {@code data} gives to its end, read in blocks (large members, never whole). */
+  public static String sha256(InputStream data) throws IOException {
+    java.security.MessageDigest digest;
+    try {
+      digest = java.security.MessageDigest.getInstance("SHA-256");
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+    byte[] buffer = new byte[1 << 16];
+    for (int n = data.read(buffer); n >= 0; n = data.read(buffer)) {
+      digest.update(buffer, 0, n);
+    }
+    return java.util.HexFormat.of().formatHex(digest.digest());
+  }
+
   public static String sha256(byte[] data) {
     try {
       return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(data));

@@ -369,15 +369,17 @@ public final class CreatePhase {
     long size;
     byte[] sha256;
     if (!output.store().isLocal()) {
-      Path converted = work.resolve(shard.index() + ".shard");
+      Path converted = format == ShardFormat.TAR ? null : work.resolve(shard.index() + ".shard");
       try {
-        HashedContent content = format == ShardFormat.TAR ? ShardBuilder.tar(raw)
+        HashedContent content = converted == null ? ShardBuilder.tar(raw)
             : ShardBuilder.converted(format, entries, raw, converted);
         output.store().put(output.key(), content);
         size = content.length();
         sha256 = content.sha256();
       } finally {
-        Files.deleteIfExists(converted);
+        if (converted != null) {
+          Files.deleteIfExists(converted);
+        }
       }
     } else {
       // One pass that hashes as it writes: a local file needs no hash before its first byte, as a signed PUT does.

@@ -8,7 +8,6 @@ import dev.quarry.core.store.RangedContent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
-import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,31 +52,7 @@ public final class PartitionPacks implements AutoCloseable {
     return new PackStore() {
       @Override
       public PackOutput create(int shard) throws IOException {
-        Path file = spooled(shard);
-        OutputStream out = Files.newOutputStream(file);
-        return new PackOutput() {
-          private boolean committed;
-
-          @Override
-          public OutputStream stream() {
-            return out;
-          }
-
-          @Override
-          public void commit() throws IOException {
-            out.close();
-            committed = true;
-          }
-
-          /** A shard whose read failed leaves nothing on local disk. */
-          @Override
-          public void close() throws IOException {
-            out.close();
-            if (!committed) {
-              Files.deleteIfExists(file);
-            }
-          }
-        };
+        return new FilePackOutput(spooled(shard));
       }
 
       @Override

@@ -4,7 +4,6 @@ import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectUpload;
 import dev.quarry.core.store.RangedContent;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,8 +15,6 @@ import java.nio.file.Path;
  * is not local, spooled to a local file first and sent from it, holding no part ({@link #spoolingIn(Path)}).
  */
 public final class ScratchPacks implements PackStore {
-  private static final int SPOOL_BUFFER_BYTES = 1 << 16;
-
   private final ObjectStore store;
   private final Scratch scratch;
   private final Path spool;
@@ -66,28 +63,28 @@ public final class ScratchPacks implements PackStore {
     };
   }
 
+  /** The pack in a local file until it is whole, then sent from there; the file goes either way. */
   private PackOutput spooled(int shard) throws IOException {
-    Path file = spool.resolve("pack-" + shard + ".tar");
-    OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), SPOOL_BUFFER_BYTES);
+    FilePackOutput file = new FilePackOutput(spool.resolve("pack-" + shard + ".tar"));
     return new PackOutput() {
       @Override
       public OutputStream stream() {
-        return out;
+        return file.stream();
       }
 
       @Override
       public void commit() throws IOException {
-        out.close();
-        store.put(scratch.pack(shard), RangedContent.of(file));
+        file.commit();
+        try {
+          store.put(scratch.pack(shard), RangedContent.of(file.file()));
+        } finally {
+          Files.deleteIfExists(file.file());
+        }
       }
 
       @Override
       public void close() throws IOException {
-        try {
-          out.close();
-        } finally {
-          Files.deleteIfExists(file);
-        }
+        file.close();
       }
     };
   }

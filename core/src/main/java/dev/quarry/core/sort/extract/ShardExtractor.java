@@ -80,8 +80,7 @@ final class ShardExtractor {
     ShardFormat format = shard.format();
     try (counted) {
       if (format == ShardFormat.TAR && !packs(readableAgain)) {
-        group(shard, new TarReader(counted, name, ArchiveLimits.DEFAULT), false, (member, content) -> member.raw(),
-            entries);
+        group(shard, new TarReader(counted, name, ArchiveLimits.DEFAULT), false, WHERE_THEY_ARE, entries);
       } else if (format.isTar()) {
         try (PackStore.PackOutput pack = packs.create(shard.index())) {
           InputStream tar = switch (format) {
@@ -89,8 +88,8 @@ final class ShardExtractor {
             case TAR_LZ4 -> Compression.unlz4(counted, name, ArchiveLimits.DEFAULT);
             default -> counted;
           };
-          group(shard, new TarReader(new Tee(tar, pack.stream()), name, ArchiveLimits.DEFAULT), true,
-              (member, content) -> member.raw(), entries);
+          group(shard, new TarReader(new Tee(tar, pack.stream()), name, ArchiveLimits.DEFAULT), true, WHERE_THEY_ARE,
+              entries);
           pack.commit();
         }
       } else {
@@ -136,6 +135,9 @@ final class ShardExtractor {
   private interface Placement {
     RawRange place(ArchiveMember member, byte[] content) throws IOException;
   }
+
+  /** A tar's members stay where they are: in the input, or in its pack as it is copied there. */
+  private static final Placement WHERE_THEY_ARE = (member, content) -> member.raw();
 
   /**
    * Groups the shard's members into records by WebDataset's rule, each placed by {@code placement} (left where it is

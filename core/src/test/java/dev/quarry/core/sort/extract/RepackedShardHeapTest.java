@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quarry.core.archive.ArchiveLimits;
 import dev.quarry.core.archive.ArchiveMember;
 import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.archive.Shards;
 import dev.quarry.core.archive.msgpack.MsgpackShards;
 import dev.quarry.core.archive.ShardReader;
 import dev.quarry.core.archive.ShardReaders;
@@ -100,7 +101,7 @@ class RepackedShardHeapTest {
       try (InputStream shard = Files.newInputStream(dir.resolve("out/x-0.tar"));
           ShardReader reader = ShardReaders.open(ShardFormat.TAR, shard, "x-0.tar", ArchiveLimits.DEFAULT)) {
         for (ArchiveMember member = reader.next(); member != null; member = reader.next()) {
-          written.add(member.name() + "=" + sha256(member.data()));
+          written.add(member.name() + "=" + Shards.sha256(member.data()));
         }
       }
       assertThat(written).as("each record whole, in the order its first member came").containsExactlyElementsOf(
@@ -129,15 +130,6 @@ class RepackedShardHeapTest {
         out.write(chunk);
         digest.update(chunk);
       }
-    }
-    return HexFormat.of().formatHex(digest.digest());
-  }
-
-  private static String sha256(InputStream data) throws Exception {
-    MessageDigest digest = MessageDigest.getInstance("SHA-256");
-    byte[] buffer = new byte[1 << 16];
-    for (int n = data.read(buffer); n >= 0; n = data.read(buffer)) {
-      digest.update(buffer, 0, n);
     }
     return HexFormat.of().formatHex(digest.digest());
   }

@@ -2,6 +2,7 @@ package dev.quarry.core.sort.extract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quarry.core.archive.Shards;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.sort.SortPhases;
 import dev.quarry.core.sort.spec.OrderKind;
@@ -19,9 +20,7 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.zip.GZIPInputStream;
@@ -84,7 +83,7 @@ class ScratchPacksIT {
       for (int shard = 0; shard < SHARDS; shard++) {
         try (InputStream pack = store.get(new Scratch(scratch.key()).pack(shard));
             InputStream tar = new GZIPInputStream(Files.newInputStream(in.resolve("in-" + shard + ".tar.gz")))) {
-          assertThat(sha256(pack)).as("pack " + shard).isEqualTo(sha256(tar));
+          assertThat(Shards.sha256(pack)).as("pack " + shard).isEqualTo(Shards.sha256(tar));
         }
       }
     }
@@ -106,15 +105,6 @@ class ScratchPacksIT {
     Location scratch = stores.locate("s3://" + bucket + "/scratch/");
     return new SortPhases(spec, stores, scratch, new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false,
         new PrintStream(OutputStream.nullOutputStream()));
-  }
-
-  private static String sha256(InputStream data) throws Exception {
-    MessageDigest digest = MessageDigest.getInstance("SHA-256");
-    byte[] buffer = new byte[1 << 16];
-    for (int n = data.read(buffer); n >= 0; n = data.read(buffer)) {
-      digest.update(buffer, 0, n);
-    }
-    return HexFormat.of().formatHex(digest.digest());
   }
 
   /** Extracts the four shards into the scratch on S3, as an extract worker of a 64Mi budget does. */

@@ -22,7 +22,6 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -135,34 +134,22 @@ class ShardExtractorTest {
         new SortSpec.Output(temp + "/out/x-{0..}.tar", null, null, 10L, null),
         new SortSpec.Order(OrderKind.NONE, null, null, null, null),
         new SortSpec.Policies(duplicates, null, null, null, null), null, null, false);
-    ByteArrayOutputStream pack = new ByteArrayOutputStream();
-    PackStore packs = new PackStore() {
-      @Override
-      public PackOutput create(int index) {
-        return new PackOutput() {
-          @Override
-          public OutputStream stream() {
-            return pack;
-          }
-
-          @Override
-          public void commit() {}
-
-          @Override
-          public void close() {}
-        };
-      }
-
-      @Override
-      public InputStream read(int index, long offset, long length) {
-        throw new UnsupportedOperationException("extract only writes packs");
-      }
-    };
     List<RecordEntry> entries = new ArrayList<>();
-    new ShardExtractor(spec, packs, ShardExtractor.Packing.TARS_NOT_READABLE_AGAIN, problems)
-        .extract(new InputShard(0, "in." + format.extension(), format), Files.newInputStream(shard), true,
-            entries::add);
-    byte[] source = format == ShardFormat.TAR ? Files.readAllBytes(shard) : pack.toByteArray();
+    byte[] source;
+    try (LocalPacks packs = new LocalPacks(temp.resolve("packs"), 1 << 20)) {
+      new ShardExtractor(spec, packs, ShardExtractor.Packing.TARS_NOT_READABLE_AGAIN, problems)
+          .extract(new InputShard(0, "in." + format.extension(), format), Files.newInputStream(shard), true,
+              entries::add);
+      long end = entries.stream().flatMap(entry -> entry.ranges().stream()).mapToLong(RawRange::end).max()
+          .orElse(0);
+      if (format == ShardFormat.TAR) {
+        source = Files.readAllBytes(shard);
+      } else {
+        try (InputStream pack = packs.read(0, 0, end)) {
+          source = pack.readAllBytes();
+        }
+      }
+    }
     assertThat(entries).allSatisfy(entry -> assertThat(entry.packed()).isEqualTo(format != ShardFormat.TAR));
     return new Extracted(entries, source);
   }
