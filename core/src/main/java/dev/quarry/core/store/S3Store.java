@@ -351,8 +351,7 @@ public final class S3Store implements ObjectStore {
     int partBytes = PartSizes.forLength(length, settings.partSizeBytes());
     try {
       if (length <= partBytes) {
-        objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(), Map.of(), objects.body(content, 0, length),
-            "write", url(key)).close();
+        putRange(key, content, length);
         return;
       }
       try (S3Upload upload = new S3Upload(this, key, PartSizes.fixed(partBytes), partUploads)) {
@@ -366,10 +365,33 @@ public final class S3Store implements ObjectStore {
     }
   }
 
+  /** PutObject of the first {@code length} bytes of {@code content}, read as they are sent; returns the etag. */
+  String putRange(String key, RangedContent content, long length) throws IOException {
+    S3ObjectRequests.Response response = objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(), Map.of(),
+        objects.body(content, 0, length), "write", url(key));
+    response.close();
+    return unquoted(response.etag());
+  }
+
   @Override
   public ObjectUpload upload(String key) {
     ObjectKeys.checkKey(key);
     return upload(key, PartSizes.growingFrom(settings.partSizeBytes()));
+  }
+
+  /**
+   * Parts go from the file while it is written, {@value S3Upload#PARTS_IN_FLIGHT} at once, each once the file holds
+   * it and more ({@link S3Upload#grown}): of a sixteenth of the expected length ({@link PartSizes#forSpooled}), so
+   * what is left to send once the caller's last byte is written is small; an object within one part is one
+   * PutObject on commit.
+   */
+  @Override
+  public ObjectUpload spooledUpload(String key, java.nio.file.Path file, long expectedLength) throws IOException {
+    ObjectKeys.checkKey(key);
+    PartSizes sizes = expectedLength > 0
+        ? PartSizes.fixed(PartSizes.forSpooled(expectedLength, settings.partSizeBytes()))
+        : PartSizes.growingFrom(settings.partSizeBytes());
+    return new SpooledUpload(url(key), file, new S3Upload(this, key, sizes, partUploads));
   }
 
   /**
