@@ -18,20 +18,19 @@ import java.util.Objects;
 final class FileUpload implements ObjectUpload {
   private static final int BUFFER_BYTES = 256 * 1024;
 
-  private enum State { OPEN, COMMITTED, ABORTED }
-
   private final FileStore store;
   private final String key;
   private final Path target;
   private final Path temp;
   private final FileChannel channel;
   private final FinishingStream stream;
-  private State state = State.OPEN;
+  private final UploadState state;
 
   /** {@code directBuffer}: an aligned direct buffer to write whole blocks through with O_DIRECT, or null. */
   FileUpload(FileStore store, String key, Path target, Path temp, FileChannel channel, ByteBuffer directBuffer) {
     this.store = store;
     this.key = key;
+    this.state = new UploadState(store.url(key));
     this.target = target;
     this.temp = temp;
     this.channel = channel;
@@ -55,7 +54,7 @@ final class FileUpload implements ObjectUpload {
 
   @Override
   public ObjectInfo commit() throws IOException {
-    requireOpen("commit");
+    state.requireOpen("commit");
     try {
       stream.finish();
     } catch (IOException e) {
@@ -66,7 +65,7 @@ final class FileUpload implements ObjectUpload {
       stream.closeChannels();
       store.countUploadCommit();
       store.publish(temp, target);
-      state = State.COMMITTED;
+      state.committed();
       return store.info(key, Files.readAttributes(target, BasicFileAttributes.class));
     } catch (IOException e) {
       throw abortAfter(store.failure("write", key, e));
@@ -85,10 +84,9 @@ final class FileUpload implements ObjectUpload {
 
   @Override
   public void abort() throws IOException {
-    if (state != State.OPEN) {
+    if (!state.abort()) {
       return;
     }
-    state = State.ABORTED;
     try {
       stream.closeChannels();
       Files.deleteIfExists(temp);
@@ -100,13 +98,6 @@ final class FileUpload implements ObjectUpload {
   @Override
   public void close() throws IOException {
     abort();
-  }
-
-  private void requireOpen(String action) throws IOException {
-    if (state != State.OPEN) {
-      throw new IOException("Cannot " + action + " " + store.url(key) + ": the upload was already "
-          + (state == State.COMMITTED ? "committed" : "aborted"));
-    }
   }
 
   /** The upload's stream: closing it does nothing, since only commit and abort end the upload. */
@@ -143,7 +134,7 @@ final class FileUpload implements ObjectUpload {
 
     @Override
     public void write(int b) throws IOException {
-      requireOpen("write");
+      state.requireOpen("write");
       if (filled == buffer.length) {
         drain();
       }
@@ -153,7 +144,7 @@ final class FileUpload implements ObjectUpload {
     @Override
     public void write(byte[] bytes, int offset, int length) throws IOException {
       Objects.checkFromIndexSize(offset, length, bytes.length);
-      requireOpen("write");
+      state.requireOpen("write");
       if (length > buffer.length - filled) {
         drain();
       }
@@ -168,7 +159,7 @@ final class FileUpload implements ObjectUpload {
     @Override
     public void flush() throws IOException {
       if (filled > 0) {
-        requireOpen("write");
+        state.requireOpen("write");
         drain();
       }
     }
@@ -213,7 +204,7 @@ final class FileUpload implements ObjectUpload {
 
     @Override
     public void write(int b) throws IOException {
-      requireOpen("write");
+      state.requireOpen("write");
       if (!buffer.hasRemaining()) {
         drainFull();
       }
@@ -223,7 +214,7 @@ final class FileUpload implements ObjectUpload {
     @Override
     public void write(byte[] bytes, int offset, int length) throws IOException {
       Objects.checkFromIndexSize(offset, length, bytes.length);
-      requireOpen("write");
+      state.requireOpen("write");
       while (length > 0) {
         if (!buffer.hasRemaining()) {
           drainFull();

@@ -15,7 +15,6 @@ record PartSizes(int firstBytes, int maxParts, int partsPerStep, int maxGrownByt
   static final int MAX_PARTS = 10_000;
   static final int MAX_GROWN_BYTES = 128 << 20;
   private static final int PARTS_PER_STEP = 500;
-  private static final int SPOOLED_PARTS = 16;
 
   static PartSizes growingFrom(int firstBytes) {
     return new PartSizes(firstBytes, MAX_PARTS, PARTS_PER_STEP, MAX_GROWN_BYTES);
@@ -38,26 +37,10 @@ record PartSizes(int firstBytes, int maxParts, int partsPerStep, int maxGrownByt
    * {@link #MAX_OBJECT_BYTES} (the caller refuses more): 10,000 parts of at most 525 MiB, within S3's 5 GiB a part.
    */
   static int forLength(long length, int firstBytes) {
-    return ofShare(length, S3Upload.PARTS_IN_FLIGHT, firstBytes);
-  }
-
-  /**
-   * The part size of a spooled upload ({@code S3Store#spooledUpload}) expected to hold {@code expectedLength} bytes:
-   * a sixteenth of it, so that the part sent after the writer's last byte, while it waits, is a small share of the
-   * object, at 16 parts and 2 requests more an object; at least {@code firstBytes}, in whole MiB, at most
-   * {@link #MAX_GROWN_BYTES} unless 10,000 parts need more, as in {@link #forLength}. An object larger than expected
-   * takes more parts of that size (10,000 of them hold at least the expected length, and 625 times it up to 2 GiB).
-   */
-  static int forSpooled(long expectedLength, int firstBytes) {
-    return ofShare(expectedLength, SPOOLED_PARTS, firstBytes);
-  }
-
-  /** {@code length} over {@code shares}, in whole MiB, within the bounds {@link #forLength} says. */
-  private static int ofShare(long length, int shares, int firstBytes) {
     long mib = 1 << 20;
-    long share = Math.ceilDiv(Math.ceilDiv(length, shares), mib) * mib;
+    long quarter = Math.ceilDiv(Math.ceilDiv(length, S3Upload.PARTS_IN_FLIGHT), mib) * mib;
     long fitting = Math.ceilDiv(Math.ceilDiv(Math.min(length, MAX_OBJECT_BYTES), MAX_PARTS), mib) * mib;
-    return (int) Math.max(firstBytes, Math.max(fitting, Math.min(share, MAX_GROWN_BYTES)));
+    return (int) Math.max(firstBytes, Math.max(fitting, Math.min(quarter, MAX_GROWN_BYTES)));
   }
 
   /** The size of part {@code number} (1-based). */

@@ -381,15 +381,14 @@ public final class S3Store implements ObjectStore {
 
   /**
    * Parts go from the file while it is written, {@value S3Upload#PARTS_IN_FLIGHT} at once, each once the file holds
-   * it and more ({@link S3Upload#grown}): of a sixteenth of the expected length ({@link PartSizes#forSpooled}), so
-   * what is left to send once the caller's last byte is written is small; an object within one part is one
-   * PutObject on commit.
+   * it and more ({@link S3Upload#grown}), sized from the expected length as a whole file's are
+   * ({@link PartSizes#forLength}: the same requests); an object within one part is one PutObject on commit.
    */
   @Override
   public ObjectUpload spooledUpload(String key, java.nio.file.Path file, long expectedLength) throws IOException {
     ObjectKeys.checkKey(key);
     PartSizes sizes = expectedLength > 0
-        ? PartSizes.fixed(PartSizes.forSpooled(expectedLength, settings.partSizeBytes()))
+        ? PartSizes.fixed(PartSizes.forLength(expectedLength, settings.partSizeBytes()))
         : PartSizes.growingFrom(settings.partSizeBytes());
     return new SpooledUpload(url(key), file, new S3Upload(this, key, sizes, partUploads));
   }

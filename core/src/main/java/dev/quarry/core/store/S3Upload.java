@@ -29,8 +29,6 @@ final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
   static final int PARTS_IN_FLIGHT = 4;
   private static final int FIRST_BUFFER_BYTES = 64 * 1024;
 
-  private enum State { OPEN, COMMITTED, ABORTED }
-
   private final S3Store store;
   private final String key;
   private final String url;
@@ -46,7 +44,7 @@ final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
   private long size;
   private String uploadId;
   private volatile Throwable partFailure;
-  private State state = State.OPEN;
+  private final UploadState state;
 
   /** About the most an upload of {@code size} bytes in parts of {@code sizes} holds at once ({@code PartStream}). */
   static long bufferBytes(long size, PartSizes sizes) {
@@ -66,6 +64,7 @@ final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
     this.store = store;
     this.key = key;
     this.url = store.url(key);
+    this.state = new UploadState(url);
     this.partSizes = partSizes;
     this.partSize = partSizes.ofPart(1);
     this.partUploads = partUploads;
@@ -78,7 +77,7 @@ final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
 
   @Override
   public ObjectInfo commit() throws IOException {
-    requireOpen("commit");
+    state.requireOpen("commit");
     try {
       String etag;
       if (uploadId == null) {
@@ -89,7 +88,7 @@ final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
         }
         etag = store.completeMultipartUpload(key, uploadId, awaitParts());
       }
-      state = State.COMMITTED;
+      state.committed();
       releaseBuffers();
       return new ObjectInfo(key, size, etag, Instant.now());
     } catch (IOException e) {
@@ -99,10 +98,9 @@ final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
 
   @Override
   public void abort() throws IOException {
-    if (state != State.OPEN) {
+    if (!state.abort()) {
       return;
     }
-    state = State.ABORTED;
     releaseBuffers();
     if (uploadId == null) {
       return;
@@ -139,20 +137,13 @@ final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
     return failure;
   }
 
-  private void requireOpen(String action) throws IOException {
-    if (state != State.OPEN) {
-      throw new IOException("Cannot " + action + " " + url + ": the upload was already "
-          + (state == State.COMMITTED ? "committed" : "aborted"));
-    }
-  }
-
   /**
    * Sends bytes [offset, offset + length) of {@code content} as the next part, in the background, read from where
    * they lie: an upload whose every part is sent so ({@code S3Store#put(String, RangedContent)}) holds none in
    * memory. Not after bytes written to the stream, whose part would then follow this one.
    */
   void sendRange(RangedContent content, long offset, long length) throws IOException {
-    requireOpen("write");
+    state.requireOpen("write");
     if (filled > 0) {
       throw new IllegalStateException("A part from a range after bytes written to the stream of " + url);
     }
@@ -179,7 +170,7 @@ final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
   /** Ends an upload of the spooled file {@code content}: its rest as the last part, or all as one PutObject. */
   @Override
   public ObjectInfo commit(RangedContent content) throws IOException {
-    requireOpen("commit");
+    state.requireOpen("commit");
     try {
       grown(content);
       long length = content.length();
@@ -190,7 +181,7 @@ final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
         sendRange(content, size, length - size);
         etag = store.completeMultipartUpload(key, uploadId, awaitParts());
       }
-      state = State.COMMITTED;
+      state.committed();
       return new ObjectInfo(key, length, etag, Instant.now());
     } catch (IOException e) {
       throw abortAfter(e);
@@ -312,7 +303,7 @@ final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
     @Override
     public void write(byte[] bytes, int offset, int length) throws IOException {
       Objects.checkFromIndexSize(offset, length, bytes.length);
-      requireOpen("write");
+      state.requireOpen("write");
       try {
         while (length > 0) {
           if (filled == partSize) {

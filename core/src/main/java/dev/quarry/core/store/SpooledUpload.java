@@ -22,8 +22,6 @@ import java.util.Objects;
 final class SpooledUpload implements ObjectUpload {
   private static final int BUFFER_BYTES = 256 * 1024;
 
-  private enum State { OPEN, COMMITTED, ABORTED }
-
   /** How the bytes in the file reach the store. */
   interface Sending {
     /** The file now holds {@code content}; parts of it may be sent, read from it when their requests go. */
@@ -36,7 +34,6 @@ final class SpooledUpload implements ObjectUpload {
     void abort() throws IOException;
   }
 
-  private final String url;
   private final Path file;
   private final FileChannel channel;
   private final Sending sending;
@@ -44,10 +41,10 @@ final class SpooledUpload implements ObjectUpload {
   private final OutputStream stream = new SpoolStream();
   private int filled;
   private long written;
-  private State state = State.OPEN;
+  private final UploadState state;
 
   SpooledUpload(String url, Path file, Sending sending) throws IOException {
-    this.url = url;
+    this.state = new UploadState(url);
     this.file = file;
     this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
         StandardOpenOption.WRITE, StandardOpenOption.READ);
@@ -81,11 +78,11 @@ final class SpooledUpload implements ObjectUpload {
 
   @Override
   public ObjectInfo commit() throws IOException {
-    requireOpen("commit");
+    state.requireOpen("commit");
     try {
       flushBuffer();
       ObjectInfo committed = sending.commit(content());
-      state = State.COMMITTED;
+      state.committed();
       release();
       return committed;
     } catch (IOException | RuntimeException e) {
@@ -96,10 +93,9 @@ final class SpooledUpload implements ObjectUpload {
 
   @Override
   public void abort() throws IOException {
-    if (state != State.OPEN) {
+    if (!state.abort()) {
       return;
     }
-    state = State.ABORTED;
     try {
       sending.abort();
     } finally {
@@ -117,13 +113,6 @@ final class SpooledUpload implements ObjectUpload {
       abort();
     } catch (IOException | RuntimeException e) {
       failure.addSuppressed(e);
-    }
-  }
-
-  private void requireOpen(String action) throws IOException {
-    if (state != State.OPEN) {
-      throw new IOException("Cannot " + action + " " + url + ": the upload was already "
-          + (state == State.COMMITTED ? "committed" : "aborted"));
     }
   }
 
@@ -159,7 +148,7 @@ final class SpooledUpload implements ObjectUpload {
     @Override
     public void write(byte[] bytes, int offset, int length) throws IOException {
       Objects.checkFromIndexSize(offset, length, bytes.length);
-      requireOpen("write");
+      state.requireOpen("write");
       try {
         while (length > 0) {
           int copied = Math.min(length, buffer.length - filled);

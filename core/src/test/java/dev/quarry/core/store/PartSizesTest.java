@@ -76,23 +76,4 @@ class PartSizesTest {
       assertThat(part % MIB).isZero();
     }
   }
-
-  /**
-   * A spooled upload's parts are a sixteenth of the length it expects, so the part sent after the writer's last byte
-   * is small; within the same bounds as above.
-   */
-  @Test
-  void spooledPartsAreASixteenthOfTheExpectedLength() {
-    int set = S3Settings.DEFAULT_PART_SIZE_BYTES;
-    assertThat(PartSizes.forSpooled(64 * MIB, set)).as("at least the set size: 8 parts").isEqualTo(set);
-    assertThat(PartSizes.forSpooled(256 * MIB, set)).as("16 parts").isEqualTo(16 * MIB);
-    assertThat(PartSizes.forSpooled(256 * MIB + 1, set)).isEqualTo(17 * MIB);
-    assertThat(PartSizes.forSpooled(4 * GIB, set)).as("at most the grown cap").isEqualTo(PartSizes.MAX_GROWN_BYTES);
-    assertThat(PartSizes.forSpooled(2048 * GIB, set)).as("10,000 parts").isEqualTo(210 * MIB);
-    for (long length : new long[] {MIB, 300 * MIB, 1234 * GIB, PartSizes.MAX_OBJECT_BYTES}) {
-      long part = PartSizes.forSpooled(length, set);
-      assertThat(Math.ceilDiv(length, part)).as(length + " bytes").isLessThanOrEqualTo(PartSizes.MAX_PARTS);
-      assertThat(part % MIB).isZero();
-    }
-  }
 }

@@ -47,7 +47,7 @@ class ShardUploadOverHttpsIT {
   /**
    * A shard of 96 MiB goes under a 48 MiB heap with parts of 16 MiB or more: its parts are read from the local file
    * of its records' bytes as they are sent, and a zip shard's from the file it is converted into, as that grows (in
-   * parts of a sixteenth of the records' bytes, at least 16 MiB here: 7), the file deleted after. Before, over HTTPS a
+   * parts of a quarter of the records' bytes), the file deleted after. Before, over HTTPS a
    * tar shard streamed through an upload holding its 4 parts in flight and the one filling (80 MiB here; 4 shards at
    * once of 5 parts of 8 MiB, 160 MiB, at the default part size, past the heap of the least budget), and the child
    * ran out of heap; and it was 7 parts of 16 MiB where it is now 4 (a 256 MiB shard: 4 parts where there were 32).
@@ -67,7 +67,7 @@ class ShardUploadOverHttpsIT {
       assertThat(run.exitCode()).as(run.stderr()).isZero();
       assertThat(run.stdout().lines()).containsExactly("bytes " + (RAW_BYTES + 1024), "parts 4",
           "read back as hashed", "records in process: bytes " + (RAW_BYTES + 1024), "parts 4", "read back as hashed",
-          "zip: bytes " + Files.size(dir.resolve("back.zip")), "parts 7", "spool file deleted",
+          "zip: bytes " + Files.size(dir.resolve("back.zip")), "parts 4", "spool file deleted",
           "read back as hashed");
       CommandResult unzip = CommandResult.run(dir, List.of("unzip", "-t", dir.resolve("back.zip").toString()));
       assertThat(unzip.exitCode()).as(unzip.stdout() + unzip.stderr()).isZero();
