@@ -58,7 +58,7 @@ final class FileUpload implements ObjectUpload {
     try {
       stream.finish();
     } catch (IOException e) {
-      throw abortAfter(e); // already names the URL
+      throw abortedAfter(e); // already names the URL
     }
     try {
       store.force(channel);
@@ -68,18 +68,8 @@ final class FileUpload implements ObjectUpload {
       state.committed();
       return store.info(key, Files.readAttributes(target, BasicFileAttributes.class));
     } catch (IOException e) {
-      throw abortAfter(store.failure("write", key, e));
+      throw abortedAfter(store.failure("write", key, e));
     }
-  }
-
-  /** Aborts after a failure (nothing to do once the file was renamed) and returns the failure to throw. */
-  private IOException abortAfter(IOException failure) {
-    try {
-      abort();
-    } catch (IOException e) {
-      failure.addSuppressed(e);
-    }
-    return failure;
   }
 
   @Override

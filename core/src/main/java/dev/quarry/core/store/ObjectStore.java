@@ -118,17 +118,6 @@ public interface ObjectStore extends AutoCloseable {
   }
 
   /**
-   * An upload whose bytes are kept in the local file {@code file} as they are written, and sent from it
-   * ({@link SpooledUpload}): S3 sends each part once the file holds it whole, read back from the file, so the upload
-   * holds no part in memory and sends while the caller writes; parts are sized from {@code expectedLength}, about what
-   * the object will hold (0 when not known: parts grow as for {@link #upload(String)}). Another store is sent the
-   * whole file on commit. The file is deleted when the upload ends, committed or not.
-   */
-  default ObjectUpload spooledUpload(String key, java.nio.file.Path file, long expectedLength) throws IOException {
-    return SpooledUpload.sentOnCommit(this, key, file);
-  }
-
-  /**
    * One LIST page: objects whose key starts with {@code prefix} and sorts after {@code startAfter} (null: from the
    * start), in UTF-8 binary key order ({@link KeyOrder}), at most {@code maxKeys} (1 to 1000).
    */

@@ -33,4 +33,17 @@ public interface ObjectUpload extends AutoCloseable {
   /** Aborts unless committed. */
   @Override
   void close() throws IOException;
+
+  /**
+   * Aborts after {@code failure} and returns it to throw, with a failure of the abort itself suppressed in it: the
+   * first failure is the one that says what went wrong.
+   */
+  default <E extends Exception> E abortedAfter(E failure) {
+    try {
+      abort();
+    } catch (IOException | RuntimeException e) {
+      failure.addSuppressed(e);
+    }
+    return failure;
+  }
 }

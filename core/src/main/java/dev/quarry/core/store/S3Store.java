@@ -351,7 +351,8 @@ public final class S3Store implements ObjectStore {
     int partBytes = PartSizes.forLength(length, settings.partSizeBytes());
     try {
       if (length <= partBytes) {
-        putRange(key, content, length);
+        objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(), Map.of(), objects.body(content, 0, length),
+            "write", url(key)).close();
         return;
       }
       try (S3Upload upload = new S3Upload(this, key, PartSizes.fixed(partBytes), partUploads)) {
@@ -365,32 +366,10 @@ public final class S3Store implements ObjectStore {
     }
   }
 
-  /** PutObject of the first {@code length} bytes of {@code content}, read as they are sent; returns the etag. */
-  String putRange(String key, RangedContent content, long length) throws IOException {
-    S3ObjectRequests.Response response = objects.send(RequestKind.PUT, SdkHttpMethod.PUT, key, Map.of(), Map.of(),
-        objects.body(content, 0, length), "write", url(key));
-    response.close();
-    return unquoted(response.etag());
-  }
-
   @Override
   public ObjectUpload upload(String key) {
     ObjectKeys.checkKey(key);
     return upload(key, PartSizes.growingFrom(settings.partSizeBytes()));
-  }
-
-  /**
-   * Parts go from the file while it is written, {@value S3Upload#PARTS_IN_FLIGHT} at once, each once the file holds
-   * it and more ({@link S3Upload#grown}), sized from the expected length as a whole file's are
-   * ({@link PartSizes#forLength}: the same requests); an object within one part is one PutObject on commit.
-   */
-  @Override
-  public ObjectUpload spooledUpload(String key, java.nio.file.Path file, long expectedLength) throws IOException {
-    ObjectKeys.checkKey(key);
-    PartSizes sizes = expectedLength > 0
-        ? PartSizes.fixed(PartSizes.forLength(expectedLength, settings.partSizeBytes()))
-        : PartSizes.growingFrom(settings.partSizeBytes());
-    return new SpooledUpload(url(key), file, new S3Upload(this, key, sizes, partUploads));
   }
 
   /**

@@ -25,7 +25,7 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
  *
  * <p>One thread writes and commits; only the part uploads run elsewhere.
  */
-final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
+final class S3Upload implements ObjectUpload {
   static final int PARTS_IN_FLIGHT = 4;
   private static final int FIRST_BUFFER_BYTES = 64 * 1024;
 
@@ -92,7 +92,7 @@ final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
       releaseBuffers();
       return new ObjectInfo(key, size, etag, Instant.now());
     } catch (IOException e) {
-      throw abortAfter(e);
+      throw abortedAfter(e);
     }
   }
 
@@ -128,15 +128,6 @@ final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
     abort();
   }
 
-  private IOException abortAfter(IOException failure) {
-    try {
-      abort();
-    } catch (IOException e) {
-      failure.addSuppressed(e);
-    }
-    return failure;
-  }
-
   /**
    * Sends bytes [offset, offset + length) of {@code content} as the next part, in the background, read from where
    * they lie: an upload whose every part is sent so ({@code S3Store#put(String, RangedContent)}) holds none in
@@ -151,40 +142,7 @@ final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
       submitPart(number -> store.uploadPart(key, uploadId, number, content, offset, length));
       size += length;
     } catch (IOException e) {
-      throw abortAfter(e);
-    }
-  }
-
-  /**
-   * Sends each next part that the spooled file {@code content} holds whole with more after it (so an object of one
-   * part stays one PutObject, and the last part is never empty), read from the file as its request goes.
-   */
-  @Override
-  public void grown(RangedContent content) throws IOException {
-    for (int part = partSizes.ofPart(parts.size() + 1); content.length() - size > part;
-        part = partSizes.ofPart(parts.size() + 1)) {
-      sendRange(content, size, part);
-    }
-  }
-
-  /** Ends an upload of the spooled file {@code content}: its rest as the last part, or all as one PutObject. */
-  @Override
-  public ObjectInfo commit(RangedContent content) throws IOException {
-    state.requireOpen("commit");
-    try {
-      grown(content);
-      long length = content.length();
-      String etag;
-      if (uploadId == null) {
-        etag = store.putRange(key, content, length);
-      } else {
-        sendRange(content, size, length - size);
-        etag = store.completeMultipartUpload(key, uploadId, awaitParts());
-      }
-      state.committed();
-      return new ObjectInfo(key, length, etag, Instant.now());
-    } catch (IOException e) {
-      throw abortAfter(e);
+      throw abortedAfter(e);
     }
   }
 
@@ -320,7 +278,7 @@ final class S3Upload implements ObjectUpload, SpooledUpload.Sending {
           length -= copied;
         }
       } catch (IOException e) {
-        throw abortAfter(e);
+        throw abortedAfter(e);
       }
     }
 

@@ -85,12 +85,6 @@ public class DelegatingStore implements ObjectStore {
   }
 
   @Override
-  public ObjectUpload spooledUpload(String key, java.nio.file.Path file, long expectedLength) throws IOException {
-    before("PUT", key);
-    return delegate.spooledUpload(key, file, expectedLength);
-  }
-
-  @Override
   public long uploadBufferBytes(long size) {
     return delegate.uploadBufferBytes(size);
   }

@@ -8,7 +8,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -22,7 +21,6 @@ import java.util.concurrent.Semaphore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -454,43 +452,6 @@ abstract class ObjectStoreContract {
         .hasMessage("Cannot write " + store.url("uploads/done") + ": the upload was already committed");
     assertThatThrownBy(upload::commit).isInstanceOf(IOException.class)
         .hasMessage("Cannot commit " + store.url("uploads/done") + ": the upload was already committed");
-  }
-
-  @Test
-  void aSpooledUploadIsVisibleOnlyAfterItsCommitAndLeavesNoFile(@TempDir Path spool) throws IOException {
-    byte[] data = bytes(700 * 1024, 7); // past the spool's write buffer
-    Path file = spool.resolve("object.spool");
-    try (ObjectUpload upload = store.spooledUpload("spooled/one", file, data.length)) {
-      upload.stream().write(data, 0, 300 * 1024);
-      upload.stream().write(data, 300 * 1024, data.length - 300 * 1024);
-      assertThat(store.head("spooled/one")).isEmpty();
-      assertThat(upload.commit().size()).isEqualTo(data.length);
-    }
-
-    assertThat(read(store.get("spooled/one"))).isEqualTo(data);
-    assertThat(file).doesNotExist();
-    try (ObjectUpload upload = store.spooledUpload("spooled/empty", file, 0)) {
-      upload.commit();
-    }
-    assertThat(store.head("spooled/empty").orElseThrow().size()).isZero();
-    assertThat(file).doesNotExist();
-  }
-
-  @Test
-  void anAbortedSpooledUploadLeavesNoObjectAndNoFile(@TempDir Path spool) throws IOException {
-    Path file = spool.resolve("object.spool");
-    ObjectUpload upload = store.spooledUpload("spooled/aborted", file, 0);
-    upload.stream().write(bytes(600 * 1024, 6));
-
-    upload.abort();
-    upload.close();
-
-    assertThat(store.list("", null, 10).objects()).isEmpty();
-    assertThat(file).doesNotExist();
-    assertThatThrownBy(() -> upload.stream().write(1)).isInstanceOf(IOException.class)
-        .hasMessage("Cannot write " + store.url("spooled/aborted") + ": the upload was already aborted");
-    assertThatThrownBy(upload::commit).isInstanceOf(IOException.class)
-        .hasMessage("Cannot commit " + store.url("spooled/aborted") + ": the upload was already aborted");
   }
 
   @Test

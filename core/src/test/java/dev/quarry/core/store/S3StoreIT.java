@@ -9,7 +9,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.file.Path;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -19,7 +18,6 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 
@@ -349,79 +347,6 @@ class S3StoreIT extends ObjectStoreContract {
     RequestCounts made = store.requests().minus(before);
     assertThat(made.put()).as("create + 2 parts").isEqualTo(3);
     assertThat(made.delete()).as("the abort").isEqualTo(1);
-  }
-
-  /**
-   * A spooled upload sends each part once its file holds it whole and more, while the caller still writes: here 2 of
-   * 7 MiB (a quarter of the 25 MiB expected) are stored before the writer goes on past 14 MiB. Before, a shard converted into a file was sent only once
-   * whole, and the writer waited for all of it (create 10 to 17% slower on zip shards).
-   */
-  @Test
-  void aSpooledUploadSendsItsPartsWhileTheFileIsStillWritten(@TempDir Path spool) throws Exception {
-    RequestCounts before = store.requests().snapshot();
-    Path file = spool.resolve("big.spool");
-    MessageDigest digest = sha256();
-    ObjectInfo committed;
-    try (ObjectUpload upload = store.spooledUpload("spooled/big", file, 25L * MIB)) {
-      OutputStream out = new java.security.DigestOutputStream(upload.stream(), digest);
-      writeRandom(out, 14L * MIB + 300 * 1024);
-      assertThat(storedParts("spooled/big", 2, java.time.Duration.ofSeconds(60)))
-          .as("parts stored while the file is written").isEqualTo(2);
-      writeRandom(out, 11L * MIB - 300 * 1024);
-      committed = upload.commit();
-    }
-
-    assertThat(store.requests().minus(before).put()).as("1 create + 4 parts + 1 complete").isEqualTo(6);
-    assertThat(committed.size()).isEqualTo(25L * MIB);
-    assertThat(committed.etag()).isEqualTo(store.head("spooled/big").orElseThrow().etag()).endsWith("-4");
-    assertThat(sha256Of(store.get("spooled/big"))).isEqualTo(digest.digest());
-    assertThat(pendingUploads("spooled/")).isEmpty();
-    assertThat(file).doesNotExist();
-  }
-
-  /** Within one part (or of exactly one), a spooled upload is one PutObject on commit, read from its file. */
-  @Test
-  void aSpooledUploadOfOnePartIsOnePut(@TempDir Path spool) throws IOException {
-    RequestCounts before = store.requests().snapshot();
-    try (ObjectUpload upload = store.spooledUpload("spooled/one-part", spool.resolve("one.spool"), 5L * MIB)) {
-      writeRandom(upload.stream(), 5L * MIB);
-      upload.commit();
-    }
-
-    assertThat(store.requests().minus(before).put()).isEqualTo(1);
-    assertThat(store.head("spooled/one-part").orElseThrow().etag()).doesNotContain("-");
-    assertThat(store.head("spooled/one-part").orElseThrow().size()).isEqualTo(5L * MIB);
-  }
-
-  /** Aborted after parts went, a spooled upload leaves no object, no pending upload and no file. */
-  @Test
-  void aSpooledUploadAbortedAfterItsPartsWentLeavesNothing(@TempDir Path spool) throws Exception {
-    Path file = spool.resolve("aborted.spool");
-    ObjectUpload upload = store.spooledUpload("spooled/aborted", file, 0);
-    writeRandom(upload.stream(), 12L * MIB);
-    assertThat(pendingUploads("spooled/aborted")).as("the upload started").hasSize(1);
-
-    upload.abort();
-
-    assertThat(store.head("spooled/aborted")).isEmpty();
-    assertThat(pendingUploads("spooled/aborted")).isEmpty();
-    assertThat(file).doesNotExist();
-  }
-
-  /** How many parts of the one pending upload of {@code key} MinIO holds, waiting up to {@code wait} for {@code wanted}. */
-  private int storedParts(String key, int wanted, java.time.Duration wait) throws InterruptedException {
-    long deadline = System.nanoTime() + wait.toNanos();
-    try (S3Client client = minio.client()) {
-      while (true) {
-        List<MultipartUpload> uploads = client.listMultipartUploads(b -> b.bucket(bucket).prefix(key)).uploads();
-        int parts = uploads.isEmpty() ? 0 : client.listParts(b -> b.bucket(bucket).key(key)
-            .uploadId(uploads.get(0).uploadId())).parts().size();
-        if (parts >= wanted || System.nanoTime() > deadline) {
-          return parts;
-        }
-        Thread.sleep(50);
-      }
-    }
   }
 
   @Test

@@ -356,29 +356,35 @@ public final class CreatePhase {
   }
 
   /**
-   * Writes one shard from its records' raw bytes, {@code raw}, hashing it. A tar shard to a store that is not local
-   * is made whole first, hashed (which also signs its upload) and sent from where its bytes are: {@code raw} and the
-   * end-of-archive blocks, read twice. Any other is written in one pass that hashes as it goes: to a local store
-   * through {@code writeBuffer} when there is one ({@link ObjectStore#upload(String, ByteBuffer)}), else converted
-   * into a file in {@code work} whose parts are sent as it grows ({@link ObjectStore#spooledUpload}). Either way no
-   * upload holds a part in the heap.
+   * Writes one shard from its records' raw bytes, {@code raw}. To a store that is not local, a shard is made whole
+   * first, hashed (which also signs its upload), and sent from where its bytes are, so that no upload holds a part in
+   * the heap: a tar shard is {@code raw} and the end-of-archive blocks, read twice (to hash, then to send), and a shard
+   * of another format is written to a file in {@code work} as it is converted. A local store writes it in one pass,
+   * through {@code writeBuffer} when there is one ({@link ObjectStore#upload(String, ByteBuffer)}).
    */
   private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries,
       ByteBuffer writeBuffer, RangedContent raw, Path work) throws IOException {
     // The plan is read back from scratch: its names pass the output rule again before anything is written.
     Location output = stores.locate(spec.outputLocation().confine(shard.url()));
-    ObjectStore store = output.store();
     long size;
     byte[] sha256;
-    if (!store.isLocal() && format == ShardFormat.TAR) {
-      HashedContent content = ShardBuilder.tar(raw);
-      store.put(output.key(), content);
-      size = content.length();
-      sha256 = content.sha256();
+    if (!output.store().isLocal()) {
+      Path converted = format == ShardFormat.TAR ? null : work.resolve(shard.index() + ".shard");
+      try {
+        HashedContent content = converted == null ? ShardBuilder.tar(raw)
+            : ShardBuilder.converted(format, entries, raw, converted);
+        output.store().put(output.key(), content);
+        size = content.length();
+        sha256 = content.sha256();
+      } finally {
+        if (converted != null) {
+          Files.deleteIfExists(converted);
+        }
+      }
     } else {
+      // One pass that hashes as it writes: a local file needs no hash before its first byte, as a signed PUT does.
       MessageDigest digest = Digest.sha256();
-      try (ObjectUpload upload = store.isLocal() ? store.upload(output.key(), writeBuffer)
-              : store.spooledUpload(output.key(), work.resolve(shard.index() + ".shard"), raw.length());
+      try (ObjectUpload upload = output.store().upload(output.key(), writeBuffer);
           InputStream in = raw.open(0, raw.length())) {
         CountingOutputStream out = new CountingOutputStream(new DigestOutputStream(upload.stream(), digest));
         if (format == ShardFormat.TAR) {

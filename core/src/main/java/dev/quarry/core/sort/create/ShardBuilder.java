@@ -86,6 +86,22 @@ final class ShardBuilder {
     target.write(TarFormat.END_OF_ARCHIVE);
   }
 
+  /**
+   * A shard of another format than tar, written to the local file {@code file} and hashed as it is written: the
+   * store sends it from there as it sends a tar shard, holding no part. Streamed instead, each of the shards a create
+   * worker writes at once held its parts in flight and the one filling (5 of 8 MiB), out of any budget.
+   */
+  static HashedContent converted(ShardFormat format, List<RecordEntry> entries, RangedContent raw, Path file)
+      throws IOException {
+    MessageDigest sha256 = Digest.sha256();
+    try (InputStream in = raw.open(0, raw.length());
+        OutputStream out = new DigestOutputStream(new BufferedOutputStream(Files.newOutputStream(file), COPY_BLOCK),
+            sha256)) {
+      convert(format, entries, in, out);
+    }
+    return HashedContent.of(RangedContent.of(file), sha256.digest());
+  }
+
   /** Writes a shard of another format than tar, parsing each record's raw tar bytes back into members. */
   static void convert(ShardFormat format, List<RecordEntry> entries, InputStream raw, OutputStream target)
       throws IOException {

@@ -3,15 +3,16 @@ package dev.quarry.core.sort.extract;
 import dev.quarry.core.sort.Scratch;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectUpload;
+import dev.quarry.core.store.RangedContent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
  * Packs as objects under the scratch prefix, fetched by ranged reads; uploaded as they are read, or, to a store that
- * is not local, spooled to a local file whose parts are sent from it as it grows, holding none
- * ({@link #spoolingIn(Path)}, {@link ObjectStore#spooledUpload}).
+ * is not local, spooled to a local file first and sent from it, holding no part ({@link #spoolingIn(Path)}).
  */
 public final class ScratchPacks implements PackStore {
   private final ObjectStore store;
@@ -37,15 +38,13 @@ public final class ScratchPacks implements PackStore {
     return store.isLocal() ? this : new ScratchPacks(store, scratch, folder);
   }
 
-  /**
-   * An upload of the pack: streamed, or spooled to a local file that sends its parts as it grows (their sizes grow
-   * as a streamed upload's do: a pack's size is not known before it is read).
-   */
   @Override
   public PackOutput create(int shard) throws IOException {
-    String key = scratch.pack(shard);
-    ObjectUpload upload = spool == null ? store.upload(key)
-        : store.spooledUpload(key, spool.resolve("pack-" + shard + ".tar"), 0);
+    return spool == null ? streamed(shard) : spooled(shard);
+  }
+
+  private PackOutput streamed(int shard) throws IOException {
+    ObjectUpload upload = store.upload(scratch.pack(shard));
     return new PackOutput() {
       @Override
       public OutputStream stream() {
@@ -60,6 +59,32 @@ public final class ScratchPacks implements PackStore {
       @Override
       public void close() throws IOException {
         upload.close();
+      }
+    };
+  }
+
+  /** The pack in a local file until it is whole, then sent from there; the file goes either way. */
+  private PackOutput spooled(int shard) throws IOException {
+    FilePackOutput file = new FilePackOutput(spool.resolve("pack-" + shard + ".tar"));
+    return new PackOutput() {
+      @Override
+      public OutputStream stream() {
+        return file.stream();
+      }
+
+      @Override
+      public void commit() throws IOException {
+        file.commit();
+        try {
+          store.put(scratch.pack(shard), RangedContent.of(file.file()));
+        } finally {
+          Files.deleteIfExists(file.file());
+        }
+      }
+
+      @Override
+      public void close() throws IOException {
+        file.close();
       }
     };
   }
