@@ -335,6 +335,13 @@ public final class FileStore implements ObjectStore {
     }
   }
 
+  /** None: a temp file does not name its key, and {@link #createTemp} sweeps the abandoned ones of its folder. */
+  @Override
+  public int removeUnfinishedUploadsOf(String prefix, Set<String> keys) {
+    ObjectKeys.checkPrefix(prefix);
+    return 0;
+  }
+
   /** The temp files of uploads in the folders under {@code prefix} (links are not followed). */
   @Override
   public int removeAbandonedUploads(String prefix, Duration olderThan) throws IOException {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
@@ -140,6 +141,14 @@ public interface ObjectStore extends AutoCloseable {
    * they take space. Returns how many were removed.
    */
   int removeAbandonedUploads(String prefix, Duration olderThan) throws IOException;
+
+  /**
+   * Gives up the unfinished uploads of exactly {@code keys}, all under {@code prefix}, whatever their age: for a
+   * writer that knows nothing writes those keys any more (a sort's commit, after every create worker ended), in a
+   * folder that may hold others' uploads, which stay. Returns how many were given up. A folder store's temp files do
+   * not name their key: it leaves them to its own sweep of temps unwritten for a day, when the folder is next written.
+   */
+  int removeUnfinishedUploadsOf(String prefix, Set<String> keys) throws IOException;
 
   /** The URL of a key: s3://bucket/key or file:///root/key. */
   String url(String key);

@@ -11,8 +11,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Predicate;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -438,8 +440,27 @@ public final class S3Store implements ObjectStore {
   /** The multipart uploads started under {@code prefix} before {@code olderThan} ago, listed page by page. */
   @Override
   public int removeAbandonedUploads(String prefix, Duration olderThan) throws IOException {
-    ObjectKeys.checkPrefix(prefix);
     Instant cutoff = Instant.now().minus(olderThan);
+    return abortUploads(prefix, upload -> upload.initiated() != null && !upload.initiated().isAfter(cutoff));
+  }
+
+  /**
+   * One listing of the uploads under {@code prefix}, page by page, whatever their keys. MinIO lists uploads only for a
+   * whole key or a whole bucket (an empty prefix); under a folder it lists none, and expires them itself after a day.
+   */
+  @Override
+  public int removeUnfinishedUploadsOf(String prefix, Set<String> keys) throws IOException {
+    for (String key : keys) {
+      if (!key.startsWith(prefix)) {
+        throw new IllegalArgumentException("Cannot give up the uploads of " + url(key) + ": it is not under "
+            + url(prefix));
+      }
+    }
+    return keys.isEmpty() ? 0 : abortUploads(prefix, upload -> keys.contains(upload.key()));
+  }
+
+  private int abortUploads(String prefix, Predicate<MultipartUpload> given) throws IOException {
+    ObjectKeys.checkPrefix(prefix);
     int removed = 0;
     ListMultipartUploadsRequest.Builder request = ListMultipartUploadsRequest.builder().bucket(bucket).prefix(prefix)
         .overrideConfiguration(o -> o.apiCallTimeout(settings.requestDeadline()));
@@ -453,7 +474,7 @@ public final class S3Store implements ObjectStore {
         throw failure("list the uploads under", url(prefix), e);
       }
       for (MultipartUpload upload : page.uploads()) {
-        if (upload.initiated() != null && !upload.initiated().isAfter(cutoff)) {
+        if (given.test(upload)) {
           abortMultipartUpload(upload.key(), upload.uploadId());
           removed++;
         }

@@ -10,6 +10,7 @@ import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.store.ObjectUpload;
 import dev.quarry.core.store.S3Settings;
 import dev.quarry.testkit.MinioExtension;
 import dev.quarry.testkit.MinioServer;
@@ -74,6 +75,37 @@ class MinioSortIT extends SortContract {
     assertThat((double) read / inputBytes).as("bytes read by create per input byte").isLessThanOrEqualTo(2.1);
     phases.commit();
     assertThat(objects(root + "out/")).containsKey("x.manifest.json").hasSize(80 + 2);
+  }
+
+  /**
+   * A create worker killed while it sent a shard (kill -9: nothing aborts its upload) leaves the shard's multipart
+   * upload, whose parts S3 keeps and bills though no listing shows them; its rerun writes the shard anew, and the
+   * commit gives the old upload up. An upload of another name in the same folder, not the job's, stays. The output
+   * is at a bucket's root: MinIO lists uploads only for a whole key or a whole bucket.
+   */
+  @org.junit.jupiter.api.Test
+  void theCommitGivesUpTheUnfinishedUploadOfAShardWhoseWorkerWasKilled() throws Exception {
+    String output = "s3://" + minio.createBucket("killed") + "/";
+    dataset = SortFixture.dataset(4, 50, 5);
+    SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
+    SortSpec spec = spec(root + "in/in-{000..003}.tar", new SortSpec.Order(OrderKind.SHUFFLE, null, 4L, null, null),
+        records(output + "x-{000..}.tar", 20));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1);
+    phases.plan(1);
+    ObjectStore out = stores.locate(output).store();
+    // What a killed worker leaves: an upload with a part stored (a part goes once the next byte follows it), never
+    // committed or aborted. The same for a name the job does not write.
+    for (String key : java.util.List.of("x-001.tar", "notes.bin")) {
+      ObjectUpload killed = out.upload(key);
+      killed.stream().write(new byte[9 << 20]);
+    }
+    phases.create(0, 1);
+    phases.commit();
+
+    assertThat(objects(output)).containsKeys("x.manifest.json", "x-001.tar").doesNotContainKey("notes.bin");
+    assertThat(out.removeAbandonedUploads("x-001.tar", Duration.ZERO)).as("the killed worker's upload").isZero();
+    assertThat(out.removeAbandonedUploads("notes.bin", Duration.ZERO)).as("another name's upload").isEqualTo(1);
   }
 
   /**

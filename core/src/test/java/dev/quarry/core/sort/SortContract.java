@@ -474,7 +474,7 @@ abstract class SortContract {
    * The phases over {@code scratchUrl}; an extract index other than 0 waits a moment for index 0's splitters, since
    * the tests often run index 0 last.
    */
-  private SortPhases phases(SortSpec spec, String scratchUrl) {
+  SortPhases phases(SortSpec spec, String scratchUrl) {
     Location scratch = stores.locate(scratchUrl);
     return new SortPhases(spec, stores, scratch, new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false,
         java.time.Duration.ofMillis(100), QUIET);

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.io.InputStream;
 import java.util.Optional;
+import java.util.Set;
 
 /** A store that runs {@link #before} ahead of every request of another: for injected faults and delays in tests. */
 public class DelegatingStore implements ObjectStore {
@@ -104,6 +105,11 @@ public class DelegatingStore implements ObjectStore {
   @Override
   public int removeAbandonedUploads(String prefix, Duration olderThan) throws IOException {
     return delegate.removeAbandonedUploads(prefix, olderThan);
+  }
+
+  @Override
+  public int removeUnfinishedUploadsOf(String prefix, Set<String> keys) throws IOException {
+    return delegate.removeUnfinishedUploadsOf(prefix, keys);
   }
 
   @Override

@@ -313,6 +313,28 @@ class S3StoreIT extends ObjectStoreContract {
     assertThat(pendingUploads("ranged/interrupted")).isEmpty();
   }
 
+  /**
+   * A sort's commit gives up the unfinished uploads of its shards' names, in a folder others may write to: only
+   * those names' uploads go, whatever their age. Listed under the bucket's root, the one prefix short of a whole key
+   * that MinIO lists uploads for.
+   */
+  @Test
+  void theUnfinishedUploadsOfGivenKeysAreGivenUpAndNoOthers() throws IOException {
+    for (String key : java.util.List.of("out/x-1.tar", "out/x-2.tar", "out/x-10.tar")) {
+      writeRandom(store.upload(key).stream(), 9L * MIB); // a part sent, never completed nor aborted
+    }
+    assertThatThrownBy(() -> store.removeUnfinishedUploadsOf("elsewhere/", java.util.Set.of("out/x-1.tar")))
+        .hasMessageContaining("is not under");
+
+    assertThat(store.removeUnfinishedUploadsOf("", java.util.Set.of("out/x-1.tar", "out/x-2.tar", "out/x-3.tar")))
+        .isEqualTo(2);
+
+    assertThat(pendingUploads("out/x-1.tar")).isEmpty();
+    assertThat(pendingUploads("out/x-2.tar")).isEmpty();
+    assertThat(pendingUploads("out/x-10.tar")).as("a name not given, under the same prefix").hasSize(1);
+    assertThat(store.removeAbandonedUploads("out/x-10.tar", java.time.Duration.ZERO)).isEqualTo(1);
+  }
+
   @Test
   void multipartUploadsAKilledWriterLeftAreRemovedByPrefixAndAge() throws IOException {
     ObjectUpload killed = store.upload("cas/blobs/killed");

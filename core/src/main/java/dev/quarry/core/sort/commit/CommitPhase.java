@@ -86,12 +86,14 @@ public final class CommitPhase {
       put(names.wids(), Json.bytes(new WidsIndex(1, name, entries)));
       put(names.manifest(), Json.bytes(new Manifest(Manifest.VERSION, "quarry", plan.outputFormat(), records, bytes,
           lines)));
-      claim.release(parsed);
+      int givenUp = claim.release(parsed, shards.stream().map(CreatedShard::url).toList());
       String manifest = names.manifest();
       manifests.add(manifest);
       allRecords += records;
       allBytes += bytes;
-      log.printf("commit: %s, %s in %s%n", Counted.of(shards.size(), "shard"), Counted.of(records, "record"), manifest);
+      log.printf("commit: %s, %s in %s%s%n", Counted.of(shards.size(), "shard"), Counted.of(records, "record"),
+          manifest, givenUp > 0 ? "; gave up " + Counted.of(givenUp, "unfinished upload") + " of its shards (a"
+              + " create worker stopped while it sent them)" : "");
     }
     return new Committed(manifests, planned.size(), allRecords, allBytes);
   }

@@ -106,9 +106,23 @@ public final class OutputClaim {
     }
   }
 
-  /** After commit wrote the manifest of {@code template}: the run is finished, its pending record goes. */
-  public void release(BraceTemplate template) throws IOException {
-    delete(OutputNames.of(template).pending());
+  /**
+   * After commit wrote the manifest of {@code template}, whose shards are {@code shardUrls}: the run is finished. A
+   * create worker killed while it sent a shard left that shard's upload unfinished (S3 keeps and bills its parts,
+   * no listing shows them), and its rerun wrote the shard anew: every create worker has ended now, so the uploads of
+   * exactly these names are given up, others' in the folder stay. Then the pending record goes (a commit cut short
+   * before it does this again). Returns how many uploads were given up.
+   */
+  public int release(BraceTemplate template, List<String> shardUrls) throws IOException {
+    OutputNames names = OutputNames.of(template);
+    Location folder = stores.locate(names.folder()); // listed only: what is given up is the confined names'
+    Set<String> keys = new TreeSet<>();
+    for (String url : shardUrls) {
+      keys.add(stores.locate(location.confine(url)).key());
+    }
+    int givenUp = folder.store().removeUnfinishedUploadsOf(folder.key(), keys);
+    delete(names.pending());
+    return givenUp;
   }
 
   /** What is in the way of a new run to {@code template}, and the earlier run's names it may replace. */
