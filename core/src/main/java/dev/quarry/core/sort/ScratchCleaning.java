@@ -23,10 +23,10 @@ public final class ScratchCleaning {
   private ScratchCleaning() {}
 
   /**
-   * What was deleted, how many objects under the prefix were left because the sort does not write them, and how many
-   * unfinished uploads were given up.
+   * What was deleted, how many objects under the prefix were left because the sort does not write them, how many
+   * unfinished uploads were given up, and, when the store refused or failed to list them, why (else null).
    */
-  public record Cleaned(long objects, long bytes, long kept, long uploads) {}
+  public record Cleaned(long objects, long bytes, long kept, long uploads, String uploadsLeft) {}
 
   /** Cleans {@code scratch} for the job {@code job} marks; refused when the prefix is another job's scratch. */
   public static Cleaned clean(Location scratch, ScratchMarker job) throws IOException {
@@ -42,7 +42,7 @@ public final class ScratchCleaning {
               + ", so it is not a sort's scratch; nothing was deleted");
         }
       }
-      return new Cleaned(0, 0, 0, 0);
+      return new Cleaned(0, 0, 0, 0, null);
     }
     Scratch names = new Scratch(scratch.key());
     List<ObjectInfo> written = new ArrayList<>();
@@ -59,9 +59,17 @@ public final class ScratchCleaning {
     }
     InFlight.all(written, DELETES_IN_FLIGHT, object -> scratch.store().delete(object.key()));
     // Of any age: the job's workers have ended when it is cleaned. Before the marker, so that a clean cut short here
-    // is carried on. (MinIO lists uploads only for a whole key, and expires them itself after a day.)
-    int uploads = scratch.store().removeAbandonedUploads(names.prefix(), Duration.ZERO);
+    // is carried on. (MinIO lists uploads only for a whole key, and expires them itself after a day.) Only tidying:
+    // a store that refuses it (no s3:ListBucketMultipartUploads) leaves them to the bucket's lifecycle rule.
+    int uploads = 0;
+    String uploadsLeft = null;
+    try {
+      uploads = scratch.store().removeAbandonedUploads(names.prefix(), Duration.ZERO);
+    } catch (IOException e) {
+      uploadsLeft = e.getMessage();
+    }
     scratch.store().delete(names.marker());
-    return new Cleaned(written.size(), written.stream().mapToLong(ObjectInfo::size).sum(), kept, uploads);
+    return new Cleaned(written.size(), written.stream().mapToLong(ObjectInfo::size).sum(), kept, uploads,
+        uploadsLeft);
   }
 }

@@ -334,6 +334,33 @@ abstract class SortContract {
     assertThat(objects(root + "out/")).containsOnlyKeys(outputs.keySet());
   }
 
+  /** A store that refuses to list unfinished uploads does not stop a clean: the rest is deleted, the refusal said. */
+  @Test
+  void cleanUnderAStoreThatRefusesToListUploadsDeletesTheRestAndSaysWhy() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 45));
+    try (ObjectStores refusing = openStores(store -> new DelegatingStore(store) {
+      @Override
+      public int removeAbandonedUploads(String prefix, java.time.Duration olderThan) throws IOException {
+        throw new IOException("Cannot list the uploads under " + store.url(prefix) + ": AccessDenied (HTTP 403)");
+      }
+    })) {
+      Location scratch = refusing.locate(root + "scratch/");
+      SortPhases phases = new SortPhases(spec, refusing, scratch,
+          new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+      phases.extractThenPlan(0, 1);
+      phases.createThenCommit(0, 1);
+
+      ScratchCleaning.Cleaned cleaned = ScratchCleaning.clean(scratch, ScratchMarker.of(spec));
+
+      assertThat(cleaned.objects()).isGreaterThan(3);
+      assertThat(cleaned.uploadsLeft()).startsWith("Cannot list the uploads under " + scratch.url())
+          .endsWith("AccessDenied (HTTP 403)");
+    }
+    assertThat(objects(root + "scratch/")).as("the marker too").isEmpty();
+    assertThat(objects(root + "out/")).containsKey("x.manifest.json");
+  }
+
   @Test
   void cleanRefusesAPrefixWithoutMarkerAndAPhaseRefusesToWriteThere() throws Exception {
     String input = input(ShardFormat.TAR);
@@ -677,6 +704,29 @@ abstract class SortContract {
     }
     assertThat(writes).hasValue(10);
     assertThat(objects(root + "out/")).isEmpty();
+  }
+
+  /**
+   * A store that refuses to list unfinished uploads (a bucket policy without s3:ListBucketMultipartUploads) does not
+   * fail a commit whose manifest is written: any uploads killed workers left go to the bucket's lifecycle rule, said
+   * in one warning.
+   */
+  @Test
+  void aStoreThatRefusesToListUploadsStillCommitsWithAWarning() throws Exception {
+    SortSpec job = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.MD5, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 45));
+    java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+    try (ObjectStores refusing = openStores(store -> new DelegatingStore(store) {
+      @Override
+      public int removeUnfinishedUploadsOf(String prefix, java.util.Set<String> keys) throws IOException {
+        throw new IOException("Cannot list the uploads under " + store.url(prefix) + ": AccessDenied (HTTP 403)");
+      }
+    })) {
+      LocalSort.run(job, refusing, temp.resolve("work"), new PrintStream(log, true, StandardCharsets.UTF_8));
+    }
+    assertThat(objects(root + "out/")).containsKey("x.manifest.json").doesNotContainKey("x.pending.json");
+    assertThat(log.toString(StandardCharsets.UTF_8)).containsOnlyOnce("; warning: left any unfinished uploads of its"
+        + " shards to the bucket's lifecycle rule (Cannot list the uploads under ");
   }
 
   @Test

@@ -39,8 +39,11 @@ public final class SortCleanCommand implements Callable<Integer> {
   @Option(names = "--result", paramLabel = "FILE", description = "Also write the result as JSON to FILE.")
   Path resultFile;
 
-  /** What was deleted, and how many objects the sort did not write were left. */
-  record CleanResult(String scratch, long objects, long bytes, long kept, long uploads) {}
+  /**
+   * What was deleted, how many objects the sort did not write were left, how many unfinished uploads were given up,
+   * and why they were not when the store refused (else absent).
+   */
+  record CleanResult(String scratch, long objects, long bytes, long kept, long uploads, String uploadsLeft) {}
 
   @Override
   public Integer call() throws Exception {
@@ -74,7 +77,7 @@ public final class SortCleanCommand implements Callable<Integer> {
       }
       ScratchCleaning.Cleaned cleaned = ScratchCleaning.clean(location, owner);
       CleanResult result = new CleanResult(prefix, cleaned.objects(), cleaned.bytes(), cleaned.kept(),
-          cleaned.uploads());
+          cleaned.uploads(), cleaned.uploadsLeft());
       String text = Json.write(result);
       if (resultFile != null) {
         Files.writeString(resultFile, Json.writeCompact(result));
@@ -83,7 +86,9 @@ public final class SortCleanCommand implements Callable<Integer> {
           : "Deleted " + Counted.of(result.objects(), "object") + " (" + ByteSize.format(result.bytes()) + ") under "
               + prefix + (result.uploads() > 0 ? "; gave up " + Counted.of(result.uploads(), "unfinished upload")
                   : "") + (result.kept() > 0 ? "; kept " + Counted.of(result.kept(), "object")
-                  + " the sort does not write" : ""));
+                  + " the sort does not write" : "") + (result.uploadsLeft() != null ? "; warning: left any"
+                  + " unfinished uploads under it to the bucket's lifecycle rule (" + result.uploadsLeft() + ")"
+                  : ""));
       command.commandLine().getOut().flush();
     }
     return 0;

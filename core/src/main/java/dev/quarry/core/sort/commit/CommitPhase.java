@@ -86,16 +86,33 @@ public final class CommitPhase {
       put(names.wids(), Json.bytes(new WidsIndex(1, name, entries)));
       put(names.manifest(), Json.bytes(new Manifest(Manifest.VERSION, "quarry", plan.outputFormat(), records, bytes,
           lines)));
-      int givenUp = claim.release(parsed, shards.stream().map(CreatedShard::url).toList());
+      String givenUp = giveUpUnfinishedUploads(parsed, shards);
+      claim.release(parsed); // after the uploads: a commit cut short gives them up again
       String manifest = names.manifest();
       manifests.add(manifest);
       allRecords += records;
       allBytes += bytes;
       log.printf("commit: %s, %s in %s%s%n", Counted.of(shards.size(), "shard"), Counted.of(records, "record"),
-          manifest, givenUp > 0 ? "; gave up " + Counted.of(givenUp, "unfinished upload") + " of its shards (a"
-              + " create worker stopped while it sent them)" : "");
+          manifest, givenUp);
     }
     return new Committed(manifests, planned.size(), allRecords, allBytes);
+  }
+
+  /**
+   * Gives up what killed create workers left unfinished of the shards' uploads, and says how it went. The output is
+   * committed already, so this only tidies: a store that refuses it (a policy without s3:ListBucketMultipartUploads
+   * or s3:AbortMultipartUpload) or fails leaves them to the bucket's lifecycle rule, with a warning, and the commit
+   * goes on.
+   */
+  private String giveUpUnfinishedUploads(BraceTemplate template, List<CreatedShard> shards) {
+    try {
+      int givenUp = claim.giveUpUnfinishedUploads(template, shards.stream().map(CreatedShard::url).toList());
+      return givenUp == 0 ? "" : "; gave up " + Counted.of(givenUp, "unfinished upload") + " of its shards (a create"
+          + " worker stopped while it sent them)";
+    } catch (IOException e) {
+      return "; warning: left any unfinished uploads of its shards to the bucket's lifecycle rule (" + e.getMessage()
+          + ")";
+    }
   }
 
   /**

@@ -107,22 +107,23 @@ public final class OutputClaim {
   }
 
   /**
-   * After commit wrote the manifest of {@code template}, whose shards are {@code shardUrls}: the run is finished. A
-   * create worker killed while it sent a shard left that shard's upload unfinished (S3 keeps and bills its parts,
-   * no listing shows them), and its rerun wrote the shard anew: every create worker has ended now, so the uploads of
-   * exactly these names are given up, others' in the folder stay. Then the pending record goes (a commit cut short
-   * before it does this again). Returns how many uploads were given up.
+   * After commit wrote the manifest of {@code template}, whose shards are {@code shardUrls}: a create worker killed
+   * while it sent a shard left that shard's upload unfinished (S3 keeps and bills its parts, no listing shows them),
+   * and its rerun wrote the shard anew. Every create worker has ended now, so the uploads of exactly these names are
+   * given up, whatever their age; others' in the folder stay. Returns how many.
    */
-  public int release(BraceTemplate template, List<String> shardUrls) throws IOException {
-    OutputNames names = OutputNames.of(template);
-    Location folder = stores.locate(names.folder()); // listed only: what is given up is the confined names'
+  public int giveUpUnfinishedUploads(BraceTemplate template, List<String> shardUrls) throws IOException {
+    Location folder = stores.locate(OutputNames.of(template).folder()); // listed only: the names given up are confined
     Set<String> keys = new TreeSet<>();
     for (String url : shardUrls) {
       keys.add(stores.locate(location.confine(url)).key());
     }
-    int givenUp = folder.store().removeUnfinishedUploadsOf(folder.key(), keys);
-    delete(names.pending());
-    return givenUp;
+    return folder.store().removeUnfinishedUploadsOf(folder.key(), keys);
+  }
+
+  /** After commit wrote the manifest of {@code template}: the run is finished, its pending record goes. */
+  public void release(BraceTemplate template) throws IOException {
+    delete(OutputNames.of(template).pending());
   }
 
   /** What is in the way of a new run to {@code template}, and the earlier run's names it may replace. */
