@@ -3,6 +3,7 @@ package dev.quarry.core.sort;
 import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.store.Location;
 import dev.quarry.core.store.ObjectInfo;
+import dev.quarry.core.store.RequestRefusedException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,7 +66,7 @@ public final class ScratchCleaning {
     String uploadsLeft = null;
     try {
       uploads = scratch.store().removeAbandonedUploads(names.prefix(), Duration.ZERO);
-    } catch (IOException e) {
+    } catch (RequestRefusedException e) { // any other failure keeps the marker: the next clean tries again
       uploadsLeft = e.getMessage();
     }
     scratch.store().delete(names.marker());

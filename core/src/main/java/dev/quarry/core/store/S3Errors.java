@@ -30,6 +30,9 @@ final class S3Errors {
       interrupted.initCause(e);
       return interrupted;
     }
+    if (e instanceof S3Exception s3 && (s3.statusCode() == 403 || s3.statusCode() == 501)) {
+      return new RequestRefusedException(message, e);
+    }
     return new IOException(message, e);
   }
 

@@ -85,7 +85,8 @@ class MinioSortIT extends SortContract {
    */
   @org.junit.jupiter.api.Test
   void theCommitGivesUpTheUnfinishedUploadOfAShardWhoseWorkerWasKilled() throws Exception {
-    String output = "s3://" + minio.createBucket("killed") + "/";
+    String outputBucket = minio.createBucket("killed");
+    String output = "s3://" + outputBucket + "/";
     dataset = SortFixture.dataset(4, 50, 5);
     SortFixture.write(stores, root + "in/", ShardFormat.TAR, dataset);
     SortSpec spec = spec(root + "in/in-{000..003}.tar", new SortSpec.Order(OrderKind.SHUFFLE, null, 4L, null, null),
@@ -101,6 +102,10 @@ class MinioSortIT extends SortContract {
       killed.stream().write(new byte[9 << 20]);
     }
     phases.create(0, 1);
+    try (software.amazon.awssdk.services.s3.S3Client client = minio.client()) {
+      assertThat(client.listMultipartUploads(b -> b.bucket(outputBucket).prefix("x-001.tar")).uploads())
+          .as("the shard written anew, the killed upload still there").hasSize(1);
+    }
     phases.commit();
 
     assertThat(objects(output)).containsKeys("x.manifest.json", "x-001.tar").doesNotContainKey("notes.bin");

@@ -334,28 +334,38 @@ abstract class SortContract {
     assertThat(objects(root + "out/")).containsOnlyKeys(outputs.keySet());
   }
 
-  /** A store that refuses to list unfinished uploads does not stop a clean: the rest is deleted, the refusal said. */
+  /**
+   * A store that refuses to list unfinished uploads does not stop a clean: the rest is deleted, the refusal said. Any
+   * other failure keeps the marker, so that the next clean tries again.
+   */
   @Test
   void cleanUnderAStoreThatRefusesToListUploadsDeletesTheRestAndSaysWhy() throws Exception {
     SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
         records(root + "out/x-{000..}.tar", 45));
-    try (ObjectStores refusing = openStores(store -> new DelegatingStore(store) {
+    java.util.concurrent.atomic.AtomicReference<IOException> failure = new java.util.concurrent.atomic.AtomicReference<>(
+        new IOException("Cannot list the uploads under the scratch: SlowDown (HTTP 503)"));
+    try (ObjectStores failing = openStores(store -> new DelegatingStore(store) {
       @Override
       public int removeAbandonedUploads(String prefix, java.time.Duration olderThan) throws IOException {
-        throw new IOException("Cannot list the uploads under " + store.url(prefix) + ": AccessDenied (HTTP 403)");
+        throw failure.get();
       }
     })) {
-      Location scratch = refusing.locate(root + "scratch/");
-      SortPhases phases = new SortPhases(spec, refusing, scratch,
+      Location scratch = failing.locate(root + "scratch/");
+      SortPhases phases = new SortPhases(spec, failing, scratch,
           new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
       phases.extractThenPlan(0, 1);
       phases.createThenCommit(0, 1);
 
+      assertThatThrownBy(() -> ScratchCleaning.clean(scratch, ScratchMarker.of(spec)))
+          .hasMessage("Cannot list the uploads under the scratch: SlowDown (HTTP 503)");
+      assertThat(objects(root + "scratch/").keySet()).as("the marker, for the next clean")
+          .containsExactly(".quarry-scratch.json");
+
+      failure.set(new dev.quarry.core.store.RequestRefusedException("Cannot list the uploads under the scratch:"
+          + " AccessDenied (HTTP 403)", null));
       ScratchCleaning.Cleaned cleaned = ScratchCleaning.clean(scratch, ScratchMarker.of(spec));
 
-      assertThat(cleaned.objects()).isGreaterThan(3);
-      assertThat(cleaned.uploadsLeft()).startsWith("Cannot list the uploads under " + scratch.url())
-          .endsWith("AccessDenied (HTTP 403)");
+      assertThat(cleaned.uploadsLeft()).isEqualTo("Cannot list the uploads under the scratch: AccessDenied (HTTP 403)");
     }
     assertThat(objects(root + "scratch/")).as("the marker too").isEmpty();
     assertThat(objects(root + "out/")).containsKey("x.manifest.json");
@@ -707,26 +717,55 @@ abstract class SortContract {
   }
 
   /**
-   * A store that refuses to list unfinished uploads (a bucket policy without s3:ListBucketMultipartUploads) does not
-   * fail a commit whose manifest is written: any uploads killed workers left go to the bucket's lifecycle rule, said
-   * in one warning.
+   * Giving up killed workers' uploads only tidies: a store that refuses to list them (a bucket policy without
+   * s3:ListBucketMultipartUploads) does not stop the commit, which says so in one warning. Any other failure (a 503)
+   * fails the commit before its manifest, the run unfinished, and its rerun commits.
    */
   @Test
-  void aStoreThatRefusesToListUploadsStillCommitsWithAWarning() throws Exception {
+  void aStoreThatRefusesToListUploadsStillCommitsWithAWarningAndAFailureIsRunAgain() throws Exception {
     SortSpec job = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.MD5, null, null, null, null),
         records(root + "out/x-{000..}.tar", 45));
+    java.util.concurrent.atomic.AtomicReference<IOException> failure = new java.util.concurrent.atomic.AtomicReference<>(
+        new IOException("Cannot list the uploads under the output: SlowDown (HTTP 503)"));
     java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
-    try (ObjectStores refusing = openStores(store -> new DelegatingStore(store) {
+    try (ObjectStores failing = openStores(store -> new DelegatingStore(store) {
       @Override
       public int removeUnfinishedUploadsOf(String prefix, java.util.Set<String> keys) throws IOException {
-        throw new IOException("Cannot list the uploads under " + store.url(prefix) + ": AccessDenied (HTTP 403)");
+        throw failure.get();
       }
     })) {
-      LocalSort.run(job, refusing, temp.resolve("work"), new PrintStream(log, true, StandardCharsets.UTF_8));
+      assertThatThrownBy(() -> LocalSort.run(job, failing, temp.resolve("work"), QUIET))
+          .hasMessage("Cannot list the uploads under the output: SlowDown (HTTP 503)");
+      assertThat(objects(root + "out/")).as("unfinished").containsKey("x.pending.json")
+          .doesNotContainKey("x.manifest.json");
+
+      failure.set(new dev.quarry.core.store.RequestRefusedException("Cannot list the uploads under the output:"
+          + " AccessDenied (HTTP 403)", null));
+      LocalSort.run(job, failing, temp.resolve("work"), new PrintStream(log, true, StandardCharsets.UTF_8));
     }
     assertThat(objects(root + "out/")).containsKey("x.manifest.json").doesNotContainKey("x.pending.json");
     assertThat(log.toString(StandardCharsets.UTF_8)).containsOnlyOnce("; warning: left any unfinished uploads of its"
-        + " shards to the bucket's lifecycle rule (Cannot list the uploads under ");
+        + " shards to the bucket's lifecycle rule (Cannot list the uploads under the output: AccessDenied (HTTP 403))");
+  }
+
+  /** A done marker in scratch that names another object than its planned shard stops the commit, naming both. */
+  @Test
+  void aDoneMarkerNamingAnotherObjectThanItsShardStopsTheCommit() throws Exception {
+    SortSpec job = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.MD5, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 45));
+    SortPhases phases = phases(job, root + "scratch/");
+    phases.extractThenPlan(0, 1);
+    phases.create(0, 1);
+    Location scratch = stores.locate(root + "scratch/");
+    String marker = new Scratch(scratch.key()).created(1);
+    dev.quarry.core.sort.create.CreatedShard done = Json.read(scratch.store().get(marker).readAllBytes(),
+        dev.quarry.core.sort.create.CreatedShard.class);
+    scratch.store().put(marker, Json.bytes(new dev.quarry.core.sort.create.CreatedShard(done.index(),
+        root + "out/someone-elses.tar", done.size(), done.records(), done.sha256())));
+
+    assertThatThrownBy(phases::commit).hasMessage("Cannot commit: the done marker of output shard " + done.url()
+        + " names " + root + "out/someone-elses.tar (the scratch was changed; clean it and sort again)");
+    assertThat(objects(root + "out/")).doesNotContainKey("x.manifest.json");
   }
 
   @Test

@@ -335,6 +335,19 @@ class S3StoreIT extends ObjectStoreContract {
     assertThat(store.removeAbandonedUploads("out/x-10.tar", java.time.Duration.ZERO)).isEqualTo(1);
   }
 
+  /** A 403 is a refusal, which a caller that only tidies may go on without; a missing bucket (404) is not. */
+  @Test
+  void aForbiddenListingOfUploadsIsARefusal() throws IOException {
+    S3Settings wrongSecret = settingsFor(minio).withCredentials(minio.accessKey(), minio.secretKey() + "-typo");
+    try (S3Store forbidden = S3Store.open(bucket, wrongSecret);
+        S3Store missing = S3Store.open("no-such-bucket-" + bucket, settingsFor(minio))) {
+      assertThatThrownBy(() -> forbidden.removeUnfinishedUploadsOf("", java.util.Set.of("out/x-1.tar")))
+          .isInstanceOf(RequestRefusedException.class).hasMessageContaining("(HTTP 403)");
+      assertThatThrownBy(() -> missing.removeAbandonedUploads("", java.time.Duration.ZERO))
+          .isNotInstanceOf(RequestRefusedException.class).hasMessageContaining("does not exist");
+    }
+  }
+
   @Test
   void multipartUploadsAKilledWriterLeftAreRemovedByPrefixAndAge() throws IOException {
     ObjectUpload killed = store.upload("cas/blobs/killed");

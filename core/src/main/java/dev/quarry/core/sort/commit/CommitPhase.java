@@ -16,6 +16,7 @@ import dev.quarry.core.store.Location;
 import dev.quarry.core.store.NoSuchObjectException;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
+import dev.quarry.core.store.RequestRefusedException;
 import dev.quarry.core.units.Counted;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -70,6 +71,8 @@ public final class CommitPhase {
         }
       }
       BraceTemplate parsed = BraceTemplate.parse(plan.templates().get(template), true);
+      // Before the manifest, so that a failure leaves the run unfinished, and its rerun does this again.
+      String givenUp = giveUpUnfinishedUploads(parsed, shards);
       OutputNames names = OutputNames.of(parsed);
       String name = names.base().substring(names.base().lastIndexOf('/') + 1);
       List<WidsIndex.Entry> entries = new ArrayList<>();
@@ -86,8 +89,7 @@ public final class CommitPhase {
       put(names.wids(), Json.bytes(new WidsIndex(1, name, entries)));
       put(names.manifest(), Json.bytes(new Manifest(Manifest.VERSION, "quarry", plan.outputFormat(), records, bytes,
           lines)));
-      String givenUp = giveUpUnfinishedUploads(parsed, shards);
-      claim.release(parsed); // after the uploads: a commit cut short gives them up again
+      claim.release(parsed);
       String manifest = names.manifest();
       manifests.add(manifest);
       allRecords += records;
@@ -99,17 +101,17 @@ public final class CommitPhase {
   }
 
   /**
-   * Gives up what killed create workers left unfinished of the shards' uploads, and says how it went. The output is
-   * committed already, so this only tidies: a store that refuses it (a policy without s3:ListBucketMultipartUploads
-   * or s3:AbortMultipartUpload) or fails leaves them to the bucket's lifecycle rule, with a warning, and the commit
-   * goes on.
+   * Gives up what killed create workers left unfinished of the shards' uploads, and says how it went. This only
+   * tidies: a store that refuses it (a policy without s3:ListBucketMultipartUploads or s3:AbortMultipartUpload)
+   * leaves them to the bucket's lifecycle rule, with a warning, and the commit goes on; any other failure fails the
+   * commit, to be run again.
    */
-  private String giveUpUnfinishedUploads(BraceTemplate template, List<CreatedShard> shards) {
+  private String giveUpUnfinishedUploads(BraceTemplate template, List<CreatedShard> shards) throws IOException {
     try {
       int givenUp = claim.giveUpUnfinishedUploads(template, shards.stream().map(CreatedShard::url).toList());
       return givenUp == 0 ? "" : "; gave up " + Counted.of(givenUp, "unfinished upload") + " of its shards (a create"
           + " worker stopped while it sent them)";
-    } catch (IOException e) {
+    } catch (RequestRefusedException e) {
       return "; warning: left any unfinished uploads of its shards to the bucket's lifecycle rule (" + e.getMessage()
           + ")";
     }
@@ -151,7 +153,12 @@ public final class CommitPhase {
     Set<PlannedShard> missing = ConcurrentHashMap.newKeySet();
     InFlight.all(shards, requestsInFlight, shard -> {
       try {
-        created.put(shard.index(), StoredJson.read(scratchStore, scratch.created(shard.index()), CreatedShard.class));
+        CreatedShard done = StoredJson.read(scratchStore, scratch.created(shard.index()), CreatedShard.class);
+        if (done.index() != shard.index() || !shard.url().equals(done.url())) {
+          throw new IllegalStateException("Cannot commit: the done marker of output shard " + shard.url() + " names "
+              + done.url() + " (the scratch was changed; clean it and sort again)");
+        }
+        created.put(shard.index(), done);
       } catch (NoSuchObjectException e) {
         missing.add(shard);
       }
