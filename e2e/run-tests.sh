@@ -20,6 +20,8 @@ echo "== Python (WebDataset)"
 e2e/tools/install-python-env.sh
 echo "== Python (DVC)"
 e2e/tools/install-dvc-env.sh
+echo "== Java 21 (the default images' runtime)"
+e2e/tools/install-java21-env.sh
 # shellcheck disable=SC1091
 source "${QUARRY_TOOLS_DIR:-$HOME/.cache/quarry/tools}/versions.env"
 export QUARRY_TOOLS_BIN

