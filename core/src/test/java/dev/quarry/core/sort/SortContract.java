@@ -32,6 +32,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -406,6 +407,56 @@ abstract class SortContract {
   }
 
   /**
+   * Two jobs marking one empty scratch at the same moment (both looked and found it empty before either wrote): one
+   * marks it, the other is refused. Before, the marker was written unconditionally, both went on, and one job's
+   * extract markers and runs could replace the other's under the same names.
+   */
+  @Test
+  void twoJobsMarkingOneScratchAtTheSameMomentMarkItOnce() throws Exception {
+    String input = input(ShardFormat.TAR);
+    List<SortSpec> jobs = List.of(
+        spec(input, new SortSpec.Order(OrderKind.MD5, null, null, null, null), records(root + "a/x-{000..}.tar", 45)),
+        spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+            records(root + "b/x-{000..}.tar", 45)));
+    Location scratch = stores.locate(root + "scratch/");
+    String marker = new Scratch(scratch.key()).marker();
+    CyclicBarrier together = new CyclicBarrier(2);
+    AtomicInteger writes = new AtomicInteger();
+    List<Throwable> refused = new ArrayList<>();
+    String winner = null;
+    try (ObjectStores latched = openStores(store -> DelegatingStore.withHook(store, (kind, key) -> {
+          if (key.equals(marker) && kind.equals("PUT") && writes.getAndIncrement() < 2) {
+            try {
+              together.await(1, TimeUnit.MINUTES);
+            } catch (Exception e) {
+              throw new IOException("the other job never came to its write", e);
+            }
+          }
+        }));
+        ExecutorService threads = Executors.newFixedThreadPool(2)) {
+      List<Future<?>> claims = new ArrayList<>();
+      for (SortSpec job : jobs) {
+        claims.add(threads.submit(() -> {
+          ScratchMarker.of(job).claim(latched.locate(root + "scratch/"));
+          return null;
+        }));
+      }
+      for (int i = 0; i < jobs.size(); i++) {
+        try {
+          claims.get(i).get();
+          winner = ScratchMarker.of(jobs.get(i)).job();
+        } catch (ExecutionException e) {
+          refused.add(e.getCause());
+        }
+      }
+    }
+    assertThat(refused).singleElement().satisfies(e -> assertThat(e).hasMessage("Cannot use scratch "
+        + scratch.url() + ": it is the scratch of another job (its input, output, order or policies differ; choose"
+        + " another folder)"));
+    assertThat(ScratchMarker.read(scratch).map(ScratchMarker::job)).contains(winner);
+  }
+
+  /**
    * A job begun by an earlier Quarry, whose scratch has another layout, is refused by every phase in one line that
    * says what to do, and cleaned by clean: before, a newer worker read the earlier layout's objects as its own (the
    * whole input list of version 1 as version 2's summary of pages; version 2's extract runs, numbered across
@@ -766,6 +817,45 @@ abstract class SortContract {
     assertThatThrownBy(phases::commit).hasMessage("Cannot commit: the done marker of output shard " + done.url()
         + " names " + root + "out/someone-elses.tar (the scratch was changed; clean it and sort again)");
     assertThat(objects(root + "out/")).doesNotContainKey("x.manifest.json");
+  }
+
+  /**
+   * A copy of the plan that stalls after it looked at the output and before it claimed it (a zombie pod of a plan that
+   * was started again), while the other copy's run goes through create and commit, takes nothing when it resumes:
+   * before, it wrote the pending record again and deleted the manifest just committed, so the finished output looked
+   * unfinished and nothing would commit it again.
+   */
+  @Test
+  void aStalledCopyOfThePlanDoesNotUndoTheCommitOfAnother() throws Exception {
+    SortSpec job = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.SHUFFLE, null, 5L, null, null),
+        records(root + "out/x-{000..}.tar", 45));
+    phases(job, root + "scratch/").extract(0, 1);
+    String pending = stores.locate(root + "out/x.pending.json").key();
+    AtomicInteger stalls = new AtomicInteger();
+    Map<String, byte[]> committed = new TreeMap<>();
+    try (ObjectStores stalled = openStores(store -> DelegatingStore.withHook(store, (kind, key) -> {
+      if (key.equals(pending) && kind.equals("PUT") && stalls.getAndIncrement() == 0) {
+        try { // the other copy runs to its commit while this one waits to write its pending record
+          SortPhases other = phases(job, root + "scratch/");
+          other.plan(1);
+          other.createThenCommit(0, 1);
+          committed.putAll(objects(root + "out/"));
+        } catch (Exception e) {
+          throw new IOException("the other copy failed", e);
+        }
+      }
+    }))) {
+      Location scratch = stalled.locate(root + "scratch/");
+      SortPhases zombie = new SortPhases(job, stalled, scratch,
+          new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+      assertThatThrownBy(() -> zombie.plan(1)).hasMessageContaining("Cannot sort into " + root + "out/x-{000..}.tar: "
+          + root + "out/x.manifest.json was written while this run claimed the output (another run of this job"
+          + " committed it first); nothing was deleted");
+    }
+    assertThat(committed).containsKey("x.manifest.json").doesNotContainKey("x.pending.json");
+    assertThat(objects(root + "out/")).as("the committed output, as the commit left it")
+        .containsOnlyKeys(committed.keySet());
+    objects(root + "out/").forEach((name, bytes) -> assertThat(bytes).as(name).isEqualTo(committed.get(name)));
   }
 
   @Test

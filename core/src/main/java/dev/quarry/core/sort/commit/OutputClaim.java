@@ -16,6 +16,7 @@ import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -96,6 +97,15 @@ public final class OutputClaim {
         }
         prior = inspect(templates.get(i));
       }
+      // Looked at again: a copy of this job's plan that stalled between its look and its write (a zombie pod) would
+      // otherwise delete the manifest that another copy's run committed meanwhile, leaving a finished output
+      // unfinished. A manifest written since the look means a commit came first: this claim takes nothing.
+      if (!Objects.equals(prior.manifestSeen, headOf(prior.names.manifest()))) {
+        delete(prior.names.pending()); // written by this claim after the commit's release, or released by it anyway
+        throw new IllegalStateException("Cannot sort into " + templates.get(i) + ": " + prior.names.manifest()
+            + " was written while this run claimed the output (another run of this job committed it first);"
+            + " nothing was deleted");
+      }
       delete(prior.names.manifest());
       delete(prior.names.wids());
       for (String name : prior.known) {
@@ -107,7 +117,7 @@ public final class OutputClaim {
   }
 
   /**
-   * After commit wrote the manifest of {@code template}, whose shards are {@code shardUrls}: a create worker killed
+   * Before commit writes the manifest of {@code template}, whose shards are {@code shardUrls}: a create worker killed
    * while it sent a shard left that shard's upload unfinished (S3 keeps and bills its parts, no listing shows them),
    * and its rerun wrote the shard anew. Every create worker has ended now, so the uploads of exactly these names are
    * given up, whatever their age; others' in the folder stay. Returns how many.
@@ -127,7 +137,7 @@ public final class OutputClaim {
   }
 
   /** What is in the way of a new run to {@code template}, and the earlier run's names it may replace. */
-  private record Prior(OutputNames names, Set<String> known, boolean pending) {}
+  private record Prior(OutputNames names, Set<String> known, boolean pending, Optional<ObjectInfo> manifestSeen) {}
 
   /**
    * Writes the pending record of the names {@code prior} knows and {@code mine}: over the one the look found, or only
@@ -147,6 +157,7 @@ public final class OutputClaim {
 
   private Prior inspect(BraceTemplate template) throws IOException {
     OutputNames names = OutputNames.of(template);
+    Optional<ObjectInfo> manifestSeen = headOf(names.manifest());
     Optional<Manifest> manifest = read(names.manifest(), Manifest.class);
     Optional<PendingOutput> pending = read(names.pending(), PendingOutput.class);
     if (manifest.isPresent() && !overwrite) {
@@ -171,7 +182,7 @@ public final class OutputClaim {
           + String.join(", ", strays.subList(0, Math.min(NAMES_SHOWN, strays.size())))
           + (strays.size() > NAMES_SHOWN ? ", ..." : "") + "); move or delete them, or choose another output");
     }
-    return new Prior(names, known, pending.isPresent());
+    return new Prior(names, known, pending.isPresent(), manifestSeen);
   }
 
   /** A name of one of the template's shards, relative to its folder: the only names a record may make us delete. */
@@ -238,6 +249,13 @@ public final class OutputClaim {
           + " choose another output)");
     }
     return Optional.of(value);
+  }
+
+  /** What a HEAD of {@code url} finds: its size, tag and time tell one version of it from the next. */
+  private Optional<ObjectInfo> headOf(String url) throws IOException {
+    Location target = stores.locate(location.confine(url));
+    return target.store().head(target.key()).map(info -> new ObjectInfo(url, info.size(), info.etag(),
+        info.lastModified()));
   }
 
   private void delete(String url) throws IOException {
