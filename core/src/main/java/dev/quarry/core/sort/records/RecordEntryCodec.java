@@ -1,5 +1,6 @@
 package dev.quarry.core.sort.records;
 
+import dev.quarry.core.archive.ArchiveLimits;
 import dev.quarry.core.archive.RawRange;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -22,6 +23,8 @@ public final class RecordEntryCodec {
   private static final int LONG_CONTENT = 1;
   private static final int DOUBLE_CONTENT = 2;
   private static final int STRING_CONTENT = 3;
+  /** The longest key or content key: a member name or value is at most a header's bytes ({@link ArchiveLimits}). */
+  static final int MAX_STRING_BYTES = ArchiveLimits.DEFAULT.maxHeaderBytes();
 
   private RecordEntryCodec() {}
 
@@ -77,20 +80,35 @@ public final class RecordEntryCodec {
     }
   }
 
+  /**
+   * The entry {@link #write} wrote. Runs are read back from scratch, which someone may have changed, so every count
+   * and length is checked before it sizes anything: a corrupt or planted run fails in one line ({@link RunReader}
+   * names it), never with an allocation of what its bytes claim.
+   */
   static RecordEntry read(DataInputStream in) throws IOException {
     String key = readString(in);
-    int shard = (int) readVarLong(in);
-    int position = (int) readVarLong(in);
+    int shard = readInt(in, "input shard");
+    int position = readInt(in, "position");
     long packedAndSegment = readVarLong(in);
     boolean packed = (packedAndSegment & 1) != 0;
-    int segment = (int) (packedAndSegment >>> 1);
-    int count = (int) readVarLong(in);
-    List<RawRange> ranges = new ArrayList<>(count);
+    long segment = packedAndSegment >>> 1;
+    if (segment > Integer.MAX_VALUE) {
+      throw new IOException("a record entry names segment " + segment);
+    }
+    long count = readVarLong(in);
+    if (count < 0 || count > RecordEntry.MAX_SIZE) {
+      throw new IOException("a record entry has " + count + " byte ranges");
+    }
+    List<RawRange> ranges = new ArrayList<>((int) Math.min(count, 16));
     long size = 0;
     long previousEnd = 0;
-    for (int i = 0; i < count; i++) {
+    for (long i = 0; i < count; i++) {
       long offset = previousEnd + unzigzag(readVarLong(in));
       long length = readVarLong(in);
+      if (offset < 0 || length <= 0 || length > RecordEntry.MAX_SIZE - size) {
+        throw new IOException("a record entry has a byte range of offset " + offset + " and length "
+            + length + " (a record holds at most " + RecordEntry.MAX_SIZE + " bytes)");
+      }
       ranges.add(new RawRange(offset, length));
       size += length;
       previousEnd = offset + length;
@@ -102,7 +120,15 @@ public final class RecordEntryCodec {
       case STRING_CONTENT -> readString(in);
       default -> throw new IOException("Cannot read record entry of " + key + ": unknown content key type");
     };
-    return new RecordEntry(key, shard, position, packed, ranges, size, content, segment);
+    return new RecordEntry(key, shard, position, packed, ranges, size, content, (int) segment);
+  }
+
+  private static int readInt(DataInputStream in, String what) throws IOException {
+    long value = readVarLong(in);
+    if (value < 0 || value > Integer.MAX_VALUE) {
+      throw new IOException("a record entry names " + what + " " + value);
+    }
+    return (int) value;
   }
 
   private static void writeString(DataOutputStream out, String value) throws IOException {
@@ -112,7 +138,11 @@ public final class RecordEntryCodec {
   }
 
   private static String readString(DataInputStream in) throws IOException {
-    byte[] bytes = new byte[(int) readVarLong(in)];
+    long length = readVarLong(in);
+    if (length < 0 || length > MAX_STRING_BYTES) {
+      throw new IOException("a record entry has a key of " + length + " bytes (at most " + MAX_STRING_BYTES + ")");
+    }
+    byte[] bytes = new byte[(int) length];
     in.readFully(bytes);
     return new String(bytes, StandardCharsets.UTF_8);
   }
