@@ -45,6 +45,11 @@ public final class Json {
     return MAPPER.readValue(json, type);
   }
 
+  /** A parser of {@code in}, a token at a time: for documents read back that may be too large to hold whole. */
+  public static com.fasterxml.jackson.core.JsonParser parser(java.io.InputStream in) throws IOException {
+    return MAPPER.createParser(in);
+  }
+
   public static <T> T read(String json, Class<T> type) throws IOException {
     return MAPPER.readValue(json, type);
   }

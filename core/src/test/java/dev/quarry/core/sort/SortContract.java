@@ -11,6 +11,7 @@ import dev.quarry.core.sort.commit.Manifest;
 import dev.quarry.core.sort.commit.OutputClaim;
 import dev.quarry.core.sort.commit.PendingOutput;
 import dev.quarry.core.sort.spec.BraceTemplate;
+import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.DelegatingStore;
 import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.sort.extract.ScratchPacks;
@@ -32,6 +33,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
@@ -654,18 +656,80 @@ abstract class SortContract {
     assertThat(new String(bytes(root + "out/README.md"), StandardCharsets.UTF_8)).isEqualTo("precious");
   }
 
+  /** A manifest larger than any Quarry writes (1 GiB, by its size) is refused without a GET of it. */
   @Test
   void aManifestTooLargeToBeQuarrysIsRefusedUnread() throws Exception {
     String input = input(ShardFormat.TAR);
     Location out = stores.locate(root + "out/");
-    byte[] huge = new byte[(32 << 20) + 1];
-    Arrays.fill(huge, (byte) ' ');
-    out.store().put(out.key() + "x.manifest.json", huge);
+    out.store().put(out.key() + "x.manifest.json", "{}".getBytes(StandardCharsets.UTF_8));
+    String manifestKey = out.key() + "x.manifest.json";
+    AtomicInteger manifestGets = new AtomicInteger();
     SortSpec spec = overwriting(spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
         records(root + "out/x-{000..}.tar", 45)));
-    assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), QUIET))
-        .hasMessage("Cannot use " + root + "out/x.manifest.json: it is larger than 32 MiB, more than a Quarry"
-            + " manifest has (move it away, or choose another output)");
+    try (ObjectStores huge = openStores(store -> new DelegatingStore(store) {
+      @Override
+      public Optional<ObjectInfo> head(String key) throws IOException {
+        return super.head(key).map(info -> key.equals(manifestKey)
+            ? new ObjectInfo(info.key(), (1L << 30) + 1, info.etag(), info.lastModified()) : info);
+      }
+
+      @Override
+      public void before(String kind, String key) {
+        if (key.equals(manifestKey) && kind.equals("GET")) {
+          manifestGets.incrementAndGet();
+        }
+      }
+    })) {
+      assertThatThrownBy(() -> new OutputClaim(huge, spec).check(List.of(BraceTemplate.parse(root
+          + "out/x-{000..}.tar", true)))).hasMessage("Cannot use " + root + "out/x.manifest.json: it is larger than"
+          + " 1024 MiB, more than a Quarry manifest has (move it away, or choose another output)");
+    }
+    assertThat(manifestGets).hasValue(0);
+  }
+
+  /**
+   * The manifest of an output of 250,000 shards (about 39 MiB) is read back, its names alone held, so the output can
+   * be replaced with overwrite: before, a manifest past 32 MiB (some 150,000 shards) was refused, and an output of the
+   * projected 100 TiB in 256 MiB shards (409,600) could never be sorted into again.
+   */
+  @Test
+  void theManifestOfAnOutputOfHundredsOfThousandsOfShardsIsReadBack() throws Exception {
+    String input = input(ShardFormat.TAR);
+    Location out = stores.locate(root + "out/");
+    List<Manifest.Shard> shards = new ArrayList<>();
+    for (int i = 0; i < 250_000; i++) {
+      shards.add(new Manifest.Shard(String.format("x-%06d.tar", i), 268_435_456L, 2_621L, "0".repeat(64)));
+    }
+    byte[] manifest = Json.bytes(new Manifest(Manifest.VERSION, "quarry", "tar", 524_200_000L, 0L, shards));
+    assertThat(manifest.length).isGreaterThan(32 << 20);
+    out.store().put(out.key() + "x.manifest.json", manifest);
+    List<BraceTemplate> templates = List.of(BraceTemplate.parse(root + "out/x-{000..}.tar", true));
+    SortSpec spec = spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 45));
+
+    assertThatThrownBy(() -> new OutputClaim(stores, spec).check(templates)).hasMessage("Cannot sort into " + root
+        + "out/x-{000..}.tar: " + root + "out/x.manifest.json commits the output of an earlier run (250000 shards);"
+        + " pass --overwrite (overwrite: true in a ShardSortJob) to replace it, or choose another output");
+    new OutputClaim(stores, overwriting(spec)).check(templates);
+  }
+
+  /** A pending record naming more shards than two runs may write is refused in one line as it is read. */
+  @Test
+  void aPendingRecordNamingMoreShardsThanTwoRunsWriteIsRefused() throws Exception {
+    String input = input(ShardFormat.TAR);
+    Location out = stores.locate(root + "out/");
+    StringBuilder record = new StringBuilder("{\"format\":\"" + dev.quarry.core.sort.commit.PendingOutput.FORMAT
+        + "\",\"job\":\"" + "0".repeat(64) + "\",\"shards\":[");
+    for (int i = 0; i <= 2 * OutputClaim.MAX_SHARDS; i++) {
+      record.append(i == 0 ? "\"x-" : ",\"x-").append(i).append(".tar\"");
+    }
+    out.store().put(out.key() + "x.pending.json", record.append("]}").toString().getBytes(StandardCharsets.UTF_8));
+    SortSpec spec = overwriting(spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 45)));
+    assertThatThrownBy(() -> new OutputClaim(stores, spec).check(List.of(BraceTemplate.parse(root
+        + "out/x-{000..}.tar", true)))).hasMessage("Cannot use " + root + "out/x.pending.json: it names more than "
+        + 2 * OutputClaim.MAX_SHARDS + " shards, more than a Quarry pending record has (move it away, or choose"
+        + " another output)");
   }
 
   @Test

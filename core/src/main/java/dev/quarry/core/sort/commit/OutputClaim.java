@@ -1,6 +1,8 @@
 package dev.quarry.core.sort.commit;
 
 import dev.quarry.core.concurrent.InFlight;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.sort.ScratchMarker;
 import dev.quarry.core.sort.spec.BraceTemplate;
@@ -20,6 +22,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -41,10 +44,17 @@ import java.util.stream.Stream;
  */
 public final class OutputClaim {
   /**
-   * The most bytes a manifest or pending record read back may have: some 150,000 shards of names, sizes and digests,
-   * far beyond a real run; a larger object is refused unread, since parsing it could take the worker's heap.
+   * The most shards one run writes into one template (the plan refuses more): its manifest is read back whenever the
+   * output is replaced. 256 TiB in shards of 256 MiB; larger outputs take larger shards or more templates.
    */
-  static final long MAX_RECORD_BYTES = 32L << 20;
+  public static final int MAX_SHARDS = 1_000_000;
+  /** The most names a manifest or pending record read back may hold: a pending record names two runs' shards. */
+  static final int MAX_NAMES = 2 * MAX_SHARDS;
+  /**
+   * The most bytes a manifest or pending record read back may have: {@value #MAX_SHARDS} shards of names of 255 bytes
+   * with their sizes and digests, indented, are about 450 MiB. A larger object is refused unread.
+   */
+  static final long MAX_RECORD_BYTES = 1L << 30;
   private static final int NAMES_SHOWN = 5;
   /** How many times a claim writes its pending record if absent, looking again after each that found one. */
   private static final int CLAIM_ATTEMPTS = 10;
@@ -157,12 +167,15 @@ public final class OutputClaim {
 
   private Prior inspect(BraceTemplate template) throws IOException {
     OutputNames names = OutputNames.of(template);
+    Pattern shard = shardName(template);
     Optional<ObjectInfo> manifestSeen = headOf(names.manifest());
-    Optional<Manifest> manifest = read(names.manifest(), Manifest.class);
-    Optional<PendingOutput> pending = read(names.pending(), PendingOutput.class);
+    Optional<Named> manifest = readNames(names.manifest(), true,
+        name -> checkedName(template, shard, names.manifest(), name));
+    Optional<Named> pending = readNames(names.pending(), false,
+        name -> checkedName(template, shard, names.pending(), name));
     if (manifest.isPresent() && !overwrite) {
       throw new IllegalArgumentException("Cannot sort into " + template + ": " + names.manifest() + " commits the"
-          + " output of an earlier run (" + manifest.get().shards().size() + " shards); pass --overwrite (overwrite:"
+          + " output of an earlier run (" + manifest.get().names().size() + " shards); pass --overwrite (overwrite:"
           + " true in a ShardSortJob) to replace it, or choose another output");
     }
     if (pending.isPresent() && !pending.get().job().equals(job) && !overwrite) {
@@ -170,11 +183,9 @@ public final class OutputClaim {
           + " unfinished output of another job; pass --overwrite (overwrite: true in a ShardSortJob) to replace it,"
           + " or choose another output");
     }
-    Pattern shard = shardName(template);
     Set<String> known = new TreeSet<>();
-    manifest.ifPresent(m -> m.shards().forEach(s -> known.add(checkedName(template, shard, names.manifest(),
-        s.name()))));
-    pending.ifPresent(p -> p.shards().forEach(name -> known.add(checkedName(template, shard, names.pending(), name))));
+    manifest.ifPresent(m -> known.addAll(m.names()));
+    pending.ifPresent(p -> known.addAll(p.names()));
     List<String> strays = strays(template, names, shard, known);
     if (!strays.isEmpty()) {
       throw new IllegalArgumentException("Cannot sort into " + template + ": " + strays.size() + " objects in "
@@ -218,37 +229,106 @@ public final class OutputClaim {
     return name;
   }
 
-  private <T> Optional<T> read(String url, Class<T> type) throws IOException {
+  /**
+   * The shard names of the manifest or pending record at {@code url} (and a pending record's job), each checked by
+   * {@code check} as it is read: parsed a token at a time, so what is held is the names, never the document, and
+   * refused past {@value #MAX_NAMES} names or {@link #MAX_RECORD_BYTES} bytes (checked before the read by its size),
+   * since a planted one could otherwise take the worker's heap.
+   */
+  private Optional<Named> readNames(String url, boolean manifest, UnaryOperator<String> check) throws IOException {
     Location target = stores.locate(location.confine(url));
     Optional<ObjectInfo> info = target.store().head(target.key());
     if (info.isEmpty()) {
       return Optional.empty();
     }
-    String kind = type == Manifest.class ? "manifest" : "pending record";
+    String kind = manifest ? "manifest" : "pending record";
     String tooLarge = "Cannot use " + url + ": it is larger than " + (MAX_RECORD_BYTES >> 20) + " MiB, more than a"
         + " Quarry " + kind + " has (move it away, or choose another output)";
     if (info.get().size() > MAX_RECORD_BYTES) {
       throw new IllegalArgumentException(tooLarge);
     }
-    T value;
-    try (InputStream in = new LimitedInputStream(target.store().get(target.key()), MAX_RECORD_BYTES, tooLarge)) {
-      value = Json.read(in.readAllBytes(), type);
+    Named named;
+    try (InputStream in = new LimitedInputStream(target.store().get(target.key()), MAX_RECORD_BYTES, tooLarge);
+        JsonParser parser = Json.parser(in)) {
+      named = parse(parser, manifest, url, kind, check);
     } catch (LimitedInputStream.TooLargeException e) {
       throw new IllegalArgumentException(tooLarge, e); // it grew since it was looked at
     } catch (NoSuchObjectException e) {
       return Optional.empty(); // deleted since it was looked at
     } catch (IOException e) {
-      value = null; // said below, without quoting the content
+      named = null; // said below, without quoting the content
     }
-    boolean valid = value instanceof Manifest m ? m.version() == Manifest.VERSION && "quarry".equals(m.createdBy())
-        && m.shards() != null
-        : value instanceof PendingOutput p && PendingOutput.FORMAT.equals(p.format()) && p.job() != null
-            && p.shards() != null;
-    if (!valid) {
+    if (named == null) {
       throw new IllegalArgumentException("Cannot use " + url + ": it is not a Quarry " + kind + " (move it away, or"
           + " choose another output)");
     }
-    return Optional.of(value);
+    return Optional.of(named);
+  }
+
+  /** What {@link #readNames} keeps of a manifest or pending record. */
+  private record Named(String job, List<String> names) {}
+
+  /** The document's names, or null when it is not a valid one of its kind. */
+  private static Named parse(JsonParser parser, boolean manifest, String url, String kind,
+      UnaryOperator<String> check) throws IOException {
+    if (parser.nextToken() != JsonToken.START_OBJECT) {
+      return null;
+    }
+    Integer version = null;
+    String createdBy = null;
+    String format = null;
+    String job = null;
+    List<String> names = null;
+    while (parser.nextToken() == JsonToken.FIELD_NAME) {
+      String field = parser.currentName();
+      JsonToken value = parser.nextToken();
+      switch (field) {
+        case "version" -> version = value == JsonToken.VALUE_NUMBER_INT ? parser.getIntValue() : null;
+        case "createdBy" -> createdBy = value == JsonToken.VALUE_STRING ? parser.getText() : null;
+        case "format" -> format = value == JsonToken.VALUE_STRING ? parser.getText() : null;
+        case "job" -> job = value == JsonToken.VALUE_STRING ? parser.getText() : null;
+        case "shards" -> {
+          if (value != JsonToken.START_ARRAY) {
+            return null;
+          }
+          names = new ArrayList<>();
+          for (JsonToken item = parser.nextToken(); item != JsonToken.END_ARRAY; item = parser.nextToken()) {
+            if (names.size() == MAX_NAMES) {
+              throw new IllegalArgumentException("Cannot use " + url + ": it names more than " + MAX_NAMES
+                  + " shards, more than a Quarry " + kind + " has (move it away, or choose another output)");
+            }
+            String name = manifest ? nameField(parser) : item == JsonToken.VALUE_STRING ? parser.getText() : null;
+            if (name == null) {
+              return null;
+            }
+            names.add(check.apply(name));
+          }
+        }
+        default -> parser.skipChildren();
+      }
+    }
+    boolean valid = names != null && (manifest
+        ? version != null && version == Manifest.VERSION && "quarry".equals(createdBy)
+        : PendingOutput.FORMAT.equals(format) && job != null);
+    return valid ? new Named(job, names) : null;
+  }
+
+  /** The {@code name} of the manifest's shard object the parser is at, null if it is not one. */
+  private static String nameField(JsonParser parser) throws IOException {
+    if (parser.currentToken() != JsonToken.START_OBJECT) {
+      return null;
+    }
+    String name = null;
+    while (parser.nextToken() == JsonToken.FIELD_NAME) {
+      String field = parser.currentName();
+      JsonToken value = parser.nextToken();
+      if (field.equals("name") && value == JsonToken.VALUE_STRING) {
+        name = parser.getText();
+      } else {
+        parser.skipChildren();
+      }
+    }
+    return name;
   }
 
   /** What a HEAD of {@code url} finds: its size, tag and time tell one version of it from the next. */

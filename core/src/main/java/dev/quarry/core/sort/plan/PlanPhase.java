@@ -109,6 +109,15 @@ public final class PlanPhase {
     boolean byKeyHash = Partitioner.stepsByKeyHash(spec.order()) && extracted.spread();
     Cuts cuts = new Cuts(templates, byKeyHash ? byPartition(partitions) : partitions.stream()
         .map(PartitionResult::templates).toList(), partitions.stream().map(PartitionResult::ordered).toList());
+    int[] shardsPerTemplate = new int[templates.size()];
+    cuts.shards.forEach(shard -> shardsPerTemplate[shard.template()]++);
+    for (int i = 0; i < templates.size(); i++) {
+      if (shardsPerTemplate[i] > OutputClaim.MAX_SHARDS) {
+        throw new IllegalArgumentException("Cannot plan: " + shardsPerTemplate[i] + " shards into " + templates.get(i)
+            + ", more than the " + OutputClaim.MAX_SHARDS + " one run may write into an output template (its"
+            + " manifest is read back whole when the output is replaced); make the shards larger");
+      }
+    }
     OutputClaim claim = new OutputClaim(stores, spec);
     if (spec.isDryRun()) {
       claim.check(templates); // a dry run fails as the real run would, and changes nothing
