@@ -1,5 +1,6 @@
 package dev.quarry.core.sort;
 
+import dev.quarry.core.concurrent.InFlight;
 import dev.quarry.core.json.Json;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.commit.CommitPhase;
@@ -29,6 +30,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -110,14 +112,25 @@ public final class SortPhases {
     return allFinished("create", count) ? List.of(create, commit()) : List.of(create);
   }
 
-  /** Whether each of the {@code count} indexes of {@code phase} has written its result, which it does last. */
+  /**
+   * Whether each of the {@code count} indexes of {@code phase} has written its result, which it does last, as one of
+   * {@code count}: a listing, then, once every index is there, a read of each. An earlier run of the phase in the same
+   * scratch with another count leaves results of the same indexes; taken for this run's, the worker that finished
+   * first went on to the next step, which refused the other workers' markers, and failed after doing its work.
+   */
   private boolean allFinished(String phase, int count) throws IOException {
     Scratch scratch = new Scratch(scratchRoot.key());
     Set<String> results;
     try (Stream<ObjectInfo> listed = scratchRoot.store().listAll(scratch.resultPrefix(phase))) {
       results = listed.map(ObjectInfo::key).collect(Collectors.toSet());
     }
-    return IntStream.range(0, count).allMatch(index -> results.contains(scratch.result(phase, index)));
+    if (!IntStream.range(0, count).allMatch(index -> results.contains(scratch.result(phase, index)))) {
+      return false;
+    }
+    PhaseResult[] read = new PhaseResult[count];
+    InFlight.all(InFlight.indexes(count), InFlight.SORT_REQUESTS, index -> read[index] = StoredJson.readIfPresent(
+        scratchRoot.store(), scratch.result(phase, index), PhaseResult.class).orElse(null));
+    return Arrays.stream(read).allMatch(result -> result != null && result.count() == count);
   }
 
   public PhaseResult extract(int index, int count) throws IOException, InterruptedException {

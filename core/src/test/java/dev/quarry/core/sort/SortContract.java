@@ -409,6 +409,24 @@ abstract class SortContract {
   }
 
   /**
+   * Extract run again in the same scratch with fewer workers (4, then 2): the first of the 2 to finish does not take
+   * the earlier run's results of its indexes for this run's and does not plan; the last one does. Before, the first
+   * planned, the plan refused the earlier run's marker of worker 1 ("ran with --count 4"), and a worker that had done
+   * its work failed (in a cluster, again on each retry).
+   */
+  @Test
+  void aPhaseRunAgainWithFewerWorkersPlansOnlyOnceAllOfThisRunHaveFinished() throws Exception {
+    SortSpec job = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.MD5, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 45));
+    SortPhases phases = phases(job, root + "scratch/");
+    for (int index = 0; index < 4; index++) {
+      phases.extract(index, 4);
+    }
+    assertThat(phases.extractThenPlan(0, 2)).extracting(PhaseResult::phase).containsExactly("extract");
+    assertThat(phases.extractThenPlan(1, 2)).extracting(PhaseResult::phase).containsExactly("extract", "plan");
+  }
+
+  /**
    * Two jobs marking one empty scratch at the same moment (both looked and found it empty before either wrote): one
    * marks it, the other is refused. Before, the marker was written unconditionally, both went on, and one job's
    * extract markers and runs could replace the other's under the same names.
