@@ -439,37 +439,9 @@ abstract class SortContract {
         spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
             records(root + "b/x-{000..}.tar", 45)));
     Location scratch = stores.locate(root + "scratch/");
-    String marker = new Scratch(scratch.key()).marker();
-    CyclicBarrier together = new CyclicBarrier(2);
-    AtomicInteger writes = new AtomicInteger();
     List<Throwable> refused = new ArrayList<>();
-    String winner = null;
-    try (ObjectStores latched = openStores(store -> DelegatingStore.withHook(store, (kind, key) -> {
-          if (key.equals(marker) && kind.equals("PUT") && writes.getAndIncrement() < 2) {
-            try {
-              together.await(1, TimeUnit.MINUTES);
-            } catch (Exception e) {
-              throw new IOException("the other job never came to its write", e);
-            }
-          }
-        }));
-        ExecutorService threads = Executors.newFixedThreadPool(2)) {
-      List<Future<?>> claims = new ArrayList<>();
-      for (SortSpec job : jobs) {
-        claims.add(threads.submit(() -> {
-          ScratchMarker.of(job).claim(latched.locate(root + "scratch/"));
-          return null;
-        }));
-      }
-      for (int i = 0; i < jobs.size(); i++) {
-        try {
-          claims.get(i).get();
-          winner = ScratchMarker.of(jobs.get(i)).job();
-        } catch (ExecutionException e) {
-          refused.add(e.getCause());
-        }
-      }
-    }
+    String winner = atTheSameMoment(new Scratch(scratch.key()).marker(), jobs, refused,
+        (latched, job) -> ScratchMarker.of(job).claim(latched.locate(root + "scratch/")));
     assertThat(refused).singleElement().satisfies(e -> assertThat(e).hasMessage("Cannot use scratch "
         + scratch.url() + ": it is the scratch of another job (its input, output, order or policies differ; choose"
         + " another folder)"));
@@ -778,39 +750,11 @@ abstract class SortContract {
     List<SortSpec> jobs = List.of(
         spec(input, new SortSpec.Order(OrderKind.MD5, null, null, null, null), records(template, 45)),
         spec(input, new SortSpec.Order(OrderKind.NONE, null, null, null, null), records(template, 45)));
-    String pending = stores.locate(root + "out/x.pending.json").key();
-    CyclicBarrier together = new CyclicBarrier(2);
-    AtomicInteger writes = new AtomicInteger();
     List<BraceTemplate> templates = List.of(BraceTemplate.parse(template, true));
     List<List<String>> planned = List.of(List.of(root + "out/x-000.tar", root + "out/x-001.tar"));
     List<Throwable> refused = new ArrayList<>();
-    String winner = null;
-    try (ObjectStores latched = openStores(store -> DelegatingStore.withHook(store, (kind, key) -> {
-          if (key.equals(pending) && kind.equals("PUT") && writes.getAndIncrement() < 2) {
-            try {
-              together.await(1, TimeUnit.MINUTES);
-            } catch (Exception e) {
-              throw new IOException("the other job never came to its write", e);
-            }
-          }
-        }));
-        ExecutorService threads = Executors.newFixedThreadPool(2)) {
-      List<Future<?>> claims = new ArrayList<>();
-      for (SortSpec job : jobs) {
-        claims.add(threads.submit(() -> {
-          new OutputClaim(latched, job).claim(templates, planned);
-          return null;
-        }));
-      }
-      for (int i = 0; i < jobs.size(); i++) {
-        try {
-          claims.get(i).get();
-          winner = ScratchMarker.of(jobs.get(i)).job();
-        } catch (ExecutionException e) {
-          refused.add(e.getCause());
-        }
-      }
-    }
+    String winner = atTheSameMoment(stores.locate(root + "out/x.pending.json").key(), jobs, refused,
+        (latched, job) -> new OutputClaim(latched, job).claim(templates, planned));
     assertThat(refused).singleElement().satisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot sort into " + template + ": " + root + "out/x.pending.json names the unfinished output"
             + " of another job; pass --overwrite (overwrite: true in a ShardSortJob) to replace it, or choose"
@@ -2866,6 +2810,50 @@ abstract class SortContract {
     Map<String, byte[]> dist = objects(root + "dist/");
     assertThat(dist.keySet()).isEqualTo(local.keySet()).hasSize(12 + 2);
     local.forEach((name, bytes) -> assertThat(dist.get(name)).as(name).isEqualTo(bytes));
+  }
+
+  /** What each of two jobs does with stores of its own. */
+  interface JobAction {
+    void run(ObjectStores stores, SortSpec job) throws Exception;
+  }
+
+  /**
+   * Runs {@code action} for both {@code jobs} at once, each held at its first write of {@code key} until the other
+   * comes to its own (so both looked before either wrote); adds what each that failed threw to {@code refused} and
+   * returns the job digest of the one that did not fail (null if both did).
+   */
+  String atTheSameMoment(String key, List<SortSpec> jobs, List<Throwable> refused, JobAction action)
+      throws Exception {
+    CyclicBarrier together = new CyclicBarrier(2);
+    AtomicInteger writes = new AtomicInteger();
+    String winner = null;
+    try (ObjectStores latched = openStores(store -> DelegatingStore.withHook(store, (kind, written) -> {
+          if (written.equals(key) && kind.equals("PUT") && writes.getAndIncrement() < 2) {
+            try {
+              together.await(1, TimeUnit.MINUTES);
+            } catch (Exception e) {
+              throw new IOException("the other job never came to its write", e);
+            }
+          }
+        }));
+        ExecutorService threads = Executors.newFixedThreadPool(2)) {
+      List<Future<?>> runs = new ArrayList<>();
+      for (SortSpec job : jobs) {
+        runs.add(threads.submit(() -> {
+          action.run(latched, job);
+          return null;
+        }));
+      }
+      for (int i = 0; i < jobs.size(); i++) {
+        try {
+          runs.get(i).get();
+          winner = ScratchMarker.of(jobs.get(i)).job();
+        } catch (ExecutionException e) {
+          refused.add(e.getCause());
+        }
+      }
+    }
+    return winner;
   }
 
   Map<String, byte[]> objects(String prefix) throws Exception {
