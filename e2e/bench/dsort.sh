@@ -98,27 +98,49 @@ now() { date +%s.%N; }
 wait_dsort() {
   while :; do
     metrics=$(ais_json "$proxy/v1/sort?uuid=$1")
-    state=$(jq -r '[.[] | .Metrics] | if any(.[]; .aborted == true or ((.errors // []) | length) > 0) then "failed"
+    # No target's metrics is not "all finished": a target that died (out of memory) reports none.
+    state=$(jq -r '[.[] | .Metrics] | if length == 0 then "gone"
+      elif any(.[]; .aborted == true or ((.errors // []) | length) > 0) then "failed"
       elif all(.[]; .shard_creation.finished == true) then "done" else "running" end' <<<"$metrics")
     case "$state" in
       done) return 0 ;;
       failed) echo "dsort.sh: dSort $1 failed: $metrics" >&2; return 1 ;;
+      gone) echo "dsort.sh: no target reports dSort $1: $(target_gone)" >&2; return 1 ;;
     esac
     sleep 0.05
   done
 }
-# Waits for xaction $1 of kind $2 to end.
+# What to say when the target stopped answering: whether the kernel killed it (the fspath on /dev/shm is memory).
+aisnode_kills() { dmesg 2>/dev/null | { grep -c 'Killed process.*(aisnode)' || true; }; }
+kills_before=$(aisnode_kills)
+target_gone() {
+  local why=""
+  [ "$(aisnode_kills)" -gt "$kills_before" ] && why=" (the kernel killed aisnode: out of memory)"
+  echo "the target is gone$why; its log: $work/node1.out"
+}
+# Waits for xaction $1 of kind $2 to end, at most 10 minutes (a target that died never ends it).
 wait_xaction() {
-  while :; do
+  local deadline=$((SECONDS + 600))
+  while [ "$SECONDS" -lt "$deadline" ]; do
     status=$(ais_json -X GET "$proxy/v1/cluster?what=status" -d "{\"id\":\"$1\",\"kind\":\"$2\"}")
     [ "$(jq -r '.end_time // 0' <<<"$status")" != 0 ] && return 0
     sleep 0.05
   done
+  echo "dsort.sh: $2 $1 did not end in 10 minutes: $(target_gone)" >&2
+  return 1
+}
+# Destroyed buckets stay in the target's trash until a cleanup: on /dev/shm, 5 rounds of them filled the machine's
+# memory (20 GB) and the kernel killed the target. Untimed, after each round's removals.
+empty_trash() {
+  local xid
+  xid=$(ais_json -X PUT "$proxy/v1/cluster" -d '{"action":"start","value":{"Kind":"cleanup-store"}}' | tr -d '"')
+  wait_xaction "$xid" cleanup-store
 }
 ais_objects_md5() { # bucket: the md5 of every object's bytes, in name order
   local names
   names=$(ais_json "$proxy/v1/buckets/$1" -X GET -d '{"action":"list","value":{"props":"name"}}' \
     | jq -r '.entries[].name' | sort)
+  [ -n "$names" ] || { echo "dsort.sh: bucket $1 is empty after its job: $(target_gone)" >&2; return 1; }
   for name in $names; do curl -fsS "$proxy/v1/objects/$1/$name"; done | md5sum | cut -d' ' -f1
 }
 
@@ -149,6 +171,7 @@ for round in $(seq "$rounds"); do
   dsort_sums+=("$(ais_objects_md5 "out$round")")
   ais_json -X DELETE "$proxy/v1/buckets/out$round" -d '{"action":"destroy-bck"}' >/dev/null \
     || echo "warning: cannot remove AIS bucket out$round; its space stays in use until the run ends" >&2
+  empty_trash
 
   sync
   start=$(now)
