@@ -111,6 +111,8 @@ wait_dsort() {
   done
 }
 # What to say when the target stopped answering: whether the kernel killed it (the fspath on /dev/shm is memory).
+# How many times the kernel has killed an aisnode: grep -c prints 0 and exits 1 when there is none, which is an answer,
+# not a failure; a dmesg this user may not read counts 0, so the message then only leaves out the cause.
 aisnode_kills() { dmesg 2>/dev/null | { grep -c 'Killed process.*(aisnode)' || true; }; }
 kills_before=$(aisnode_kills)
 target_gone() {

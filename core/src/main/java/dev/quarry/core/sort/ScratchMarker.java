@@ -64,15 +64,17 @@ public record ScratchMarker(String format, String job) {
         throw new IllegalArgumentException("Cannot use scratch " + scratch.url() + ": it holds objects but no "
             + Scratch.MARKER + ", so it is not a sort's scratch (choose an empty folder of its own)");
       }
-      // Written only if still none is there: another job that looked at the same moment may have marked it since
-      // (without the condition both wrote, both went on, and one's extract markers and runs replaced the other's).
-      if (found.isEmpty() && store.putIfAbsent(marker, Json.bytes(this))) {
-        return;
-      }
-      found = found.isPresent() ? found : read(scratch);
       if (found.isEmpty()) {
-        throw new IllegalStateException("Cannot use scratch " + scratch.url() + ": its " + Scratch.MARKER + " came"
-            + " and went while this job marked it (another job is using it; choose a folder of its own)");
+        // Written only if still none is there: another job that looked at the same moment may have marked it since
+        // (without the condition both wrote, both went on, and one's extract markers and runs replaced the other's).
+        if (store.putIfAbsent(marker, Json.bytes(this))) {
+          return;
+        }
+        found = read(scratch);
+        if (found.isEmpty()) {
+          throw new IllegalStateException("Cannot use scratch " + scratch.url() + ": its " + Scratch.MARKER
+              + " came and went while this job marked it (another job is using it; choose a folder of its own)");
+        }
       }
     }
     if (!found.get().job().equals(job)) {

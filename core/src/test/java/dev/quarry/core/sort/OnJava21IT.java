@@ -3,6 +3,7 @@ package dev.quarry.core.sort;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quarry.core.archive.ShardFormat;
+import dev.quarry.core.archive.Shards;
 import dev.quarry.core.sort.extract.ScratchPacks;
 import dev.quarry.core.sort.spec.OrderKind;
 import dev.quarry.core.sort.spec.SortSpec;
@@ -88,29 +89,22 @@ class OnJava21IT {
 
     try (ObjectStores stores = Child.stores(minio.endpoint(), minio.accessKey(), minio.secretKey())) {
       for (String root : List.of(folderRoot, s3Root)) {
-        assertThat(etags(stores, root + "here/")).as("shards and manifest of the run here").hasSizeGreaterThan(2);
-        assertThat(etagsByContent(stores, root + "java21/")).as(root).isEqualTo(etagsByContent(stores, root + "here/"));
+        Map<String, String> here = digests(stores, root + "here/");
+        assertThat(here).as("shards and manifest of the run here").hasSizeGreaterThan(2);
+        assertThat(digests(stores, root + "java21/")).as(root).isEqualTo(here);
       }
     }
   }
 
-  private static Map<String, String> etags(ObjectStores stores, String prefix) throws IOException {
-    Location location = stores.locate(prefix);
-    Map<String, String> etags = new TreeMap<>();
-    try (Stream<ObjectInfo> listed = location.store().listAll(location.key())) {
-      listed.forEach(object -> etags.put(object.key().substring(location.key().length()), object.etag()));
-    }
-    return etags;
-  }
-
-  /** Each object's name and the SHA-256 of its bytes (a folder store's tag is not of its content). */
-  private static Map<String, String> etagsByContent(ObjectStores stores, String prefix) throws Exception {
+  /** Each object under {@code prefix}, by its name there, and the SHA-256 of its bytes. */
+  private static Map<String, String> digests(ObjectStores stores, String prefix) throws IOException {
     Location location = stores.locate(prefix);
     Map<String, String> digests = new TreeMap<>();
-    for (String name : etags(stores, prefix).keySet()) {
-      byte[] bytes = location.store().getBytes(location.key() + name);
-      digests.put(name, java.util.HexFormat.of().formatHex(
-          java.security.MessageDigest.getInstance("SHA-256").digest(bytes)));
+    try (Stream<ObjectInfo> listed = location.store().listAll(location.key())) {
+      for (ObjectInfo object : (Iterable<ObjectInfo>) listed::iterator) {
+        digests.put(object.key().substring(location.key().length()),
+            Shards.sha256(location.store().getBytes(object.key())));
+      }
     }
     return digests;
   }

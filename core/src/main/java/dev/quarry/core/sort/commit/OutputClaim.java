@@ -168,10 +168,11 @@ public final class OutputClaim {
   private Prior inspect(BraceTemplate template) throws IOException {
     OutputNames names = OutputNames.of(template);
     Pattern shard = shardName(template);
+    // The manifest's HEAD is kept: the claim compares it with a second one before it deletes anything.
     Optional<ObjectInfo> manifestSeen = headOf(names.manifest());
-    Optional<Named> manifest = readNames(names.manifest(), true,
+    Optional<Named> manifest = readNames(names.manifest(), manifestSeen, true,
         name -> checkedName(template, shard, names.manifest(), name));
-    Optional<Named> pending = readNames(names.pending(), false,
+    Optional<Named> pending = readNames(names.pending(), headOf(names.pending()), false,
         name -> checkedName(template, shard, names.pending(), name));
     if (manifest.isPresent() && !overwrite) {
       throw new IllegalArgumentException("Cannot sort into " + template + ": " + names.manifest() + " commits the"
@@ -230,14 +231,13 @@ public final class OutputClaim {
   }
 
   /**
-   * The shard names of the manifest or pending record at {@code url} (and a pending record's job), each checked by
-   * {@code check} as it is read: parsed a token at a time, so what is held is the names, never the document, and
-   * refused past {@value #MAX_NAMES} names or {@link #MAX_RECORD_BYTES} bytes (checked before the read by its size),
-   * since a planted one could otherwise take the worker's heap.
+   * The shard names of the manifest or pending record at {@code url}, whose HEAD found {@code info} (and a pending
+   * record's job), each checked by {@code check} as it is read: parsed a token at a time, so what is held is the
+   * names, never the document, and refused past {@value #MAX_NAMES} names or {@link #MAX_RECORD_BYTES} bytes (checked
+   * before the read by its size), since a planted one could otherwise take the worker's heap.
    */
-  private Optional<Named> readNames(String url, boolean manifest, UnaryOperator<String> check) throws IOException {
-    Location target = stores.locate(location.confine(url));
-    Optional<ObjectInfo> info = target.store().head(target.key());
+  private Optional<Named> readNames(String url, Optional<ObjectInfo> info, boolean manifest,
+      UnaryOperator<String> check) throws IOException {
     if (info.isEmpty()) {
       return Optional.empty();
     }
@@ -247,6 +247,7 @@ public final class OutputClaim {
     if (info.get().size() > MAX_RECORD_BYTES) {
       throw new IllegalArgumentException(tooLarge);
     }
+    Location target = stores.locate(location.confine(url));
     Named named;
     try (InputStream in = new LimitedInputStream(target.store().get(target.key()), MAX_RECORD_BYTES, tooLarge);
         JsonParser parser = Json.parser(in)) {
@@ -334,8 +335,7 @@ public final class OutputClaim {
   /** What a HEAD of {@code url} finds: its size, tag and time tell one version of it from the next. */
   private Optional<ObjectInfo> headOf(String url) throws IOException {
     Location target = stores.locate(location.confine(url));
-    return target.store().head(target.key()).map(info -> new ObjectInfo(url, info.size(), info.etag(),
-        info.lastModified()));
+    return target.store().head(target.key());
   }
 
   private void delete(String url) throws IOException {
