@@ -15,6 +15,8 @@ import java.lang.management.ManagementFactory;
  *       class says the same for the code that fills it;</li>
  *   <li>record entries a sorter gathers before spilling a run: half the budget, and at most half the heap, the
  *       other half being the collector's room and the phase's buffers;</li>
+ *   <li>record members an extract worker groups into records, shard by shard, before it spills them: a quarter of the
+ *       entries' share, spread over the shards it reads at once;</li>
  *   <li>record bytes a local run holds outside the heap: the budget less the heap, less an eighth of it for the
  *       JDK's own direct buffers and less create's write buffers, and within this JVM's direct memory limit.</li>
  * </ul>
@@ -74,6 +76,14 @@ public record MemoryBudget(long bytes) {
   /** The most estimated heap bytes of record entries a sorter holds before it writes a run. */
   public long entryBytes() {
     return Math.min(bytes / 2, Runtime.getRuntime().maxMemory() / 2);
+  }
+
+  /**
+   * The most estimated heap bytes of record members one input shard's grouping holds before it spills them to the
+   * worker's disk, {@code shardsInFlight} shards being grouped at once.
+   */
+  public long groupingBytes(int shardsInFlight) {
+    return entryBytes() / 4 / shardsInFlight;
   }
 
   /**

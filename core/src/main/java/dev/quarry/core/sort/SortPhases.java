@@ -152,6 +152,7 @@ public final class SortPhases {
       details.put("runs", result.runs());
       details.put("peakMetadataBytes", result.peakMetadataBytes());
       details.put("metadataBytesPerRecord", result.metadataBytesPerRecord());
+      details.put("shardsGroupedOnDisk", result.shardsGroupedOnDisk());
       return new long[] {result.shards(), result.records(), result.bytes()};
     });
   }

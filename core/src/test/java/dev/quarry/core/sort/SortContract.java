@@ -1460,6 +1460,11 @@ abstract class SortContract {
     return keys;
   }
 
+  /**
+   * Input shard by input shard whatever order they were read in (the first, the largest, is read last), and within a
+   * shard in key order, as its grouping gives them: the same bytes for every attempt over the same inputs, whatever
+   * the grouping spilled.
+   */
   @Test
   void anExtractWorkersPackHoldsEachPartitionsRecordsInInputShardOrder() throws Exception {
     SortSpec spec = spec(unevenInput(), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
@@ -1469,7 +1474,14 @@ abstract class SortContract {
     var done = StoredJson.read(scratch.store(), new Scratch(scratch.key()).extractDone(0),
         dev.quarry.core.sort.extract.ExtractResult.class);
     byte[] pack = bytes(scratch.store().url(done.pack()));
-    List<String> inputOrder = keys();
+    Map<String, Integer> shardOf = new java.util.HashMap<>();
+    for (int shard = 0; shard < dataset.size(); shard++) {
+      for (Record record : dataset.get(shard)) {
+        shardOf.put(record.key(), shard);
+      }
+    }
+    Comparator<String> shardThenKey = Comparator.<String>comparingInt(shardOf::get)
+        .thenComparing(dev.quarry.core.sort.order.KeyOrder::compareKeys);
     assertThat((long) pack.length).as("records, then 3 offsets").isEqualTo(done.packRecordBytes() + 3 * 8);
     var table = java.nio.ByteBuffer.wrap(pack, (int) done.packRecordBytes(), 3 * 8);
     long[] offsets = {table.getLong(), table.getLong(), table.getLong()};
@@ -1479,7 +1491,8 @@ abstract class SortContract {
       byte[] segment = Arrays.copyOfRange(pack, (int) offsets[partition], (int) offsets[partition + 1]);
       List<String> keys = tarKeys(segment);
       assertThat(keys).as("partition " + partition).hasSizeGreaterThan(10);
-      assertThat(keys).as("partition " + partition).isSortedAccordingTo(Comparator.comparingInt(inputOrder::indexOf));
+      assertThat(keys).as("partition " + partition).isSortedAccordingTo(shardThenKey);
+      assertThat(keys.stream().map(shardOf::get).distinct().count()).as("from many shards").isGreaterThan(1);
     }
   }
 
@@ -1641,8 +1654,8 @@ abstract class SortContract {
     Tampered tampered = (attempt, pack, recordBytes) -> new dev.quarry.core.sort.extract.ExtractResult(
         extract.index(), extract.count(), extract.partitions(), extract.from(), extract.to(), extract.shards(),
         extract.missingShards(), extract.records(), extract.bytes(), extract.inputBytes(), attempt, extract.runs(),
-        extract.runsByPartition(), extract.peakMetadataBytes(), extract.metadataBytesPerRecord(), pack, recordBytes, extract.splittersSha256(),
-        extract.keymapSha256());
+        extract.runsByPartition(), extract.peakMetadataBytes(), extract.metadataBytesPerRecord(), pack, recordBytes,
+        extract.splittersSha256(), extract.keymapSha256(), extract.shardsGroupedOnDisk());
     String notItsOwn = "Cannot plan: the done marker of extract worker 0 names an attempt or pack that is not one of"
         + " its own (the scratch was changed; clean it and sort again)";
 
@@ -2531,6 +2544,79 @@ abstract class SortContract {
     Map<String, byte[]> inMemory = objects(root + "large/");
     assertThat(spilled.keySet()).isEqualTo(inMemory.keySet()).hasSizeGreaterThan(10);
     inMemory.forEach((name, bytes) -> assertThat(spilled.get(name)).as(name).isEqualTo(bytes));
+  }
+
+  /**
+   * Shards whose records' members lie apart (Python's tarfile wrote each shard's .txt members, then its .cls) and are
+   * more than the grouping's share of the least budget holds: each shard's grouping spills and joins its records'
+   * parts from the worker's disk, and the shards are byte for byte those of a run that held each shard whole, in one
+   * process and as phases over two partitions. Before, a shard's grouping was held whole in the heap, outside any
+   * budget (ShardEntriesHeapTest).
+   */
+  @Test
+  void recordsWhoseMembersLieApartAcrossTheGroupingsSpillsSortToTheSameShards() throws Exception {
+    int shards = 3;
+    int perShard = 6000;
+    Path made = Files.createDirectories(temp.resolve("apart"));
+    CommandResult python = CommandResult.run(temp, List.of(dev.quarry.core.archive.msgpack.MsgpackShards.python(),
+        "-c", """
+        import io, sys, tarfile
+        folder, shards, records = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+        for shard in range(shards):
+            with tarfile.open(f"{folder}/in-{shard:03d}.tar", "w", format=tarfile.GNU_FORMAT) as tar:
+                for suffix in ("txt", "cls"):
+                    for record in range(records):
+                        data = f"{suffix} {shard} {record}".encode()
+                        info = tarfile.TarInfo(f"s{shard}/record-{record * 7919 % records:06d}.{suffix}")
+                        info.size = len(data)
+                        tar.addfile(info, io.BytesIO(data))
+        """, made.toString(), Integer.toString(shards), Integer.toString(perShard)));
+    assertThat(python.exitCode()).as(python.stderr()).isZero();
+    for (int shard = 0; shard < shards; shard++) {
+      Location location = stores.locate(root + String.format("apart/in-%03d.tar", shard));
+      location.store().put(location.key(), Files.readAllBytes(made.resolve(String.format("in-%03d.tar", shard))));
+    }
+    SortSpec.Input input = new SortSpec.Input(root + "apart/in-{000..002}.tar", null, null, null);
+    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 7L, null, null);
+    SortSpec least = new SortSpec(input, records(root + "least/x-{000..}.tar", 1000), shuffle, null,
+        new SortSpec.Workers("16Mi", 8), null, false);
+    SortSpec roomy = new SortSpec(input, records(root + "roomy/x-{000..}.tar", 1000), shuffle, null,
+        new SortSpec.Workers("1Gi", 8), null, false);
+    SortSpec phased = new SortSpec(input, records(root + "phased/x-{000..}.tar", 1000), shuffle, null,
+        new SortSpec.Workers("16Mi", 8), null, false);
+
+    PhaseResult spilled = LocalSort.run(least, stores, temp.resolve("work"), QUIET).getFirst();
+    PhaseResult whole = LocalSort.run(roomy, stores, temp.resolve("work"), QUIET).getFirst();
+    SortPhases phases = phases(phased, root + "scratch/");
+    long groupedAsPhases = 0;
+    for (int index = 0; index < 2; index++) {
+      groupedAsPhases += (int) phases.extract(index, 2, 2).details().get("shardsGroupedOnDisk");
+    }
+    for (int index = 0; index < 2; index++) {
+      phases.partition(index, 2, 2);
+    }
+    phases.plan(2);
+    for (int index = 0; index < 2; index++) {
+      phases.create(index, 2);
+    }
+    phases.commit();
+
+    assertThat(spilled.details().get("shardsGroupedOnDisk")).as("grouped on disk").isEqualTo(shards);
+    assertThat(groupedAsPhases).isEqualTo(shards);
+    assertThat(whole.details().get("shardsGroupedOnDisk")).as("held whole").isEqualTo(0);
+    Map<String, byte[]> inMemory = objects(root + "roomy/");
+    assertThat(inMemory).hasSize(shards * perShard / 1000 + 2);
+    for (String grouped : List.of("least/", "phased/")) {
+      Map<String, byte[]> onDisk = objects(root + grouped);
+      assertThat(onDisk.keySet()).as(grouped).isEqualTo(inMemory.keySet());
+      inMemory.forEach((name, bytes) -> assertThat(onDisk.get(name)).as(grouped + name).isEqualTo(bytes));
+    }
+    List<Record> sorted = new ArrayList<>();
+    for (String name : inMemory.keySet().stream().filter(name -> name.endsWith(".tar")).toList()) {
+      sorted.addAll(SortFixture.read(stores, root + "roomy/" + name, ShardFormat.TAR));
+    }
+    assertThat(sorted).hasSize(shards * perShard).allSatisfy(record -> assertThat(record.members())
+        .extracting(member -> member.name().substring(record.key().length())).containsExactly(".txt", ".cls"));
   }
 
   @Test

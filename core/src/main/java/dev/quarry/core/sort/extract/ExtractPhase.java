@@ -14,6 +14,7 @@ import dev.quarry.core.sort.order.KeyOrder;
 import dev.quarry.core.sort.plan.Partitioner;
 import dev.quarry.core.sort.plan.SharedSplitters;
 import dev.quarry.core.sort.records.ExternalSorter;
+import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.sort.records.StoreRunStorage;
 import dev.quarry.core.sort.spec.SortSpec;
 import dev.quarry.core.store.Location;
@@ -32,6 +33,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import org.apache.commons.io.function.IOFunction;
 
 /**
  * Phase 1: extract worker {@code index} of {@code count} reads its contiguous share of the input shards and writes
@@ -103,7 +105,7 @@ public final class ExtractPhase {
     // The budget is shared between record metadata (the sorter) and the shards in flight.
     UUID attempt = UUID.randomUUID();
     Progress progress = new Progress("extract " + index + "/" + count, mine.size(), log);
-    long[] totals = new long[3]; // missing shards, input bytes, record bytes
+    long[] totals = new long[4]; // missing shards, input bytes, record bytes, shards grouped on disk
     String packName = null;
     long packRecordBytes = 0;
     ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, runs,
@@ -120,10 +122,12 @@ public final class ExtractPhase {
       // The pack's local segments go once uploaded, before the spills are merged on the same disk.
       try (PartitionPacks partitionPacks = partitioner.spreads()
           ? new PartitionPacks(work.path().resolve("packs"), partitions, from) : null) {
+        long groupingBytes = spec.workers().memory().groupingBytes(SHARDS_IN_FLIGHT);
         ShardExtractor extractor = partitionPacks != null
-            ? new ShardExtractor(spec, partitionPacks.spool(), ShardExtractor.Packing.ALL_TARS, problems)
+            ? new ShardExtractor(spec, partitionPacks.spool(), ShardExtractor.Packing.ALL_TARS, problems, work.path(),
+                groupingBytes)
             : new ShardExtractor(spec, packs.spoolingIn(work.path()), ShardExtractor.Packing.TARS_NOT_READABLE_AGAIN,
-                problems);
+                problems, work.path(), groupingBytes);
         extractShards(mine, missing, extractor, partitionPacks, partitioner, sorter, progress, problems, totals);
         if (partitionPacks != null) {
           packName = scratch.partitionPack(index, attempt);
@@ -139,7 +143,8 @@ public final class ExtractPhase {
     ExtractResult result = new ExtractResult(index, count, partitions, from, to, mine.size(), (int) totals[0],
         sorter.entries(), totals[2], totals[1], attempt.toString(), written.stream().mapToInt(List::size).sum(),
         ExtractResult.runsByPartition(written), sorter.peakBufferedBytes(), sorter.bytesPerEntry(), packName,
-        packRecordBytes, ExtractResult.splittersSha256(partitioner.splitters()), partitioner.keymapSha256());
+        packRecordBytes, ExtractResult.splittersSha256(partitioner.splitters()), partitioner.keymapSha256(),
+        (int) totals[3]);
     StoredJson.write(scratchStore, scratch.extractDone(index), result);
     return result;
   }
@@ -212,33 +217,49 @@ public final class ExtractPhase {
       progress.shardDone(0, 0);
       return;
     }
-    List<dev.quarry.core.sort.records.RecordEntry> entries = new ArrayList<>();
     // Read again where it is only if no shard of this run can replace it before create reads it (one create worker
     // may write its shards while another still reads its records), and, in one process, only from a local file.
     boolean readableAgain = (location.store().isLocal() || !inOneProcess)
         && !spec.outputLocation().holds(shard.url());
-    long inputBytes = extractor.extract(shard, in, readableAgain, entries::add);
-    if (partitionPacks != null) {
-      entries = partitionPacks.move(shard.index(), entries, entries.stream().mapToInt(partitioner::partitionOf)
-          .toArray());
+    long inputBytes;
+    boolean groupedOnDisk;
+    long[] records = new long[2]; // records, record bytes
+    try (ShardExtractor.ExtractedShard extracted = extractor.extract(shard, in, readableAgain)) {
+      inputBytes = extracted.inputBytes();
+      groupedOnDisk = extracted.groupedOnDisk();
+      if (partitionPacks != null) {
+        // Its turn first, then the sorter: a shard that holds the sorter never waits for another's turn.
+        try (PartitionPacks.ShardMove move = partitionPacks.moving(shard.index())) {
+          toSorter(extracted, entry -> move.move(entry, partitioner.partitionOf(entry)), sorter, records);
+        }
+      } else {
+        toSorter(extracted, entry -> entry, sorter, records);
+      }
     }
-    long recordBytes = 0;
+    synchronized (totals) {
+      totals[1] += inputBytes;
+      totals[2] += records[1];
+      totals[3] += groupedOnDisk ? 1 : 0;
+    }
+    progress.shardDone(records[0], inputBytes);
+  }
+
+  /** Gives the shard's records, each through {@code moved}, to the sorter; counts them and their bytes. */
+  private void toSorter(ShardExtractor.ExtractedShard extracted, IOFunction<RecordEntry, RecordEntry> moved,
+      ExternalSorter sorter, long[] records) throws IOException {
     // A lock, not a monitor: an add may spill, which waits for virtual threads of its own; on Java 21 a virtual thread
     // that waits while holding a monitor, or to enter one, keeps its carrier, and with as many carriers as CPUs the
     // spill's threads never ran (a worker of 1 to 4 CPUs hung at its first spill).
     sorterLock.lock();
     try {
-      for (var entry : entries) {
-        sorter.add(entry);
-        recordBytes += entry.size();
-      }
+      extracted.records(entry -> {
+        RecordEntry placed = moved.apply(entry);
+        sorter.add(placed);
+        records[0]++;
+        records[1] += placed.size();
+      });
     } finally {
       sorterLock.unlock();
     }
-    synchronized (totals) {
-      totals[1] += inputBytes;
-      totals[2] += recordBytes;
-    }
-    progress.shardDone(entries.size(), inputBytes);
   }
 }

@@ -40,11 +40,14 @@ import java.util.List;
  *     carrying every key; null without splitters
  * @param keymapSha256 the {@code Keymap#sha256} of the key map it routed records by, null for an order of no key map:
  *     the partition steps and the plan read the key map object again, and refuse one edited meanwhile
+ * @param shardsGroupedOnDisk input shards whose members the worker grouped into records on its disk, past its
+ *     grouping's share of the budget ({@code RecordGrouping}): shards of very many records, or whose records' members
+ *     lie apart; 0 in a marker written before it was counted
  */
 public record ExtractResult(int index, int count, int partitions, int from, int to, int shards, int missingShards,
     long records, long bytes, long inputBytes, String attempt, int runs, List<PartitionRuns> runsByPartition,
     long peakMetadataBytes, long metadataBytesPerRecord, String pack, long packRecordBytes, String splittersSha256,
-    String keymapSha256) {
+    String keymapSha256, int shardsGroupedOnDisk) {
 
   public ExtractResult {
     Partitioner.checkCount(partitions); // a marker read back decides how many partition steps the plan runs

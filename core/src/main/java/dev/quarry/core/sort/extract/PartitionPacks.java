@@ -20,7 +20,7 @@ import java.util.Set;
 /**
  * One extract worker's records' bytes, partition by partition, for a job whose records spread over partitions: each
  * input shard is first spooled to a local file as raw tar ({@link #spool()}), then each of its records is appended
- * to its partition's local segment file ({@link #move}), and at the end the segments go, one after the other, into
+ * to its partition's local segment file ({@link #moving}), and at the end the segments go, one after the other, into
  * one pack object, followed by their {@link SegmentTable}. So a create worker reads its partition's records with one
  * ranged GET per extract worker (where they are is in the plan's document of the partition's segments), and memory
  * holds none of the bytes. Shards are moved in input order whatever order they are read in, so every attempt
@@ -47,7 +47,7 @@ public final class PartitionPacks implements AutoCloseable {
     }
   }
 
-  /** Where input shards are spooled while they are read: local files, read back by {@link #move}. */
+  /** Where input shards are spooled while they are read: local files, read back by {@link #moving}. */
   public PackStore spool() {
     return new PackStore() {
       @Override
@@ -68,16 +68,17 @@ public final class PartitionPacks implements AutoCloseable {
   }
 
   /**
-   * Appends the bytes of each of {@code entries} (one spooled input shard's) to its partition's segment, then deletes
-   * the spooled shard; returns the entries pointing into their segments, as one range each from the segment's start.
-   * Waits until every shard before it is moved or {@link #pass passed over}.
+   * Starts moving the records of input shard {@code shard} (spooled) into their partitions' segments, once every shard
+   * before it is moved or {@link #pass passed over}; closing the move deletes the spooled shard and lets the next
+   * move.
    */
-  public List<RecordEntry> move(int shard, List<RecordEntry> entries, int[] partitionOf) throws IOException {
+  public ShardMove moving(int shard) throws IOException {
     awaitTurn(shard);
     try {
-      return moveInTurn(shard, entries, partitionOf);
-    } finally {
+      return new ShardMove(shard, FileChannel.open(spooled(shard), StandardOpenOption.READ));
+    } catch (IOException | RuntimeException e) {
       pass(shard);
+      throw e;
     }
   }
 
@@ -107,34 +108,49 @@ public final class PartitionPacks implements AutoCloseable {
     }
   }
 
-  private List<RecordEntry> moveInTurn(int shard, List<RecordEntry> entries, int[] partitionOf) throws IOException {
-    List<RecordEntry> moved = new ArrayList<>(entries.size());
-    Path file = spooled(shard);
-    try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
-      for (int i = 0; i < entries.size(); i++) {
-        RecordEntry entry = entries.get(i);
-        int partition = partitionOf[i];
-        long offset = sizes[partition];
-        FileChannel segment = segments[partition];
-        long position = offset;
-        for (RawRange range : entry.ranges()) {
-          for (long done = 0; done < range.length(); ) {
-            long copied = in.transferTo(range.offset() + done, range.length() - done, segment.position(position));
-            if (copied <= 0) {
-              throw new IOException("Cannot pack record bytes of input shard " + shard + ": its spooled copy ends"
-                  + " before offset " + (range.offset() + done));
-            }
-            done += copied;
-            position += copied;
+  /** The records of one spooled input shard, moved one by one, in the order given, while it is this shard's turn. */
+  public final class ShardMove implements AutoCloseable {
+    private final int shard;
+    private final FileChannel in;
+
+    private ShardMove(int shard, FileChannel in) {
+      this.shard = shard;
+      this.in = in;
+    }
+
+    /**
+     * Appends the bytes of {@code entry} to the segment of {@code partition}; returns the entry pointing into that
+     * segment, as one range.
+     */
+    public RecordEntry move(RecordEntry entry, int partition) throws IOException {
+      long offset = sizes[partition];
+      FileChannel segment = segments[partition];
+      long position = offset;
+      for (RawRange range : entry.ranges()) {
+        for (long done = 0; done < range.length(); ) {
+          long copied = in.transferTo(range.offset() + done, range.length() - done, segment.position(position));
+          if (copied <= 0) {
+            throw new IOException("Cannot pack record bytes of input shard " + shard + ": its spooled copy ends"
+                + " before offset " + (range.offset() + done));
           }
+          done += copied;
+          position += copied;
         }
-        sizes[partition] = position;
-        moved.add(new RecordEntry(entry.key(), entry.shard(), entry.position(), true,
-            List.of(new RawRange(offset, entry.size())), entry.size(), entry.contentKey(), partition));
+      }
+      sizes[partition] = position;
+      return new RecordEntry(entry.key(), entry.shard(), entry.position(), true,
+          List.of(new RawRange(offset, entry.size())), entry.size(), entry.contentKey(), partition);
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        in.close();
+        Files.deleteIfExists(spooled(shard));
+      } finally {
+        pass(shard);
       }
     }
-    Files.delete(file);
-    return moved;
   }
 
   /**

@@ -4,7 +4,6 @@ import dev.quarry.core.archive.ArchiveException;
 import dev.quarry.core.archive.ArchiveLimits;
 import dev.quarry.core.archive.ArchiveMember;
 import dev.quarry.core.archive.RawRange;
-import dev.quarry.core.archive.RecordKeys;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.archive.ShardReader;
 import dev.quarry.core.archive.ShardReaders;
@@ -21,13 +20,8 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.function.Consumer;
+import java.nio.file.Path;
+import org.apache.commons.io.function.IOConsumer;
 import org.apache.commons.io.output.CloseShieldOutputStream;
 
 /**
@@ -46,6 +40,8 @@ final class ShardExtractor {
   private final PackStore packs;
   private final Packing packing;
   private final Problems problems;
+  private final Path workFolder;
+  private final long groupingBytes;
 
   /** Which plain tars are packed as they are read (every other format always is). */
   enum Packing {
@@ -62,8 +58,15 @@ final class ShardExtractor {
     ALL_TARS
   }
 
-  ShardExtractor(SortSpec spec, PackStore packs, Packing packing, Problems problems) {
+  /**
+   * {@code groupingBytes}: the heap one shard's grouping holds before it spills into {@code workFolder}
+   * ({@link RecordGrouping}).
+   */
+  ShardExtractor(SortSpec spec, PackStore packs, Packing packing, Problems problems, Path workFolder,
+      long groupingBytes) {
     this.spec = spec;
+    this.workFolder = workFolder;
+    this.groupingBytes = groupingBytes;
     this.packs = packs;
     this.packing = packing;
     this.problems = problems;
@@ -71,16 +74,19 @@ final class ShardExtractor {
 
   /**
    * Reads {@code shard} from {@code in}, which it closes ({@code readableAgain}: create can read it again where it
-   * is); returns the input bytes read.
+   * is), and groups its records; the result gives them.
    */
-  long extract(InputShard shard, InputStream in, boolean readableAgain, Consumer<RecordEntry> entries)
-      throws IOException {
+  ExtractedShard extract(InputShard shard, InputStream in, boolean readableAgain) throws IOException {
     CountingStream counted = new CountingStream(in);
     String name = shard.url();
     ShardFormat format = shard.format();
+    RecordGrouping grouping = new RecordGrouping(name, workFolder, groupingBytes,
+        member -> duplicateMember(name, member));
+    boolean packed = true;
     try (counted) {
       if (format == ShardFormat.TAR && !packs(readableAgain)) {
-        group(shard, new TarReader(counted, name, ArchiveLimits.DEFAULT), false, WHERE_THEY_ARE, entries);
+        packed = false;
+        group(shard, new TarReader(counted, name, ArchiveLimits.DEFAULT), WHERE_THEY_ARE, grouping);
       } else if (format.isTar()) {
         try (PackStore.PackOutput pack = packs.create(shard.index())) {
           InputStream tar = switch (format) {
@@ -88,15 +94,65 @@ final class ShardExtractor {
             case TAR_LZ4 -> Compression.unlz4(counted, name, ArchiveLimits.DEFAULT);
             default -> counted;
           };
-          group(shard, new TarReader(new Tee(tar, pack.stream()), name, ArchiveLimits.DEFAULT), true, WHERE_THEY_ARE,
-              entries);
+          group(shard, new TarReader(new Tee(tar, pack.stream()), name, ArchiveLimits.DEFAULT), WHERE_THEY_ARE,
+              grouping);
           pack.commit();
         }
       } else {
-        repack(shard, ShardReaders.open(format, counted, name, ArchiveLimits.DEFAULT), entries);
+        repack(shard, ShardReaders.open(format, counted, name, ArchiveLimits.DEFAULT), grouping);
       }
+    } catch (IOException | RuntimeException | Error e) {
+      grouping.close();
+      throw e;
     }
-    return counted.count;
+    return new ExtractedShard(shard, packed, counted.count, grouping);
+  }
+
+  /**
+   * A shard read, its records grouped (spilled to the worker's disk past the grouping's share of the budget) and
+   * given to {@link #records}; closing it deletes what was spilled.
+   */
+  final class ExtractedShard implements AutoCloseable {
+    private final InputShard shard;
+    private final boolean packed;
+    private final long inputBytes;
+    private final RecordGrouping grouping;
+
+    private ExtractedShard(InputShard shard, boolean packed, long inputBytes, RecordGrouping grouping) {
+      this.shard = shard;
+      this.packed = packed;
+      this.inputBytes = inputBytes;
+      this.grouping = grouping;
+    }
+
+    /** The input bytes read. */
+    long inputBytes() {
+      return inputBytes;
+    }
+
+    /** Whether its grouping outgrew its share of the budget and spilled to the worker's disk. */
+    boolean groupedOnDisk() {
+      return grouping.spills() > 0;
+    }
+
+    /**
+     * Gives an entry per record, in key order, each with the ordinal of its first member in the shard as its
+     * position (so in the order of their first members); once.
+     */
+    void records(IOConsumer<RecordEntry> entries) throws IOException {
+      String name = shard.url();
+      grouping.finish(record -> {
+        // A record joined from spilled parts is checked whole here; each part was as it was read.
+        checkSize(name, record.nameOf(record.members.getLast()), record.key, record.size);
+        entries.accept(new RecordEntry(record.key, shard.index(), record.position, packed, record.ranges(),
+            record.size, contentKey(name, record.key, record.contentMember(), record.content)));
+      });
+    }
+
+    @Override
+    public void close() throws IOException {
+      grouping.close();
+    }
   }
 
   private boolean packs(boolean readableAgain) {
@@ -113,11 +169,11 @@ final class ShardExtractor {
    * are the record written whole. Grouped whole first, an extract worker held each of its shards in flight in the heap,
    * 4 at once ({@code RepackedShardHeapTest}: two zips of 96 MiB ran a 64 MiB heap out).
    */
-  private void repack(InputShard shard, ShardReader reader, Consumer<RecordEntry> entries) throws IOException {
+  private void repack(InputShard shard, ShardReader reader, RecordGrouping grouping) throws IOException {
     try (PackStore.PackOutput pack = packs.create(shard.index())) {
       // The writer's close ends the archive; the pack, not the writer, owns the stream.
       TarWriter writer = new TarWriter(CloseShieldOutputStream.wrap(pack.stream()));
-      group(shard, reader, true, (member, content) -> {
+      group(shard, reader, (member, content) -> {
         long start = writer.bytesWritten();
         if (content != null) {
           writer.writeMember(member.name(), content);
@@ -125,7 +181,7 @@ final class ShardExtractor {
           writer.writeMember(member.name(), member.size(), member.data());
         }
         return new RawRange(start, writer.bytesWritten() - start);
-      }, entries);
+      }, grouping);
       writer.close(); // the end-of-archive blocks make the pack a valid tar on its own
       pack.commit();
     }
@@ -140,39 +196,27 @@ final class ShardExtractor {
   private static final Placement WHERE_THEY_ARE = (member, content) -> member.raw();
 
   /**
-   * Groups the shard's members into records by WebDataset's rule, each placed by {@code placement} (left where it is
-   * in a tar, written into the pack otherwise), reading data only of the content key member; a member name seen
-   * before is a duplicate, handled by policy. Records are emitted once the shard is read, in the order their first
-   * member came.
+   * Groups the shard's members into records by WebDataset's rule ({@link RecordGrouping}), each placed by
+   * {@code placement} (left where it is in a tar, written into the pack otherwise), reading data only of the content
+   * key member; a member name seen before is a duplicate, handled by policy.
    */
-  private void group(InputShard shard, ShardReader reader, boolean packed, Placement placement,
-      Consumer<RecordEntry> entries) throws IOException {
-    Map<String, Pending> records = new LinkedHashMap<>();
-    Set<String> names = new HashSet<>();
+  private void group(InputShard shard, ShardReader reader, Placement placement, RecordGrouping grouping)
+      throws IOException {
     try (reader) {
       for (ArchiveMember member = reader.next(); member != null; member = reader.next()) {
-        if (!names.add(member.name())) {
+        RecordGrouping.Part record = grouping.partOf(member.name());
+        String suffix = grouping.suffixOf(record, member.name());
+        if (record.has(suffix)) {
           duplicateMember(shard.url(), member.name());
           continue;
         }
-        Pending record = records.computeIfAbsent(RecordKeys.of(member.name()), Pending::new);
         // Before its data is read: a tar member's raw bytes, headers included, or at least its data.
         checkSize(shard.url(), member.name(), record.key,
             record.size + (member.raw() != null ? member.raw().length() : member.size()));
-        byte[] content = null;
-        if (isContentMember(member.name())) {
-          content = member.readData();
-          record.content = content;
-          record.contentMember = member.name();
-        }
-        record.add(placement.place(member, content));
+        byte[] content = isContentMember(member.name()) ? member.readData() : null;
+        grouping.add(record, suffix, placement.place(member, content), content);
         checkSize(shard.url(), member.name(), record.key, record.size);
       }
-    }
-    int position = 0;
-    for (Pending record : records.values()) {
-      entries.accept(new RecordEntry(record.key, shard.index(), position++, packed, record.ranges, record.size,
-          contentKey(shard.url(), record.key, record.contentMember, record.content)));
     }
   }
 
@@ -224,29 +268,6 @@ final class ShardExtractor {
         () -> new ArchiveException(shard, "Cannot sort by content: " + message + " (policy contentKeyMissing is"
             + " abort; set it to warn or ignore to sort such records last)"));
     return null;
-  }
-
-  /** One record's members seen so far. */
-  private static final class Pending {
-    final String key;
-    final List<RawRange> ranges = new ArrayList<>(2);
-    long size;
-    byte[] content;
-    String contentMember;
-
-    Pending(String key) {
-      this.key = key;
-    }
-
-    void add(RawRange range) {
-      size += range.length();
-      int last = ranges.size() - 1;
-      if (last >= 0 && ranges.get(last).end() == range.offset()) {
-        ranges.set(last, new RawRange(ranges.get(last).offset(), ranges.get(last).length() + range.length()));
-      } else {
-        ranges.add(range);
-      }
-    }
   }
 
   /** Copies every byte read into a pack. */

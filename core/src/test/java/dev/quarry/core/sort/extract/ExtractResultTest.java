@@ -20,7 +20,7 @@ class ExtractResultTest {
     int total = runs.stream().mapToInt(List::size).sum();
     return new ExtractResult(0, 1, runs.size(), 0, 409_600, 409_600, 0, 1_073_741_824L, 109_951_162_777_600L,
         109_951_162_777_600L, ATTEMPT, total, ExtractResult.runsByPartition(runs), 214_748_364_800L, 200,
-        "scratch/packs/extract-00000-" + ATTEMPT + ".pack", 109_951_162_777_600L, "0".repeat(64), null);
+        "scratch/packs/extract-00000-" + ATTEMPT + ".pack", 109_951_162_777_600L, "0".repeat(64), null, 409_600);
   }
 
   private static List<List<String>> runs(int... counts) {
@@ -89,7 +89,7 @@ class ExtractResultTest {
         new Forged(3, 5, List.of(new PartitionRuns(3, 1), new PartitionRuns(-1, 1), new PartitionRuns(3, 1))),
         new Forged(3, Integer.MAX_VALUE, List.of(new PartitionRuns(Integer.MAX_VALUE, 3))))) {
       assertThatThrownBy(() -> new ExtractResult(0, 1, forged.partitions(), 0, 1, 1, 0, 1, 1, 1, ATTEMPT,
-          forged.runs(), forged.counts(), 0, 0, null, 0, null, null)).as(forged.toString())
+          forged.runs(), forged.counts(), 0, 0, null, 0, null, null, 0)).as(forged.toString())
           .hasMessage("Invalid extract run counts: they must cover the " + forged.partitions()
               + " partitions and add up to the " + forged.runs() + " runs");
     }

@@ -108,7 +108,10 @@ class PartitionPacksIT {
         List<RecordEntry> entries = List.of(
             new RecordEntry("a", 0, 0, true, List.of(new RawRange(0, RECORD_BYTES)), RECORD_BYTES, null),
             new RecordEntry("b", 0, 1, true, List.of(new RawRange(RECORD_BYTES, RECORD_BYTES)), RECORD_BYTES, null));
-        packs.move(0, entries, new int[] {1, 0});
+        try (PartitionPacks.ShardMove move = packs.moving(0)) {
+          move.move(entries.get(0), 1);
+          move.move(entries.get(1), 0);
+        }
         long before = store.requests().snapshot().put();
         System.out.println("records " + packs.upload(store, "pack"));
         System.out.println("parts " + (store.requests().snapshot().put() - before - 2));

@@ -78,7 +78,7 @@ class ExtractedRunsTest {
       List<List<String>> written = sorter.finishPartitioned();
       int runs = written.stream().mapToInt(List::size).sum();
       ExtractResult done = new ExtractResult(index, WORKERS, PARTITIONS, index, index + 1, 1, 0, 400, 0, 0,
-          attempt.toString(), runs, ExtractResult.runsByPartition(written), 0, 0, null, 0, null, null);
+          attempt.toString(), runs, ExtractResult.runsByPartition(written), 0, 0, null, 0, null, null, 0);
       assertThat(done.runsByPartition()).as("pairs of run counts").hasSizeGreaterThan(1);
       assertThat(done.runsOf(0)).as("runs of partition 0").isGreaterThan(RunMerger.FAN_IN / WORKERS);
       StoredJson.write(store, scratch.extractDone(index), done);

@@ -1,0 +1,84 @@
+package dev.quarry.core.sort.extract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quarry.core.archive.RawRange;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The grouping's spills and merge passes, member by member: whatever it spilled, and however many spills it merged
+ * before the end, it gives the records it would have held whole. The formats and real archives: ShardExtractorTest
+ * and SortContract.
+ */
+class RecordGroupingTest {
+  private static final int RECORDS = 100;
+
+  @TempDir
+  Path temp;
+
+  /** Each record's three members far apart (every .a, then every .b, then every .c), and r007.b again at the end. */
+  private static List<String> members() {
+    List<String> names = new ArrayList<>();
+    for (String suffix : List.of(".a", ".b", ".c")) {
+      for (int record = 0; record < RECORDS; record++) {
+        names.add(String.format("r%03d", (record * 37) % RECORDS) + suffix);
+      }
+    }
+    names.add("r007.b");
+    return names;
+  }
+
+  @Test
+  void spillingAtEveryMemberPastTheFanInGivesTheRecordsHeldWhole() throws IOException {
+    Grouped whole = group(1L << 30);
+    Grouped spilled = group(1);
+
+    assertThat(whole.spills).isZero();
+    assertThat(spilled.spills).as("merge passes too").isGreaterThan(RecordGrouping.FAN_IN * 2);
+    assertThat(spilled.records).isEqualTo(whole.records).hasSize(RECORDS);
+    assertThat(spilled.duplicates).isEqualTo(whole.duplicates).containsExactly("r007.b");
+    assertThat(whole.records.getFirst()).isEqualTo("r000@0 .a=0 .b=100 .c=200");
+    assertThat(whole.records.get(7)).isEqualTo("r007@11 .a=11 .b=111 .c=211");
+    try (Stream<Path> left = Files.list(temp)) {
+      assertThat(left).as("spills deleted at close").isEmpty();
+    }
+  }
+
+  private record Grouped(List<String> records, List<String> duplicates, int spills) {}
+
+  /** Groups {@link #members()}, each member's range its ordinal, and describes each record given. */
+  private Grouped group(long budgetBytes) throws IOException {
+    List<String> duplicates = new ArrayList<>();
+    List<String> records = new ArrayList<>();
+    int spills;
+    try (RecordGrouping grouping = new RecordGrouping("shard", temp, budgetBytes, duplicates::add)) {
+      int ordinal = 0;
+      for (String name : members()) {
+        RecordGrouping.Part part = grouping.partOf(name);
+        String suffix = grouping.suffixOf(part, name);
+        if (part.has(suffix)) {
+          duplicates.add(name);
+        } else {
+          grouping.add(part, suffix, new RawRange(ordinal, 1), null);
+        }
+        ordinal++;
+      }
+      grouping.finish(record -> {
+        StringBuilder text = new StringBuilder(record.key + "@" + record.position);
+        for (RecordGrouping.Member member : record.members) {
+          text.append(' ').append(member.suffix()).append('=').append(member.range().offset());
+        }
+        records.add(text.toString());
+      });
+      spills = grouping.spills();
+    }
+    return new Grouped(records, duplicates, spills);
+  }
+}
