@@ -1953,6 +1953,31 @@ abstract class SortContract {
   }
 
   /**
+   * A marker that counts more runs than its worker can have written, two billion, is refused where it is read, before
+   * any run is named: on a scratch in an object store a worker writes one run of each partition, on a local one no
+   * more than its records. Before, the plan named every run it counts in a list, and ran out of memory.
+   */
+  @Test
+  void aMarkerCountingMoreRunsThanItsWorkerCanWriteIsRefusedBeforeAnyRunIsNamed() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 7));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 1);
+    Location scratch = stores.locate(root + "scratch/");
+    Scratch names = new Scratch(scratch.key());
+    String json = new String(scratch.store().getBytes(names.extractDone(0)), StandardCharsets.UTF_8);
+    assertThat(json).contains("\"runs\" : 1,", "\"runsByPartition\" : [ [ 1, 1 ] ]");
+    scratch.store().put(names.extractDone(0), json.replace("\"runs\" : 1,", "\"runs\" : 2000000000,")
+        .replace("[ [ 1, 1 ] ]", "[ [ 2000000000, 1 ] ]").getBytes(StandardCharsets.UTF_8));
+
+    assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the done marker of extract worker 0 counts "
+        + (scratch.store().isLocal() ? "2000000000 runs of " + all.size() + " records"
+            : "2000000000 runs of one partition, where a worker writes one to a scratch in an object store")
+        + " (the scratch was changed; clean it and sort again)");
+    assertThat(objects(root + "scratch/").keySet()).noneMatch(name -> name.startsWith("partition/"));
+  }
+
+  /**
    * Create reads a packed record at the offset its partition's ordered list gives, from the start of its segment of
    * the pack: one that a changed list puts past the segment's end (into the next segment, or the segment table) is
    * refused, not read as record bytes; so is one that names another segment than its partition's.

@@ -92,6 +92,7 @@ final class ExtractedRuns {
             + " again)");
       }
       checkNames(scratch, index, done, action);
+      checkRunCounts(store, index, done, action);
       results.add(done);
     }
     return new ExtractedRuns(store, scratch, results, action);
@@ -108,6 +109,24 @@ final class ExtractedRuns {
     if (!names) {
       throw new IllegalStateException("Cannot " + action + ": the done marker of extract worker " + index + " names"
           + " an attempt or pack that is not one of its own (the scratch was changed; clean it and sort again)");
+    }
+  }
+
+  /**
+   * Refuses a marker that counts more runs than its worker can have written: more than one of a partition on a scratch
+   * in an object store, where a worker merges its spills on its own disk into one run of each partition
+   * ({@code ExternalSorter#stagingSpillsIn}), and more than its records on a local scratch (each run holds an entry).
+   * The steps and the plan name, look at and open every run a marker counts: a planted count of two billion would
+   * have run them out of memory before any request.
+   */
+  private static void checkRunCounts(ObjectStore store, int index, ExtractResult done, String action) {
+    int most = done.runsByPartition().stream().mapToInt(ExtractResult.PartitionRuns::runs).max().orElse(0);
+    boolean possible = store.isLocal() ? done.runs() <= done.records() : most <= 1;
+    if (!possible) {
+      throw new IllegalStateException("Cannot " + action + ": the done marker of extract worker " + index + " counts "
+          + (store.isLocal() ? done.runs() + " runs of " + done.records() + " records"
+              : most + " runs of one partition, where a worker writes one to a scratch in an object store")
+          + " (the scratch was changed; clean it and sort again)");
     }
   }
 
