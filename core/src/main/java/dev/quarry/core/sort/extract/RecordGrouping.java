@@ -5,6 +5,7 @@ import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.archive.RecordKeys;
 import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.sort.order.KeyOrder;
+import dev.quarry.core.sort.records.StoreRunStorage;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
@@ -196,6 +197,17 @@ final class RecordGrouping implements Closeable {
   }
 
   private void spill() throws IOException {
+    try {
+      writeSpill();
+    } catch (IOException e) {
+      throw StoreRunStorage.cannotKeepOnOwnDisk("a shard's record members", e);
+    }
+    parts.clear();
+    heldBytes = 0;
+  }
+
+  /** Writes what is held as the next spill, the spills so far merged into one first when they are {@link #FAN_IN}. */
+  private void writeSpill() throws IOException {
     if (spills.size() == FAN_IN) {
       Path merged = nextSpill();
       try (SpillWriter writer = new SpillWriter(merged)) {
@@ -213,8 +225,6 @@ final class RecordGrouping implements Closeable {
       }
     }
     spills.add(spill);
-    parts.clear();
-    heldBytes = 0;
   }
 
   private Path nextSpill() throws IOException {

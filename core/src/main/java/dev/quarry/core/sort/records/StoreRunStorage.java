@@ -114,11 +114,19 @@ public final class StoreRunStorage implements RunStorage {
     }
 
     private static IOException cannotWrite(IOException e) {
-      String reason = String.valueOf(e.getMessage());
-      boolean full = reason.contains("No space left on device") || reason.contains("Disk quota exceeded");
-      return new IOException("Cannot keep sorted record entries on this worker's disk (" + reason + ")"
-          + (full ? ": give its temporary folder more room" : ""), e);
+      return cannotKeepOnOwnDisk("sorted record entries", e);
     }
+  }
+
+  /**
+   * A failure to write {@code what} to a process's own disk, which says what to do when the disk is full: "Cannot
+   * keep ... on this worker's disk (No space left on device): give its temporary folder more room".
+   */
+  public static IOException cannotKeepOnOwnDisk(String what, IOException e) {
+    String reason = String.valueOf(e.getMessage());
+    boolean full = reason.contains("No space left on device") || reason.contains("Disk quota exceeded");
+    return new IOException("Cannot keep " + what + " on this worker's disk (" + reason + ")"
+        + (full ? ": give its temporary folder more room" : ""), e);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.quarry.core.sort.extract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.core.archive.RawRange;
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,6 +50,29 @@ class RecordGroupingTest {
     assertThat(whole.records.get(7)).isEqualTo("r007@11 .a=11 .b=111 .c=211");
     try (Stream<Path> left = Files.list(temp)) {
       assertThat(left).as("spills deleted at close").isEmpty();
+    }
+  }
+
+  @Test
+  void aFullDiskSaysWhatToDo() throws Exception {
+    Path small = Files.createDirectories(temp.resolve("small"));
+    boolean mounted = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", small.toString())
+        .inheritIO().start().waitFor() == 0;
+    if ("true".equals(System.getenv("CI"))) {
+      assertThat(mounted).as("a tmpfs mounted: CI runs as root, so there this test runs rather than skips").isTrue();
+    }
+    Assumptions.assumeTrue(mounted, "mounts a small tmpfs (root may)");
+    try (RecordGrouping grouping = new RecordGrouping("shard", small, 1 << 10, name -> { })) {
+      assertThatThrownBy(() -> {
+        for (int member = 0; member < 100_000; member++) {
+          RecordGrouping.Part part = grouping.partOf(String.format("r%07d.txt", member));
+          grouping.add(part, ".txt", new RawRange(member, 1), null);
+        }
+      }).hasMessageStartingWith("Cannot keep a shard's record members on this worker's disk (")
+          .hasMessageContaining("No space left on device")
+          .hasMessageEndingWith("): give its temporary folder more room");
+    } finally {
+      new ProcessBuilder("umount", small.toString()).inheritIO().start().waitFor();
     }
   }
 
