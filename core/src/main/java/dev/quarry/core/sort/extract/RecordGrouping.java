@@ -4,7 +4,9 @@ import dev.quarry.core.archive.ArchiveException;
 import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.archive.RecordKeys;
 import dev.quarry.core.fs.WorkFolder;
+import dev.quarry.core.text.Printable;
 import dev.quarry.core.sort.order.KeyOrder;
+import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.sort.records.StoreRunStorage;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -29,17 +31,28 @@ import java.util.Set;
  * One input shard's members grouped into records by WebDataset's rule (members that share a key form a record), across
  * the whole shard: a record's members may lie apart, and a member name seen anywhere before in the shard is a
  * duplicate. It holds a bounded share of the heap: past {@code budgetBytes} of members, the parts of records gathered
- * so far are written, sorted by key, as a spill file in the worker's work folder, and at {@link #finish} the spills
- * are merged by key, one record's parts joined in the order they came (in passes of {@link #FAN_IN} spills). Held
- * whole, as before, the grouping of a shard of 150,000 records ran a 64 MiB heap out, 4 shards being in flight
- * ({@code ShardEntriesHeapTest}).
+ * so far are written, sorted by key, as a spill file in the worker's work folder; {@link #FAN_IN} spills of one level
+ * are merged into one of the next (so each part is rewritten a few times, not once per spill), and at
+ * {@link #finish} the spills are merged by key, one record's parts joined in the order they came. Held whole, as
+ * before, the grouping of a shard of 150,000 records ran a 64 MiB heap out, 4 shards being in flight
+ * ({@code ShardEntriesHeapTest}). A record is at most {@link RecordEntry#MAX_SIZE} bytes and
+ * {@link #MAX_RECORD_MEMBERS} members, checked as its members come and as its parts are joined.
  *
- * <p>Records come out in key order, each with the ordinal of its first member in the shard as its position: records
- * keep the order of their first members, whether or not anything was spilled.
+ * <p>Records come out in key order, each with the ordinal of its first member in the shard as its position: ordered
+ * by position, they are in the order their first members came, whether or not anything was spilled.
  */
 final class RecordGrouping implements Closeable {
   /** Spills merged at once: each open one holds a {@link #READ_BUFFER_BYTES} buffer. */
   static final int FAN_IN = 32;
+  /**
+   * The most members one record may have: a record's members are held together while its parts are joined (some
+   * 200 bytes each), and a shard of one key and millions of members ran the heap out before its size passed
+   * {@link RecordEntry#MAX_SIZE}.
+   */
+  static final int MAX_RECORD_MEMBERS = 100_000;
+  /** Suffixes shared between members, at most this many and this long each: the cache is bounded too. */
+  private static final int SHARED_SUFFIXES = 1024;
+  private static final int SHARED_SUFFIX_CHARS = 64;
   private static final int READ_BUFFER_BYTES = 16 << 10;
   private static final Comparator<Part> BY_KEY = (a, b) -> KeyOrder.compareKeys(a.key, b.key);
 
@@ -50,7 +63,8 @@ final class RecordGrouping implements Closeable {
   private final Map<String, Part> parts = new HashMap<>();
   /** The suffix of each member name seen, once (a shard's names mostly share a few: ".jpg", ".cls"). */
   private final Map<String, String> suffixes = new HashMap<>();
-  private final List<Path> spills = new ArrayList<>();
+  /** The spills so far, oldest first (so a key's parts come in the order they were read), with their levels. */
+  private final List<Spill> spills = new ArrayList<>();
   private WorkFolder spillFolder;
   private long heldBytes;
   private int members;
@@ -58,6 +72,9 @@ final class RecordGrouping implements Closeable {
 
   /** One member of a record: the rest of its name after the key, and where its raw tar bytes lie. */
   record Member(String suffix, RawRange range) {}
+
+  /** A spill file, and how many merges made it (0: written from memory). */
+  private record Spill(Path path, int level) {}
 
   /**
    * A record, or the part of one gathered between two spills: its members in the order they came, and the content
@@ -69,6 +86,7 @@ final class RecordGrouping implements Closeable {
     final List<Member> members = new ArrayList<>(2);
     /** The suffixes of {@link #members} once there are many: a record of a million members is checked in O(1). */
     private Set<String> manySuffixes;
+    private long suffixChars;
     long size;
     String contentSuffix;
     byte[] content;
@@ -101,6 +119,7 @@ final class RecordGrouping implements Closeable {
     void add(Member member) {
       members.add(member);
       size += member.range().length();
+      suffixChars += member.suffix().length();
       if (manySuffixes != null) {
         manySuffixes.add(member.suffix());
       } else if (members.size() > 16) {
@@ -109,9 +128,10 @@ final class RecordGrouping implements Closeable {
       }
     }
 
-    /** Rough heap bytes, for the budget. */
+    /** Rough heap bytes, for the budget: each suffix counted whole, shared or not. */
     long heapBytes() {
-      return 96 + 2L * key.length() + 64L * members.size() + (content == null ? 0 : 16 + content.length);
+      return 96 + 2L * key.length() + (manySuffixes == null ? 64L : 112L) * members.size() + 2 * suffixChars
+          + (content == null ? 0 : 16 + content.length);
     }
 
     /** The members' ranges, those that follow one another joined. */
@@ -174,13 +194,46 @@ final class RecordGrouping implements Closeable {
   /** The suffix of member {@code name} of {@code part}: what {@link Part#has} and {@link #add} take. */
   String suffixOf(Part part, String name) {
     String suffix = name.substring(part.key.length());
-    return suffixes.size() < 1024 ? suffixes.computeIfAbsent(suffix, each -> each) : suffix;
+    if (suffix.length() > SHARED_SUFFIX_CHARS) {
+      return suffix;
+    }
+    String shared = suffixes.get(suffix);
+    if (shared == null && suffixes.size() < SHARED_SUFFIXES) {
+      suffixes.put(suffix, suffix);
+    }
+    return shared != null ? shared : suffix;
   }
 
-  /** Adds a member to {@code part} (of {@link #partOf}), spilling what is held once past the budget. */
-  void add(Part part, String suffix, RawRange range, byte[] content) throws IOException {
+  /**
+   * Refuses member {@code name} of {@code part} when its record would pass a record's most bytes with {@code bytes}
+   * more, or its most members: before the member's data is read. Its record's parts already spilled are checked when
+   * they are joined.
+   */
+  void checkRoom(Part part, String name, long bytes) throws ArchiveException {
+    checkRecord(name, part.key, part.size + bytes, part.members.size() + 1);
+  }
+
+  private void checkRecord(String member, String key, long size, int members) throws ArchiveException {
+    if (size > RecordEntry.MAX_SIZE) {
+      throw ArchiveException.ofMember(shard, member, "its record " + Printable.of(key) + " would hold " + size
+          + " bytes or more, over the " + RecordEntry.MAX_SIZE + " bytes (" + (RecordEntry.MAX_SIZE >> 20)
+          + " MiB) a record may have (records are held whole; split the file or keep it outside the dataset)");
+    }
+    if (members > MAX_RECORD_MEMBERS) {
+      throw ArchiveException.ofMember(shard, member, "its record " + Printable.of(key) + " would have more than "
+          + MAX_RECORD_MEMBERS + " members, more than a record may have (a record's members are grouped in memory;"
+          + " split the record into records of their own keys)");
+    }
+  }
+
+  /**
+   * Adds a member to {@code part} (of {@link #partOf}), {@code name} being its name; refuses it when its record then
+   * passes a record's most; spills what is held once past the budget.
+   */
+  void add(Part part, String name, String suffix, RawRange range, byte[] content) throws IOException {
     long before = part.heapBytes();
     part.add(new Member(suffix, range));
+    checkRecord(name, part.key, part.size, part.members.size());
     if (content != null) {
       part.contentSuffix = suffix;
       part.content = content;
@@ -199,6 +252,8 @@ final class RecordGrouping implements Closeable {
   private void spill() throws IOException {
     try {
       writeSpill();
+    } catch (ArchiveException e) {
+      throw e; // a duplicate or a record too large, found as parts were joined
     } catch (IOException e) {
       throw StoreRunStorage.cannotKeepOnOwnDisk("a shard's record members", e);
     }
@@ -206,16 +261,12 @@ final class RecordGrouping implements Closeable {
     heldBytes = 0;
   }
 
-  /** Writes what is held as the next spill, the spills so far merged into one first when they are {@link #FAN_IN}. */
+  /**
+   * Writes what is held as the newest spill, then merges the newest {@link #FAN_IN} spills into one of the next level
+   * while they are all of one level: the spills of a level are always side by side, so merging them keeps every
+   * key's parts in the order they came.
+   */
   private void writeSpill() throws IOException {
-    if (spills.size() == FAN_IN) {
-      Path merged = nextSpill();
-      try (SpillWriter writer = new SpillWriter(merged)) {
-        merge(spills, null, writer::write);
-      }
-      deleteAll(spills);
-      spills.add(merged);
-    }
     List<Part> sorted = new ArrayList<>(parts.values());
     sorted.sort(BY_KEY);
     Path spill = nextSpill();
@@ -224,7 +275,28 @@ final class RecordGrouping implements Closeable {
         writer.write(part);
       }
     }
-    spills.add(spill);
+    spills.add(new Spill(spill, 0));
+    while (spills.size() >= FAN_IN) {
+      int level = spills.getLast().level();
+      if (spills.get(spills.size() - FAN_IN).level() != level) {
+        break;
+      }
+      mergeNewest(FAN_IN, level + 1);
+    }
+  }
+
+  /** Merges the newest {@code count} spills into one of {@code level}, in their place. */
+  private void mergeNewest(int count, int level) throws IOException {
+    List<Spill> newest = spills.subList(spills.size() - count, spills.size());
+    Path merged = nextSpill();
+    try (SpillWriter writer = new SpillWriter(merged)) {
+      merge(newest.stream().map(Spill::path).toList(), null, writer::write);
+    }
+    for (Spill spill : newest) {
+      Files.deleteIfExists(spill.path());
+    }
+    newest.clear();
+    spills.add(new Spill(merged, level));
   }
 
   private Path nextSpill() throws IOException {
@@ -249,7 +321,16 @@ final class RecordGrouping implements Closeable {
       }
       return;
     }
-    merge(spills, held, records);
+    try {
+      while (spills.size() > FAN_IN) {
+        mergeNewest(FAN_IN, spills.getLast().level() + 1);
+      }
+    } catch (ArchiveException e) {
+      throw e;
+    } catch (IOException e) {
+      throw StoreRunStorage.cannotKeepOnOwnDisk("a shard's record members", e);
+    }
+    merge(spills.stream().map(Spill::path).toList(), held, records);
   }
 
   /**
@@ -309,6 +390,7 @@ final class RecordGrouping implements Closeable {
         duplicates.duplicate(later.nameOf(member));
       } else {
         record.add(member);
+        checkRecord(later.nameOf(member), record.key, record.size, record.members.size());
         if (member.suffix().equals(later.contentSuffix)) {
           record.contentSuffix = later.contentSuffix;
           record.content = later.content;
@@ -325,13 +407,6 @@ final class RecordGrouping implements Closeable {
       spillFolder.close();
       spillFolder = null;
     }
-  }
-
-  private static void deleteAll(List<Path> files) throws IOException {
-    for (Path file : files) {
-      Files.deleteIfExists(file);
-    }
-    files.clear();
   }
 
   private interface PartSupplier {

@@ -102,7 +102,11 @@ final class ShardExtractor {
         repack(shard, ShardReaders.open(format, counted, name, ArchiveLimits.DEFAULT), grouping);
       }
     } catch (IOException | RuntimeException | Error e) {
-      grouping.close();
+      try {
+        grouping.close();
+      } catch (IOException | RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
       throw e;
     }
     return new ExtractedShard(shard, packed, counted.count, grouping);
@@ -141,12 +145,8 @@ final class ShardExtractor {
      */
     void records(IOConsumer<RecordEntry> entries) throws IOException {
       String name = shard.url();
-      grouping.finish(record -> {
-        // A record joined from spilled parts is checked whole here; each part was as it was read.
-        checkSize(name, record.nameOf(record.members.getLast()), record.key, record.size);
-        entries.accept(new RecordEntry(record.key, shard.index(), record.position, packed, record.ranges(),
-            record.size, contentKey(name, record.key, record.contentMember(), record.content)));
-      });
+      grouping.finish(record -> entries.accept(new RecordEntry(record.key, shard.index(), record.position, packed,
+          record.ranges(), record.size, contentKey(name, record.key, record.contentMember(), record.content))));
     }
 
     @Override
@@ -211,24 +211,10 @@ final class ShardExtractor {
           continue;
         }
         // Before its data is read: a tar member's raw bytes, headers included, or at least its data.
-        checkSize(shard.url(), member.name(), record.key,
-            record.size + (member.raw() != null ? member.raw().length() : member.size()));
+        grouping.checkRoom(record, member.name(), member.raw() != null ? member.raw().length() : member.size());
         byte[] content = isContentMember(member.name()) ? member.readData() : null;
-        grouping.add(record, suffix, placement.place(member, content), content);
-        checkSize(shard.url(), member.name(), record.key, record.size);
+        grouping.add(record, member.name(), suffix, placement.place(member, content), content);
       }
-    }
-  }
-
-  /**
-   * Refuses a record that reached {@link RecordEntry#MAX_SIZE} with {@code member}, as soon as its header says so:
-   * before its data is read, and long before create would fail on it.
-   */
-  private static void checkSize(String shard, String member, String key, long size) throws ArchiveException {
-    if (size > RecordEntry.MAX_SIZE) {
-      throw ArchiveException.ofMember(shard, member, "its record " + Printable.of(key) + " would hold " + size + " bytes or more,"
-          + " over the " + RecordEntry.MAX_SIZE + " bytes (" + (RecordEntry.MAX_SIZE >> 20)
-          + " MiB) a record may have (records are held whole; split the file or keep it outside the dataset)");
     }
   }
 

@@ -3,6 +3,7 @@ package dev.quarry.core.sort.extract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quarry.core.archive.ArchiveException;
 import dev.quarry.core.archive.RawRange;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -53,6 +54,41 @@ class RecordGroupingTest {
     }
   }
 
+  /**
+   * A duplicate under the abort policy, found as a merge pass joins its record's parts, fails with the policy's own
+   * error, not as a failure of the disk (as it was before this was tested).
+   */
+  @Test
+  void aDuplicateFoundInAMergePassFailsAsItselfNotAsTheDisk() {
+    List<String> names = new ArrayList<>(List.of("a.txt"));
+    for (int record = 0; record < RecordGrouping.FAN_IN - 2; record++) {
+      names.add(String.format("r%03d.txt", record));
+    }
+    names.add("a.txt"); // the FAN_IN-th spill: a pass merges it with the first, which holds the first copy
+    ArchiveException abort = new ArchiveException("shard", "Cannot read member a.txt of shard shard: it appears"
+        + " more than once in the shard");
+    assertThatThrownBy(() -> group(names, 1, name -> {
+      throw abort;
+    })).isSameAs(abort);
+  }
+
+  /**
+   * One key of many members, spilled as parts of a few members each, is refused past a record's most members as the
+   * parts are joined, in one line naming the member, not run out of memory.
+   */
+  @Test
+  void aRecordOfTooManyMembersIsRefusedWhenItsPartsAreJoined() {
+    List<String> names = new ArrayList<>();
+    for (int member = 0; member <= RecordGrouping.MAX_RECORD_MEMBERS; member++) {
+      names.add(String.format("one.%06d.txt", member));
+    }
+    assertThatThrownBy(() -> group(names, 64 << 10, name -> { }))
+        .isInstanceOf(ArchiveException.class)
+        .hasMessage("Cannot read member one." + RecordGrouping.MAX_RECORD_MEMBERS + ".txt of shard shard: its record"
+            + " one would have more than " + RecordGrouping.MAX_RECORD_MEMBERS + " members, more than a record may"
+            + " have (a record's members are grouped in memory; split the record into records of their own keys)");
+  }
+
   @Test
   void aFullDiskSaysWhatToDo() throws Exception {
     Path small = Files.createDirectories(temp.resolve("small"));
@@ -66,7 +102,7 @@ class RecordGroupingTest {
       assertThatThrownBy(() -> {
         for (int member = 0; member < 100_000; member++) {
           RecordGrouping.Part part = grouping.partOf(String.format("r%07d.txt", member));
-          grouping.add(part, ".txt", new RawRange(member, 1), null);
+          grouping.add(part, String.format("r%07d.txt", member), ".txt", new RawRange(member, 1), null);
         }
       }).hasMessageStartingWith("Cannot keep a shard's record members on this worker's disk (")
           .hasMessageContaining("No space left on device")
@@ -80,18 +116,25 @@ class RecordGroupingTest {
 
   /** Groups {@link #members()}, each member's range its ordinal, and describes each record given. */
   private Grouped group(long budgetBytes) throws IOException {
+    return group(members(), budgetBytes, new ArrayList<>()::add);
+  }
+
+  private Grouped group(List<String> names, long budgetBytes, RecordGrouping.Duplicates told) throws IOException {
     List<String> duplicates = new ArrayList<>();
     List<String> records = new ArrayList<>();
     int spills;
-    try (RecordGrouping grouping = new RecordGrouping("shard", temp, budgetBytes, duplicates::add)) {
+    try (RecordGrouping grouping = new RecordGrouping("shard", temp, budgetBytes, name -> {
+      duplicates.add(name);
+      told.duplicate(name);
+    })) {
       int ordinal = 0;
-      for (String name : members()) {
+      for (String name : names) {
         RecordGrouping.Part part = grouping.partOf(name);
         String suffix = grouping.suffixOf(part, name);
         if (part.has(suffix)) {
           duplicates.add(name);
         } else {
-          grouping.add(part, suffix, new RawRange(ordinal, 1), null);
+          grouping.add(part, name, suffix, new RawRange(ordinal, 1), null);
         }
         ordinal++;
       }
