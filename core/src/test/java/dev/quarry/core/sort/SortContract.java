@@ -1920,36 +1920,54 @@ abstract class SortContract {
    */
   @Test
   void aForgedPartitionCountIsRefusedBeforeThePlanRunsAnyPartitionStep() throws Exception {
-    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
-        records(root + "out/x-{000..}.tar", 7));
-    SortPhases phases = phases(spec, root + "scratch/");
-    phases.extract(0, 1, 1);
-    Location scratch = stores.locate(root + "scratch/");
-    Scratch names = new Scratch(scratch.key());
-    String json = new String(scratch.store().getBytes(names.extractDone(0)), StandardCharsets.UTF_8);
+    ExtractedMarker marker = extractedMarker();
+    SortPhases phases = marker.phases();
+    String json = marker.json();
 
     String runs = "\"runsByPartition\" : [ [ 1, 1 ] ]";
     assertThat(json).contains("\"partitions\" : 1,", runs);
-    String invalid = "Cannot read " + scratch.store().url(names.extractDone(0)) + ": it is not a valid ExtractResult"
+    String invalid = "Cannot read " + marker.url() + ": it is not a valid ExtractResult"
         + " document (it was changed or is corrupt; rerun the phase that wrote it)";
     // Out of the names' range; run counts that do not cover the partitions; a marker of the previous layout, which
     // counted no runs by partition.
     for (String forged : List.of(json.replace("\"partitions\" : 1,", "\"partitions\" : 100000,"),
         json.replace("\"partitions\" : 1,", "\"partitions\" : 400,"), json.replace(runs + ",", ""))) {
       assertThat(forged).isNotEqualTo(json);
-      scratch.store().put(names.extractDone(0), forged.getBytes(StandardCharsets.UTF_8));
+      marker.forge(forged);
       assertThatThrownBy(() -> phases.plan(1)).hasMessage(invalid);
     }
 
-    scratch.store().put(names.extractDone(0), json.replace("\"partitions\" : 1,", "\"partitions\" : 400,")
-        .replace(runs, "\"runsByPartition\" : [ [ 1, 1 ], [ 0, 399 ] ]").getBytes(StandardCharsets.UTF_8));
+    marker.forge(json.replace("\"partitions\" : 1,", "\"partitions\" : 400,")
+        .replace(runs, "\"runsByPartition\" : [ [ 1, 1 ], [ 0, 399 ] ]"));
     assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: run 0 of partition 0 of extract worker 0,"
         + " which its done marker names, does not exist (the scratch was changed; clean it and sort again)");
-    scratch.store().put(names.extractDone(0), json.replace("\"partitions\" : 1,", "\"partitions\" : 400,")
-        .replace(runs, "\"runsByPartition\" : [ [ 0, 1 ], [ 1, 1 ], [ 0, 398 ] ]").getBytes(StandardCharsets.UTF_8));
+    marker.forge(json.replace("\"partitions\" : 1,", "\"partitions\" : 400,")
+        .replace(runs, "\"runsByPartition\" : [ [ 0, 1 ], [ 1, 1 ], [ 0, 398 ] ]"));
     assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: extract worker 0 wrote no pack, yet its done"
         + " marker counts runs of partitions other than 0 (the scratch was changed; clean it and sort again)");
     assertThat(objects(root + "scratch/").keySet()).noneMatch(name -> name.startsWith("partition/"));
+  }
+
+  /** Extract worker 0 of 1 of a sort in input order, run, and its done marker, for tests that forge it. */
+  private ExtractedMarker extractedMarker() throws Exception {
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
+        records(root + "out/x-{000..}.tar", 7));
+    SortPhases phases = phases(spec, root + "scratch/");
+    phases.extract(0, 1, 1);
+    Location scratch = stores.locate(root + "scratch/");
+    String key = new Scratch(scratch.key()).extractDone(0);
+    return new ExtractedMarker(phases, scratch.store(), key,
+        new String(scratch.store().getBytes(key), StandardCharsets.UTF_8));
+  }
+
+  private record ExtractedMarker(SortPhases phases, ObjectStore store, String key, String json) {
+    String url() {
+      return store.url(key);
+    }
+
+    void forge(String forged) throws IOException {
+      store.put(key, forged.getBytes(StandardCharsets.UTF_8));
+    }
   }
 
   /**
@@ -1959,19 +1977,15 @@ abstract class SortContract {
    */
   @Test
   void aMarkerCountingMoreRunsThanItsWorkerCanWriteIsRefusedBeforeAnyRunIsNamed() throws Exception {
-    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.NONE, null, null, null, null),
-        records(root + "out/x-{000..}.tar", 7));
-    SortPhases phases = phases(spec, root + "scratch/");
-    phases.extract(0, 1, 1);
-    Location scratch = stores.locate(root + "scratch/");
-    Scratch names = new Scratch(scratch.key());
-    String json = new String(scratch.store().getBytes(names.extractDone(0)), StandardCharsets.UTF_8);
+    ExtractedMarker marker = extractedMarker();
+    SortPhases phases = marker.phases();
+    String json = marker.json();
     assertThat(json).contains("\"runs\" : 1,", "\"runsByPartition\" : [ [ 1, 1 ] ]");
-    scratch.store().put(names.extractDone(0), json.replace("\"runs\" : 1,", "\"runs\" : 2000000000,")
-        .replace("[ [ 1, 1 ] ]", "[ [ 2000000000, 1 ] ]").getBytes(StandardCharsets.UTF_8));
+    marker.forge(json.replace("\"runs\" : 1,", "\"runs\" : 2000000000,")
+        .replace("[ [ 1, 1 ] ]", "[ [ 2000000000, 1 ] ]"));
 
     assertThatThrownBy(() -> phases.plan(1)).hasMessage("Cannot plan: the done marker of extract worker 0 counts "
-        + (scratch.store().isLocal() ? "2000000000 runs of " + all.size() + " records"
+        + (marker.store().isLocal() ? "2000000000 runs of " + all.size() + " records"
             : "2000000000 runs of one partition, where a worker writes one to a scratch in an object store")
         + " (the scratch was changed; clean it and sort again)");
     assertThat(objects(root + "scratch/").keySet()).noneMatch(name -> name.startsWith("partition/"));
