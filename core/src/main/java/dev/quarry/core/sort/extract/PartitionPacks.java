@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One extract worker's records' bytes, partition by partition, for a job whose records spread over partitions: each
@@ -33,6 +35,13 @@ public final class PartitionPacks implements AutoCloseable {
   /** The first input shard not yet moved nor passed over, and those after it that are. */
   private int next;
   private final Set<Integer> finished = new HashSet<>();
+  /**
+   * Guards {@link #next} and {@link #finished}. A lock, not a monitor: the shards waiting for their turn are virtual
+   * threads, and while one holds its turn it may spill the sorter, which waits for virtual threads of its own (on
+   * Java 21 a virtual thread waiting in a monitor keeps its carrier; docs/development.md).
+   */
+  private final ReentrantLock turns = new ReentrantLock();
+  private final Condition turn = turns.newCondition();
 
   /** Packs of the input shards from {@code firstShard} on, moved in their order. */
   public PartitionPacks(Path folder, int partitions, int firstShard) throws IOException {
@@ -83,28 +92,34 @@ public final class PartitionPacks implements AutoCloseable {
   }
 
   private void awaitTurn(int shard) throws InterruptedIOException {
-    synchronized (finished) {
+    turns.lock();
+    try {
       while (next < shard) {
         try {
-          finished.wait();
+          turn.await();
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new InterruptedIOException("Cannot pack input shard " + shard + ": interrupted");
         }
       }
+    } finally {
+      turns.unlock();
     }
   }
 
   /** Marks input shard {@code shard} as done (moved, missing or failed), so that the shards after it can move. */
   public void pass(int shard) {
-    synchronized (finished) {
+    turns.lock();
+    try {
       if (shard >= next) {
         finished.add(shard);
       }
       while (finished.remove(next)) {
         next++;
       }
-      finished.notifyAll();
+      turn.signalAll();
+    } finally {
+      turns.unlock();
     }
   }
 
