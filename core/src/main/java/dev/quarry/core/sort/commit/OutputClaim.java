@@ -136,7 +136,7 @@ public final class OutputClaim {
     Location folder = stores.locate(OutputNames.of(template).folder()); // listed only: the names given up are confined
     Set<String> keys = new TreeSet<>();
     for (String url : shardUrls) {
-      keys.add(stores.locate(location.confine(url)).key());
+      keys.add(located(url).key());
     }
     return folder.store().removeUnfinishedUploadsOf(folder.key(), keys);
   }
@@ -157,7 +157,7 @@ public final class OutputClaim {
     Set<String> touched = new TreeSet<>(prior.known);
     touched.addAll(mine);
     byte[] record = Json.bytes(new PendingOutput(PendingOutput.FORMAT, job, List.copyOf(touched)));
-    Location target = stores.locate(location.confine(prior.names.pending()));
+    Location target = located(prior.names.pending());
     if (prior.pending) {
       target.store().put(target.key(), record);
       return true;
@@ -247,7 +247,7 @@ public final class OutputClaim {
     if (info.get().size() > MAX_RECORD_BYTES) {
       throw new IllegalArgumentException(tooLarge);
     }
-    Location target = stores.locate(location.confine(url));
+    Location target = located(url);
     Named named;
     try (InputStream in = new LimitedInputStream(target.store().get(target.key()), MAX_RECORD_BYTES, tooLarge);
         JsonParser parser = Json.parser(in)) {
@@ -334,12 +334,17 @@ public final class OutputClaim {
 
   /** What a HEAD of {@code url} finds: its size, tag and time tell one version of it from the next. */
   private Optional<ObjectInfo> headOf(String url) throws IOException {
-    Location target = stores.locate(location.confine(url));
+    Location target = located(url);
     return target.store().head(target.key());
   }
 
   private void delete(String url) throws IOException {
-    Location target = stores.locate(location.confine(url));
+    Location target = located(url);
     target.store().delete(target.key());
+  }
+
+  /** Where the output name {@code url} is, once the output's rule has confined it to the output's folder. */
+  private Location located(String url) {
+    return stores.locate(location.confine(url));
   }
 }

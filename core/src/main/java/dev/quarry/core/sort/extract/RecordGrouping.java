@@ -104,7 +104,7 @@ final class RecordGrouping implements Closeable {
       return contentSuffix == null ? null : key + contentSuffix;
     }
 
-    boolean has(String suffix) {
+    private boolean has(String suffix) {
       if (manySuffixes != null) {
         return manySuffixes.contains(suffix);
       }
@@ -150,7 +150,10 @@ final class RecordGrouping implements Closeable {
     }
   }
 
-  /** Told of each member dropped when parts are joined: its name came in an earlier part of the record. */
+  /**
+   * Told of each member whose name an earlier member of the shard has: found as it comes when that one is held, and
+   * when parts are joined when it was spilled. The one place that decides a name is a duplicate.
+   */
   interface Duplicates {
     void duplicate(String memberName) throws IOException;
   }
@@ -160,9 +163,12 @@ final class RecordGrouping implements Closeable {
     void accept(Part record) throws IOException;
   }
 
+  /** A member on its way into the part held for its key: what {@link #checkRoom} and {@link #add} take. */
+  record Joining(Part part, String name, String suffix) {}
+
   /**
-   * Groups the members of {@code shard} (for messages). Spills into a folder made under {@code workFolder} at the first spill, past {@code budgetBytes} held; a member
-   * dropped as parts are joined goes to {@code duplicates}.
+   * Groups the members of {@code shard} (for messages). Spills into a folder made under {@code workFolder} at the
+   * first spill, past {@code budgetBytes} held; a member whose name came before goes to {@code duplicates}.
    */
   RecordGrouping(String shard, Path workFolder, long budgetBytes, Duplicates duplicates) {
     this.shard = shard;
@@ -172,10 +178,10 @@ final class RecordGrouping implements Closeable {
   }
 
   /**
-   * The part of a record member {@code name} goes into: the one held for its key, or a new one. The member counts
-   * in the shard's ordinals whatever the caller then does with it.
+   * Where member {@code name} goes: the part held for its key, or a new one; null when that part has a member of the
+   * name (told to the duplicates). The member counts in the shard's ordinals either way.
    */
-  Part partOf(String name) throws IOException {
+  Joining joining(String name) throws IOException {
     if (members == Integer.MAX_VALUE) {
       throw ArchiveException.of(shard, "it has more than " + Integer.MAX_VALUE + " members, more than a sort"
           + " numbers (split the shard)");
@@ -188,12 +194,17 @@ final class RecordGrouping implements Closeable {
       parts.put(key, part);
       heldBytes += part.heapBytes() + 48;
     }
-    return part;
+    String suffix = suffixOf(key, name);
+    if (part.has(suffix)) {
+      duplicates.duplicate(name);
+      return null;
+    }
+    return new Joining(part, name, suffix);
   }
 
-  /** The suffix of member {@code name} of {@code part}: what {@link Part#has} and {@link #add} take. */
-  String suffixOf(Part part, String name) {
-    String suffix = name.substring(part.key.length());
+  /** The rest of member {@code name} after its {@code key}, shared with the members before it of the same one. */
+  private String suffixOf(String key, String name) {
+    String suffix = name.substring(key.length());
     if (suffix.length() > SHARED_SUFFIX_CHARS) {
       return suffix;
     }
@@ -205,12 +216,12 @@ final class RecordGrouping implements Closeable {
   }
 
   /**
-   * Refuses member {@code name} of {@code part} when its record would pass a record's most bytes with {@code bytes}
-   * more, or its most members: before the member's data is read. Its record's parts already spilled are checked when
-   * they are joined.
+   * Refuses {@code member} when its record would pass a record's most bytes with {@code bytes} more, or its most
+   * members: before the member's data is read. Its record's parts already spilled are checked when they are joined.
    */
-  void checkRoom(Part part, String name, long bytes) throws ArchiveException {
-    checkRecord(name, part.key, part.size + bytes, part.members.size() + 1);
+  void checkRoom(Joining member, long bytes) throws ArchiveException {
+    Part part = member.part();
+    checkRecord(member.name(), part.key, part.size + bytes, part.members.size() + 1);
   }
 
   private void checkRecord(String member, String key, long size, int members) throws ArchiveException {
@@ -227,15 +238,16 @@ final class RecordGrouping implements Closeable {
   }
 
   /**
-   * Adds a member to {@code part} (of {@link #partOf}), {@code name} being its name; refuses it when its record then
-   * passes a record's most; spills what is held once past the budget.
+   * Adds {@code member} (of {@link #joining}), its raw bytes at {@code range} and its data when it is the content
+   * key member; refuses it when its record then passes a record's most; spills what is held once past the budget.
    */
-  void add(Part part, String name, String suffix, RawRange range, byte[] content) throws IOException {
+  void add(Joining member, RawRange range, byte[] content) throws IOException {
+    Part part = member.part();
     long before = part.heapBytes();
-    part.add(new Member(suffix, range));
-    checkRecord(name, part.key, part.size, part.members.size());
+    part.add(new Member(member.suffix(), range));
+    checkRecord(member.name(), part.key, part.size, part.members.size());
     if (content != null) {
-      part.contentSuffix = suffix;
+      part.contentSuffix = member.suffix();
       part.content = content;
     }
     heldBytes += part.heapBytes() - before;

@@ -204,16 +204,14 @@ final class ShardExtractor {
       throws IOException {
     try (reader) {
       for (ArchiveMember member = reader.next(); member != null; member = reader.next()) {
-        RecordGrouping.Part record = grouping.partOf(member.name());
-        String suffix = grouping.suffixOf(record, member.name());
-        if (record.has(suffix)) {
-          duplicateMember(shard.url(), member.name());
-          continue;
+        RecordGrouping.Joining joining = grouping.joining(member.name());
+        if (joining == null) {
+          continue; // a duplicate, handled by policy
         }
         // Before its data is read: a tar member's raw bytes, headers included, or at least its data.
-        grouping.checkRoom(record, member.name(), member.raw() != null ? member.raw().length() : member.size());
+        grouping.checkRoom(joining, member.raw() != null ? member.raw().length() : member.size());
         byte[] content = isContentMember(member.name()) ? member.readData() : null;
-        grouping.add(record, member.name(), suffix, placement.place(member, content), content);
+        grouping.add(joining, placement.place(member, content), content);
       }
     }
   }

@@ -115,7 +115,7 @@ public final class PlanPhase {
       if (shardsPerTemplate[i] > OutputClaim.MAX_SHARDS) {
         throw new IllegalArgumentException("Cannot plan: " + shardsPerTemplate[i] + " shards into " + templates.get(i)
             + ", more than the " + OutputClaim.MAX_SHARDS + " one run may write into an output template (its"
-            + " manifest is read back whole when the output is replaced); make the shards larger");
+            + " manifest is read back when the output is replaced); make the shards larger");
       }
     }
     OutputClaim claim = new OutputClaim(stores, spec);

@@ -101,8 +101,7 @@ class RecordGroupingTest {
     try (RecordGrouping grouping = new RecordGrouping("shard", small, 1 << 10, name -> { })) {
       assertThatThrownBy(() -> {
         for (int member = 0; member < 100_000; member++) {
-          RecordGrouping.Part part = grouping.partOf(String.format("r%07d.txt", member));
-          grouping.add(part, String.format("r%07d.txt", member), ".txt", new RawRange(member, 1), null);
+          grouping.add(grouping.joining(String.format("r%07d.txt", member)), new RawRange(member, 1), null);
         }
       }).hasMessageStartingWith("Cannot keep a shard's record members on this worker's disk (")
           .hasMessageContaining("No space left on device")
@@ -129,12 +128,9 @@ class RecordGroupingTest {
     })) {
       int ordinal = 0;
       for (String name : names) {
-        RecordGrouping.Part part = grouping.partOf(name);
-        String suffix = grouping.suffixOf(part, name);
-        if (part.has(suffix)) {
-          duplicates.add(name);
-        } else {
-          grouping.add(part, name, suffix, new RawRange(ordinal, 1), null);
+        RecordGrouping.Joining joining = grouping.joining(name);
+        if (joining != null) {
+          grouping.add(joining, new RawRange(ordinal, 1), null);
         }
         ordinal++;
       }
