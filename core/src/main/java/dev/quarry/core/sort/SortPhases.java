@@ -187,8 +187,9 @@ public final class SortPhases {
 
   public PhaseResult create(int index, int count) throws IOException, InterruptedException {
     return timed("create", index, count, (problems, details) -> {
-      List<CreatedShard> shards = new CreatePhase(spec, stores, scratchRoot, packs, inOneProcess, writeBuffers, log)
-          .run(index, count);
+      CreatePhase phase = new CreatePhase(spec, stores, scratchRoot, packs, inOneProcess, writeBuffers, log);
+      List<CreatedShard> shards = phase.run(index, count);
+      details.put("shardEntriesOnDisk", phase.shardsWithEntriesOnDisk());
       return new long[] {shards.size(), shards.stream().mapToLong(CreatedShard::records).sum(),
           shards.stream().mapToLong(CreatedShard::size).sum()};
     });

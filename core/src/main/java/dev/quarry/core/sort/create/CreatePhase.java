@@ -72,8 +72,10 @@ public final class CreatePhase {
   }
   /**
    * The most output shards gathered together: their pieces share large reads, and the bound keeps open files and
-   * local disk to a batch, however many shards a worker has. Fewer when their entries, all held in the heap while
-   * the batch is gathered, would pass the budget's entry bytes ({@link #shardsPerBatch}).
+   * local disk to a batch, however many shards a worker has. Fewer when their entries would pass the budget's entry
+   * bytes ({@link #shardsPerBatch}), so that a batch's entries are held in the heap; those of a shard that alone
+   * passes them wait on the worker's disk ({@link ShardEntries}), and its pieces are gathered a chunk at a time
+   * ({@link ShardAssembly}).
    */
   private static final int SHARDS_PER_BATCH = 64;
   /**
@@ -81,6 +83,11 @@ public final class CreatePhase {
    * characters and two ranges): the plan knows records per shard, not their keys.
    */
   static final long ENTRY_HEAP_BYTES = 316;
+  /**
+   * The share of the entries' bytes the pieces of a chunk being gathered may take, besides the entries held
+   * ({@link ShardAssembly}): a quarter.
+   */
+  private static final long PIECES_SHARE = 4;
 
   private final SortSpec spec;
   private final ObjectStores stores;
@@ -90,6 +97,8 @@ public final class CreatePhase {
   private final boolean recordsInProcess;
   private final DirectWriteBuffers writeBuffers;
   private final PrintStream log;
+  /** Shards whose entries waited on this worker's disk, past the heap's share for them: for tests and details. */
+  private long shardsWithEntriesOnDisk;
 
   /**
    * {@code recordsInProcess}: every record's bytes are in {@code packs} in this process (a local run), so shards are
@@ -133,54 +142,64 @@ public final class CreatePhase {
     // Each worker reads its own partition's segments alone: a shard that goes on into the next partitions is built
     // from pieces, one per partition it is in, each written by that partition's worker from its local copy.
     boolean inPieces = !recordsInProcess && segments.spread() && ownsPartition(plan, count);
+    long entryBytes = spec.workers().memory().entryBytes();
     try (WorkFolder work = WorkFolder.create(Path.of(System.getProperty("java.io.tmpdir")), "quarry-create-");
         RecordSource source = new RecordSource(
             () -> StoredInputs.read(scratchStore, scratch, "create shards", spec.input()), stores, packs,
             scratchStore, segments);
         OrderedEntries ordered = new OrderedEntries(plan, spec, scratchStore, scratch, segments, inPieces,
-            StoreRunStorage.ownRuns(scratchStore, work.path()))) {
-      Map<PlannedShard, List<RecordEntry>> leading = new java.util.LinkedHashMap<>();
-      if (inPieces) {
-        long firstOwn = mine.isEmpty() ? Long.MAX_VALUE : mine.getFirst().index();
-        for (Map.Entry<Long, List<RecordEntry>> piece : ordered.leading(index, firstOwn).entrySet()) {
-          PlannedShard shard = shards.between(piece.getKey(), piece.getKey() + 1).getFirst();
-          if (alreadyCreated(shard).isEmpty()) {
-            leading.put(shard, piece.getValue());
-          }
-        }
-      }
-      if (segments.spread() && ownsPartition(plan, count) && (!todo.isEmpty() || !leading.isEmpty())) {
-        source.fetch(index, Files.createDirectories(work.path().resolve("segments")));
-      }
-      for (Map.Entry<PlannedShard, List<RecordEntry>> piece : leading.entrySet()) {
-        CreatedShard joined = writePiece(piece.getKey(), index, piece.getValue(), ordered, format, source,
-            work.path());
-        if (joined != null) {
-          created.put(joined.index(), joined);
-        }
-      }
-      int perBatch = shardsPerBatch(plan.records(), plan.shardCount(), spec.workers().memory().entryBytes());
-      if (todo.size() > perBatch && !recordsInProcess) {
+            StoreRunStorage.ownRuns(scratchStore, work.path()),
+            new ShardEntries.Spool(work.path().resolve("entries"), entryBytes))) {
+      ShardAssembly assembly = new ShardAssembly(source, spec.workers().requestsInFlight(),
+          entryBytes / PIECES_SHARE);
+      if (!recordsInProcess) {
+        // Later batches, and later chunks of one batch's pieces, read what earlier ones streamed past from here.
         source.keepStreamedBytes(new KeptBytes(work.path().resolve("kept")));
       }
-      for (int start = 0; start < todo.size(); start += perBatch) {
-        List<PlannedShard> batch = todo.subList(start, Math.min(todo.size(), start + perBatch));
-        boolean batchesFollow = start + perBatch < todo.size();
-        Map<Long, List<RecordEntry>> entries = ordered.of(batch);
-        List<PlannedShard> goingOn = inPieces
-            ? batch.stream().filter(shard -> ordered.partitionsOf(shard).size() > 1).toList() : List.of();
-        List<PlannedShard> whole = batch.stream().filter(shard -> !goingOn.contains(shard)).toList();
-        for (CreatedShard done : createBatch(whole, entries, format, source, work.path(), batchesFollow,
-            progress)) {
-          created.put(done.index(), done);
+      Map<Long, ShardEntries> leadingEntries = inPieces
+          ? ordered.leading(index, mine.isEmpty() ? Long.MAX_VALUE : mine.getFirst().index()) : Map.of();
+      try (ShardEntries.Closing closing = () -> ShardEntries.closeAll(leadingEntries.values())) {
+        shardsWithEntriesOnDisk += leadingEntries.values().stream().filter(ShardEntries::onDisk).count();
+        List<PlannedShard> leading = new ArrayList<>();
+        for (long shardIndex : leadingEntries.keySet()) {
+          PlannedShard shard = shards.between(shardIndex, shardIndex + 1).getFirst();
+          if (alreadyCreated(shard).isEmpty()) {
+            leading.add(shard);
+          }
         }
-        for (PlannedShard shard : goingOn) {
-          CreatedShard joined = writePiece(shard, index, entries.get(shard.index()), ordered, format, source,
-              work.path());
+        if (segments.spread() && ownsPartition(plan, count) && (!todo.isEmpty() || !leading.isEmpty())) {
+          source.fetch(index, Files.createDirectories(work.path().resolve("segments")));
+        }
+        for (PlannedShard shard : leading) {
+          CreatedShard joined = writePiece(shard, index, leadingEntries.get(shard.index()), ordered, format,
+              assembly, work.path());
           if (joined != null) {
             created.put(joined.index(), joined);
           }
-          progress.shardDone(entries.get(shard.index()).size(), 0);
+        }
+      }
+      int perBatch = shardsPerBatch(plan.records(), plan.shardCount(), entryBytes);
+      for (int start = 0; start < todo.size(); start += perBatch) {
+        List<PlannedShard> batch = todo.subList(start, Math.min(todo.size(), start + perBatch));
+        boolean batchesFollow = start + perBatch < todo.size();
+        Map<Long, ShardEntries> entries = ordered.of(batch);
+        shardsWithEntriesOnDisk += entries.values().stream().filter(ShardEntries::onDisk).count();
+        try (ShardEntries.Closing closing = () -> ShardEntries.closeAll(entries.values())) {
+          List<PlannedShard> goingOn = inPieces
+              ? batch.stream().filter(shard -> ordered.partitionsOf(shard).size() > 1).toList() : List.of();
+          List<PlannedShard> whole = batch.stream().filter(shard -> !goingOn.contains(shard)).toList();
+          for (CreatedShard done : createBatch(whole, entries, format, source, assembly, work.path(),
+              batchesFollow, progress)) {
+            created.put(done.index(), done);
+          }
+          for (PlannedShard shard : goingOn) {
+            CreatedShard joined = writePiece(shard, index, entries.get(shard.index()), ordered, format, assembly,
+                work.path());
+            if (joined != null) {
+              created.put(joined.index(), joined);
+            }
+            progress.shardDone(entries.get(shard.index()).count(), 0);
+          }
         }
       }
     }
@@ -197,19 +216,19 @@ public final class CreatePhase {
    * all are (twice at worst, by two that store theirs at once, into the same bytes), and only the pieces of those
    * that came earlier cross the store twice. Returns the shard if this worker joined it.
    */
-  private CreatedShard writePiece(PlannedShard shard, int partition, List<RecordEntry> entries,
-      OrderedEntries ordered, ShardFormat format, RecordSource source, Path work)
+  private CreatedShard writePiece(PlannedShard shard, int partition, ShardEntries entries,
+      OrderedEntries ordered, ShardFormat format, ShardAssembly assembly, Path work)
       throws IOException, InterruptedException {
     Path own = work.resolve(shard.index() + "-" + partition + ".piece");
-    new ShardAssembly(source, spec.workers().requestsInFlight()).assemble(List.of(shard),
-        Map.of(shard.index(), entries), List.of(own), false);
+    assembly.assemble(List.of(shard), Map.of(shard.index(), entries), List.of(own), false);
     try {
       List<Integer> partitions = ordered.partitionsOf(shard);
       if (!othersStored(shard, partition, partitions)) {
         scratchStore.put(scratch.createPiece(shard.index(), partition), RangedContent.of(own));
         try (RunWriter run = new RunWriter(new StoreRunStorage(scratchStore)
-            .create(scratch.createPieceEntries(shard.index(), partition)))) {
-          for (RecordEntry entry : entries) {
+                .create(scratch.createPieceEntries(shard.index(), partition)));
+            ShardEntries.Cursor cursor = entries.cursor()) {
+          for (RecordEntry entry = cursor.next(); entry != null; entry = cursor.next()) {
             run.write(entry);
           }
           run.finish();
@@ -218,7 +237,7 @@ public final class CreatePhase {
           return null;
         }
       }
-      return join(shard, partition, own, entries, partitions, format, work);
+      return join(shard, partition, own, entries, partitions, format, ordered, work);
     } finally {
       Files.deleteIfExists(own);
     }
@@ -233,24 +252,25 @@ public final class CreatePhase {
   }
 
   /** Joins the shard from this worker's piece, local, and the other partitions' stored ones, in partition order. */
-  private CreatedShard join(PlannedShard shard, int partition, Path own, List<RecordEntry> ownEntries,
-      List<Integer> partitions, ShardFormat format, Path work) throws IOException {
+  private CreatedShard join(PlannedShard shard, int partition, Path own, ShardEntries ownEntries,
+      List<Integer> partitions, ShardFormat format, OrderedEntries ordered, Path work) throws IOException {
     StoreRunStorage storage = new StoreRunStorage(scratchStore);
-    List<RecordEntry> all = new ArrayList<>();
     List<Path> pieces = new ArrayList<>();
     List<Path> fetched = new ArrayList<>();
-    try {
+    long expected = 0;
+    try (ShardEntries all = ordered.spool().entries()) {
       for (int holder : partitions) {
-        if (holder == partition) {
-          all.addAll(ownEntries);
-          pieces.add(own);
-          continue;
-        }
         String entriesName = scratch.createPieceEntries(shard.index(), holder);
-        try (RunReader reader = new RunReader(storage.open(entriesName), entriesName)) {
+        try (ShardEntries.Cursor reader = holder == partition ? ownEntries.cursor()
+            : ShardEntries.cursorOf(storage, entriesName)) {
           for (RecordEntry entry = reader.next(); entry != null; entry = reader.next()) {
             all.add(entry);
+            expected += entry.size();
           }
+        }
+        if (holder == partition) {
+          pieces.add(own);
+          continue;
         }
         Path piece = work.resolve(shard.index() + "-" + holder + ".joined");
         fetched.add(piece);
@@ -259,7 +279,8 @@ public final class CreatePhase {
         }
         pieces.add(piece);
       }
-      long expected = all.stream().mapToLong(RecordEntry::size).sum();
+      all.finish();
+      shardsWithEntriesOnDisk += all.onDisk() ? 1 : 0;
       long bytes = 0;
       for (Path piece : pieces) {
         bytes += Files.size(piece);
@@ -309,12 +330,12 @@ public final class CreatePhase {
    * Gathers one batch of shards (unless their records are in this process) and uploads them, a few at a time, each
    * through one of the write buffers when there are some.
    */
-  private List<CreatedShard> createBatch(List<PlannedShard> batch, Map<Long, List<RecordEntry>> entries,
-      ShardFormat format, RecordSource source, Path work, boolean batchesFollow, Progress progress)
-      throws IOException, InterruptedException {
+  private List<CreatedShard> createBatch(List<PlannedShard> batch, Map<Long, ShardEntries> entries,
+      ShardFormat format, RecordSource source, ShardAssembly assembly, Path work, boolean batchesFollow,
+      Progress progress) throws IOException, InterruptedException {
     List<Path> files = batch.stream().map(shard -> work.resolve(shard.index() + ".raw")).toList();
     if (!recordsInProcess) {
-      new ShardAssembly(source, spec.workers().requestsInFlight()).assemble(batch, entries, files, batchesFollow);
+      assembly.assemble(batch, entries, files, batchesFollow);
     }
     // Several uploads at once keep the store busy while each waits on its parts.
     return InFlight.inOrder(InFlight.indexes(batch.size()), SHARDS_IN_FLIGHT, i -> {
@@ -323,7 +344,7 @@ public final class CreatePhase {
       // As many buffers as uploads in flight: each finds one free.
       ByteBuffer buffer = writeBuffers == null ? null : writeBuffers.take();
       try {
-        List<RecordEntry> shardEntries = entries.get(shard.index());
+        ShardEntries shardEntries = entries.get(shard.index());
         CreatedShard done = upload(shard, format, shardEntries, buffer, recordsInProcess
             ? OrderedRecordBytes.of(source, shardEntries) : RangedContent.of(file), work);
         Files.deleteIfExists(file);
@@ -335,6 +356,14 @@ public final class CreatePhase {
         }
       }
     });
+  }
+
+  /**
+   * How many times the entries of a shard (or of a piece of one, or of one being joined) waited on this worker's disk
+   * during {@link #run}, past the heap's share for them.
+   */
+  public long shardsWithEntriesOnDisk() {
+    return shardsWithEntriesOnDisk;
   }
 
   /** The plan, or a clear error when the plan phase has not finished. */
@@ -362,7 +391,7 @@ public final class CreatePhase {
    * of another format is written to a file in {@code work} as it is converted. A local store writes it in one pass,
    * through {@code writeBuffer} when there is one ({@link ObjectStore#upload(String, ByteBuffer)}).
    */
-  private CreatedShard upload(PlannedShard shard, ShardFormat format, List<RecordEntry> entries,
+  private CreatedShard upload(PlannedShard shard, ShardFormat format, ShardEntries entries,
       ByteBuffer writeBuffer, RangedContent raw, Path work) throws IOException {
     // The plan is read back from scratch: its names pass the output rule again before anything is written.
     Location output = stores.locate(spec.outputLocation().confine(shard.url()));
@@ -398,7 +427,7 @@ public final class CreatePhase {
       }
       sha256 = digest.digest();
     }
-    CreatedShard done = new CreatedShard(shard.index(), shard.url(), size, entries.size(),
+    CreatedShard done = new CreatedShard(shard.index(), shard.url(), size, entries.count(),
         HexFormat.of().formatHex(sha256));
     StoredJson.write(scratchStore, scratch.created(shard.index()), done);
     return done;

@@ -44,6 +44,8 @@ final class OrderedEntries implements AutoCloseable {
   private final long[] firstShard;
   private final long shardSize;
   private final boolean ownPartitionOnly;
+  /** Where the shards' entries gathered are kept. */
+  private final ShardEntries.Spool spool;
   private int partition = -1;
   private RunMerger reader;
   private final Comparator<RecordEntry> order;
@@ -59,8 +61,9 @@ final class OrderedEntries implements AutoCloseable {
 
   /** {@code segments}: the packs' segments of the partitions, which the worker's {@link RecordSource} fetches by. */
   OrderedEntries(PlanSummary plan, SortSpec spec, ObjectStore scratchStore, Scratch scratch, PackSegments segments,
-      boolean ownPartitionOnly, RunStorage ownRuns) {
+      boolean ownPartitionOnly, RunStorage ownRuns, ShardEntries.Spool spool) {
     SortSpec.Output output = spec.output();
+    this.spool = spool;
     this.order = RecordOrders.of(spec.order());
     this.plan = plan;
     this.ownPartitionOnly = ownPartitionOnly;
@@ -82,16 +85,24 @@ final class OrderedEntries implements AutoCloseable {
    * (in order): what of those shards goes on here. Read before {@link #of} is asked for the partition's own shards,
    * which start at {@code firstOwnShard} (Long.MAX_VALUE for none).
    */
-  Map<Long, List<RecordEntry>> leading(int partition, long firstOwnShard) throws IOException {
-    Map<Long, List<RecordEntry>> entries = new TreeMap<>();
-    if (this.partition < partition) {
-      open(partition);
+  Map<Long, ShardEntries> leading(int partition, long firstOwnShard) throws IOException {
+    Map<Long, ShardEntries> entries = new TreeMap<>();
+    try {
+      if (this.partition < partition) {
+        open(partition);
+      }
+      while ((pending != null || advance()) && pendingShard < firstOwnShard) {
+        entries.computeIfAbsent(pendingShard, shard -> spool.entries()).add(pending);
+        pending = null;
+      }
+      for (ShardEntries shard : entries.values()) {
+        shard.finish();
+      }
+      return entries;
+    } catch (IOException | RuntimeException e) {
+      ShardEntries.closeAfter(entries.values(), e);
+      throw e;
     }
-    while ((pending != null || advance()) && pendingShard < firstOwnShard) {
-      entries.computeIfAbsent(pendingShard, shard -> new ArrayList<>()).add(pending);
-      pending = null;
-    }
-    return entries;
   }
 
   /**
@@ -119,36 +130,46 @@ final class OrderedEntries implements AutoCloseable {
   }
 
   /** The entries of each of {@code shards} (in plan order, after those asked for before), by shard index. */
-  Map<Long, List<RecordEntry>> of(List<PlannedShard> shards) throws IOException {
-    Map<Long, List<RecordEntry>> entries = new HashMap<>();
-    shards.forEach(shard -> entries.put(shard.index(), new ArrayList<>()));
-    long first = shards.getFirst().index();
-    long last = shards.getLast().index();
-    if (partition < shards.getFirst().partition()) {
-      open(shards.getFirst().partition());
-    }
-    while (true) {
-      if (pending == null && !advance()) {
-        break;
+  Map<Long, ShardEntries> of(List<PlannedShard> shards) throws IOException {
+    Map<Long, ShardEntries> entries = new HashMap<>();
+    shards.forEach(shard -> entries.put(shard.index(), spool.entries()));
+    try {
+      long first = shards.getFirst().index();
+      long last = shards.getLast().index();
+      if (partition < shards.getFirst().partition()) {
+        open(shards.getFirst().partition());
       }
-      if (pendingShard > last) {
-        break;
+      while (true) {
+        if (pending == null && !advance()) {
+          break;
+        }
+        if (pendingShard > last) {
+          break;
+        }
+        if (pendingShard >= first) {
+          ShardEntries shard = entries.get(pendingShard);
+          if (shard != null) {
+            shard.add(pending);
+          }
+        }
+        pending = null;
       }
-      if (pendingShard >= first) {
-        List<RecordEntry> list = entries.get(pendingShard);
-        if (list != null) {
-          list.add(pending);
+      for (PlannedShard shard : shards) {
+        if (entries.get(shard.index()).finish().isEmpty()) {
+          throw new IllegalStateException("Cannot create shard " + shard.url() + ": the partitions' ordered entries"
+              + " hold none of its records (the scratch was changed; clean it and sort again)");
         }
       }
-      pending = null;
+      return entries;
+    } catch (IOException | RuntimeException e) {
+      ShardEntries.closeAfter(entries.values(), e);
+      throw e;
     }
-    for (PlannedShard shard : shards) {
-      if (entries.get(shard.index()).isEmpty()) {
-        throw new IllegalStateException("Cannot create shard " + shard.url() + ": the partitions' ordered entries"
-            + " hold none of its records (the scratch was changed; clean it and sort again)");
-      }
-    }
-    return entries;
+  }
+
+  /** Where the shards' entries gathered are kept. */
+  ShardEntries.Spool spool() {
+    return spool;
   }
 
   /** Reads the next entry into {@link #pending}, moving on to the next partition at the end of one; false at the end. */

@@ -7,7 +7,6 @@ import dev.quarry.core.store.RangedContent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Iterator;
-import java.util.List;
 
 /**
  * A shard's raw record bytes in plan order, read range by range from where they are. Used when every record is
@@ -17,7 +16,7 @@ import java.util.List;
  */
 final class OrderedRecordBytes extends InputStream {
   private final RecordSource source;
-  private final Iterator<RecordEntry> entries;
+  private final ShardEntries.Cursor entries;
   private RecordEntry entry;
   private Iterator<RawRange> ranges;
   private InputStream current;
@@ -25,30 +24,24 @@ final class OrderedRecordBytes extends InputStream {
   private long skip;
   private long left;
 
-  private OrderedRecordBytes(RecordSource source, List<RecordEntry> entries, long offset, long length) {
+  private OrderedRecordBytes(RecordSource source, ShardEntries entries, long offset, long length)
+      throws IOException {
     this.source = source;
-    this.entries = entries.iterator();
+    this.entries = entries.cursor();
     this.skip = offset;
     this.left = length;
   }
 
   /** The raw bytes of {@code entries}, one after the other. */
-  static RangedContent of(RecordSource source, List<RecordEntry> entries) {
-    long length = 0;
-    for (RecordEntry entry : entries) {
-      for (RawRange range : entry.ranges()) {
-        length += range.length();
-      }
-    }
-    long total = length;
+  static RangedContent of(RecordSource source, ShardEntries entries) {
     return new RangedContent() {
       @Override
       public long length() {
-        return total;
+        return entries.bytes();
       }
 
       @Override
-      public InputStream open(long offset, long wanted) {
+      public InputStream open(long offset, long wanted) throws IOException {
         return new OrderedRecordBytes(source, entries, offset, wanted);
       }
     };
@@ -83,10 +76,10 @@ final class OrderedRecordBytes extends InputStream {
   private boolean advance() throws IOException {
     while (true) {
       while (ranges == null || !ranges.hasNext()) {
-        if (!entries.hasNext()) {
+        entry = entries.next();
+        if (entry == null) {
           return false;
         }
-        entry = entries.next();
         ranges = entry.ranges().iterator();
       }
       RawRange range = ranges.next();
@@ -107,8 +100,10 @@ final class OrderedRecordBytes extends InputStream {
 
   @Override
   public void close() throws IOException {
-    if (current != null) {
-      current.close();
+    try (ShardEntries.Cursor cursor = entries) {
+      if (current != null) {
+        current.close();
+      }
     }
   }
 }

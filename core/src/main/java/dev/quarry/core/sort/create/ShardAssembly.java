@@ -37,6 +37,9 @@ import java.util.Map;
  * what they keep leaves no gap that every later batch would fetch its records in with small reads. A piece held
  * locally is read from its copy unless a read of the store passes over it anyway (merged across a gap, as the rule
  * above decides: a request costs more than streaming the gap again).
+ * A batch's pieces are gathered a chunk at a time, each chunk's pieces within a share of the budget, since a shard may
+ * have more records than the heap holds pieces of (240,000 in a shard under the least budget); a chunk that others
+ * follow keeps what its reads stream past as a batch does, so a shard gathered in chunks reads its inputs about once.
  */
 final class ShardAssembly {
   static final long GAP_BYTES = 1 << 20;
@@ -48,12 +51,21 @@ final class ShardAssembly {
   /** A read is kept when at least 1 / this of it is gaps: bytes other batches may need. */
   private static final int KEEP_GAP_SHARE = 8;
 
+  /**
+   * About the heap bytes one piece takes while its chunk is gathered: the piece, its places in two lists, and its
+   * share of its read.
+   */
+  static final long PIECE_HEAP_BYTES = 96;
+
   private final RecordSource source;
   private final int requestsInFlight;
+  private final int piecesPerChunk;
 
-  ShardAssembly(RecordSource source, int requestsInFlight) {
+  /** {@code piecesBytes}: the heap bytes of pieces a chunk may hold ({@link #PIECE_HEAP_BYTES} each). */
+  ShardAssembly(RecordSource source, int requestsInFlight, long piecesBytes) {
     this.source = source;
     this.requestsInFlight = requestsInFlight;
+    this.piecesPerChunk = (int) Math.clamp(piecesBytes / PIECE_HEAP_BYTES, 1, Integer.MAX_VALUE);
   }
 
   /** Where one piece of a record goes: source bytes [offset, offset + length) to a shard file at filePosition. */
@@ -71,22 +83,50 @@ final class ShardAssembly {
 
   /**
    * Writes each shard's records, in plan order, into {@code files} (one per shard, same order); {@code batchesFollow}:
-   * keep what the reads stream past for them.
+   * keep what the reads stream past for them. The pieces are gathered and read a chunk of at most
+   * {@code piecesPerChunk} at a time, so that the heap holds a chunk's, however many records the shards have; a
+   * chunk that others follow keeps what its reads stream past for them, as a batch does.
    */
-  void assemble(List<PlannedShard> shards, Map<Long, List<RecordEntry>> entries, List<Path> files,
+  void assemble(List<PlannedShard> shards, Map<Long, ShardEntries> entries, List<Path> files,
       boolean batchesFollow) throws IOException, InterruptedException {
-    Map<String, List<Piece>> byObject = new HashMap<>();
-    for (int file = 0; file < shards.size(); file++) {
-      long position = 0;
-      for (RecordEntry entry : entries.get(shards.get(file).index())) {
-        for (RawRange range : entry.ranges()) {
-          RecordSource.Source from = source.sourceOf(entry.shard(), entry.packed(), range.offset(), range.length());
-          byObject.computeIfAbsent(from.object(), k -> new ArrayList<>())
-              .add(new Piece(from, entry.shard(), entry.packed(), range.offset(), range.length(), file, position));
-          position += range.length();
+    List<FileChannel> channels = new ArrayList<>();
+    try {
+      for (Path file : files) {
+        channels.add(FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING));
+      }
+      Map<String, List<Piece>> byObject = new HashMap<>();
+      int chunk = 0;
+      for (int file = 0; file < shards.size(); file++) {
+        long position = 0;
+        try (ShardEntries.Cursor cursor = entries.get(shards.get(file).index()).cursor()) {
+          for (RecordEntry entry = cursor.next(); entry != null; entry = cursor.next()) {
+            for (RawRange range : entry.ranges()) {
+              if (chunk == piecesPerChunk) {
+                run(reads(byObject, true), channels, true);
+                byObject.clear();
+                chunk = 0;
+              }
+              RecordSource.Source from = source.sourceOf(entry.shard(), entry.packed(), range.offset(),
+                  range.length());
+              byObject.computeIfAbsent(from.object(), k -> new ArrayList<>()).add(new Piece(from, entry.shard(),
+                  entry.packed(), range.offset(), range.length(), file, position));
+              position += range.length();
+              chunk++;
+            }
+          }
         }
       }
+      run(reads(byObject, batchesFollow), channels, batchesFollow);
+    } finally {
+      for (FileChannel channel : channels) {
+        channel.close();
+      }
     }
+  }
+
+  /** The reads that serve the pieces of a chunk, by object; {@code batchesFollow}: keep what they stream past. */
+  private List<Read> reads(Map<String, List<Piece>> byObject, boolean batchesFollow) {
     List<Read> reads = new ArrayList<>();
     for (List<Piece> pieces : byObject.values()) {
       pieces.sort(Comparator.comparingLong(Piece::offset));
@@ -113,18 +153,7 @@ final class ShardAssembly {
       reads.addAll(storeReads);
       held.forEach((copy, ofCopy) -> reads.addAll(reads(copy, ofCopy, false, false)));
     }
-    List<FileChannel> channels = new ArrayList<>();
-    try {
-      for (Path file : files) {
-        channels.add(FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING));
-      }
-      run(reads, channels, batchesFollow);
-    } finally {
-      for (FileChannel channel : channels) {
-        channel.close();
-      }
-    }
+    return reads;
   }
 
   /**

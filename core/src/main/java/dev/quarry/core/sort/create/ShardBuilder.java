@@ -91,7 +91,7 @@ final class ShardBuilder {
    * store sends it from there as it sends a tar shard, holding no part. Streamed instead, each of the shards a create
    * worker writes at once held its parts in flight and the one filling (5 of 8 MiB), out of any budget.
    */
-  static HashedContent converted(ShardFormat format, List<RecordEntry> entries, RangedContent raw, Path file)
+  static HashedContent converted(ShardFormat format, ShardEntries entries, RangedContent raw, Path file)
       throws IOException {
     MessageDigest sha256 = Digest.sha256();
     try (InputStream in = raw.open(0, raw.length());
@@ -103,13 +103,14 @@ final class ShardBuilder {
   }
 
   /** Writes a shard of another format than tar, parsing each record's raw tar bytes back into members. */
-  static void convert(ShardFormat format, List<RecordEntry> entries, InputStream raw, OutputStream target)
+  static void convert(ShardFormat format, ShardEntries entries, InputStream raw, OutputStream target)
       throws IOException {
     // The writer's close finishes the archive; the upload, not the writer, owns the target stream.
     OutputStream out = CloseShieldOutputStream.wrap(target);
     try (InputStream in = new BufferedInputStream(raw, COPY_BLOCK);
+        ShardEntries.Cursor cursor = entries.cursor();
         ShardWriter writer = ShardWriters.open(format, out)) {
-      for (RecordEntry entry : entries) {
+      for (RecordEntry entry = cursor.next(); entry != null; entry = cursor.next()) {
         writer.write(parse(entry, in.readNBytes((int) entry.size())));
       }
     }

@@ -29,15 +29,25 @@ public final class StoreRunStorage implements RunStorage {
    * a scratch across the network each would cost the store its bytes twice and a request per window read.
    */
   public static RunStorage ownRuns(ObjectStore scratch, Path work) {
-    return scratch.isLocal() ? new StoreRunStorage(scratch) : new OnOwnDisk(FileStore.unsynced(work.resolve("runs")));
+    return scratch.isLocal() ? new StoreRunStorage(scratch) : onOwnDisk(work.resolve("runs"), "sorted record entries");
+  }
+
+  /**
+   * Runs of {@code what} in {@code folder} of a process's own disk, never synced (they die with the process), whose
+   * write failures (a full disk) say what to do.
+   */
+  public static RunStorage onOwnDisk(Path folder, String what) {
+    return new OnOwnDisk(FileStore.unsynced(folder), what);
   }
 
   /** Runs in a process's work folder, whose write failures (a full disk) say what to do. */
   private static final class OnOwnDisk implements RunStorage {
     private final StoreRunStorage runs;
+    private final String what;
 
-    OnOwnDisk(FileStore store) {
+    OnOwnDisk(FileStore store, String what) {
       this.runs = new StoreRunStorage(store);
+      this.what = what;
     }
 
     @Override
@@ -113,8 +123,8 @@ public final class StoreRunStorage implements RunStorage {
       };
     }
 
-    private static IOException cannotWrite(IOException e) {
-      return cannotKeepOnOwnDisk("sorted record entries", e);
+    private IOException cannotWrite(IOException e) {
+      return cannotKeepOnOwnDisk(what, e);
     }
   }
 

@@ -72,6 +72,87 @@ class ZipWriterTest {
     assertThat(hex(ZipShards.read(out.bytes.toByteArray()))).isEqualTo(hex(ZipShards.members(RECORDS)));
   }
 
+  /**
+   * The writer's bytes are Commons Compress's for the same members (its writer was this one's before it; {@link
+   * CommonsZipWriter}): every name and method, an empty shard, and past 65,534 entries, where the zip64 end records
+   * come in. The writer holds the central directory's records as bytes, past 1 MiB in a temporary file, removed when
+   * it closes; Commons Compress held an object of each entry (a shard of 240,000 records ran a create worker of the
+   * least budget out of heap).
+   */
+  @Test
+  void writesTheBytesCommonsCompressWritesForTheSameMembers() throws IOException {
+    List<Record> many = new ArrayList<>();
+    for (int i = 0; i < 70_000; i++) {
+      String key = String.format("s/%06d", i);
+      many.add(new Record(key, List.of(new Member(key + ".txt", Integer.toString(i).repeat(i % 7).getBytes()))));
+    }
+    for (List<Record> records : List.of(RECORDS, List.<Record>of(), many.subList(0, 65_534), many.subList(0, 65_535),
+        many)) {
+      for (ZipWriter.Method method : ZipWriter.Method.values()) {
+        ByteArrayOutputStream commons = new ByteArrayOutputStream();
+        try (CommonsZipWriter writer = new CommonsZipWriter(commons, method)) {
+          for (Record record : records) {
+            writer.write(record);
+          }
+        }
+        assertThat(ZipShards.write(records, method)).as("%d records, %s", records.size(), method)
+            .isEqualTo(commons.toByteArray());
+      }
+    }
+  }
+
+  /**
+   * Past 4 GiB, a member's offset goes in a zip64 extra field of its central directory record, and the end records
+   * are zip64 ones, as Commons Compress writes them: 4.3 GB of stored members hash the same from both writers.
+   */
+  @Test
+  void pastFourGibibytesOffsetsGoInZip64ExtraFieldsAsCommonsCompressWritesThem() throws IOException {
+    byte[] block = new byte[64 << 20];
+    new java.util.Random(64).nextBytes(block);
+    List<Record> records = new ArrayList<>();
+    for (int i = 0; i < 66; i++) {
+      records.add(new Record("big/" + i, List.of(new Member("big/" + i + ".bin", block))));
+    }
+    records.add(new Record("small", List.of(new Member("small.txt", "after 4 GiB".getBytes()))));
+    java.security.MessageDigest ours = dev.quarry.core.sync.cas.Digest.sha256();
+    try (ZipWriter writer = new ZipWriter(new java.security.DigestOutputStream(OutputStream.nullOutputStream(), ours),
+        ZipWriter.Method.STORED)) {
+      for (Record record : records) {
+        writer.write(record);
+      }
+      assertThat(writer.bytesWritten()).isGreaterThan(0xFFFFFFFFL);
+    }
+    java.security.MessageDigest commons = dev.quarry.core.sync.cas.Digest.sha256();
+    try (CommonsZipWriter writer = new CommonsZipWriter(new java.security.DigestOutputStream(
+        OutputStream.nullOutputStream(), commons), ZipWriter.Method.STORED)) {
+      for (Record record : records) {
+        writer.write(record);
+      }
+    }
+    assertThat(ours.digest()).isEqualTo(commons.digest());
+  }
+
+  /** Past 1 MiB, the central directory waits in a temporary file, which closing the writer removes. */
+  @Test
+  void aLargeCentralDirectoryWaitsInATemporaryFileThatClosingRemoves() throws IOException {
+    java.util.Set<java.nio.file.Path> before = directoryFiles();
+    ZipWriter writer = new ZipWriter(OutputStream.nullOutputStream(), ZipWriter.Method.STORED);
+    for (int i = 0; i < 30_000; i++) {
+      String key = String.format("s/%06d", i);
+      writer.write(new Record(key, List.of(new Member(key + ".txt", new byte[0]))));
+    }
+    assertThat(directoryFiles()).as("temporary files while writing").hasSize(before.size() + 1);
+    writer.close();
+    assertThat(directoryFiles()).as("temporary files once closed").isEqualTo(before);
+  }
+
+  private static java.util.Set<java.nio.file.Path> directoryFiles() throws IOException {
+    try (var listed = java.nio.file.Files.list(java.nio.file.Path.of(System.getProperty("java.io.tmpdir")))) {
+      return listed.filter(path -> path.getFileName().toString().startsWith("quarry-zip-directory-"))
+          .collect(java.util.stream.Collectors.toSet());
+    }
+  }
+
   @Test
   void anEmptyShardIsAValidEmptyZip() throws IOException {
     byte[] zip = ZipShards.write(List.of());

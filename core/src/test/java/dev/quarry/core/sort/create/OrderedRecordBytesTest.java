@@ -39,7 +39,7 @@ class OrderedRecordBytesTest {
         new RecordEntry("c", 1, 1, true, List.of(new RawRange(0, 1)), 1, null));
     String whole = "cdeij" + "0123" + "a";
     try (RecordSource source = new RecordSource(List.of(), null, inMemory)) {
-      RangedContent bytes = OrderedRecordBytes.of(source, entries);
+      RangedContent bytes = OrderedRecordBytes.of(source, HeldEntries.of(entries));
       assertThat(bytes.length()).isEqualTo(whole.length());
       for (int offset = 0; offset <= whole.length(); offset++) {
         for (int length = 0; offset + length <= whole.length(); length++) {

@@ -57,7 +57,7 @@ class ShardAssemblyTest {
 
       List<RecordEntry> entries = List.of(entry("a", 0), entry("b", 4));
       Path shard = folder.resolve("shard.tar");
-      new ShardAssembly(source, 4).assemble(List.of(new PlannedShard(0, "x-0.tar", 0, 0)), Map.of(0L, entries),
+      new ShardAssembly(source, 4, Long.MAX_VALUE).assemble(List.of(new PlannedShard(0, "x-0.tar", 0, 0)), Map.of(0L, HeldEntries.of(entries)),
           List.of(shard), false);
 
       assertThat(Files.readString(shard)).isEqualTo("aaaabbbb");
@@ -105,8 +105,8 @@ class ShardAssemblyTest {
       }
       for (int shard = 0; shard < shards; shard++) { // a batch of one shard each
         Path file = folder.resolve(shard + ".raw");
-        new ShardAssembly(source, 4).assemble(List.of(planned.get(shard)), Map.of((long) shard,
-            entries.get((long) shard)), List.of(file), shard < shards - 1); // a local copy is never kept again
+        new ShardAssembly(source, 4, Long.MAX_VALUE).assemble(List.of(planned.get(shard)), Map.of((long) shard,
+            HeldEntries.of(entries.get((long) shard))), List.of(file), shard < shards - 1); // a local copy is never kept again
         byte[] written = Files.readAllBytes(file);
         assertThat(written).hasSize(records / shards * recordBytes);
         for (int i = 0; i < records / shards; i++) {
@@ -118,7 +118,7 @@ class ShardAssemblyTest {
           .isEqualTo(bytes.length);
 
       long before = source.localCopyBytesRead();
-      new ShardAssembly(source, 4).assemble(planned, entries, planned.stream()
+      new ShardAssembly(source, 4, Long.MAX_VALUE).assemble(planned, held(entries), planned.stream()
           .map(shard -> folder.resolve("all-" + shard.index() + ".raw")).toList(), false);
       assertThat(source.localCopyBytesRead() - before).as("bytes read by one batch of every shard")
           .isEqualTo(bytes.length);
@@ -161,6 +161,42 @@ class ShardAssemblyTest {
           requests[0]).isLessThanOrEqualTo(3);
       assertThat(Files.size(folder.resolve("kept"))).as("kept: the first 3 batches' reads")
           .isLessThanOrEqualTo(input.length);
+    }
+  }
+
+  /**
+   * One shard whose pieces pass a chunk's share of the heap is gathered a chunk at a time, and what a chunk's reads
+   * streamed past serves the later chunks, as for batches: 40 MiB of 64 KiB records, shuffled into one shard gathered
+   * in chunks of 160 pieces, come from the store about once (within 5%), and the shard is byte for byte its records in order.
+   * Before, a shard's pieces were all gathered at once, however many, and a worker of a small budget ran out of heap
+   * on a shard of 240,000 records ({@code ShardOfManyRecordsHeapTest}).
+   */
+  @Test
+  void aShardOfMorePiecesThanAChunkHoldsIsGatheredChunkByChunkFromWhatTheFirstStreamedPast() throws IOException,
+      InterruptedException {
+    int recordBytes = 64 << 10;
+    int records = 640;
+    byte[] input = new byte[records * recordBytes];
+    new java.util.Random(5).nextBytes(input);
+    Counted counted = counted(input);
+    List<Integer> order = new java.util.ArrayList<>(java.util.stream.IntStream.range(0, records).boxed().toList());
+    java.util.Collections.shuffle(order, new java.util.Random(13));
+    List<RecordEntry> entries = order.stream().map(record -> new RecordEntry("r" + record, 0, record, false,
+        List.of(new RawRange((long) record * recordBytes, recordBytes)), recordBytes, null)).toList();
+    try (RecordSource source = counted.source()) {
+      source.keepStreamedBytes(new KeptBytes(folder.resolve("kept")));
+      Path shard = folder.resolve("chunked.raw");
+      new ShardAssembly(source, 4, 160 * ShardAssembly.PIECE_HEAP_BYTES).assemble(
+          List.of(new PlannedShard(0, "x.tar", 0, 0)), Map.of(0L, HeldEntries.of(entries)), List.of(shard), false);
+      java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+      for (int record : order) {
+        expected.write(input, record * recordBytes, recordBytes);
+      }
+      assertThat(Files.readAllBytes(shard)).isEqualTo(expected.toByteArray());
+      assertThat(counted.bytes.get()).as("bytes the store served, of %d, in 4 chunks", input.length)
+          .isBetween((long) input.length, input.length * 21L / 20);
+      assertThat(source.keptBytesRead()).as("bytes the later chunks read where the first kept them")
+          .isGreaterThanOrEqualTo(480L * recordBytes - 8L * (1 << 20));
     }
   }
 
@@ -237,13 +273,19 @@ class ShardAssemblyTest {
     List<RecordEntry> entries = records.stream().map(record -> new RecordEntry("r" + record, 0, record, false,
         List.of(new RawRange((long) record * recordBytes, recordBytes)), recordBytes, null)).toList();
     Path shard = folder.resolve("batch-" + batch);
-    new ShardAssembly(source, 4).assemble(List.of(new PlannedShard(batch, "x.tar", 0, 0)),
-        Map.of((long) batch, entries), List.of(shard), batchesFollow);
+    new ShardAssembly(source, 4, Long.MAX_VALUE).assemble(List.of(new PlannedShard(batch, "x.tar", 0, 0)),
+        Map.of((long) batch, HeldEntries.of(entries)), List.of(shard), batchesFollow);
     java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
     for (int record : records) {
       expected.write(input, record * recordBytes, recordBytes);
     }
     assertThat(Files.readAllBytes(shard)).as("batch %d", batch).isEqualTo(expected.toByteArray());
+  }
+
+  private static Map<Long, ShardEntries> held(Map<Long, List<RecordEntry>> entries) {
+    Map<Long, ShardEntries> held = new java.util.HashMap<>();
+    entries.forEach((shard, ofShard) -> held.put(shard, HeldEntries.of(ofShard)));
+    return held;
   }
 
   private static RecordEntry entry(String key, long offset) {

@@ -120,7 +120,7 @@ class ShardUploadOverHttpsIT {
         }
         try (RecordSource source = new RecordSource(List.of(), null, madeUp)) {
           System.out.print("records in process: ");
-          send(store, "out/shard-000001.tar", ShardBuilder.tar(OrderedRecordBytes.of(source, entries)));
+          send(store, "out/shard-000001.tar", ShardBuilder.tar(OrderedRecordBytes.of(source, HeldEntries.of(entries))));
         }
         // A zip shard converted from its records' raw tar bytes: 24 records of two members of 2 MiB.
         Path records = Path.of(args[0]).resolve("2.raw");
@@ -139,7 +139,7 @@ class ShardUploadOverHttpsIT {
           }
         }
         System.out.print("zip: ");
-        send(store, "out/shard-000002.zip", ShardBuilder.converted(ShardFormat.ZIP, zipped,
+        send(store, "out/shard-000002.zip", ShardBuilder.converted(ShardFormat.ZIP, HeldEntries.of(zipped),
             RangedContent.of(records), Path.of(args[0]).resolve("2.zip")));
         try (InputStream in = store.get("out/shard-000002.zip")) {
           Files.copy(in, Path.of(args[0]).resolve("back.zip"));

@@ -1,0 +1,236 @@
+package dev.quarry.core.sort.create;
+
+import dev.quarry.core.archive.RawRange;
+import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.sort.records.RunReader;
+import dev.quarry.core.sort.records.RunStorage;
+import dev.quarry.core.sort.records.RunWriter;
+import dev.quarry.core.sort.records.StoreRunStorage;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * One output shard's record entries, in plan order, read from the first as often as needed (to gather its bytes, to
+ * convert it, to store a piece's entries). They are held in the heap while the create worker's {@link Spool} has
+ * room for them, and past it wait on the worker's disk: a shard of 1 KiB records in 256 MiB is some 260,000 entries,
+ * and a worker of a small budget cannot hold one (the least budget's heap ran out at 240,000).
+ */
+final class ShardEntries implements AutoCloseable {
+  /** Closes things of a create worker that may fail to close, as a resource. */
+  interface Closing extends AutoCloseable {
+    @Override
+    void close() throws IOException;
+  }
+
+  /** Entries read one at a time, from the first; null after the last. */
+  interface Cursor extends AutoCloseable {
+    RecordEntry next() throws IOException;
+
+    @Override
+    void close() throws IOException;
+  }
+
+  /**
+   * Where a create worker keeps the entries of the shards it gathers: the heap, up to {@code allowance} estimated
+   * bytes across all of them at once, then runs in its own disk's folder. A shard that would pass it writes what it
+   * holds there and goes on there; its room is given back when it is closed.
+   */
+  static final class Spool {
+    private final RunStorage disk;
+    private final long allowance;
+    private long held;
+    private long runs;
+
+    Spool(Path folder, long allowance) {
+      this.disk = StoreRunStorage.onOwnDisk(folder, "an output shard's record entries");
+      this.allowance = allowance;
+    }
+
+    /** A shard's entries, none yet. */
+    ShardEntries entries() {
+      return new ShardEntries(this);
+    }
+
+    /** Of {@code entries}, in order: a shard's entries, finished. */
+    ShardEntries of(List<RecordEntry> entries) throws IOException {
+      ShardEntries shard = entries();
+      for (RecordEntry entry : entries) {
+        shard.add(entry);
+      }
+      return shard.finish();
+    }
+
+    private synchronized boolean take(long bytes) {
+      if (held + bytes > allowance) {
+        return false;
+      }
+      held += bytes;
+      return true;
+    }
+
+    private synchronized void giveBack(long bytes) {
+      held -= bytes;
+    }
+
+    private synchronized String nextRun() {
+      return String.format("entries-%08d.run", runs++);
+    }
+
+    /** Estimated heap bytes held now, for tests. */
+    synchronized long heldBytes() {
+      return held;
+    }
+  }
+
+  private final Spool spool;
+  private List<RecordEntry> held = new ArrayList<>();
+  private long heldBytes;
+  private String run;
+  private RunWriter writer;
+  private boolean finished;
+  private long count;
+  private long bytes;
+
+  private ShardEntries(Spool spool) {
+    this.spool = spool;
+  }
+
+  /** Adds the next entry: held, or written to the shard's run once the spool has no room for it. */
+  void add(RecordEntry entry) throws IOException {
+    if (finished) {
+      throw new IllegalStateException("Entries added to a finished shard");
+    }
+    count++;
+    for (RawRange range : entry.ranges()) {
+      bytes += range.length();
+    }
+    if (writer == null) {
+      long estimate = entry.estimatedHeapBytes();
+      if (spool.take(estimate)) {
+        held.add(entry);
+        heldBytes += estimate;
+        return;
+      }
+      run = spool.nextRun();
+      writer = new RunWriter(spool.disk.create(run));
+      for (RecordEntry earlier : held) {
+        writer.write(earlier);
+      }
+      held = List.of();
+      spool.giveBack(heldBytes);
+      heldBytes = 0;
+    }
+    writer.write(entry);
+  }
+
+  /** Ends the entries: they can be read from now on. */
+  ShardEntries finish() throws IOException {
+    if (!finished && writer != null) {
+      writer.finish();
+      writer.close();
+      writer = null;
+    }
+    finished = true;
+    return this;
+  }
+
+  long count() {
+    return count;
+  }
+
+  /** The records' raw bytes: the lengths of their ranges. */
+  long bytes() {
+    return bytes;
+  }
+
+  boolean isEmpty() {
+    return count == 0;
+  }
+
+  /** Whether the entries wait on the worker's disk. */
+  boolean onDisk() {
+    return run != null;
+  }
+
+  /** The entries from the first; several cursors may read at once. */
+  Cursor cursor() throws IOException {
+    if (!finished) {
+      throw new IllegalStateException("Entries read before they were finished");
+    }
+    if (run == null) {
+      Iterator<RecordEntry> iterator = held.iterator();
+      return new Cursor() {
+        @Override
+        public RecordEntry next() {
+          return iterator.hasNext() ? iterator.next() : null;
+        }
+
+        @Override
+        public void close() {}
+      };
+    }
+    return cursorOf(spool.disk, run);
+  }
+
+  /** The entries of run {@code name} in {@code storage}. */
+  static Cursor cursorOf(RunStorage storage, String name) throws IOException {
+    RunReader reader = new RunReader(storage.open(name), name);
+    return new Cursor() {
+      @Override
+      public RecordEntry next() throws IOException {
+        return reader.next();
+      }
+
+      @Override
+      public void close() throws IOException {
+        reader.close();
+      }
+    };
+  }
+
+  /** Closes each of {@code entries}: the first failure is thrown, the others suppressed by it. */
+  static void closeAll(Iterable<ShardEntries> entries) throws IOException {
+    IOException failure = null;
+    for (ShardEntries shard : entries) {
+      try {
+        shard.close();
+      } catch (IOException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** Closes each of {@code entries} after {@code failure}, which a failure to close one is added to. */
+  static void closeAfter(Iterable<ShardEntries> entries, Throwable failure) {
+    try {
+      closeAll(entries);
+    } catch (IOException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  /** Gives back the room held, and deletes the run if there is one. */
+  @Override
+  public void close() throws IOException {
+    spool.giveBack(heldBytes);
+    heldBytes = 0;
+    held = List.of();
+    if (writer != null) {
+      writer.close();
+      writer = null;
+    }
+    if (run != null) {
+      spool.disk.delete(run);
+    }
+  }
+}

@@ -1,0 +1,70 @@
+package dev.quarry.core.sort.create;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quarry.core.archive.RawRange;
+import dev.quarry.core.sort.records.RecordEntry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ShardEntriesTest {
+  @TempDir
+  Path folder;
+
+  /**
+   * Two shards share the spool's room: the first is held; the second, once the room runs out, writes what it held to
+   * the worker's disk and goes on there, giving its room back. Both read back whole and alike from the first, as
+   * often and as many at once as asked, and closing them gives back all room and removes the run.
+   */
+  @Test
+  void aShardPastTheSpoolsRoomGoesOnOnDiskAndReadsBackTheSame() throws IOException {
+    List<RecordEntry> first = entries("a", 10);
+    List<RecordEntry> second = entries("b", 50);
+    long firstBytes = first.stream().mapToLong(RecordEntry::estimatedHeapBytes).sum();
+    ShardEntries.Spool spool = new ShardEntries.Spool(folder.resolve("entries"), firstBytes + 20 * first.getFirst()
+        .estimatedHeapBytes());
+    try (ShardEntries held = spool.of(first); ShardEntries spilled = spool.of(second)) {
+      assertThat(held.onDisk()).isFalse();
+      assertThat(spilled.onDisk()).isTrue();
+      assertThat(spool.heldBytes()).as("room held: the first shard's alone").isEqualTo(firstBytes);
+      assertThat(read(held)).isEqualTo(first);
+      try (ShardEntries.Cursor early = spilled.cursor()) {
+        assertThat(early.next()).isEqualTo(second.getFirst());
+        assertThat(read(spilled)).as("a second cursor while the first reads").isEqualTo(second);
+        assertThat(early.next()).isEqualTo(second.get(1));
+      }
+      assertThat(read(spilled)).isEqualTo(second);
+      assertThat(spilled.count()).isEqualTo(50);
+      assertThat(spilled.bytes()).isEqualTo(second.stream().mapToLong(RecordEntry::size).sum());
+    }
+    assertThat(spool.heldBytes()).isZero();
+    try (Stream<Path> left = Files.walk(folder)) {
+      assertThat(left.filter(Files::isRegularFile).toList()).as("runs left").isEmpty();
+    }
+  }
+
+  private static List<RecordEntry> entries(String prefix, int count) {
+    List<RecordEntry> entries = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      entries.add(new RecordEntry(prefix + i, i % 3, i, true, List.of(new RawRange(1024L * i, 512 + i)), 512 + i,
+          (long) i, i % 2));
+    }
+    return entries;
+  }
+
+  private static List<RecordEntry> read(ShardEntries entries) throws IOException {
+    List<RecordEntry> read = new ArrayList<>();
+    try (ShardEntries.Cursor cursor = entries.cursor()) {
+      for (RecordEntry entry = cursor.next(); entry != null; entry = cursor.next()) {
+        read.add(entry);
+      }
+    }
+    return read;
+  }
+}
