@@ -28,6 +28,17 @@ public final class WorkFolder implements AutoCloseable {
     this.removeAtExit = new Thread(() -> deleteQuietly(path), "remove " + path.getFileName());
   }
 
+  /**
+   * A failure to write {@code what} to a process's own disk, which says what to do when the disk is full: "Cannot
+   * keep ... on this worker's disk (No space left on device): give its temporary folder more room".
+   */
+  public static IOException cannotKeep(String what, IOException e) {
+    String reason = String.valueOf(e.getMessage());
+    boolean full = reason.contains("No space left on device") || reason.contains("Disk quota exceeded");
+    return new IOException("Cannot keep " + what + " on this worker's disk (" + reason + ")"
+        + (full ? ": give its temporary folder more room" : ""), e);
+  }
+
   /** Makes {@code <parent>/<prefix><host>-<pid>-<random>}, after removing what dead processes left there. */
   public static WorkFolder create(Path parent, String prefix) throws IOException {
     Files.createDirectories(parent);

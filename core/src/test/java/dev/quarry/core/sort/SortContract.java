@@ -2586,6 +2586,60 @@ abstract class SortContract {
   }
 
   /**
+   * One output shard of more entries than the least budget's heap holds (60,000 records of Python's tarfile): its
+   * entries wait on the create worker's disk and its pieces are gathered in chunks, each later chunk reading what the
+   * first streamed past, or (in one process, to a store that is not local) it is written to the work folder before
+   * its upload reads it part by part. The shard is byte for byte the one made where everything is held, in one process
+   * and as phases. Before, a create batch was never less than one shard, all of whose entries were in the heap
+   * (ShardOfManyRecordsHeapTest).
+   */
+  @Test
+  void aShardOfMoreEntriesThanTheHeapHoldsIsTheSameBytesAsOneHeldWhole() throws Exception {
+    Path made = Files.createDirectories(temp.resolve("many"));
+    CommandResult python = CommandResult.run(temp, List.of(dev.quarry.core.archive.msgpack.MsgpackShards.python(),
+        "-c", """
+        import io, sys, tarfile
+        folder = sys.argv[1]
+        for shard in range(2):
+            with tarfile.open(f"{folder}/in-{shard:03d}.tar", "w", format=tarfile.GNU_FORMAT) as tar:
+                for record in range(30000):
+                    data = f"{shard} {record}".encode()
+                    info = tarfile.TarInfo(f"s{shard}/record-{record * 7919 % 30000:06d}.txt")
+                    info.size = len(data)
+                    tar.addfile(info, io.BytesIO(data))
+        """, made.toString()));
+    assertThat(python.exitCode()).as(python.stderr()).isZero();
+    for (int shard = 0; shard < 2; shard++) {
+      Location location = stores.locate(root + String.format("many/in-%03d.tar", shard));
+      location.store().put(location.key(), Files.readAllBytes(made.resolve(String.format("in-%03d.tar", shard))));
+    }
+    SortSpec.Input input = new SortSpec.Input(root + "many/in-{000..001}.tar", null, null, null);
+    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 5L, null, null);
+    Map<String, Object> onDisk = new java.util.LinkedHashMap<>();
+    for (String run : List.of("roomy", "least", "phased")) {
+      SortSpec spec = new SortSpec(input, records(root + run + "/x-{0..}.tar", 100_000), shuffle, null,
+          new SortSpec.Workers(run.equals("roomy") ? "1Gi" : "16Mi", 8), null, false);
+      List<PhaseResult> results;
+      if (run.equals("phased")) {
+        SortPhases phases = phases(spec, root + "scratch/");
+        phases.extract(0, 1);
+        phases.plan(1);
+        results = List.of(phases.create(0, 1), phases.commit());
+      } else {
+        results = LocalSort.run(spec, stores, temp.resolve("work"), QUIET);
+      }
+      onDisk.put(run, results.stream().filter(result -> result.phase().equals("create")).findFirst().orElseThrow()
+          .details().get("shardEntriesOnDisk"));
+    }
+    assertThat(onDisk).as("shards whose entries waited on disk").containsExactly(Map.entry("roomy", 0L),
+        Map.entry("least", 1L), Map.entry("phased", 1L));
+    byte[] held = objects(root + "roomy/").get("x-0.tar");
+    assertThat(held).hasSizeGreaterThan(60_000 * 1024);
+    assertThat(objects(root + "least/").get("x-0.tar")).isEqualTo(held);
+    assertThat(objects(root + "phased/").get("x-0.tar")).isEqualTo(held);
+  }
+
+  /**
    * Shards whose records' members lie apart (Python's tarfile wrote each shard's .txt members, then its .cls) and are
    * more than the grouping's share of the least budget holds: each shard's grouping spills and joins its records'
    * parts from the worker's disk, and the shards are byte for byte those of a run that held each shard whole, in one

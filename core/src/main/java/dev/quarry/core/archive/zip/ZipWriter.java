@@ -3,6 +3,7 @@ package dev.quarry.core.archive.zip;
 import dev.quarry.core.archive.Member;
 import dev.quarry.core.archive.Record;
 import dev.quarry.core.archive.ShardWriter;
+import dev.quarry.core.fs.WorkFolder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,11 +21,11 @@ import org.apache.commons.io.output.CountingOutputStream;
  * 00:00:00 whatever the time zone, Unix mode 0444, UTF-8 name, no extra fields, no comment). Sizes and CRC-32 go in
  * each local header, never in a data descriptor, so streaming readers know a member's size before its data; zip64
  * records are added only when needed (more than 65,534 entries, or offsets past 4 GiB). The bytes are those Commons
- * Compress's {@code ZipArchiveOutputStream} writes for the same entries ({@code ZipWriterTest} holds them to it), which
- * this writer used to be; but it holds no entry once written: the central directory's records are kept as bytes,
- * and past {@value #DIRECTORY_BYTES_HELD} bytes in a temporary file, so that a shard of millions of members needs no
- * more heap than one of a few (Commons Compress held some 400 bytes of objects for each, and a create worker of the
- * least budget ran out of heap converting a shard of 240,000 records).
+ * Compress's {@code ZipArchiveOutputStream} writes for the same entries ({@code ZipWriterTest} holds them to it),
+ * which this writer used to be; but it holds no entry once written: the central directory's records are kept as
+ * bytes, and past {@value #DIRECTORY_BYTES_HELD} bytes in a temporary file (in the folder given, or the JVM's), so
+ * that a shard of millions of members needs no more heap than one of a few (Commons Compress held some 400 bytes of
+ * objects for each, and a create worker of the least budget ran out of heap converting a shard of 240,000 records).
  */
 public final class ZipWriter implements ShardWriter {
   /** How members are compressed. */
@@ -64,6 +65,8 @@ public final class ZipWriter implements ShardWriter {
   private static final int EXTERNAL_ATTRIBUTES = FILE_MODE << 16 | 1;
 
   private final Method method;
+  /** Where the central directory waits past {@link #DIRECTORY_BYTES_HELD}. */
+  private final Path temporaryFolder;
   private final CountingOutputStream counted;
   private final Deflater deflater = new Deflater(Deflater.DEFAULT_COMPRESSION, true);
   private final byte[] chunk = new byte[1 << 16];
@@ -84,7 +87,13 @@ public final class ZipWriter implements ShardWriter {
   }
 
   public ZipWriter(OutputStream out, Method method) {
+    this(out, method, Path.of(System.getProperty("java.io.tmpdir")));
+  }
+
+  /** A writer whose central directory waits, past 1 MiB, in {@code temporaryFolder} (a process's work folder). */
+  public ZipWriter(OutputStream out, Method method, Path temporaryFolder) {
     this.method = method;
+    this.temporaryFolder = temporaryFolder;
     this.counted = new CountingOutputStream(out);
   }
 
@@ -170,13 +179,12 @@ public final class ZipWriter implements ShardWriter {
     if (directory.size() >= DIRECTORY_BYTES_HELD) {
       try {
         if (directorySpill == null) {
-          directoryFile = Files.createTempFile("quarry-zip-directory-", ".bin");
+          directoryFile = Files.createTempFile(temporaryFolder, "quarry-zip-directory-", ".bin");
           directorySpill = Files.newOutputStream(directoryFile);
         }
         directory.writeTo(directorySpill);
       } catch (IOException e) {
-        throw new IOException("Cannot keep a zip's central directory in the temporary folder (" + e.getMessage()
-            + "): give it more room", e);
+        throw WorkFolder.cannotKeep("a zip shard's central directory", e);
       }
       directory.reset();
     }

@@ -79,8 +79,9 @@ public final class CreatePhase {
    */
   private static final int SHARDS_PER_BATCH = 64;
   /**
-   * A record entry's heap bytes as a batch is sized ({@code RecordEntry#estimatedHeapBytes} of a key of 50
-   * characters and two ranges): the plan knows records per shard, not their keys.
+   * A record entry's heap bytes as the first batch is sized ({@code RecordEntry#estimatedHeapBytes} of a key of 50
+   * characters and two ranges): the plan knows records per shard, not their keys. Later batches are sized by the
+   * entries seen ({@link ShardEntries.Spool#bytesPerEntry}).
    */
   static final long ENTRY_HEAP_BYTES = 316;
   /**
@@ -152,10 +153,6 @@ public final class CreatePhase {
             new ShardEntries.Spool(work.path().resolve("entries"), entryBytes))) {
       ShardAssembly assembly = new ShardAssembly(source, spec.workers().requestsInFlight(),
           entryBytes / PIECES_SHARE);
-      if (!recordsInProcess) {
-        // Later batches, and later chunks of one batch's pieces, read what earlier ones streamed past from here.
-        source.keepStreamedBytes(new KeptBytes(work.path().resolve("kept")));
-      }
       Map<Long, ShardEntries> leadingEntries = inPieces
           ? ordered.leading(index, mine.isEmpty() ? Long.MAX_VALUE : mine.getFirst().index()) : Map.of();
       try (ShardEntries.Closing closing = () -> ShardEntries.closeAll(leadingEntries.values())) {
@@ -170,6 +167,11 @@ public final class CreatePhase {
         if (segments.spread() && ownsPartition(plan, count) && (!todo.isEmpty() || !leading.isEmpty())) {
           source.fetch(index, Files.createDirectories(work.path().resolve("segments")));
         }
+        if (!recordsInProcess) {
+          // Later batches, and later chunks of one batch's pieces, read what earlier ones streamed past from here;
+          // made after the fetch, so that the room it may take leaves the fetched segments theirs.
+          source.keepStreamedBytes(new KeptBytes(work.path().resolve("kept")));
+        }
         for (PlannedShard shard : leading) {
           CreatedShard joined = writePiece(shard, index, leadingEntries.get(shard.index()), ordered, format,
               assembly, work.path());
@@ -178,10 +180,11 @@ public final class CreatePhase {
           }
         }
       }
-      int perBatch = shardsPerBatch(plan.records(), plan.shardCount(), entryBytes);
-      for (int start = 0; start < todo.size(); start += perBatch) {
-        List<PlannedShard> batch = todo.subList(start, Math.min(todo.size(), start + perBatch));
-        boolean batchesFollow = start + perBatch < todo.size();
+      for (int start = 0, end; start < todo.size(); start = end) {
+        end = Math.min(todo.size(), start + shardsPerBatch(plan.records(), plan.shardCount(), entryBytes,
+            ordered.spool().bytesPerEntry(ENTRY_HEAP_BYTES)));
+        List<PlannedShard> batch = todo.subList(start, end);
+        boolean batchesFollow = end < todo.size();
         Map<Long, ShardEntries> entries = ordered.of(batch);
         shardsWithEntriesOnDisk += entries.values().stream().filter(ShardEntries::onDisk).count();
         try (ShardEntries.Closing closing = () -> ShardEntries.closeAll(entries.values())) {
@@ -307,9 +310,9 @@ public final class CreatePhase {
    * entries of, at the plan's records per shard (at least one). 64 shards of 256 MiB of 1 KiB records are 16.7 M
    * entries, about 5 GB of heap, where the default budget holds a tenth of that.
    */
-  static int shardsPerBatch(long records, long shards, long entryBytes) {
+  static int shardsPerBatch(long records, long shards, long entryBytes, long bytesPerEntry) {
     long perShard = Math.max(1, Math.ceilDiv(records, Math.max(1, shards)));
-    return (int) Math.max(1, Math.min(SHARDS_PER_BATCH, entryBytes / Math.multiplyExact(perShard, ENTRY_HEAP_BYTES)));
+    return (int) Math.max(1, Math.min(SHARDS_PER_BATCH, entryBytes / Math.multiplyExact(perShard, bytesPerEntry)));
   }
 
   /** The shards worker {@code index} of {@code count} builds, in plan order: only their pages are read. */
@@ -346,7 +349,7 @@ public final class CreatePhase {
       try {
         ShardEntries shardEntries = entries.get(shard.index());
         CreatedShard done = upload(shard, format, shardEntries, buffer, recordsInProcess
-            ? OrderedRecordBytes.of(source, shardEntries) : RangedContent.of(file), work);
+            ? recordsInOrder(shard, format, source, shardEntries, file) : RangedContent.of(file), work);
         Files.deleteIfExists(file);
         progress.shardDone(done.records(), done.size());
         return done;
@@ -366,6 +369,29 @@ public final class CreatePhase {
     return shardsWithEntriesOnDisk;
   }
 
+  /**
+   * The raw bytes of a shard whose records are in this process, read in order from where they are; first written to
+   * {@code file} when its entries wait on disk and it is a tar shard for a store that is not local: that upload reads
+   * its bytes once to hash them and then part by part, and each read from an offset would read the entries again
+   * from the first (a shard of millions of records, once per part).
+   */
+  private RangedContent recordsInOrder(PlannedShard shard, ShardFormat format, RecordSource source,
+      ShardEntries entries, Path file) throws IOException {
+    RangedContent inOrder = OrderedRecordBytes.of(source, entries);
+    if (!entries.onDisk() || format != ShardFormat.TAR || outputOf(shard).store().isLocal()) {
+      return inOrder;
+    }
+    try (InputStream in = inOrder.open(0, inOrder.length())) {
+      Files.copy(in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+    return RangedContent.of(file);
+  }
+
+  /** Where output shard {@code shard} goes: its name passes the output rule again, read back from scratch. */
+  private Location outputOf(PlannedShard shard) {
+    return stores.locate(spec.outputLocation().confine(shard.url()));
+  }
+
   /** The plan, or a clear error when the plan phase has not finished. */
   public static PlanSummary readPlan(ObjectStore scratchStore, Scratch scratch) throws IOException {
     return StoredJson.readIfPresent(scratchStore, scratch.planDone(), PlanSummary.class).orElseThrow(() ->
@@ -379,7 +405,7 @@ public final class CreatePhase {
     if (done == null) {
       return Optional.empty();
     }
-    Location output = stores.locate(spec.outputLocation().confine(shard.url()));
+    Location output = outputOf(shard);
     Optional<ObjectInfo> object = output.store().head(output.key());
     return object.isPresent() && object.get().size() == done.size() ? Optional.of(done) : Optional.empty();
   }
@@ -393,8 +419,7 @@ public final class CreatePhase {
    */
   private CreatedShard upload(PlannedShard shard, ShardFormat format, ShardEntries entries,
       ByteBuffer writeBuffer, RangedContent raw, Path work) throws IOException {
-    // The plan is read back from scratch: its names pass the output rule again before anything is written.
-    Location output = stores.locate(spec.outputLocation().confine(shard.url()));
+    Location output = outputOf(shard);
     long size;
     byte[] sha256;
     if (!output.store().isLocal()) {
@@ -419,7 +444,7 @@ public final class CreatePhase {
         if (format == ShardFormat.TAR) {
           ShardBuilder.copyTar(in, out);
         } else {
-          ShardBuilder.convert(format, entries, in, out);
+          ShardBuilder.convert(format, entries, in, out, work);
         }
         out.flush();
         size = out.getByteCount();

@@ -91,8 +91,14 @@ final class OrderedEntries implements AutoCloseable {
       if (this.partition < partition) {
         open(partition);
       }
+      ShardEntries current = null;
       while ((pending != null || advance()) && pendingShard < firstOwnShard) {
-        entries.computeIfAbsent(pendingShard, shard -> spool.entries()).add(pending);
+        ShardEntries shard = entries.computeIfAbsent(pendingShard, index -> spool.entries());
+        if (shard != current && current != null) {
+          current.finish(); // the entries come shard by shard: at most one run is open for writing
+        }
+        current = shard;
+        shard.add(pending);
         pending = null;
       }
       for (ShardEntries shard : entries.values()) {
@@ -136,6 +142,7 @@ final class OrderedEntries implements AutoCloseable {
     try {
       long first = shards.getFirst().index();
       long last = shards.getLast().index();
+      ShardEntries current = null;
       if (partition < shards.getFirst().partition()) {
         open(shards.getFirst().partition());
       }
@@ -149,6 +156,10 @@ final class OrderedEntries implements AutoCloseable {
         if (pendingShard >= first) {
           ShardEntries shard = entries.get(pendingShard);
           if (shard != null) {
+            if (shard != current && current != null) {
+              current.finish(); // the entries come shard by shard: at most one run is open for writing
+            }
+            current = shard;
             shard.add(pending);
           }
         }

@@ -83,9 +83,11 @@ final class ShardAssembly {
 
   /**
    * Writes each shard's records, in plan order, into {@code files} (one per shard, same order); {@code batchesFollow}:
-   * keep what the reads stream past for them. The pieces are gathered and read a chunk of at most
-   * {@code piecesPerChunk} at a time, so that the heap holds a chunk's, however many records the shards have; a
-   * chunk that others follow keeps what its reads stream past for them, as a batch does.
+   * keep what the reads stream past for them. When entries of the batch wait on disk (more than the heap holds), the
+   * pieces are gathered and read in chunks of about equal size, at most {@code piecesPerChunk} each, so that the
+   * heap holds a chunk's, however many records the shards have; a chunk that others follow keeps what its reads
+   * stream past for them, as a batch does. Otherwise the batch's pieces, a fraction of its entries' bytes in the
+   * heap, are one chunk: a cut through a batch that fits would read the inputs again for nothing.
    */
   void assemble(List<PlannedShard> shards, Map<Long, ShardEntries> entries, List<Path> files,
       boolean batchesFollow) throws IOException, InterruptedException {
@@ -96,13 +98,14 @@ final class ShardAssembly {
             StandardOpenOption.TRUNCATE_EXISTING));
       }
       Map<String, List<Piece>> byObject = new HashMap<>();
-      int chunk = 0;
+      long chunkPieces = chunkPieces(shards.stream().map(shard -> entries.get(shard.index())).toList());
+      long chunk = 0;
       for (int file = 0; file < shards.size(); file++) {
         long position = 0;
         try (ShardEntries.Cursor cursor = entries.get(shards.get(file).index()).cursor()) {
           for (RecordEntry entry = cursor.next(); entry != null; entry = cursor.next()) {
             for (RawRange range : entry.ranges()) {
-              if (chunk == piecesPerChunk) {
+              if (chunk == chunkPieces) {
                 run(reads(byObject, true), channels, true);
                 byObject.clear();
                 chunk = 0;
@@ -123,6 +126,19 @@ final class ShardAssembly {
         channel.close();
       }
     }
+  }
+
+  /**
+   * The pieces of a chunk of a batch of {@code entries}: all of them unless some wait on disk; else the entries split
+   * into the fewest chunks of at most {@link #piecesPerChunk}, of about equal size (a record is mostly one piece), so
+   * that each chunk that others follow passes over enough of the inputs to keep what it streams past.
+   */
+  private long chunkPieces(List<ShardEntries> entries) {
+    if (entries.stream().noneMatch(ShardEntries::onDisk)) {
+      return Long.MAX_VALUE;
+    }
+    long total = Math.max(1, entries.stream().mapToLong(ShardEntries::count).sum());
+    return Math.min(piecesPerChunk, Math.ceilDiv(total, Math.ceilDiv(total, piecesPerChunk)));
   }
 
   /** The reads that serve the pieces of a chunk, by object; {@code batchesFollow}: keep what they stream past. */

@@ -93,23 +93,27 @@ final class ShardBuilder {
    */
   static HashedContent converted(ShardFormat format, ShardEntries entries, RangedContent raw, Path file)
       throws IOException {
+    // What the writer keeps until the end goes next to the shard's file, in the worker's work folder.
     MessageDigest sha256 = Digest.sha256();
     try (InputStream in = raw.open(0, raw.length());
         OutputStream out = new DigestOutputStream(new BufferedOutputStream(Files.newOutputStream(file), COPY_BLOCK),
             sha256)) {
-      convert(format, entries, in, out);
+      convert(format, entries, in, out, file.getParent());
     }
     return HashedContent.of(RangedContent.of(file), sha256.digest());
   }
 
-  /** Writes a shard of another format than tar, parsing each record's raw tar bytes back into members. */
-  static void convert(ShardFormat format, ShardEntries entries, InputStream raw, OutputStream target)
+  /**
+   * Writes a shard of another format than tar, parsing each record's raw tar bytes back into members; what the
+   * format's writer keeps until the end goes to {@code work}.
+   */
+  static void convert(ShardFormat format, ShardEntries entries, InputStream raw, OutputStream target, Path work)
       throws IOException {
     // The writer's close finishes the archive; the upload, not the writer, owns the target stream.
     OutputStream out = CloseShieldOutputStream.wrap(target);
     try (InputStream in = new BufferedInputStream(raw, COPY_BLOCK);
         ShardEntries.Cursor cursor = entries.cursor();
-        ShardWriter writer = ShardWriters.open(format, out)) {
+        ShardWriter writer = ShardWriters.open(format, out, work)) {
       for (RecordEntry entry = cursor.next(); entry != null; entry = cursor.next()) {
         writer.write(parse(entry, in.readNBytes((int) entry.size())));
       }

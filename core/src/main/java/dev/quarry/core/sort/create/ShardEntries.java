@@ -43,6 +43,9 @@ final class ShardEntries implements AutoCloseable {
     private final long allowance;
     private long held;
     private long runs;
+    /** Entries of finished shards, and their estimated heap bytes: what an entry of this job takes. */
+    private long entriesSeen;
+    private long bytesSeen;
 
     Spool(Path folder, long allowance) {
       this.disk = StoreRunStorage.onOwnDisk(folder, "an output shard's record entries");
@@ -75,6 +78,19 @@ final class ShardEntries implements AutoCloseable {
       held -= bytes;
     }
 
+    /**
+     * The estimated heap bytes of an entry of the shards finished so far, or {@code otherwise} before any: batches are
+     * sized by it, so that a job of long keys does not pass the room with the last shards of every batch.
+     */
+    synchronized long bytesPerEntry(long otherwise) {
+      return entriesSeen == 0 ? otherwise : Math.ceilDiv(bytesSeen, entriesSeen);
+    }
+
+    private synchronized void seen(long entries, long bytes) {
+      entriesSeen += entries;
+      bytesSeen += bytes;
+    }
+
     private synchronized String nextRun() {
       return String.format("entries-%08d.run", runs++);
     }
@@ -93,6 +109,8 @@ final class ShardEntries implements AutoCloseable {
   private boolean finished;
   private long count;
   private long bytes;
+  /** The entries' estimated heap bytes, held or not. */
+  private long estimated;
 
   private ShardEntries(Spool spool) {
     this.spool = spool;
@@ -107,8 +125,9 @@ final class ShardEntries implements AutoCloseable {
     for (RawRange range : entry.ranges()) {
       bytes += range.length();
     }
+    long estimate = entry.estimatedHeapBytes();
+    estimated += estimate;
     if (writer == null) {
-      long estimate = entry.estimatedHeapBytes();
       if (spool.take(estimate)) {
         held.add(entry);
         heldBytes += estimate;
@@ -128,12 +147,16 @@ final class ShardEntries implements AutoCloseable {
 
   /** Ends the entries: they can be read from now on. */
   ShardEntries finish() throws IOException {
-    if (!finished && writer != null) {
+    if (finished) {
+      return this;
+    }
+    if (writer != null) {
       writer.finish();
       writer.close();
       writer = null;
     }
     finished = true;
+    spool.seen(count, estimated);
     return this;
   }
 

@@ -7,7 +7,6 @@ import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.text.Printable;
 import dev.quarry.core.sort.order.KeyOrder;
 import dev.quarry.core.sort.records.RecordEntry;
-import dev.quarry.core.sort.records.StoreRunStorage;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
@@ -267,7 +266,7 @@ final class RecordGrouping implements Closeable {
     } catch (ArchiveException e) {
       throw e; // a duplicate or a record too large, found as parts were joined
     } catch (IOException e) {
-      throw StoreRunStorage.cannotKeepOnOwnDisk("a shard's record members", e);
+      throw WorkFolder.cannotKeep("a shard's record members", e);
     }
     parts.clear();
     heldBytes = 0;
@@ -340,7 +339,7 @@ final class RecordGrouping implements Closeable {
     } catch (ArchiveException e) {
       throw e;
     } catch (IOException e) {
-      throw StoreRunStorage.cannotKeepOnOwnDisk("a shard's record members", e);
+      throw WorkFolder.cannotKeep("a shard's record members", e);
     }
     merge(spills.stream().map(Spill::path).toList(), held, records);
   }

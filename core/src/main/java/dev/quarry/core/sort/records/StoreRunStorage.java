@@ -1,5 +1,6 @@
 package dev.quarry.core.sort.records;
 
+import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.store.FileStore;
 import dev.quarry.core.store.ObjectInfo;
 import dev.quarry.core.store.ObjectStore;
@@ -124,19 +125,8 @@ public final class StoreRunStorage implements RunStorage {
     }
 
     private IOException cannotWrite(IOException e) {
-      return cannotKeepOnOwnDisk(what, e);
+      return WorkFolder.cannotKeep(what, e);
     }
-  }
-
-  /**
-   * A failure to write {@code what} to a process's own disk, which says what to do when the disk is full: "Cannot
-   * keep ... on this worker's disk (No space left on device): give its temporary folder more room".
-   */
-  public static IOException cannotKeepOnOwnDisk(String what, IOException e) {
-    String reason = String.valueOf(e.getMessage());
-    boolean full = reason.contains("No space left on device") || reason.contains("Disk quota exceeded");
-    return new IOException("Cannot keep " + what + " on this worker's disk (" + reason + ")"
-        + (full ? ": give its temporary folder more room" : ""), e);
   }
 
   @Override

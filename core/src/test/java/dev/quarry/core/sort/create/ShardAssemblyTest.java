@@ -57,7 +57,8 @@ class ShardAssemblyTest {
 
       List<RecordEntry> entries = List.of(entry("a", 0), entry("b", 4));
       Path shard = folder.resolve("shard.tar");
-      new ShardAssembly(source, 4, Long.MAX_VALUE).assemble(List.of(new PlannedShard(0, "x-0.tar", 0, 0)), Map.of(0L, HeldEntries.of(entries)),
+      new ShardAssembly(source, 4, Long.MAX_VALUE).assemble(List.of(new PlannedShard(0, "x-0.tar", 0, 0)),
+          Map.of(0L, HeldEntries.of(entries)),
           List.of(shard), false);
 
       assertThat(Files.readString(shard)).isEqualTo("aaaabbbb");
@@ -106,7 +107,8 @@ class ShardAssemblyTest {
       for (int shard = 0; shard < shards; shard++) { // a batch of one shard each
         Path file = folder.resolve(shard + ".raw");
         new ShardAssembly(source, 4, Long.MAX_VALUE).assemble(List.of(planned.get(shard)), Map.of((long) shard,
-            HeldEntries.of(entries.get((long) shard))), List.of(file), shard < shards - 1); // a local copy is never kept again
+            HeldEntries.of(entries.get((long) shard))), List.of(file),
+            shard < shards - 1); // a local copy is never kept again
         byte[] written = Files.readAllBytes(file);
         assertThat(written).hasSize(records / shards * recordBytes);
         for (int i = 0; i < records / shards; i++) {
@@ -165,11 +167,13 @@ class ShardAssemblyTest {
   }
 
   /**
-   * One shard whose pieces pass a chunk's share of the heap is gathered a chunk at a time, and what a chunk's reads
-   * streamed past serves the later chunks, as for batches: 40 MiB of 64 KiB records, shuffled into one shard gathered
-   * in chunks of 160 pieces, come from the store about once (within 5%), and the shard is byte for byte its records in order.
-   * Before, a shard's pieces were all gathered at once, however many, and a worker of a small budget ran out of heap
-   * on a shard of 240,000 records ({@code ShardOfManyRecordsHeapTest}).
+   * One shard whose entries wait on disk is gathered a chunk of pieces at a time, and what a chunk's reads streamed
+   * past serves the later chunks, as for batches: 40 MiB of 64 KiB records, shuffled into one shard gathered in 4
+   * chunks of 160 pieces, come from the store about once (within 5%), and the shard is byte for byte its records in
+   * order. Before, a shard's pieces were all gathered at once, however many, and a worker of a small budget ran out of
+   * heap on a shard of 240,000 records ({@code ShardOfManyRecordsHeapTest}). A batch whose entries are all held is one
+   * chunk, whatever the chunks' bound: cut, a batch that fits read the inputs again, since its first chunk, most of
+   * the batch, passed over too few bytes to keep them.
    */
   @Test
   void aShardOfMorePiecesThanAChunkHoldsIsGatheredChunkByChunkFromWhatTheFirstStreamedPast() throws IOException,
@@ -183,20 +187,32 @@ class ShardAssemblyTest {
     java.util.Collections.shuffle(order, new java.util.Random(13));
     List<RecordEntry> entries = order.stream().map(record -> new RecordEntry("r" + record, 0, record, false,
         List.of(new RawRange((long) record * recordBytes, recordBytes)), recordBytes, null)).toList();
-    try (RecordSource source = counted.source()) {
+    java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+    for (int record : order) {
+      expected.write(input, record * recordBytes, recordBytes);
+    }
+    ShardEntries.Spool onDisk = new ShardEntries.Spool(folder.resolve("entries"), 0);
+    try (RecordSource source = counted.source(); ShardEntries spilled = onDisk.of(entries)) {
       source.keepStreamedBytes(new KeptBytes(folder.resolve("kept")));
       Path shard = folder.resolve("chunked.raw");
       new ShardAssembly(source, 4, 160 * ShardAssembly.PIECE_HEAP_BYTES).assemble(
-          List.of(new PlannedShard(0, "x.tar", 0, 0)), Map.of(0L, HeldEntries.of(entries)), List.of(shard), false);
-      java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
-      for (int record : order) {
-        expected.write(input, record * recordBytes, recordBytes);
-      }
+          List.of(new PlannedShard(0, "x.tar", 0, 0)), Map.of(0L, spilled), List.of(shard), false);
       assertThat(Files.readAllBytes(shard)).isEqualTo(expected.toByteArray());
       assertThat(counted.bytes.get()).as("bytes the store served, of %d, in 4 chunks", input.length)
           .isBetween((long) input.length, input.length * 21L / 20);
       assertThat(source.keptBytesRead()).as("bytes the later chunks read where the first kept them")
           .isGreaterThanOrEqualTo(480L * recordBytes - 8L * (1 << 20));
+    }
+
+    Counted held = counted(input);
+    try (RecordSource source = held.source()) {
+      source.keepStreamedBytes(new KeptBytes(folder.resolve("kept-held")));
+      Path shard = folder.resolve("held.raw");
+      new ShardAssembly(source, 4, 160 * ShardAssembly.PIECE_HEAP_BYTES).assemble(
+          List.of(new PlannedShard(0, "x.tar", 0, 0)), Map.of(0L, HeldEntries.of(entries)), List.of(shard), false);
+      assertThat(Files.readAllBytes(shard)).isEqualTo(expected.toByteArray());
+      assertThat(held.bytes.get()).as("bytes the store served for a batch held whole").isEqualTo(input.length);
+      assertThat(Files.size(folder.resolve("kept-held"))).as("bytes kept: no chunk follows").isZero();
     }
   }
 

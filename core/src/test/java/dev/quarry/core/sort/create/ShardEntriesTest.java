@@ -1,9 +1,11 @@
 package dev.quarry.core.sort.create;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.testkit.SmallDisk;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,6 +49,26 @@ class ShardEntriesTest {
     try (Stream<Path> left = Files.walk(folder)) {
       assertThat(left.filter(Files::isRegularFile).toList()).as("runs left").isEmpty();
     }
+  }
+
+  /** A full disk under a shard's entries says what to do, and closing the shard gives back its room. */
+  @Test
+  void aFullDiskSaysWhatToDo() throws Exception {
+    ShardEntries.Spool spool;
+    try (SmallDisk disk = SmallDisk.mount(folder.resolve("small"), "64k")) {
+      spool = new ShardEntries.Spool(disk.folder().resolve("entries"), 0);
+      try (ShardEntries shard = spool.entries()) {
+        assertThatThrownBy(() -> {
+          for (RecordEntry entry : entries(String.format("%0200d/", 7), 100_000)) {
+            shard.add(entry);
+          }
+          shard.finish();
+        }).hasMessageStartingWith("Cannot keep an output shard's record entries on this worker's disk (")
+            .hasMessageContaining("No space left on device")
+            .hasMessageEndingWith("): give its temporary folder more room");
+      }
+    }
+    assertThat(spool.heldBytes()).isZero();
   }
 
   private static List<RecordEntry> entries(String prefix, int count) {

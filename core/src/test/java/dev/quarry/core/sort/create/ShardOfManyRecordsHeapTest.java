@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * One output shard of many small records is created under the least budget's heap (16Mi: 64 MiB): its entries past
- * the worker's allowance wait on its disk ({@link EntrySpool}), and its records are gathered a chunk of pieces at a
+ * the worker's allowance wait on its disk ({@link ShardEntries}), and its records are gathered a chunk of pieces at a
  * time ({@link ShardAssembly}). Before, a create batch was never less than one shard, whose entries and their pieces
  * were all held in the heap: 240,000 records with keys of 90 characters ran the child out of heap, as phases, as a
  * shard joined from pieces of two partitions, converted to zip, and in {@code sort run}. Each output is byte for byte

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.core.archive.ArchiveException;
 import dev.quarry.core.archive.RawRange;
+import dev.quarry.testkit.SmallDisk;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -91,14 +91,8 @@ class RecordGroupingTest {
 
   @Test
   void aFullDiskSaysWhatToDo() throws Exception {
-    Path small = Files.createDirectories(temp.resolve("small"));
-    boolean mounted = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", small.toString())
-        .inheritIO().start().waitFor() == 0;
-    if ("true".equals(System.getenv("CI"))) {
-      assertThat(mounted).as("a tmpfs mounted: CI runs as root, so there this test runs rather than skips").isTrue();
-    }
-    Assumptions.assumeTrue(mounted, "mounts a small tmpfs (root may)");
-    try (RecordGrouping grouping = new RecordGrouping("shard", small, 1 << 10, name -> { })) {
+    try (SmallDisk disk = SmallDisk.mount(temp.resolve("small"), "64k");
+        RecordGrouping grouping = new RecordGrouping("shard", disk.folder(), 1 << 10, name -> { })) {
       assertThatThrownBy(() -> {
         for (int member = 0; member < 100_000; member++) {
           grouping.add(grouping.joining(String.format("r%07d.txt", member)), new RawRange(member, 1), null);
@@ -106,8 +100,6 @@ class RecordGroupingTest {
       }).hasMessageStartingWith("Cannot keep a shard's record members on this worker's disk (")
           .hasMessageContaining("No space left on device")
           .hasMessageEndingWith("): give its temporary folder more room");
-    } finally {
-      new ProcessBuilder("umount", small.toString()).inheritIO().start().waitFor();
     }
   }
 

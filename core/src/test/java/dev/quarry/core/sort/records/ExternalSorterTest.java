@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.sort.order.KeyOrder;
+import dev.quarry.testkit.SmallDisk;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
@@ -278,21 +279,14 @@ class ExternalSorterTest {
   /** A full disk under a worker's spills says what it is and what to do, in one line. */
   @Test
   void aFullDiskUnderOwnRunsSaysWhatToDo() throws Exception {
-    Path small = java.nio.file.Files.createDirectories(temp.resolve("small"));
-    boolean mounted = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", small.toString())
-        .inheritIO().start().waitFor() == 0;
-    if ("true".equals(System.getenv("CI"))) {
-      assertThat(mounted).as("a tmpfs mounted: CI runs as root, so there this test runs rather than skips").isTrue();
-    }
-    org.junit.jupiter.api.Assumptions.assumeTrue(mounted, "mounts a small tmpfs (root may)");
-    try {
+    try (SmallDisk disk = SmallDisk.mount(temp.resolve("small"), "256k")) {
       var network = new dev.quarry.core.store.DelegatingStore(new dev.quarry.core.store.FileStore(temp.resolve("s3"))) {
         @Override
         public boolean isLocal() {
           return false;
         }
       };
-      RunStorage own = StoreRunStorage.ownRuns(network, small);
+      RunStorage own = StoreRunStorage.ownRuns(network, disk.folder());
       ExternalSorter sorter = new ExternalSorter(KeyOrder.ENTRIES, new LocalRunStorage(temp), "run-", 4_000)
           .stagingSpillsIn(own, (partition, number) -> String.format("local-%06d", number));
       Random random = new Random(5);
@@ -305,8 +299,6 @@ class ExternalSorterTest {
           .hasMessageContaining("No space left on device")
           .hasMessageEndingWith("): give its temporary folder more room")
           .message().doesNotContain("\n");
-    } finally {
-      new ProcessBuilder("umount", small.toString()).inheritIO().start().waitFor();
     }
   }
 
