@@ -167,6 +167,17 @@ class ZipWriterTest {
         .hasMessage("Cannot write member a/ as zip: a name ending in '/' marks a directory");
   }
 
+  /** A name longer than a zip's 16-bit length field is refused, naming its start, rather than cut. */
+  @Test
+  void refusesANameLongerThanAZipCanHold() {
+    String key = "n".repeat(70_000);
+    assertThatThrownBy(() -> ZipShards.write(List.of(new Record(key, List.of(new Member(key + ".txt",
+        new byte[1]))))))
+        .isInstanceOf(IOException.class)
+        .hasMessage("Cannot write member " + "n".repeat(64) + "... as zip: its name is 70004 bytes, more than a"
+            + " zip's 65,535");
+  }
+
   /** The compression method of each local header, in order. */
   private static List<Integer> methods(byte[] zip) {
     List<Integer> methods = new ArrayList<>();
