@@ -26,6 +26,7 @@ import dev.quarry.core.store.DirectWriteBuffers;
 import dev.quarry.core.store.HashedContent;
 import dev.quarry.core.store.RangedContent;
 import dev.quarry.core.sync.cas.Digest;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -98,7 +99,7 @@ public final class CreatePhase {
   private final boolean recordsInProcess;
   private final DirectWriteBuffers writeBuffers;
   private final PrintStream log;
-  /** Shards whose entries waited on this worker's disk, past the heap's share for them: for tests and details. */
+  /** Shards whose entries waited on this worker's disk during {@link #run}: for tests and details. */
   private long shardsWithEntriesOnDisk;
 
   /**
@@ -155,8 +156,7 @@ public final class CreatePhase {
           entryBytes / PIECES_SHARE);
       Map<Long, ShardEntries> leadingEntries = inPieces
           ? ordered.leading(index, mine.isEmpty() ? Long.MAX_VALUE : mine.getFirst().index()) : Map.of();
-      try (ShardEntries.Closing closing = () -> ShardEntries.closeAll(leadingEntries.values())) {
-        shardsWithEntriesOnDisk += leadingEntries.values().stream().filter(ShardEntries::onDisk).count();
+      try (Closeable closing = () -> ShardEntries.closeAll(leadingEntries.values())) {
         List<PlannedShard> leading = new ArrayList<>();
         for (long shardIndex : leadingEntries.keySet()) {
           PlannedShard shard = shards.between(shardIndex, shardIndex + 1).getFirst();
@@ -186,8 +186,7 @@ public final class CreatePhase {
         List<PlannedShard> batch = todo.subList(start, end);
         boolean batchesFollow = end < todo.size();
         Map<Long, ShardEntries> entries = ordered.of(batch);
-        shardsWithEntriesOnDisk += entries.values().stream().filter(ShardEntries::onDisk).count();
-        try (ShardEntries.Closing closing = () -> ShardEntries.closeAll(entries.values())) {
+        try (Closeable closing = () -> ShardEntries.closeAll(entries.values())) {
           List<PlannedShard> goingOn = inPieces
               ? batch.stream().filter(shard -> ordered.partitionsOf(shard).size() > 1).toList() : List.of();
           List<PlannedShard> whole = batch.stream().filter(shard -> !goingOn.contains(shard)).toList();
@@ -205,6 +204,7 @@ public final class CreatePhase {
           }
         }
       }
+      shardsWithEntriesOnDisk = ordered.spool().runs();
     }
     progress.print(true);
     return List.copyOf(created.values());
@@ -283,7 +283,6 @@ public final class CreatePhase {
         pieces.add(piece);
       }
       all.finish();
-      shardsWithEntriesOnDisk += all.onDisk() ? 1 : 0;
       long bytes = 0;
       for (Path piece : pieces) {
         bytes += Files.size(piece);

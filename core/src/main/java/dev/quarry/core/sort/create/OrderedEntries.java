@@ -93,13 +93,7 @@ final class OrderedEntries implements AutoCloseable {
       }
       ShardEntries current = null;
       while ((pending != null || advance()) && pendingShard < firstOwnShard) {
-        ShardEntries shard = entries.computeIfAbsent(pendingShard, index -> spool.entries());
-        if (shard != current && current != null) {
-          current.finish(); // the entries come shard by shard: at most one run is open for writing
-        }
-        current = shard;
-        shard.add(pending);
-        pending = null;
+        current = addPending(entries.computeIfAbsent(pendingShard, index -> spool.entries()), current);
       }
       for (ShardEntries shard : entries.values()) {
         shard.finish();
@@ -156,11 +150,7 @@ final class OrderedEntries implements AutoCloseable {
         if (pendingShard >= first) {
           ShardEntries shard = entries.get(pendingShard);
           if (shard != null) {
-            if (shard != current && current != null) {
-              current.finish(); // the entries come shard by shard: at most one run is open for writing
-            }
-            current = shard;
-            shard.add(pending);
+            current = addPending(shard, current);
           }
         }
         pending = null;
@@ -176,6 +166,20 @@ final class OrderedEntries implements AutoCloseable {
       ShardEntries.closeAfter(entries.values(), e);
       throw e;
     }
+  }
+
+  /**
+   * Adds the pending entry to {@code shard}, which it leaves no longer pending, and returns the shard; finishes
+   * {@code previous} when the entries have moved on from it: they come shard by shard, so at most one shard's run is
+   * open for writing.
+   */
+  private ShardEntries addPending(ShardEntries shard, ShardEntries previous) throws IOException {
+    if (previous != null && previous != shard) {
+      previous.finish();
+    }
+    shard.add(pending);
+    pending = null;
+    return shard;
   }
 
   /** Where the shards' entries gathered are kept. */

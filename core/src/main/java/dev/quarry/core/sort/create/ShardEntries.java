@@ -19,12 +19,6 @@ import java.util.List;
  * and a worker of a small budget cannot hold one (the least budget's heap ran out at 240,000).
  */
 final class ShardEntries implements AutoCloseable {
-  /** Closes things of a create worker that may fail to close, as a resource. */
-  interface Closing extends AutoCloseable {
-    @Override
-    void close() throws IOException;
-  }
-
   /** Entries read one at a time, from the first; null after the last. */
   interface Cursor extends AutoCloseable {
     RecordEntry next() throws IOException;
@@ -57,15 +51,6 @@ final class ShardEntries implements AutoCloseable {
       return new ShardEntries(this);
     }
 
-    /** Of {@code entries}, in order: a shard's entries, finished. */
-    ShardEntries of(List<RecordEntry> entries) throws IOException {
-      ShardEntries shard = entries();
-      for (RecordEntry entry : entries) {
-        shard.add(entry);
-      }
-      return shard.finish();
-    }
-
     private synchronized boolean take(long bytes) {
       if (held + bytes > allowance) {
         return false;
@@ -93,6 +78,11 @@ final class ShardEntries implements AutoCloseable {
 
     private synchronized String nextRun() {
       return String.format("entries-%08d.run", runs++);
+    }
+
+    /** How many shards' entries went to the worker's disk, one run each. */
+    synchronized long runs() {
+      return runs;
     }
 
     /** Estimated heap bytes held now, for tests. */

@@ -145,8 +145,7 @@ class ShardAssemblyTest {
     byte[] input = new byte[records * recordBytes];
     new java.util.Random(7).nextBytes(input);
     Counted counted = counted(input);
-    List<Integer> order = new java.util.ArrayList<>(java.util.stream.IntStream.range(0, records).boxed().toList());
-    java.util.Collections.shuffle(order, new java.util.Random(11));
+    List<Integer> order = shuffled(records, 11);
     List<List<Integer>> batches = List.of(order.subList(0, 160), order.subList(160, 320), order.subList(320, 480),
         order.subList(480, 640));
     try (RecordSource source = counted.source()) {
@@ -183,21 +182,16 @@ class ShardAssemblyTest {
     byte[] input = new byte[records * recordBytes];
     new java.util.Random(5).nextBytes(input);
     Counted counted = counted(input);
-    List<Integer> order = new java.util.ArrayList<>(java.util.stream.IntStream.range(0, records).boxed().toList());
-    java.util.Collections.shuffle(order, new java.util.Random(13));
-    List<RecordEntry> entries = order.stream().map(record -> new RecordEntry("r" + record, 0, record, false,
-        List.of(new RawRange((long) record * recordBytes, recordBytes)), recordBytes, null)).toList();
-    java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
-    for (int record : order) {
-      expected.write(input, record * recordBytes, recordBytes);
-    }
+    List<Integer> order = shuffled(records, 13);
+    List<RecordEntry> entries = entriesOf(order, recordBytes);
+    byte[] expected = inOrder(input, order, recordBytes);
     ShardEntries.Spool onDisk = new ShardEntries.Spool(folder.resolve("entries"), 0);
-    try (RecordSource source = counted.source(); ShardEntries spilled = onDisk.of(entries)) {
+    try (RecordSource source = counted.source(); ShardEntries spilled = HeldEntries.of(onDisk, entries)) {
       source.keepStreamedBytes(new KeptBytes(folder.resolve("kept")));
       Path shard = folder.resolve("chunked.raw");
       new ShardAssembly(source, 4, 160 * ShardAssembly.PIECE_HEAP_BYTES).assemble(
           List.of(new PlannedShard(0, "x.tar", 0, 0)), Map.of(0L, spilled), List.of(shard), false);
-      assertThat(Files.readAllBytes(shard)).isEqualTo(expected.toByteArray());
+      assertThat(Files.readAllBytes(shard)).isEqualTo(expected);
       assertThat(counted.bytes.get()).as("bytes the store served, of %d, in 4 chunks", input.length)
           .isBetween((long) input.length, input.length * 21L / 20);
       assertThat(source.keptBytesRead()).as("bytes the later chunks read where the first kept them")
@@ -210,7 +204,7 @@ class ShardAssemblyTest {
       Path shard = folder.resolve("held.raw");
       new ShardAssembly(source, 4, 160 * ShardAssembly.PIECE_HEAP_BYTES).assemble(
           List.of(new PlannedShard(0, "x.tar", 0, 0)), Map.of(0L, HeldEntries.of(entries)), List.of(shard), false);
-      assertThat(Files.readAllBytes(shard)).isEqualTo(expected.toByteArray());
+      assertThat(Files.readAllBytes(shard)).isEqualTo(expected);
       assertThat(held.bytes.get()).as("bytes the store served for a batch held whole").isEqualTo(input.length);
       assertThat(Files.size(folder.resolve("kept-held"))).as("bytes kept: no chunk follows").isZero();
     }
@@ -286,16 +280,32 @@ class ShardAssemblyTest {
   /** Assembles one shard of the records {@code records} of {@code input}, and checks its bytes. */
   private void assemble(RecordSource source, int batch, List<Integer> records, int recordBytes, byte[] input,
       boolean batchesFollow) throws IOException, InterruptedException {
-    List<RecordEntry> entries = records.stream().map(record -> new RecordEntry("r" + record, 0, record, false,
-        List.of(new RawRange((long) record * recordBytes, recordBytes)), recordBytes, null)).toList();
     Path shard = folder.resolve("batch-" + batch);
     new ShardAssembly(source, 4, Long.MAX_VALUE).assemble(List.of(new PlannedShard(batch, "x.tar", 0, 0)),
-        Map.of((long) batch, HeldEntries.of(entries)), List.of(shard), batchesFollow);
-    java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+        Map.of((long) batch, HeldEntries.of(entriesOf(records, recordBytes))), List.of(shard), batchesFollow);
+    assertThat(Files.readAllBytes(shard)).as("batch %d", batch).isEqualTo(inOrder(input, records, recordBytes));
+  }
+
+  /** Record numbers 0 to {@code records} - 1, shuffled by {@code seed}. */
+  private static List<Integer> shuffled(int records, long seed) {
+    List<Integer> order = new java.util.ArrayList<>(java.util.stream.IntStream.range(0, records).boxed().toList());
+    java.util.Collections.shuffle(order, new java.util.Random(seed));
+    return order;
+  }
+
+  /** Entries of {@code records} of an input of {@code recordBytes}-byte records, in that order. */
+  private static List<RecordEntry> entriesOf(List<Integer> records, int recordBytes) {
+    return records.stream().map(record -> new RecordEntry("r" + record, 0, record, false,
+        List.of(new RawRange((long) record * recordBytes, recordBytes)), recordBytes, null)).toList();
+  }
+
+  /** The bytes of {@code records} of {@code input}, one after the other: the shard they make. */
+  private static byte[] inOrder(byte[] input, List<Integer> records, int recordBytes) {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
     for (int record : records) {
-      expected.write(input, record * recordBytes, recordBytes);
+      bytes.write(input, record * recordBytes, recordBytes);
     }
-    assertThat(Files.readAllBytes(shard)).as("batch %d", batch).isEqualTo(expected.toByteArray());
+    return bytes.toByteArray();
   }
 
   private static Map<Long, ShardEntries> held(Map<Long, List<RecordEntry>> entries) {

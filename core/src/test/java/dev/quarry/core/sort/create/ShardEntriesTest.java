@@ -31,7 +31,7 @@ class ShardEntriesTest {
     long firstBytes = first.stream().mapToLong(RecordEntry::estimatedHeapBytes).sum();
     ShardEntries.Spool spool = new ShardEntries.Spool(folder.resolve("entries"), firstBytes + 20 * first.getFirst()
         .estimatedHeapBytes());
-    try (ShardEntries held = spool.of(first); ShardEntries spilled = spool.of(second)) {
+    try (ShardEntries held = HeldEntries.of(spool, first); ShardEntries spilled = HeldEntries.of(spool, second)) {
       assertThat(held.onDisk()).isFalse();
       assertThat(spilled.onDisk()).isTrue();
       assertThat(spool.heldBytes()).as("room held: the first shard's alone").isEqualTo(firstBytes);
