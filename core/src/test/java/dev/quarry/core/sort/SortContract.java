@@ -1992,6 +1992,46 @@ abstract class SortContract {
   }
 
   /**
+   * A marker whose runs and records are both forged to two billion passes the count check on a local scratch (a
+   * worker there writes up to a run a record); the plan and the steps then name the runs as they reach them, and fail
+   * at the first that does not exist, naming it. Before, they named every counted run first, and ran out of memory.
+   * On a scratch in an object store the count check refuses it, as above. Both orders: one where the worker wrote no
+   * pack (the plan looks at its runs) and a shuffle over two partitions (each step merges its runs).
+   */
+  @Test
+  void aMarkerForgedToCountARunPerRecordFailsAtTheFirstRunThatIsNotThere() throws Exception {
+    ExtractedMarker unpacked = extractedMarker();
+    assertThat(unpacked.json()).contains("\"runs\" : 1,", "\"runsByPartition\" : [ [ 1, 1 ] ]",
+        "\"records\" : " + all.size() + ",");
+    unpacked.forge(unpacked.json().replace("\"runs\" : 1,", "\"runs\" : 2000000000,")
+        .replace("[ [ 1, 1 ] ]", "[ [ 2000000000, 1 ] ]")
+        .replace("\"records\" : " + all.size() + ",", "\"records\" : 2000000000,"));
+    assertThatThrownBy(() -> unpacked.phases().plan(1)).hasMessage(unpacked.store().isLocal()
+        ? "Cannot plan: run 1 of partition 0 of extract worker 0, which its done marker names, does not exist (the"
+            + " scratch was changed; clean it and sort again)"
+        : "Cannot plan: the done marker of extract worker 0 counts 2000000000 runs of one partition, where a worker"
+            + " writes one to a scratch in an object store (the scratch was changed; clean it and sort again)");
+
+    SortSpec spec = spec(input(ShardFormat.TAR), new SortSpec.Order(OrderKind.SHUFFLE, null, 3L, null, null),
+        records(root + "out/x-{000..}.tar", 7));
+    SortPhases phases = phases(spec, root + "shuffled/");
+    phases.extract(0, 1, 2);
+    Location scratch = stores.locate(root + "shuffled/");
+    ExtractedMarker packed = new ExtractedMarker(phases, scratch.store(), new Scratch(scratch.key()).extractDone(0),
+        new String(scratch.store().getBytes(new Scratch(scratch.key()).extractDone(0)), StandardCharsets.UTF_8));
+    assertThat(packed.json()).contains("\"runs\" : 2,", "\"runsByPartition\" : [ [ 1, 2 ] ]");
+    packed.forge(packed.json().replace("\"runs\" : 2,", "\"runs\" : 2000000000,")
+        .replace("[ [ 1, 2 ] ]", "[ [ 1000000000, 2 ] ]")
+        .replace("\"records\" : " + all.size() + ",", "\"records\" : 2000000000,"));
+    assertThatThrownBy(() -> phases.partition(1, 2, 1)).hasMessage(packed.store().isLocal()
+        ? "Cannot partition: run 1 of partition 1 of extract worker 0, which its done marker names, does not exist"
+            + " (the scratch was changed; clean it and sort again)"
+        : "Cannot partition: the done marker of extract worker 0 counts 1000000000 runs of one partition, where a"
+            + " worker writes one to a scratch in an object store (the scratch was changed; clean it and sort again)");
+    assertThat(objects(root + "shuffled/").keySet()).noneMatch(name -> name.startsWith("partition/"));
+  }
+
+  /**
    * Create reads a packed record at the offset its partition's ordered list gives, from the start of its segment of
    * the pack: one that a changed list puts past the segment's end (into the next segment, or the segment table) is
    * refused, not read as record bytes; so is one that names another segment than its partition's.

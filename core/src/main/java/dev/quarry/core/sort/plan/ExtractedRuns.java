@@ -17,15 +17,16 @@ import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectStores;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.AbstractList;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 /**
  * The done markers of every extract worker, checked to be one split of the input list into one number of partitions
@@ -34,6 +35,11 @@ import java.util.function.Supplier;
  * lists nothing and reads no pack: what it reads grows with the extract workers.
  */
 final class ExtractedRuns {
+  /** How many runs {@link #checkRuns} names at a time. */
+  private static final int LOOKED_AT_ONCE = 4096;
+  /** How the name of a worker's run 0 ends ({@code Scratch#extractRun}): its number, six digits, and the suffix. */
+  private static final String FIRST_RUN_SUFFIX = "000000.run";
+
   private final ObjectStore store;
   private final Scratch scratch;
   private final List<ExtractResult> results;
@@ -168,10 +174,10 @@ final class ExtractedRuns {
    * Refuses workers that did not spread records over the partitions (they wrote no pack, so nothing else bears out
    * their number of partitions) whose markers count runs of another partition than 0, where all their records are,
    * or name a run of partition 0 that does not exist: a HEAD of each such run, {@value InFlight#SORT_REQUESTS} at
-   * once, before the plan runs a step per partition.
+   * once, {@value #LOOKED_AT_ONCE} named at a time, before the plan runs a step per partition.
    */
   void checkRuns(String action) throws IOException {
-    List<ExtractRun> named = new ArrayList<>();
+    int[] unpacked = new int[results.size()];
     for (int index = 0; index < results.size(); index++) {
       ExtractResult result = results.get(index);
       if (result.pack() == null) {
@@ -180,20 +186,22 @@ final class ExtractedRuns {
               + " done marker counts runs of partitions other than 0 (the scratch was changed; clean it and sort"
               + " again)");
         }
-        for (int number = 0; number < result.runs(); number++) {
-          named.add(new ExtractRun(index, 0, number));
-        }
+        unpacked[index] = result.runs();
       }
     }
-    Set<ExtractRun> absent = ConcurrentHashMap.newKeySet();
-    InFlight.all(named, InFlight.SORT_REQUESTS, run -> {
-      if (store.head(name(run)).isEmpty()) {
-        absent.add(run);
-      }
-    });
-    for (ExtractRun run : named) { // in worker order, whichever answer came first
-      if (absent.contains(run)) {
-        throw missing(run, action);
+    CountedRuns named = new CountedRuns(0, unpacked, action);
+    for (int start = 0; start < named.size(); start += LOOKED_AT_ONCE) {
+      List<Integer> window = IntStream.range(start, Math.min(named.size(), start + LOOKED_AT_ONCE)).boxed().toList();
+      Set<Integer> absent = ConcurrentHashMap.newKeySet();
+      InFlight.all(window, InFlight.SORT_REQUESTS, position -> {
+        if (store.head(named.get(position)).isEmpty()) {
+          absent.add(position);
+        }
+      });
+      for (int position : window) { // in worker order, whichever answer came first
+        if (absent.contains(position)) {
+          throw missing(named.run(position), action);
+        }
       }
     }
   }
@@ -249,13 +257,11 @@ final class ExtractedRuns {
    */
   RunMerger merged(int partition, RunStorage storage, RunStorage passStorage, Supplier<String> passRunNames)
       throws IOException {
-    Map<String, ExtractRun> named = new LinkedHashMap<>();
+    int[] counts = new int[results.size()];
     for (int index = 0; index < results.size(); index++) {
-      for (int number = 0; number < results.get(index).runsOf(partition); number++) {
-        ExtractRun run = new ExtractRun(index, partition, number);
-        named.put(name(run), run);
-      }
+      counts[index] = results.get(index).runsOf(partition);
     }
+    CountedRuns named = new CountedRuns(partition, counts, action);
     RunStorage refusingMissing = new RunStorage() {
       @Override
       public RunOutput create(String name) throws IOException {
@@ -267,7 +273,8 @@ final class ExtractedRuns {
         try {
           return storage.open(name);
         } catch (NoSuchObjectException e) {
-          throw named.containsKey(name) ? missing(named.get(name), action) : e;
+          ExtractRun run = named.runNamed(name);
+          throw run != null ? missing(run, action) : e;
         }
       }
 
@@ -281,8 +288,75 @@ final class ExtractedRuns {
         storage.delete(name);
       }
     };
-    return RunMerger.open(refusingMissing, List.copyOf(named.keySet()), KeyOrder.ENTRIES, passStorage,
-        passRunNames);
+    return RunMerger.open(refusingMissing, named, KeyOrder.ENTRIES, passStorage, passRunNames);
+  }
+
+  /**
+   * The runs the markers count of one partition, worker by worker, each named only when it is reached: a merge opens
+   * them {@value RunMerger#FAN_IN} at a time and {@link #checkRuns} looks at {@value #LOOKED_AT_ONCE} at a time, so a
+   * count forged on a local scratch, where a worker may write a run a record (two billion runs of two billion
+   * records), costs the runs that exist and fails at the first that does not, where naming every counted run first
+   * ran out of memory.
+   */
+  private final class CountedRuns extends AbstractList<String> {
+    private final int partition;
+    /** {@code before[w]}: the runs of the workers before worker {@code w}; the last is the size. */
+    private final long[] before;
+
+    CountedRuns(int partition, int[] counts, String action) {
+      this.partition = partition;
+      before = new long[counts.length + 1];
+      for (int worker = 0; worker < counts.length; worker++) {
+        before[worker + 1] = before[worker] + counts[worker];
+      }
+      if (before[counts.length] > Integer.MAX_VALUE) {
+        throw new IllegalStateException("Cannot " + action + ": the extract workers' done markers count "
+            + before[counts.length] + " runs of partition " + partition + ", more than they can have written (the"
+            + " scratch was changed; clean it and sort again)");
+      }
+    }
+
+    @Override
+    public int size() {
+      return (int) before[before.length - 1];
+    }
+
+    @Override
+    public String get(int position) {
+      return name(run(position));
+    }
+
+    ExtractRun run(int position) {
+      Objects.checkIndex(position, size());
+      int found = Arrays.binarySearch(before, position);
+      // An exact match may be followed by workers that wrote no run of the partition: the worker is the last of them.
+      int worker = found >= 0 ? found : -found - 2;
+      while (before[worker + 1] == position) {
+        worker++;
+      }
+      return new ExtractRun(worker, partition, (int) (position - before[worker]));
+    }
+
+    /** The run named {@code name}, or null when it is none of these: a name each worker's prefix and number make. */
+    ExtractRun runNamed(String name) {
+      for (int worker = 0; worker + 1 < before.length; worker++) {
+        if (before[worker + 1] > before[worker]) {
+          String first = name(new ExtractRun(worker, partition, 0));
+          String prefix = first.substring(0, first.length() - FIRST_RUN_SUFFIX.length());
+          if (name.startsWith(prefix) && name.endsWith(".run")) {
+            String digits = name.substring(prefix.length(), name.length() - ".run".length());
+            if (digits.matches("[0-9]{6,10}")) {
+              long number = Long.parseLong(digits);
+              ExtractRun run = new ExtractRun(worker, partition, (int) Math.min(number, Integer.MAX_VALUE));
+              if (number < before[worker + 1] - before[worker] && name(run).equals(name)) {
+                return run;
+              }
+            }
+          }
+        }
+      }
+      return null;
+    }
   }
 
   /** Run {@code number} of partition {@code partition} that extract worker {@code worker} wrote. */

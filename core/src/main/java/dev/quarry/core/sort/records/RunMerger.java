@@ -77,7 +77,8 @@ public final class RunMerger implements AutoCloseable {
 
   private static RunMerger open(RunStorage storage, List<String> runs, Comparator<RecordEntry> order,
       RunStorage passStorage, Supplier<String> passRunNames, List<String> consumed) throws IOException {
-    List<String> current = List.copyOf(runs);
+    // Not copied: a caller may name its runs as they are reached (a plan's extract runs), and open reads them alone.
+    List<String> current = runs;
     List<String> written = new ArrayList<>(consumed);
     while (current.size() > FAN_IN) {
       List<String> next = new ArrayList<>();
