@@ -265,7 +265,7 @@ public final class CreatePhase {
       for (int holder : partitions) {
         String entriesName = scratch.createPieceEntries(shard.index(), holder);
         try (ShardEntries.Cursor reader = holder == partition ? ownEntries.cursor()
-            : ShardEntries.cursorOf(storage, entriesName)) {
+            : ordered.spool().cursor(storage, entriesName)) {
           for (RecordEntry entry = reader.next(); entry != null; entry = reader.next()) {
             all.add(entry);
             expected += entry.size();

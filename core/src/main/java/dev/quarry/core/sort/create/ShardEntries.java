@@ -2,6 +2,7 @@ package dev.quarry.core.sort.create;
 
 import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.sort.records.RunMerger;
 import dev.quarry.core.sort.records.RunReader;
 import dev.quarry.core.sort.records.RunStorage;
 import dev.quarry.core.sort.records.RunWriter;
@@ -29,10 +30,16 @@ final class ShardEntries implements AutoCloseable {
 
   /**
    * Where a create worker keeps the entries of the shards it gathers: the heap, up to {@code allowance} estimated
-   * bytes across all of them at once, then runs in its own disk's folder. A shard that would pass it writes what it
-   * holds there and goes on there; its room is given back when it is closed.
+   * bytes across all of them at once and the readers open on runs, then runs in its own disk's folder. A shard that
+   * would pass it writes what it holds there and goes on there; its room is given back when it is closed.
    */
   static final class Spool {
+    /**
+     * What a reader of entries on a disk or in a store holds while open ({@link RunMerger#readerBytes}, its whole
+     * window): counted in the room, so that a shard added while others are read goes to disk rather than past it.
+     */
+    static final long READER_BYTES = RunMerger.readerBytes(Long.MAX_VALUE);
+
     private final RunStorage disk;
     private final long allowance;
     private long held;
@@ -61,6 +68,47 @@ final class ShardEntries implements AutoCloseable {
 
     private synchronized void giveBack(long bytes) {
       held -= bytes;
+    }
+
+    /** Room that must be had, past the allowance if need be: a reader cannot wait for entries to go. */
+    private synchronized void hold(long bytes) {
+      held += bytes;
+    }
+
+    /**
+     * The entries of run {@code name} in {@code storage}, from the first: its reader's {@link #READER_BYTES} count in
+     * the room until it is closed. Several readers of one run may be open at once (gathering, converting, uploading).
+     */
+    Cursor cursor(RunStorage storage, String name) throws IOException {
+      hold(READER_BYTES);
+      RunReader reader;
+      try {
+        reader = new RunReader(storage.open(name), name);
+      } catch (IOException | RuntimeException e) {
+        giveBack(READER_BYTES);
+        throw e;
+      }
+      return new Cursor() {
+        private boolean closed;
+
+        @Override
+        public RecordEntry next() throws IOException {
+          return reader.next();
+        }
+
+        @Override
+        public void close() throws IOException {
+          if (closed) {
+            return;
+          }
+          closed = true;
+          try {
+            reader.close();
+          } finally {
+            giveBack(READER_BYTES);
+          }
+        }
+      };
     }
 
     /**
@@ -185,23 +233,7 @@ final class ShardEntries implements AutoCloseable {
         public void close() {}
       };
     }
-    return cursorOf(spool.disk, run);
-  }
-
-  /** The entries of run {@code name} in {@code storage}. */
-  static Cursor cursorOf(RunStorage storage, String name) throws IOException {
-    RunReader reader = new RunReader(storage.open(name), name);
-    return new Cursor() {
-      @Override
-      public RecordEntry next() throws IOException {
-        return reader.next();
-      }
-
-      @Override
-      public void close() throws IOException {
-        reader.close();
-      }
-    };
+    return spool.cursor(spool.disk, run);
   }
 
   /** Closes each of {@code entries}: the first failure is thrown, the others suppressed by it. */

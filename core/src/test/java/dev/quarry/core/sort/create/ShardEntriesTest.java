@@ -51,6 +51,44 @@ class ShardEntriesTest {
     }
   }
 
+  /**
+   * A reader of entries on the disk holds its buffers and a read window, about 1.6 MiB: each one open counts in the
+   * spool's room until closed, so a shard added while another is read goes to disk instead of past the room, and one
+   * added after it closes is held. A reader of held entries costs nothing. Before, readers were outside the room: with
+   * four uploads reading, about 6 MiB besides the entries' share.
+   */
+  @Test
+  void readersOfEntriesOnDiskCountInTheRoomWhileOpen() throws IOException {
+    List<RecordEntry> held = entries("a", 10);
+    long heldBytes = held.stream().mapToLong(RecordEntry::estimatedHeapBytes).sum();
+    ShardEntries.Spool spool = new ShardEntries.Spool(folder.resolve("entries"), heldBytes + 20 * held.getFirst()
+        .estimatedHeapBytes());
+    try (ShardEntries inHeap = HeldEntries.of(spool, held); ShardEntries spilled = HeldEntries.of(spool,
+        entries("b", 50))) {
+      assertThat(spilled.onDisk()).isTrue();
+      try (ShardEntries.Cursor ofHeld = inHeap.cursor()) {
+        assertThat(spool.heldBytes()).as("a reader of held entries").isEqualTo(heldBytes);
+      }
+      try (ShardEntries.Cursor first = spilled.cursor(); ShardEntries.Cursor second = spilled.cursor()) {
+        assertThat(spool.heldBytes()).as("two readers of entries on disk")
+            .isEqualTo(heldBytes + 2 * ShardEntries.Spool.READER_BYTES);
+        try (ShardEntries whileRead = HeldEntries.of(spool, entries("c", 1))) {
+          assertThat(whileRead.onDisk()).as("a shard added while the readers hold the room").isTrue();
+        }
+        first.close();
+        first.close();
+        assertThat(spool.heldBytes()).as("one reader closed, twice").isEqualTo(heldBytes + ShardEntries.Spool
+            .READER_BYTES);
+      }
+      assertThat(spool.heldBytes()).isEqualTo(heldBytes);
+      try (ShardEntries afterwards = HeldEntries.of(spool, entries("c", 1))) {
+        assertThat(afterwards.onDisk()).as("a shard added once they closed").isFalse();
+      }
+      assertThat(ShardEntries.Spool.READER_BYTES).isEqualTo((576L + 1024) << 10);
+    }
+    assertThat(spool.heldBytes()).isZero();
+  }
+
   /** A full disk under a shard's entries says what to do, and closing the shard gives back its room. */
   @Test
   void aFullDiskSaysWhatToDo() throws Exception {
