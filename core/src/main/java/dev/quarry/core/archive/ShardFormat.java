@@ -2,6 +2,7 @@ package dev.quarry.core.archive;
 
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /** Archive formats of shards, named by their file extension. */
@@ -46,15 +47,20 @@ public enum ShardFormat {
 
   /** The format a shard's object or file name ends with, for example {@code train-0001.tar.lz4}. */
   public static ShardFormat ofName(String name) {
+    return named(name).orElseThrow(() -> new IllegalArgumentException("Cannot infer the shard format of " + name
+        + ": its name must end in ." + names().replace(", ", ", .") + ", or give the format explicitly"));
+  }
+
+  /** The format {@code name} ends with, if it ends with one's extension (in any case). */
+  public static Optional<ShardFormat> named(String name) {
     String lower = name.toLowerCase(Locale.ROOT);
     // Longest extensions first, so that x.tar.gz is not taken for something ending in .gz alone.
     for (ShardFormat format : new ShardFormat[] {TAR_GZ, TAR_LZ4, TAR, ZIP, MSGPACK}) {
       if (lower.endsWith("." + format.extension) || (format.alias != null && lower.endsWith("." + format.alias))) {
-        return format;
+        return Optional.of(format);
       }
     }
-    throw new IllegalArgumentException("Cannot infer the shard format of " + name + ": its name must end in ."
-        + names().replace(", ", ", .") + ", or give the format explicitly");
+    return Optional.empty();
   }
 
   private static String names() {

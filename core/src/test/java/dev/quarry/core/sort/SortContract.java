@@ -264,6 +264,40 @@ abstract class SortContract {
     assertThat(reserved.store().listAll(reserved.key()).toList()).as("nothing written there").isEmpty();
   }
 
+  /**
+   * Shards are written in the format their names end in, as dSort's output extension decides its format: tar input
+   * into {@code x-{0..}.zip} writes zip shards, where before it wrote tar bytes under .zip names (the input's format
+   * was the default whatever the names said). A name that ends in no format's extension takes the input's; an
+   * {@code output.format} that differs from the names' is refused when the spec is read, and a key map line naming
+   * shards of another format than the job's is refused before anything is written.
+   */
+  @Test
+  void theOutputIsWrittenInTheFormatItsNamesEndIn() throws Exception {
+    String input = input(ShardFormat.TAR);
+    SortSpec.Order shuffle = new SortSpec.Order(OrderKind.SHUFFLE, null, 7L, null, null);
+    List<Record> zipped = runAndRead(spec(input, shuffle, records(root + "zip/x-{0..}.zip", 30)),
+        root + "zip/x.manifest.json", ShardFormat.ZIP);
+    assertThat(Json.read(bytes(root + "zip/x.manifest.json"), Manifest.class).format()).isEqualTo("zip");
+    assertThat(bytes(root + "zip/x-0.zip")).startsWith('P', 'K', 3, 4);
+    assertThat(fingerprints(zipped)).isEqualTo(fingerprints(runAndRead(spec(input, shuffle,
+        records(root + "tar/x-{0..}.tar", 30)), root + "tar/x.manifest.json", ShardFormat.TAR)));
+    runAndRead(spec(input, shuffle, records(root + "bare/x-{0..}", 30)), root + "bare/x.manifest.json",
+        ShardFormat.TAR);
+    assertThat(Json.read(bytes(root + "bare/x.manifest.json"), Manifest.class).format()).isEqualTo("tar");
+
+    assertThatThrownBy(() -> new SortSpec.Output(root + "o/x-{0..}.zip", "tar", null, 30L, null))
+        .hasMessage("Invalid output.format: tar, where output.template " + root + "o/x-{0..}.zip names zip shards"
+            + " (name the shards .tar, or set output.format to zip)");
+    String keymap = "img/[a-m].*\tkm-{0..}.tar\nimg/.*\tother-{0..}.zip\n";
+    SortSpec mixed = spec(input, new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+        new SortSpec.Keymap(keymap, null, null)), records(root + "km/x-{0..}.tar", 30));
+    assertThatThrownBy(() -> LocalSort.run(mixed, stores, temp.resolve("work"), QUIET))
+        .hasMessage("Cannot plan: the key map names shards " + root + "km/other-{0..}.zip, zip, where the job"
+            + " writes tar (one format a job: name them .tar, or give them a job of their own)");
+    Location km = stores.locate(root + "km/");
+    assertThat(km.store().listAll(km.key()).toList()).as("nothing written").isEmpty();
+  }
+
   @Test
   void anOutputTemplateWithItsRangeInAFolderIsRefused() throws Exception {
     assertThatThrownBy(() -> records(root + "o2/{000..}/s.tar", 30))

@@ -71,7 +71,8 @@ public final class SortSpecOptions {
   String output;
 
   @Option(names = "--output-format", paramLabel = "EXT",
-      description = "Output format: tar, tar.gz, tar.lz4, zip or msgpack (default: the input's).")
+      description = "Output format: tar, tar.gz, tar.lz4, zip or msgpack (default: the one the"
+          + " output names end in, else the input's).")
   String outputFormat;
 
   @Option(names = "--shard-size", paramLabel = "BYTES", description = "Target shard size, as a quantity (256Mi): a record goes to"

@@ -98,7 +98,7 @@ public final class PlanPhase {
             + " ran again meanwhile; clean the scratch and sort again)");
       }
     }
-    ShardFormat outputFormat = outputFormat(inputs);
+    ShardFormat outputFormat = outputFormat(inputs, templates);
     for (PartitionResult partition : partitions) {
       if (partition.templates().size() != templates.size()) {
         throw new IllegalStateException("Cannot plan: partition " + partition.index() + " counted "
@@ -194,16 +194,26 @@ public final class PlanPhase {
     return partitions;
   }
 
-  private ShardFormat outputFormat(StoredInputs inputs) {
-    if (spec.output().format() != null) {
-      return ShardFormat.ofExtension(spec.output().format());
-    }
+  /**
+   * The job's one output format ({@code SortSpec.Output#shardFormat}); a key map's template that names shards of
+   * another format is refused, as writing them in the job's format would put one format under another's name.
+   */
+  private ShardFormat outputFormat(StoredInputs inputs, List<BraceTemplate> templates) {
     List<ShardFormat> formats = inputs.formats();
-    if (formats.size() != 1) {
+    ShardFormat format = spec.output().shardFormat(formats.size() == 1 ? formats.getFirst() : null);
+    if (format == null) {
       throw new IllegalArgumentException("Invalid output: no format given and the inputs have " + formats.size()
           + " formats " + formats + " (set output.format)");
     }
-    return formats.get(0);
+    for (BraceTemplate template : templates) {
+      ShardFormat named = ShardFormat.named(template.suffix()).orElse(format);
+      if (named != format) {
+        throw new IllegalArgumentException("Cannot plan: the key map names shards " + template + ", "
+            + named.extension() + ", where the job writes " + format.extension() + " (one format a job: name them ."
+            + format.extension() + ", or give them a job of their own)");
+      }
+    }
+    return format;
   }
 
   /**

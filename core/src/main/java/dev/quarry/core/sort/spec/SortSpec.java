@@ -116,7 +116,13 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
         }
       }
       if (format != null) {
-        ShardFormat.ofExtension(format);
+        ShardFormat declared = ShardFormat.ofExtension(format);
+        ShardFormat named = template == null ? null : ShardFormat.named(template).orElse(null);
+        if (named != null && named != declared) {
+          throw new InvalidSpecException("Invalid %s: %s, where %s %s names %s shards (name the shards .%s, or set"
+              + " %s to %s)", field("output.format"), format, field("output.template"), template,
+              named.extension(), declared.extension(), field("output.format"), named.extension());
+        }
       }
       if (shardSize != null && bytes(shardSize, "output.shardSize") < 1) {
         throw new InvalidSpecException("Invalid %s: %s (must be at least 1 byte)", field("output.shardSize"),
@@ -132,8 +138,15 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
       }
     }
 
+    /**
+     * The format the shards are written in: the one given, else the one the template's names end in (as dSort's
+     * output extension decides its format), else {@code inputFormat}, null when the inputs have none in common.
+     */
     public ShardFormat shardFormat(ShardFormat inputFormat) {
-      return format == null ? inputFormat : ShardFormat.ofExtension(format);
+      if (format != null) {
+        return ShardFormat.ofExtension(format);
+      }
+      return template == null ? inputFormat : ShardFormat.named(template).orElse(inputFormat);
     }
 
     /** The shard size in bytes, or 0 when shards are sized otherwise. */
