@@ -16,6 +16,11 @@ public record Member(String name, byte[] data) {
 
   /** The part of the last path component after its first dot, for example {@code jpg} or {@code seg.png}. */
   public String suffix() {
+    return suffixOf(name);
+  }
+
+  /** The suffix of a member named {@code name}: the part of its last path component after its first dot. */
+  public static String suffixOf(String name) {
     String base = name.substring(name.lastIndexOf('/') + 1);
     int dot = base.indexOf('.');
     return dot < 0 ? "" : base.substring(dot + 1);

@@ -59,8 +59,8 @@ class RecordSizeLimitTest {
           new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, SortContract.QUIET);
       assertThatThrownBy(() -> phases.extract(0, 1))
           .hasMessage("Cannot read member big.bin of shard " + input + ": its record big would hold 2147484160"
-              + " bytes or more, over the 2146435072 bytes (2047 MiB) a record may have (records are held whole;"
-              + " split the file or keep it outside the dataset)");
+              + " bytes or more, over the 2146435072 bytes (2047 MiB) a record may have (split the file or"
+              + " keep it outside the dataset)");
       assertThatThrownBy(() -> LocalSort.run(spec, stores, temp.resolve("work"), SortContract.QUIET))
           .hasMessageStartingWith("Cannot read member big.bin of shard " + input + ": its record big would hold");
     }

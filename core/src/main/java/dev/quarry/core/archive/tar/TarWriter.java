@@ -5,12 +5,14 @@ import static dev.quarry.core.archive.tar.TarFormat.*;
 import dev.quarry.core.archive.Member;
 import dev.quarry.core.archive.Record;
 import dev.quarry.core.archive.ShardWriter;
+import dev.quarry.core.archive.SpooledMember;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -36,6 +38,16 @@ public final class TarWriter implements ShardWriter {
   public void write(Record record) throws IOException {
     for (Member member : record.members()) {
       writeMember(member.name(), member.data());
+    }
+    records++;
+  }
+
+  @Override
+  public void write(String key, List<SpooledMember> members) throws IOException {
+    for (SpooledMember member : members) {
+      try (InputStream data = member.open()) {
+        writeMember(member.name(), member.size(), data);
+      }
     }
     records++;
   }

@@ -3,6 +3,7 @@ package dev.quarry.core.archive.zip;
 import dev.quarry.core.archive.Member;
 import dev.quarry.core.archive.Record;
 import dev.quarry.core.archive.ShardWriter;
+import dev.quarry.core.archive.SpooledMember;
 import dev.quarry.core.fs.WorkFolder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
+import java.util.List;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
 import org.apache.commons.io.output.CountingOutputStream;
@@ -39,6 +41,8 @@ public final class ZipWriter implements ShardWriter {
   static final int FILE_MODE = 0100444;
   /** The earliest time a zip can hold; set as local time, so the DOS fields are the same in every time zone. */
   static final LocalDateTime ENTRY_TIME = LocalDateTime.of(1980, 1, 1, 0, 0);
+  /** The largest member of a spooled record read whole; larger ones are streamed from their file. */
+  static final int MEMBER_BYTES_HELD = 1 << 20;
   /** Central directory bytes held in the heap; past them, they go to a temporary file. */
   static final int DIRECTORY_BYTES_HELD = 1 << 20;
 
@@ -105,7 +109,117 @@ public final class ZipWriter implements ShardWriter {
     records++;
   }
 
+  /**
+   * Members of up to {@value #MEMBER_BYTES_HELD} bytes are read whole and written as {@link #write(Record)} writes
+   * them; a larger one is read twice from its file: once for its CRC-32 while it is deflated to a temporary file,
+   * then, stored, again (a local header carries the CRC and sizes before the data). Deflate's output does not depend
+   * on how its input is split, so the bytes are the same as held whole ({@code ZipWriterTest}).
+   */
+  @Override
+  public void write(String key, List<SpooledMember> members) throws IOException {
+    for (SpooledMember member : members) {
+      if (member.size() <= MEMBER_BYTES_HELD) {
+        byte[] data;
+        try (InputStream in = member.open()) {
+          data = in.readNBytes((int) member.size());
+        }
+        if (data.length != member.size()) {
+          throw shortData(member, data.length);
+        }
+        writeMember(member.name(), data);
+      } else {
+        writeStreamed(member);
+      }
+    }
+    records++;
+  }
+
   private void writeMember(String name, byte[] data) throws IOException {
+    byte[] encoded = encodedName(name);
+    CRC32 crc = new CRC32();
+    crc.update(data);
+    byte[] deflated = method == Method.DEFLATED ? deflate(data) : null;
+    boolean store = deflated == null || deflated.length >= data.length;
+    byte[] raw = store ? data : deflated;
+    writeEntry(encoded, crc.getValue(), raw.length, data.length, store, out -> out.write(raw));
+  }
+
+  private void writeStreamed(SpooledMember member) throws IOException {
+    byte[] encoded = encodedName(member.name());
+    CRC32 crc = new CRC32();
+    Path deflatedFile = null;
+    try {
+      long deflatedLength = -1;
+      OutputStream deflatedOut = null;
+      try (InputStream in = member.open()) {
+        if (method == Method.DEFLATED) {
+          deflatedFile = temporaryFile("quarry-zip-member-", "a zip member's deflated data");
+          deflatedOut = Files.newOutputStream(deflatedFile);
+          deflater.reset();
+          deflatedLength = 0;
+        }
+        long read = 0;
+        byte[] input = new byte[1 << 16];
+        for (int n = in.read(input); n >= 0; n = in.read(input)) {
+          crc.update(input, 0, n);
+          read += n;
+          if (deflatedLength >= 0) {
+            deflater.setInput(input, 0, n);
+            while (!deflater.needsInput() && deflatedLength >= 0) {
+              deflatedLength = drain(deflatedOut, deflatedLength, member.size());
+            }
+          }
+        }
+        if (read != member.size()) {
+          throw shortData(member, read);
+        }
+        if (deflatedLength >= 0) {
+          deflater.finish();
+          while (!deflater.finished() && deflatedLength >= 0) {
+            deflatedLength = drain(deflatedOut, deflatedLength, member.size());
+          }
+        }
+      } finally {
+        if (deflatedOut != null) {
+          deflatedOut.close();
+        }
+      }
+      boolean store = deflatedLength < 0 || deflatedLength >= member.size();
+      Path deflated = deflatedFile;
+      writeEntry(encoded, crc.getValue(), store ? member.size() : deflatedLength, member.size(), store, out -> {
+        try (InputStream data = store ? member.open() : Files.newInputStream(deflated)) {
+          data.transferTo(out);
+        }
+      });
+    } finally {
+      if (deflatedFile != null) {
+        Files.deleteIfExists(deflatedFile);
+      }
+    }
+  }
+
+  /**
+   * Writes what the deflater has to {@code out}, returning the deflated length so far, or -1 once it passes the
+   * member's {@code size}: then it is stored, as {@link #deflate} decides.
+   */
+  private long drain(OutputStream out, long deflatedLength, long size) throws IOException {
+    int length = deflater.deflate(chunk);
+    try {
+      out.write(chunk, 0, length);
+    } catch (IOException e) {
+      throw WorkFolder.cannotKeep("a zip member's deflated data", e);
+    }
+    long total = deflatedLength + length;
+    return total > size ? -1 : total;
+  }
+
+  private static IOException shortData(SpooledMember member, long read) {
+    return new IOException("Cannot write member " + member.name() + " as zip: its data had " + read + " bytes, not "
+        + member.size());
+  }
+
+  /** The member's name as UTF-8, refused when it names a directory or is longer than a zip holds. */
+  private static byte[] encodedName(String name) throws IOException {
     if (name.endsWith("/")) {
       throw new IOException("Cannot write member " + name + " as zip: a name ending in '/' marks a directory");
     }
@@ -114,32 +228,37 @@ public final class ZipWriter implements ShardWriter {
       throw new IOException("Cannot write member " + name.substring(0, 64) + "... as zip: its name is "
           + encoded.length + " bytes, more than a zip's 65,535");
     }
-    CRC32 crc = new CRC32();
-    crc.update(data);
-    byte[] deflated = method == Method.DEFLATED ? deflate(data) : null;
-    boolean store = deflated == null || deflated.length >= data.length;
-    byte[] raw = store ? data : deflated;
+    return encoded;
+  }
+
+  /** Writes a member's data, already counted in its header. */
+  private interface MemberData {
+    void writeTo(OutputStream out) throws IOException;
+  }
+
+  /** The local header, the data {@code data} writes, and the member's record in the central directory. */
+  private void writeEntry(byte[] encoded, long crc, long compressed, long size, boolean store, MemberData data)
+      throws IOException {
     int compression = store ? STORED : DEFLATED;
     long offset = counted.getByteCount();
 
     header.reset();
     int32(LOCAL_HEADER);
-    entryFields(store ? VERSION_STORED : VERSION_DEFLATED, compression, crc.getValue(), raw.length, data.length,
-        encoded.length);
+    entryFields(store ? VERSION_STORED : VERSION_DEFLATED, compression, crc, compressed, size, encoded.length);
     int16(0);
     header.write(encoded);
     header.writeTo(counted);
-    counted.write(raw);
+    data.writeTo(counted);
 
-    // A member is under 2 GiB (a Java array), so only its offset can need zip64: then its record gets the zip64
+    // A member is under 2 GiB (a record is), so only its offset can need zip64: then its record gets the zip64
     // extra field with the offset alone, and it and every later one say zip64 made them, as Commons Compress has it.
     boolean zip64 = offset >= ZIP64_MAGIC;
     zip64Used |= zip64;
     header.reset();
     int32(CENTRAL_HEADER);
     int16(PLATFORM_UNIX << 8 | (zip64Used ? VERSION_ZIP64 : VERSION_DEFLATED));
-    entryFields(zip64 ? VERSION_ZIP64 : store ? VERSION_STORED : VERSION_DEFLATED, compression, crc.getValue(),
-        raw.length, data.length, encoded.length);
+    entryFields(zip64 ? VERSION_ZIP64 : store ? VERSION_STORED : VERSION_DEFLATED, compression, crc, compressed,
+        size, encoded.length);
     int16(zip64 ? 12 : 0);
     int16(0); // comment length
     int16(0); // disk number start
@@ -160,7 +279,7 @@ public final class ZipWriter implements ShardWriter {
    * The fields a local header and a central directory record share, in order: the version needed to extract, flags,
    * method, time and date, CRC-32, sizes and the name's length.
    */
-  private void entryFields(int version, int compression, long crc, int compressed, int size, int nameLength) {
+  private void entryFields(int version, int compression, long crc, long compressed, long size, int nameLength) {
     int16(version);
     int16(UTF8_NAMES);
     int16(compression);
@@ -177,9 +296,11 @@ public final class ZipWriter implements ShardWriter {
     header.writeTo(directory);
     directoryBytes += header.size();
     if (directory.size() >= DIRECTORY_BYTES_HELD) {
+      if (directorySpill == null) {
+        directoryFile = temporaryFile("quarry-zip-directory-", "a zip shard's central directory");
+      }
       try {
         if (directorySpill == null) {
-          directoryFile = Files.createTempFile(temporaryFolder, "quarry-zip-directory-", ".bin");
           directorySpill = Files.newOutputStream(directoryFile);
         }
         directory.writeTo(directorySpill);
@@ -187,6 +308,15 @@ public final class ZipWriter implements ShardWriter {
         throw WorkFolder.cannotKeep("a zip shard's central directory", e);
       }
       directory.reset();
+    }
+  }
+
+  /** A new file in the temporary folder, for {@code what}. */
+  private Path temporaryFile(String prefix, String what) throws IOException {
+    try {
+      return Files.createTempFile(temporaryFolder, prefix, ".bin");
+    } catch (IOException e) {
+      throw WorkFolder.cannotKeep(what, e);
     }
   }
 

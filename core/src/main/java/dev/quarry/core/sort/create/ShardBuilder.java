@@ -7,8 +7,10 @@ import dev.quarry.core.archive.Record;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.archive.ShardWriter;
 import dev.quarry.core.archive.ShardWriters;
+import dev.quarry.core.archive.SpooledMember;
 import dev.quarry.core.archive.tar.TarFormat;
 import dev.quarry.core.archive.tar.TarReader;
+import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.store.HashedContent;
 import dev.quarry.core.store.RangedContent;
@@ -26,6 +28,8 @@ import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.commons.io.input.BoundedInputStream;
+import org.apache.commons.io.input.CloseShieldInputStream;
 import org.apache.commons.io.output.CloseShieldOutputStream;
 
 /**
@@ -91,33 +95,97 @@ final class ShardBuilder {
    * store sends it from there as it sends a tar shard, holding no part. Streamed instead, each of the shards a create
    * worker writes at once held its parts in flight and the one filling (5 of 8 MiB), out of any budget.
    */
-  static HashedContent converted(ShardFormat format, ShardEntries entries, RangedContent raw, Path file)
-      throws IOException {
+  static HashedContent converted(ShardFormat format, ShardEntries entries, RangedContent raw, Path file,
+      long recordBytesHeld) throws IOException {
     // What the writer keeps until the end goes next to the shard's file, in the worker's work folder.
     MessageDigest sha256 = Digest.sha256();
     try (InputStream in = raw.open(0, raw.length());
         OutputStream out = new DigestOutputStream(new BufferedOutputStream(Files.newOutputStream(file), COPY_BLOCK),
             sha256)) {
-      convert(format, entries, in, out, file.getParent());
+      convert(format, entries, in, out, file.getParent(), recordBytesHeld);
     }
     return HashedContent.of(RangedContent.of(file), sha256.digest());
   }
 
   /**
    * Writes a shard of another format than tar, parsing each record's raw tar bytes back into members; what the
-   * format's writer keeps until the end goes to {@code work}.
+   * format's writer keeps until the end goes to {@code work}. A record of up to {@code recordBytesHeld} bytes is held
+   * whole while it is written; a larger one's members are copied to a file in {@code work} and written from there
+   * ({@link ShardWriter#write(String, List)}, the same bytes): held, a record of 150 MiB ran a worker under a 256Mi
+   * budget out of heap.
    */
-  static void convert(ShardFormat format, ShardEntries entries, InputStream raw, OutputStream target, Path work)
-      throws IOException {
+  static void convert(ShardFormat format, ShardEntries entries, InputStream raw, OutputStream target, Path work,
+      long recordBytesHeld) throws IOException {
     // The writer's close finishes the archive; the upload, not the writer, owns the target stream.
     OutputStream out = CloseShieldOutputStream.wrap(target);
     try (InputStream in = new BufferedInputStream(raw, COPY_BLOCK);
         ShardEntries.Cursor cursor = entries.cursor();
         ShardWriter writer = ShardWriters.open(format, out, work)) {
       for (RecordEntry entry = cursor.next(); entry != null; entry = cursor.next()) {
-        writer.write(parse(entry, in.readNBytes((int) entry.size())));
+        if (entry.size() <= recordBytesHeld) {
+          writer.write(parse(entry, in.readNBytes((int) entry.size())));
+        } else {
+          writeSpooled(writer, entry, in, work);
+        }
       }
     }
+  }
+
+  /**
+   * Writes record {@code entry}, its raw tar bytes next in {@code in}, from one file in {@code work} that holds its
+   * members' data one after the other, removed once the record is written.
+   */
+  private static void writeSpooled(ShardWriter writer, RecordEntry entry, InputStream in, Path work)
+      throws IOException {
+    String what = "a record too large to hold while it is converted";
+    Path file;
+    try {
+      file = Files.createTempFile(work, "quarry-record-", ".data");
+    } catch (IOException e) {
+      throw WorkFolder.cannotKeep(what, e);
+    }
+    try {
+      List<SpooledMember> members = new ArrayList<>();
+      BoundedInputStream recordBytes = BoundedInputStream.builder().setInputStream(CloseShieldInputStream.wrap(in))
+          .setMaxCount(entry.size()).get();
+      try (OutputStream data = new BufferedOutputStream(Files.newOutputStream(file), COPY_BLOCK);
+          TarReader reader = new TarReader(new SequenceInputStream(recordBytes,
+              new ByteArrayInputStream(TarFormat.END_OF_ARCHIVE)), "record " + entry.key(), ArchiveLimits.DEFAULT)) {
+        long offset = 0;
+        for (ArchiveMember member = reader.next(); member != null; member = reader.next()) {
+          Record.requireMemberOf(entry.key(), member.name());
+          long copied;
+          try (InputStream memberData = member.data()) {
+            copied = copy(memberData, data, what);
+          }
+          members.add(new SpooledMember(member.name(), copied, file, offset));
+          offset += copied;
+        }
+      }
+      // The reader met the end-of-archive blocks after the record's bytes, all of them, or the next would shift.
+      if (recordBytes.getCount() != entry.size()) {
+        throw new IOException("Cannot convert record " + entry.key() + ": its raw bytes are not the "
+            + entry.size() + " of whole tar members its entry says (the input changed since extract; rerun the job)");
+      }
+      writer.write(entry.key(), members);
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+
+  /** Copies {@code in} to {@code out}, a file of the worker's disk, returning the bytes copied. */
+  private static long copy(InputStream in, OutputStream out, String what) throws IOException {
+    byte[] block = new byte[1 << 16];
+    long copied = 0;
+    for (int read = in.read(block); read >= 0; read = in.read(block)) {
+      try {
+        out.write(block, 0, read);
+      } catch (IOException e) {
+        throw WorkFolder.cannotKeep(what, e);
+      }
+      copied += read;
+    }
+    return copied;
   }
 
   /** A record's members from its raw tar bytes. */

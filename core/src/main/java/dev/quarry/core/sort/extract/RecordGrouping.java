@@ -227,7 +227,7 @@ final class RecordGrouping implements Closeable {
     if (size > RecordEntry.MAX_SIZE) {
       throw ArchiveException.ofMember(shard, member, "its record " + Printable.of(key) + " would hold " + size
           + " bytes or more, over the " + RecordEntry.MAX_SIZE + " bytes (" + (RecordEntry.MAX_SIZE >> 20)
-          + " MiB) a record may have (records are held whole; split the file or keep it outside the dataset)");
+          + " MiB) a record may have (split the file or keep it outside the dataset)");
     }
     if (members > MAX_RECORD_MEMBERS) {
       throw ArchiveException.ofMember(shard, member, "its record " + Printable.of(key) + " would have more than "

@@ -22,8 +22,9 @@ public record RecordEntry(String key, int shard, int position, boolean packed, L
     Object contentKey, int segment) {
 
   /**
-   * The most raw tar bytes one record may have: create and a local run hold a record's bytes in one Java array, so
-   * a record must stay under 2 GiB; 1 MiB below it leaves room for the arrays' own limits.
+   * The most raw tar bytes one record may have: create writes every member of another format than tar with a size
+   * under 2 GiB (a zip member's 32-bit sizes, as the writer makes them, and a Java array where a record is held), so a
+   * record must stay under 2 GiB; 1 MiB below it leaves room for the arrays' own limits.
    */
   public static final long MAX_SIZE = (1L << 31) - (1L << 20);
 

@@ -3,12 +3,16 @@ package dev.quarry.core.archive.zip;
 import dev.quarry.core.archive.Member;
 import dev.quarry.core.archive.Record;
 import dev.quarry.core.archive.ShardWriter;
+import dev.quarry.core.archive.SpooledMember;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
 import org.apache.commons.compress.archivers.zip.Zip64Mode;
@@ -48,6 +52,18 @@ final class CommonsZipWriter implements ShardWriter {
     }
     buffer.drain();
     records++;
+  }
+
+  /** The members read whole, then written as a record held in memory: the oracle holds what it writes. */
+  @Override
+  public void write(String key, List<SpooledMember> members) throws IOException {
+    List<Member> held = new ArrayList<>();
+    for (SpooledMember member : members) {
+      try (InputStream data = member.open()) {
+        held.add(new Member(member.name(), data.readAllBytes()));
+      }
+    }
+    write(new Record(key, held));
   }
 
   private void writeMember(String name, byte[] data) throws IOException {

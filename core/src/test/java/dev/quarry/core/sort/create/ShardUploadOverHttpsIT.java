@@ -140,7 +140,7 @@ class ShardUploadOverHttpsIT {
         }
         System.out.print("zip: ");
         send(store, "out/shard-000002.zip", ShardBuilder.converted(ShardFormat.ZIP, HeldEntries.of(zipped),
-            RangedContent.of(records), Path.of(args[0]).resolve("2.zip")));
+            RangedContent.of(records), Path.of(args[0]).resolve("2.zip"), Long.MAX_VALUE));
         try (InputStream in = store.get("out/shard-000002.zip")) {
           Files.copy(in, Path.of(args[0]).resolve("back.zip"));
         }
