@@ -54,8 +54,6 @@ import org.apache.commons.io.output.CountingOutputStream;
 public final class CreatePhase {
   /** Output shards one worker uploads at once. */
   private static final int SHARDS_IN_FLIGHT = 4;
-  /** The most bytes of a record a conversion holds whole ({@link #recordBytesHeld}). */
-  private static final long RECORD_BYTES_HELD_MOST = 8L << 20;
   /**
    * The aligned buffer each shard in flight of a local run is written through, past the page cache, into a local
    * output ({@link DirectWriteBuffers}): 1 MiB writes with O_DIRECT ran at 534 MB/s, as fast as the disk.
@@ -398,10 +396,10 @@ public final class CreatePhase {
    * The largest record a conversion to another format than tar holds whole; a larger one waits in the work folder
    * while it is written. Each of the shards in flight converts one record at a time, holding it about three times
    * over (its raw bytes, its members, a member deflated), so together they keep within a quarter of the entries'
-   * share (5.3 MiB a record under the default 1Gi of a local run), and to {@value #RECORD_BYTES_HELD_MOST} bytes.
+   * share (5.3 MiB a record under the default 1Gi of a local run, 680 KiB under the least budget).
    */
   private long recordBytesHeld() {
-    return Math.min(RECORD_BYTES_HELD_MOST, spec.workers().memory().entryBytes() / 4 / 3 / SHARDS_IN_FLIGHT);
+    return spec.workers().memory().entryBytes() / 4 / 3 / SHARDS_IN_FLIGHT;
   }
 
   public static PlanSummary readPlan(ObjectStore scratchStore, Scratch scratch) throws IOException {
