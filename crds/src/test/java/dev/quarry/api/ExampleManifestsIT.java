@@ -8,8 +8,8 @@ import dev.quarry.api.shardsort.ShardSortJob;
 import dev.quarry.api.shardsort.ShardSortJobSpec;
 import dev.quarry.api.shardsort.ShardSortJobStatus;
 import dev.quarry.api.shardsort.ShardSortPhase;
-import dev.quarry.testkit.KubeApi;
 import dev.quarry.testkit.CommandResult;
+import dev.quarry.testkit.KubeApi;
 import dev.quarry.testkit.KubeApiExtension;
 import dev.quarry.testkit.RepositoryRoot;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -26,7 +26,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The CRDs on a real API server: examples are accepted, mistakes are refused with the rule's message. */
@@ -69,6 +71,39 @@ class ExampleManifestsIT {
     CommandResult result = api.kubectl("apply", "--dry-run=server", "-n", namespace, "-f", manifest.toString());
     assertThat(result.exitCode()).as(result.stdout()).isNotZero();
     assertThat(result.stderr()).contains(ExampleManifests.expectedRefusal(manifest));
+  }
+
+  /**
+   * The output-format rule refuses only a format unlike the names the template gives: with a keymap order (whose lines
+   * name the shards), names with another extension or none, the same format in upper case, and {@code .tgz} for
+   * tar.gz are accepted (the refused case is a fixture in crds/src/test/resources/invalid).
+   */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "keymap | s3://datasets/split/{00..}.tar | zip",
+      "shuffle | s3://datasets/out/x-{00..}.shard | zip",
+      "shuffle | s3://datasets/out/x-{00..} | msgpack",
+      "shuffle | s3://datasets/out/X-{00..}.ZIP | zip",
+      "shuffle | s3://datasets/out/x-{00..}.tgz | tar.gz",
+      "shuffle | s3://datasets/out/x-{00..}.tar.lz4 | tar.lz4"})
+  void anOutputFormatAgreeingWithTheNamesIsAccepted(String kind, String template, String format, @TempDir Path dir)
+      throws Exception {
+    String order = kind.equals("keymap") ? "{kind: keymap, keymap: {separator: \" \", inline: \"a.* a-{0..}.zip\"}}"
+        : "{kind: shuffle, seed: 1}";
+    Path manifest = dir.resolve("job.yaml");
+    Files.writeString(manifest, """
+        apiVersion: quarry.dev/v1alpha1
+        kind: ShardSortJob
+        metadata:
+          name: format-%s
+        spec:
+          store: {endpoint: "http://minio:9000"}
+          input: {template: "s3://datasets/in/train-{000..009}.tar"}
+          output: {template: "%s", format: %s, shardSize: 256Mi}
+          order: %s
+        """.formatted(Integer.toHexString(template.hashCode()), template, format, order));
+    CommandResult result = api.kubectl("apply", "--dry-run=server", "-n", namespace, "-f", manifest.toString());
+    assertThat(result.exitCode()).as(result.stderr()).isZero();
   }
 
   @Test

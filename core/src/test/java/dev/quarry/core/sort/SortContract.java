@@ -268,8 +268,10 @@ abstract class SortContract {
    * Shards are written in the format their names end in, as dSort's output extension decides its format: tar input
    * into {@code x-{0..}.zip} writes zip shards, where before it wrote tar bytes under .zip names (the input's format
    * was the default whatever the names said). A name that ends in no format's extension takes the input's; an
-   * {@code output.format} that differs from the names' is refused when the spec is read, and a key map line naming
-   * shards of another format than the job's is refused before anything is written.
+   * {@code output.format} that differs from the names' is refused when the spec is read. With a key map order the
+   * output template gives only the folder: its lines' templates decide, and a line naming another format than
+   * output.format, or without one than the first line's, is a malformed line, refused at extract before anything is
+   * written.
    */
   @Test
   void theOutputIsWrittenInTheFormatItsNamesEndIn() throws Exception {
@@ -284,18 +286,36 @@ abstract class SortContract {
     runAndRead(spec(input, shuffle, records(root + "bare/x-{0..}", 30)), root + "bare/x.manifest.json",
         ShardFormat.TAR);
     assertThat(Json.read(bytes(root + "bare/x.manifest.json"), Manifest.class).format()).isEqualTo("tar");
+    assertThatThrownBy(() -> spec(input, shuffle, new SortSpec.Output(root + "o/x-{0..}.zip", "tar", null, 30L,
+        null))).hasMessage("Invalid output.format: tar, where output.template " + root + "o/x-{0..}.zip names zip"
+            + " shards (name the shards .tar, or set output.format to zip)");
 
-    assertThatThrownBy(() -> new SortSpec.Output(root + "o/x-{0..}.zip", "tar", null, 30L, null))
-        .hasMessage("Invalid output.format: tar, where output.template " + root + "o/x-{0..}.zip names zip shards"
-            + " (name the shards .tar, or set output.format to zip)");
-    String keymap = "img/[a-m].*\tkm-{0..}.tar\nimg/.*\tother-{0..}.zip\n";
-    SortSpec mixed = spec(input, new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
-        new SortSpec.Keymap(keymap, null, null)), records(root + "km/x-{0..}.tar", 30));
-    assertThatThrownBy(() -> LocalSort.run(mixed, stores, temp.resolve("work"), QUIET))
-        .hasMessage("Cannot plan: the key map names shards " + root + "km/other-{0..}.zip, zip, where the job"
-            + " writes tar (one format a job: name them .tar, or give them a job of their own)");
-    Location km = stores.locate(root + "km/");
-    assertThat(km.store().listAll(km.key()).toList()).as("nothing written").isEmpty();
+    // A key map's lines decide, whatever the output template's name: here .tar, the folder's alone.
+    SortSpec.Order keymap = new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+        new SortSpec.Keymap("img/[a-m].*\tkm-{0..}.zip\nimg/.*\tother-{0..}\n", null, null));
+    runAndRead(spec(input, keymap, new SortSpec.Output(root + "km/x-{0..}.tar", "zip", null, 30L, null)),
+        root + "km/km.manifest.json", ShardFormat.ZIP);
+    assertThat(Json.read(bytes(root + "km/other.manifest.json"), Manifest.class).format()).isEqualTo("zip");
+    runAndRead(spec(input, keymap, records(root + "km2/x-{0..}.tar", 30)), root + "km2/other.manifest.json",
+        ShardFormat.ZIP);
+    record Refused(String keymap, String format, String problem) {}
+    for (Refused refused : List.of(
+        new Refused("img/[a-m].*\tkm-{0..}.tar\nimg/.*\tother-{0..}.zip\n", null, "its template names zip"
+            + " shards, where line 1's names tar (a job writes one format: name them alike, or set output.format)"),
+        new Refused("img/[a-m].*\tkm-{0..}.zip\nimg/.*\tother-{0..}.tar\n", "zip", "its template names tar"
+            + " shards, where output.format is zip (name them .zip)"))) {
+      SortSpec mixed = spec(input, new SortSpec.Order(OrderKind.KEYMAP, null, null, null,
+          new SortSpec.Keymap(refused.keymap(), null, null)),
+          new SortSpec.Output(root + "mixed/x-{0..}.tar", refused.format(), null, 30L, null));
+      assertThatThrownBy(() -> LocalSort.run(mixed, stores, temp.resolve("work"), QUIET)).as(refused.keymap())
+          .hasMessage("Invalid key map line 2: " + refused.problem() + " (policy keymapMalformedLine is abort; fix"
+              + " the line, or set the policy to warn or ignore to skip it)");
+      SortPhases phases = phases(mixed, root + "mixed-scratch-" + (refused.format() == null ? "named" : "declared")
+          + "/");
+      assertThatThrownBy(() -> phases.extract(0, 1)).as("extract").hasMessageStartingWith("Invalid key map line 2");
+      Location mixedOut = stores.locate(root + "mixed/");
+      assertThat(mixedOut.store().listAll(mixedOut.key()).toList()).as("nothing written").isEmpty();
+    }
   }
 
   @Test

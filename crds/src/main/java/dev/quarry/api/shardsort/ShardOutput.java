@@ -22,13 +22,6 @@ import io.fabric8.generator.annotation.ValidationRule;
 @ValidationRule(
     value = "!has(self.template) || !self.template.matches('\\\\{[0-9]+\\\\.\\\\.([0-9]+)?\\\\}.*/')",
     message = "output.template must have its range in the file name, not in a folder name")
-// A shard is written in the format its name ends in; a format that says otherwise would put one under another's name.
-@ValidationRule(
-    value = "!has(self.format) || !has(self.template)"
-        + " || !self.template.lowerAscii().matches('\\\\.(tar|tar\\\\.gz|tgz|tar\\\\.lz4|zip|msgpack)$')"
-        + " || self.template.lowerAscii().endsWith('.' + self.format)"
-        + " || (self.format == 'tar.gz' && self.template.lowerAscii().endsWith('.tgz'))",
-    message = "output.format must be the format output.template's names end in (or leave it out: the names decide)")
 public record ShardOutput(
     @JsonPropertyDescription("Output shard URLs as a brace template whose range numbers the shards. The range may be"
             + " open-ended, for example s3://datasets/shuffled-{000000..}.tar; a closed range that is too short"
@@ -39,8 +32,9 @@ public record ShardOutput(
         @Size(max = 2048)
         String template,
     @JsonPropertyDescription("Archive format of the output shards; a value other than the input's converts."
-            + " Defaults to the format the template's names end in (.tar, .tar.gz, .tgz, .tar.lz4, .zip, .msgpack),"
-            + " else the input format; a value other than the names' is refused.")
+            + " Defaults to the format the shards' names end in (.tar, .tar.gz, .tgz, .tar.lz4, .zip, .msgpack:"
+            + " the template's, or with a keymap order its lines'), else the input format; a value other than the"
+            + " names' is refused.")
         ShardFormat format,
     @JsonPropertyDescription("Target size of each shard's payload, as a quantity (256Mi). Records are never split:"
             + " a shard is closed at the first record that brings it to the size or beyond.")

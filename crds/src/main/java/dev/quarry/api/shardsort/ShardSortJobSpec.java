@@ -18,6 +18,14 @@ import io.fabric8.generator.annotation.ValidationRule;
     value = "has(self.output.template)",
     message = "output.template is required (with a keymap order, its folder is the output location the key map's"
         + " templates must stay in)")
+// A shard is written in the format its name ends in; a format that says otherwise would put one under another's name.
+// With a keymap order the template gives only the folder, and the key map's lines are checked when the job reads them.
+@ValidationRule(
+    value = "self.order.kind == 'keymap' || !has(self.output.format) || !has(self.output.template)"
+        + " || !self.output.template.lowerAscii().matches('\\\\.(tar|tar\\\\.gz|tgz|tar\\\\.lz4|zip|msgpack)$')"
+        + " || self.output.template.lowerAscii().endsWith('.' + self.output.format)"
+        + " || (self.output.format == 'tar.gz' && self.output.template.lowerAscii().endsWith('.tgz'))",
+    message = "output.format must be the format output.template's names end in (or leave it out: the names decide)")
 // sort clean deletes under scratch: it may be neither the data's folder, nor above it, nor below it (but for the
 // reserved .quarry-scratch/ folder below a template's folder, which no template names). Input objects are checked
 // when the job runs: a list of 100000 URLs is beyond what a rule may cost.

@@ -113,7 +113,7 @@ public final class ZipWriter implements ShardWriter {
    * Members of up to {@value #MEMBER_BYTES_HELD} bytes are read whole and written as {@link #write(Record)} writes
    * them; a larger one is read twice from its file: once for its CRC-32 while it is deflated to a temporary file,
    * then, stored, again (a local header carries the CRC and sizes before the data). Deflate's output does not depend
-   * on how its input is split, so the bytes are the same as held whole ({@code ZipWriterTest}).
+   * on how its input is split, so the bytes are the same as held whole ({@code ShardBuilderTest}).
    */
   @Override
   public void write(String key, List<SpooledMember> members) throws IOException {

@@ -54,6 +54,8 @@ import org.apache.commons.io.output.CountingOutputStream;
 public final class CreatePhase {
   /** Output shards one worker uploads at once. */
   private static final int SHARDS_IN_FLIGHT = 4;
+  /** The most bytes of a record a conversion holds whole ({@link #recordBytesHeld}). */
+  private static final long RECORD_BYTES_HELD_MOST = 64L << 20;
   /**
    * The aligned buffer each shard in flight of a local run is written through, past the page cache, into a local
    * output ({@link DirectWriteBuffers}): 1 MiB writes with O_DIRECT ran at 534 MB/s, as fast as the disk.
@@ -265,7 +267,7 @@ public final class CreatePhase {
       for (int holder : partitions) {
         String entriesName = scratch.createPieceEntries(shard.index(), holder);
         try (ShardEntries.Cursor reader = holder == partition ? ownEntries.cursor()
-            : ordered.spool().cursor(storage, entriesName)) {
+            : ordered.spool().cursor(storage, entriesName, ShardEntries.Spool.READER_BYTES)) {
           for (RecordEntry entry = reader.next(); entry != null; entry = reader.next()) {
             all.add(entry);
             expected += entry.size();
@@ -391,17 +393,19 @@ public final class CreatePhase {
     return stores.locate(spec.outputLocation().confine(shard.url()));
   }
 
-  /** The plan, or a clear error when the plan phase has not finished. */
   /**
    * The largest record a conversion to another format than tar holds whole; a larger one waits in the work folder
    * while it is written. Each of the shards in flight converts one record at a time, holding it about three times
    * over (its raw bytes, its members, a member deflated), so together they keep within a quarter of the entries'
-   * share (5.3 MiB a record under the default 1Gi of a local run, 680 KiB under the least budget).
+   * share (5.3 MiB a record under the default 1Gi of a local run, 170 KiB under the least budget, 16Mi), and to
+   * {@value #RECORD_BYTES_HELD_MOST} bytes: far below the 1 GiB a member read whole may have, so that whether a
+   * record converts never depends on the budget.
    */
   private long recordBytesHeld() {
-    return spec.workers().memory().entryBytes() / 4 / 3 / SHARDS_IN_FLIGHT;
+    return Math.min(RECORD_BYTES_HELD_MOST, spec.workers().memory().entryBytes() / 4 / 3 / SHARDS_IN_FLIGHT);
   }
 
+  /** The plan, or a clear error when the plan phase has not finished. */
   public static PlanSummary readPlan(ObjectStore scratchStore, Scratch scratch) throws IOException {
     return StoredJson.readIfPresent(scratchStore, scratch.planDone(), PlanSummary.class).orElseThrow(() ->
         new IllegalStateException("Cannot create shards: the plan phase has not finished (run quarry sort plan"

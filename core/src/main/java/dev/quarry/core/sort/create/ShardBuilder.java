@@ -123,7 +123,11 @@ final class ShardBuilder {
         ShardWriter writer = ShardWriters.open(format, out, work)) {
       for (RecordEntry entry = cursor.next(); entry != null; entry = cursor.next()) {
         if (entry.size() <= recordBytesHeld) {
-          writer.write(parse(entry, in.readNBytes((int) entry.size())));
+          byte[] record = in.readNBytes((int) entry.size());
+          if (record.length != entry.size()) {
+            throw notItsBytes(entry);
+          }
+          writer.write(parse(entry, record));
         } else {
           writeSpooled(writer, entry, in, work);
         }
@@ -161,16 +165,25 @@ final class ShardBuilder {
           members.add(new SpooledMember(member.name(), copied, file, offset));
           offset += copied;
         }
+        try {
+          data.flush(); // here, not in close: a full disk says so
+        } catch (IOException e) {
+          throw WorkFolder.cannotKeep(what, e);
+        }
       }
       // The reader met the end-of-archive blocks after the record's bytes, all of them, or the next would shift.
       if (recordBytes.getCount() != entry.size()) {
-        throw new IOException("Cannot convert record " + entry.key() + ": its raw bytes are not the "
-            + entry.size() + " of whole tar members its entry says (the input changed since extract; rerun the job)");
+        throw notItsBytes(entry);
       }
       writer.write(entry.key(), members);
     } finally {
       Files.deleteIfExists(file);
     }
+  }
+
+  private static IOException notItsBytes(RecordEntry entry) {
+    return new IOException("Cannot convert record " + entry.key() + ": its raw bytes are not the " + entry.size()
+        + " of whole tar members its entry says (the input changed since extract; rerun the job)");
   }
 
   /** Copies {@code in} to {@code out}, a file of the worker's disk, returning the bytes copied. */

@@ -35,8 +35,8 @@ final class ShardEntries implements AutoCloseable {
    */
   static final class Spool {
     /**
-     * What a reader of entries on a disk or in a store holds while open ({@link RunMerger#readerBytes}, its whole
-     * window): counted in the room, so that a shard added while others are read goes to disk rather than past it.
+     * What a reader of a run of unknown size holds while open ({@link RunMerger#readerBytes}, a whole window): a
+     * piece's entries in the scratch store.
      */
     static final long READER_BYTES = RunMerger.readerBytes(Long.MAX_VALUE);
 
@@ -76,16 +76,17 @@ final class ShardEntries implements AutoCloseable {
     }
 
     /**
-     * The entries of run {@code name} in {@code storage}, from the first: its reader's {@link #READER_BYTES} count in
-     * the room until it is closed. Several readers of one run may be open at once (gathering, converting, uploading).
+     * The entries of run {@code name} in {@code storage}, from the first: its reader's {@code readerBytes} count in the
+     * room until it is closed, so that a shard added while others are read goes to disk rather than past it. Several
+     * readers of one run may be open at once (gathering, converting, uploading).
      */
-    Cursor cursor(RunStorage storage, String name) throws IOException {
-      hold(READER_BYTES);
+    Cursor cursor(RunStorage storage, String name, long readerBytes) throws IOException {
+      hold(readerBytes);
       RunReader reader;
       try {
         reader = new RunReader(storage.open(name), name);
       } catch (IOException | RuntimeException e) {
-        giveBack(READER_BYTES);
+        giveBack(readerBytes);
         throw e;
       }
       return new Cursor() {
@@ -105,7 +106,7 @@ final class ShardEntries implements AutoCloseable {
           try {
             reader.close();
           } finally {
-            giveBack(READER_BYTES);
+            giveBack(readerBytes);
           }
         }
       };
@@ -143,6 +144,7 @@ final class ShardEntries implements AutoCloseable {
   private List<RecordEntry> held = new ArrayList<>();
   private long heldBytes;
   private String run;
+  private long runBytes;
   private RunWriter writer;
   private boolean finished;
   private long count;
@@ -190,6 +192,7 @@ final class ShardEntries implements AutoCloseable {
     }
     if (writer != null) {
       writer.finish();
+      runBytes = writer.bytes();
       writer.close();
       writer = null;
     }
@@ -216,6 +219,11 @@ final class ShardEntries implements AutoCloseable {
     return run != null;
   }
 
+  /** What a reader of the entries on disk holds ({@link RunMerger#readerBytes} of their run); 0 while held. */
+  long readerBytes() {
+    return run == null ? 0 : RunMerger.readerBytes(runBytes);
+  }
+
   /** The entries from the first; several cursors may read at once. */
   Cursor cursor() throws IOException {
     if (!finished) {
@@ -233,7 +241,7 @@ final class ShardEntries implements AutoCloseable {
         public void close() {}
       };
     }
-    return spool.cursor(spool.disk, run);
+    return spool.cursor(spool.disk, run, readerBytes());
   }
 
   /** Closes each of {@code entries}: the first failure is thrown, the others suppressed by it. */

@@ -1,5 +1,6 @@
 package dev.quarry.core.sort.plan;
 
+import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.policy.Policy;
 import dev.quarry.core.policy.Problems;
 import dev.quarry.core.sort.commit.OutputNames;
@@ -31,6 +32,9 @@ public final class Keymap {
   private final List<Integer> targets = new ArrayList<>();
   private final List<BraceTemplate> templates = new ArrayList<>();
   private final String sha256;
+  /** The format of the first accepted line whose template's names end in one, and that line. */
+  private ShardFormat namedFormat;
+  private int namedFormatLine;
 
   private Keymap(String text) {
     this.sha256 = HexFormat.of().formatHex(Digest.sha256().digest(text.getBytes(StandardCharsets.UTF_8)));
@@ -45,7 +49,8 @@ public final class Keymap {
       dev.quarry.core.store.Location location = stores.locate(source.object());
       text = new String(location.store().getBytes(location.key()), StandardCharsets.UTF_8);
     }
-    return parse(text, source.separator(), spec.outputLocation(), spec.policies().keymapMalformedLine(), problems);
+    return parse(text, source.separator(), spec.outputLocation(), spec.output().shardFormat(),
+        spec.policies().keymapMalformedLine(), problems);
   }
 
   /**
@@ -54,8 +59,8 @@ public final class Keymap {
    * is wrong, never quoting it: a key map may come from an object, whose content never goes into messages or a job's
    * status.
    */
-  public static Keymap parse(String text, String separator, OutputLocation location, Policy malformedLine,
-      Problems problems) throws IOException {
+  public static Keymap parse(String text, String separator, OutputLocation location, ShardFormat declared,
+      Policy malformedLine, Problems problems) throws IOException {
     Keymap keymap = new Keymap(text);
     Map<String, Integer> templateIndex = new LinkedHashMap<>();
     Map<String, Integer> manifestLine = new HashMap<>(); // two templates of one manifest would commit each other
@@ -85,6 +90,9 @@ public final class Keymap {
               problem = "its template would share the manifest " + manifest + " with line " + other + "'s (give"
                   + " each template its own name before the range)";
             }
+          }
+          if (problem == null) {
+            problem = keymap.formatProblem(template, declared, number);
           }
         } catch (PatternSyntaxException e) {
           problem = "its pattern is not a regular expression (" + e.getDescription() + ")";
@@ -116,6 +124,34 @@ public final class Keymap {
           + " <pattern><separator><output template>)");
     }
     return keymap;
+  }
+
+  /**
+   * Why the template of line {@code number} cannot be written in the job's one format, or null: the format its names
+   * end in, if any, must be {@code declared} (output.format), or without one the format of the first line whose
+   * names end in one, which becomes the key map's ({@link #format}).
+   */
+  private String formatProblem(BraceTemplate template, ShardFormat declared, int number) {
+    ShardFormat named = ShardFormat.named(template.suffix()).orElse(null);
+    ShardFormat job = declared != null ? declared : namedFormat;
+    if (named == null || named == job) {
+      return null;
+    }
+    if (job == null) {
+      namedFormat = named;
+      namedFormatLine = number;
+      return null;
+    }
+    return declared != null
+        ? "its template names " + named.extension() + " shards, where output.format is " + declared.extension()
+            + " (name them ." + declared.extension() + ")"
+        : "its template names " + named.extension() + " shards, where line " + namedFormatLine + "'s names "
+            + job.extension() + " (a job writes one format: name them alike, or set output.format)";
+  }
+
+  /** The format the templates' names end in, null when none ends in one (the job's is then declared or the input's). */
+  public ShardFormat format() {
+    return namedFormat;
   }
 
   /** The template index of {@code key}, or -1 when no pattern matches it. */

@@ -62,10 +62,12 @@ public final class PlanPhase {
     ExtractedRuns extracted = ExtractedRuns.read(scratchStore, scratch, inputs.size(), extractCount, "plan");
     long[][] packTables = extracted.checkPacks("plan");
     extracted.checkRuns("plan");
-    List<BraceTemplate> templates = spec.order().kind() == OrderKind.KEYMAP
-        // Read again for its templates alone: the partition steps report its malformed lines.
-        ? extracted.keymap(spec, stores, new Problems(), "plan").templates()
+    // Read again for its templates and their format alone: the partition steps report its malformed lines.
+    Keymap keymap = spec.order().kind() == OrderKind.KEYMAP ? extracted.keymap(spec, stores, new Problems(), "plan")
+        : null;
+    List<BraceTemplate> templates = keymap != null ? keymap.templates()
         : List.of(BraceTemplate.parse(spec.output().template(), true));
+    ShardFormat outputFormat = outputFormat(inputs, keymap);
     int partitionCount = extracted.partitions();
     PartitionPhase partitioning = new PartitionPhase(spec, stores, scratchRoot, log);
     // The steps' markers read at once; a step that did not run runs here, in order.
@@ -98,7 +100,6 @@ public final class PlanPhase {
             + " ran again meanwhile; clean the scratch and sort again)");
       }
     }
-    ShardFormat outputFormat = outputFormat(inputs, templates);
     for (PartitionResult partition : partitions) {
       if (partition.templates().size() != templates.size()) {
         throw new IllegalStateException("Cannot plan: partition " + partition.index() + " counted "
@@ -195,25 +196,21 @@ public final class PlanPhase {
   }
 
   /**
-   * The job's one output format ({@code SortSpec.Output#shardFormat}); a key map's template that names shards of
-   * another format is refused, as writing them in the job's format would put one format under another's name.
+   * The job's one output format: the one declared, else the one the shards' names end in (the key map's templates',
+   * which its lines agree on, or the output template's), as dSort's output extension decides its format, else the
+   * inputs' when they have one.
    */
-  private ShardFormat outputFormat(StoredInputs inputs, List<BraceTemplate> templates) {
-    List<ShardFormat> formats = inputs.formats();
-    ShardFormat format = spec.output().shardFormat(formats.size() == 1 ? formats.getFirst() : null);
+  private ShardFormat outputFormat(StoredInputs inputs, Keymap keymap) {
+    ShardFormat format = spec.output().shardFormat();
     if (format == null) {
+      format = keymap != null ? keymap.format() : ShardFormat.named(spec.output().template()).orElse(null);
+    }
+    List<ShardFormat> formats = inputs.formats();
+    if (format == null && formats.size() != 1) {
       throw new IllegalArgumentException("Invalid output: no format given and the inputs have " + formats.size()
           + " formats " + formats + " (set output.format)");
     }
-    for (BraceTemplate template : templates) {
-      ShardFormat named = ShardFormat.named(template.suffix()).orElse(format);
-      if (named != format) {
-        throw new IllegalArgumentException("Cannot plan: the key map names shards " + template + ", "
-            + named.extension() + ", where the job writes " + format.extension() + " (one format a job: name them ."
-            + format.extension() + ", or give them a job of their own)");
-      }
-    }
-    return format;
+    return format != null ? format : formats.getFirst();
   }
 
   /**

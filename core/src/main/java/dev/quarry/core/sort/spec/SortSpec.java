@@ -33,6 +33,15 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
     if (scratch != null) {
       ScratchOverlap.check(input, output, scratch);
     }
+    ShardFormat named = ShardFormat.named(output.template()).orElse(null);
+    // With a key map order the template gives only the folder; the key map's lines are checked as they are read.
+    if (order.kind() != OrderKind.KEYMAP && output.format() != null && named != null
+        && named != ShardFormat.ofExtension(output.format())) {
+      throw new InvalidSpecException("Invalid %s: %s, where %s %s names %s shards (name the shards .%s, or set %s to"
+          + " %s)", field("output.format"), output.format(), field("output.template"), output.template(),
+          named.extension(), ShardFormat.ofExtension(output.format()).extension(), field("output.format"),
+          named.extension());
+    }
   }
 
   private static void required(Object value, String path) {
@@ -116,13 +125,7 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
         }
       }
       if (format != null) {
-        ShardFormat declared = ShardFormat.ofExtension(format);
-        ShardFormat named = template == null ? null : ShardFormat.named(template).orElse(null);
-        if (named != null && named != declared) {
-          throw new InvalidSpecException("Invalid %s: %s, where %s %s names %s shards (name the shards .%s, or set"
-              + " %s to %s)", field("output.format"), format, field("output.template"), template,
-              named.extension(), declared.extension(), field("output.format"), named.extension());
-        }
+        ShardFormat.ofExtension(format);
       }
       if (shardSize != null && bytes(shardSize, "output.shardSize") < 1) {
         throw new InvalidSpecException("Invalid %s: %s (must be at least 1 byte)", field("output.shardSize"),
@@ -138,15 +141,9 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
       }
     }
 
-    /**
-     * The format the shards are written in: the one given, else the one the template's names end in (as dSort's
-     * output extension decides its format), else {@code inputFormat}, null when the inputs have none in common.
-     */
-    public ShardFormat shardFormat(ShardFormat inputFormat) {
-      if (format != null) {
-        return ShardFormat.ofExtension(format);
-      }
-      return template == null ? inputFormat : ShardFormat.named(template).orElse(inputFormat);
+    /** The declared format, or null to take the one the shards' names end in, else the input's. */
+    public ShardFormat shardFormat() {
+      return format == null ? null : ShardFormat.ofExtension(format);
     }
 
     /** The shard size in bytes, or 0 when shards are sized otherwise. */

@@ -52,8 +52,8 @@ class ShardEntriesTest {
   }
 
   /**
-   * A reader of entries on the disk holds its buffers and a read window, about 1.6 MiB: each one open counts in the
-   * spool's room until closed, so a shard added while another is read goes to disk instead of past the room, and one
+   * A reader of entries on the disk holds its buffers and a read window of up to 1 MiB (about 1.6 MiB in all): each
+   * one open counts what it holds of its run in the spool's room until closed, so a shard added while another is read goes to disk instead of past the room, and one
    * added after it closes is held. A reader of held entries costs nothing. Before, readers were outside the room: with
    * four uploads reading, about 6 MiB besides the entries' share.
    */
@@ -69,16 +69,17 @@ class ShardEntriesTest {
       try (ShardEntries.Cursor ofHeld = inHeap.cursor()) {
         assertThat(spool.heldBytes()).as("a reader of held entries").isEqualTo(heldBytes);
       }
+      long reader = spilled.readerBytes();
+      assertThat(reader).as("a reader of a small run: its buffers and the run, less than a whole window")
+          .isGreaterThan(576L << 10).isLessThan(ShardEntries.Spool.READER_BYTES);
       try (ShardEntries.Cursor first = spilled.cursor(); ShardEntries.Cursor second = spilled.cursor()) {
-        assertThat(spool.heldBytes()).as("two readers of entries on disk")
-            .isEqualTo(heldBytes + 2 * ShardEntries.Spool.READER_BYTES);
+        assertThat(spool.heldBytes()).as("two readers of entries on disk").isEqualTo(heldBytes + 2 * reader);
         try (ShardEntries whileRead = HeldEntries.of(spool, entries("c", 1))) {
           assertThat(whileRead.onDisk()).as("a shard added while the readers hold the room").isTrue();
         }
         first.close();
         first.close();
-        assertThat(spool.heldBytes()).as("one reader closed, twice").isEqualTo(heldBytes + ShardEntries.Spool
-            .READER_BYTES);
+        assertThat(spool.heldBytes()).as("one reader closed, twice").isEqualTo(heldBytes + reader);
       }
       assertThat(spool.heldBytes()).isEqualTo(heldBytes);
       try (ShardEntries afterwards = HeldEntries.of(spool, entries("c", 1))) {

@@ -17,7 +17,7 @@ class PartitionerTest {
       new SortSpec.Keymap("b.*\tfirst-{0..}.tar\na.*\tsecond-{0..}.tar\n", null, null));
 
   private static Keymap keymap() throws Exception {
-    return Keymap.parse(KEYMAP.keymap().inline(), "\t", OutputLocation.of("/data/out/x-{0..}.tar"), Policy.ABORT,
+    return Keymap.parse(KEYMAP.keymap().inline(), "\t", OutputLocation.of("/data/out/x-{0..}.tar"), null, Policy.ABORT,
         new Problems());
   }
 
