@@ -87,7 +87,7 @@ public final class MsgpackReader implements ShardReader {
           throw ArchiveException.of(shard, record() + " has " + KEY + " twice");
         }
         String name = memberName(suffix);
-        int length = readValueHeader(name, valueType());
+        int length = readValueHeader(name, valueType(), false);
         return new StreamedMember(name, length);
       }
       if (!unpacker.hasNext()) {
@@ -137,7 +137,7 @@ public final class MsgpackReader implements ShardReader {
         unpacker.skipValue();
         continue;
       }
-      int length = readValueHeader(entryKey + " of " + record(), valueType);
+      int length = readValueHeader(entryKey + " of " + record(), valueType, true);
       heldBytes += length;
       if (heldBytes > limits.maxMemberBytes()) {
         throw ArchiveException.of(shard, record() + " has more than " + limits.maxMemberBytes()
@@ -197,12 +197,17 @@ public final class MsgpackReader implements ShardReader {
     return MemberNames.checked(shard, name);
   }
 
-  private int readValueHeader(String name, ValueType type) throws IOException {
+  /**
+   * The length of a member's data; one to be {@code held} (met before the record's key) is refused past the member
+   * cap. One streamed may be larger: read whole ({@code readData}) it is refused then, streamed it is not, so that
+   * extract takes the members create writes, which a record of up to 2047 MiB may have.
+   */
+  private int readValueHeader(String name, ValueType type, boolean held) throws IOException {
     if (!isData(type)) {
       throw notData(name, type);
     }
     int length = type == ValueType.BINARY ? unpacker.unpackBinaryHeader() : unpacker.unpackRawStringHeader();
-    if (length > limits.maxMemberBytes()) {
+    if (held && length > limits.maxMemberBytes()) {
       throw ArchiveException.tooLargeForMemory(shard, name, length, limits);
     }
     return length;
@@ -305,6 +310,7 @@ public final class MsgpackReader implements ShardReader {
 
     @Override
     public byte[] readData() throws IOException {
+      requireFitsInMemory(limits);
       open();
       return readPayload(left, (buffer, part) -> readPart(buffer, 0, part));
     }

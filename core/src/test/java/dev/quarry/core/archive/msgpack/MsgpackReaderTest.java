@@ -105,8 +105,12 @@ class MsgpackReaderTest {
     }))).hasMessage(SHARD + "the record at index 0 has __key__ twice");
   }
 
+  /**
+   * A member past the cap is refused where it would be held (read whole, or met before the record's key), and
+   * streams where it is not: create writes members of up to the record limit, and extract reads them back streaming.
+   */
   @Test
-  void capsMemberSizesAndEntryCounts() {
+  void capsMemberSizesAndEntryCounts() throws IOException {
     ArchiveLimits small = new ArchiveLimits(100, 1 << 20, 1000, 1L << 40);
     assertThatThrownBy(() -> MsgpackShards.read(pack(p -> record(p, "k", "bin", new byte[101])), small))
         .hasMessage("Cannot read member k.bin of shard test.msgpack: its 101 bytes exceed the 100 bytes a member may "
@@ -116,6 +120,14 @@ class MsgpackReaderTest {
       p.packString("__key__").packString("k");
     }), small)).hasMessage("Cannot read member bin of the record at index 0 of shard test.msgpack: its 101 bytes "
         + "exceed the 100 bytes a member may have in memory");
+    // Met after the key, a member past the cap streams whole (as extract reads it); only reading it whole is refused.
+    try (MsgpackReader reader = reader(pack(p -> record(p, "k", "bin", new byte[101])), small)) {
+      ArchiveMember member = reader.next();
+      try (InputStream data = member.data()) {
+        assertThat(data.readAllBytes()).hasSize(101);
+      }
+      assertThat(reader.next()).isNull();
+    }
     assertThatThrownBy(() -> MsgpackShards.read(pack(p -> p.packMapHeader(10_001))))
         .hasMessage(SHARD + "the record at index 0 has 10001 entries, more than the 10000 allowed");
   }
