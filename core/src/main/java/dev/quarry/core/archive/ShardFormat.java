@@ -1,7 +1,6 @@
 package dev.quarry.core.archive;
 
 import java.util.Arrays;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -51,9 +50,14 @@ public enum ShardFormat {
         + ": its name must end in ." + names().replace(", ", ", .") + ", or give the format explicitly"));
   }
 
-  /** The format {@code name} ends with, if it ends with one's extension (in any case). */
+  /**
+   * The format {@code name} ends with, if it ends with one's extension in any ASCII case: only ASCII letters are
+   * folded, as the CRD's rule folds them (CEL's {@code lowerAscii}), where Unicode folding took the Kelvin sign for a k.
+   */
   public static Optional<ShardFormat> named(String name) {
-    String lower = name.toLowerCase(Locale.ROOT);
+    StringBuilder folded = new StringBuilder(name.length());
+    name.chars().forEach(c -> folded.append((char) (c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c)));
+    String lower = folded.toString();
     // Longest extensions first, so that x.tar.gz is not taken for something ending in .gz alone.
     for (ShardFormat format : new ShardFormat[] {TAR_GZ, TAR_LZ4, TAR, ZIP, MSGPACK}) {
       if (lower.endsWith("." + format.extension) || (format.alias != null && lower.endsWith("." + format.alias))) {
