@@ -1,6 +1,8 @@
 package dev.quarry.core.fs;
 
+import java.io.FilterOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +39,59 @@ public final class WorkFolder implements AutoCloseable {
     boolean full = reason.contains("No space left on device") || reason.contains("Disk quota exceeded");
     return new IOException("Cannot keep " + what + " on this worker's disk (" + reason + ")"
         + (full ? ": give its temporary folder more room" : ""), e);
+  }
+
+  /**
+   * {@code out}, a file of a process's own disk, whose write, flush and close failures are {@link #cannotKeep}: a
+   * failure to read what is copied into it stays what it is (a duplicate member is not a full disk).
+   */
+  public static OutputStream keeping(OutputStream out, String what) {
+    return new FilterOutputStream(out) {
+      @Override
+      public void write(int b) throws IOException {
+        try {
+          out.write(b);
+        } catch (IOException e) {
+          throw cannotKeep(what, e);
+        }
+      }
+
+      @Override
+      public void write(byte[] bytes, int offset, int length) throws IOException {
+        try {
+          out.write(bytes, offset, length);
+        } catch (IOException e) {
+          throw cannotKeep(what, e);
+        }
+      }
+
+      @Override
+      public void flush() throws IOException {
+        try {
+          out.flush();
+        } catch (IOException e) {
+          throw cannotKeep(what, e);
+        }
+      }
+
+      @Override
+      public void close() throws IOException {
+        try {
+          out.close();
+        } catch (IOException e) {
+          throw cannotKeep(what, e);
+        }
+      }
+    };
+  }
+
+  /** A new empty file in {@code folder} of a process's own disk, for {@code what}; a failure is {@link #cannotKeep}. */
+  public static Path createTempFile(Path folder, String prefix, String suffix, String what) throws IOException {
+    try {
+      return Files.createTempFile(folder, prefix, suffix);
+    } catch (IOException e) {
+      throw cannotKeep(what, e);
+    }
   }
 
   /** Makes {@code <parent>/<prefix><host>-<pid>-<random>}, after removing what dead processes left there. */

@@ -32,10 +32,7 @@ public final class MsgpackWriter implements ShardWriter {
   @Override
   public void write(Record record) throws IOException {
     List<Member> members = record.members();
-    checkSuffixes(record.key(), members.stream().map(Member::name).toList());
-    packer.packMapHeader(1 + members.size());
-    packer.packString(MsgpackReader.KEY);
-    packer.packString(record.key());
+    startRecord(record.key(), members.stream().map(Member::name).toList());
     for (Member member : members) {
       packer.packString(member.suffix());
       packer.packBinaryHeader(member.data().length);
@@ -49,29 +46,27 @@ public final class MsgpackWriter implements ShardWriter {
   /** The same bytes as {@link #write(Record)}, each member's data copied from its file a chunk at a time. */
   @Override
   public void write(String key, List<SpooledMember> members) throws IOException {
-    checkSuffixes(key, members.stream().map(SpooledMember::name).toList());
-    packer.packMapHeader(1 + members.size());
-    packer.packString(MsgpackReader.KEY);
-    packer.packString(key);
+    startRecord(key, members.stream().map(SpooledMember::name).toList());
     byte[] chunk = new byte[1 << 16];
     for (SpooledMember member : members) {
       packer.packString(member.suffix());
       packer.packBinaryHeader(Math.toIntExact(member.size()));
-      try (InputStream data = member.open()) {
-        long left = member.size();
-        while (left > 0) {
-          int read = data.read(chunk, 0, (int) Math.min(chunk.length, left));
-          if (read < 0) {
-            throw new IOException("Cannot write member " + member.name() + " as msgpack: its data had "
-                + (member.size() - left) + " bytes, not " + member.size());
-          }
+      try (InputStream data = member.open()) { // exactly its size, or it fails
+        for (int read = data.read(chunk); read >= 0; read = data.read(chunk)) {
           packer.writePayload(chunk, 0, read);
-          left -= read;
         }
       }
     }
     packer.flush();
     records++;
+  }
+
+  /** Checks the members' suffixes, then packs the record's map header and its key. */
+  private void startRecord(String key, List<String> memberNames) throws IOException {
+    checkSuffixes(key, memberNames);
+    packer.packMapHeader(1 + memberNames.size());
+    packer.packString(MsgpackReader.KEY);
+    packer.packString(key);
   }
 
   /** A member's suffix is its map key: it must exist, be unique in the record, and not be the key's own entry. */

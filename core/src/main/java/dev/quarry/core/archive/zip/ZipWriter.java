@@ -119,14 +119,9 @@ public final class ZipWriter implements ShardWriter {
   public void write(String key, List<SpooledMember> members) throws IOException {
     for (SpooledMember member : members) {
       if (member.size() <= MEMBER_BYTES_HELD) {
-        byte[] data;
         try (InputStream in = member.open()) {
-          data = in.readNBytes((int) member.size());
+          writeMember(member.name(), in.readAllBytes());
         }
-        if (data.length != member.size()) {
-          throw shortData(member, data.length);
-        }
-        writeMember(member.name(), data);
       } else {
         writeStreamed(member);
       }
@@ -153,25 +148,21 @@ public final class ZipWriter implements ShardWriter {
       OutputStream deflatedOut = null;
       try (InputStream in = member.open()) {
         if (method == Method.DEFLATED) {
-          deflatedFile = temporaryFile("quarry-zip-member-", "a zip member's deflated data");
-          deflatedOut = Files.newOutputStream(deflatedFile);
+          String what = "a zip member's deflated data";
+          deflatedFile = WorkFolder.createTempFile(temporaryFolder, "quarry-zip-member-", ".bin", what);
+          deflatedOut = WorkFolder.keeping(Files.newOutputStream(deflatedFile), what);
           deflater.reset();
           deflatedLength = 0;
         }
-        long read = 0;
         byte[] input = new byte[1 << 16];
         for (int n = in.read(input); n >= 0; n = in.read(input)) {
           crc.update(input, 0, n);
-          read += n;
           if (deflatedLength >= 0) {
             deflater.setInput(input, 0, n);
             while (!deflater.needsInput() && deflatedLength >= 0) {
               deflatedLength = drain(deflatedOut, deflatedLength, member.size());
             }
           }
-        }
-        if (read != member.size()) {
-          throw shortData(member, read);
         }
         if (deflatedLength >= 0) {
           deflater.finish();
@@ -204,18 +195,9 @@ public final class ZipWriter implements ShardWriter {
    */
   private long drain(OutputStream out, long deflatedLength, long size) throws IOException {
     int length = deflater.deflate(chunk);
-    try {
-      out.write(chunk, 0, length);
-    } catch (IOException e) {
-      throw WorkFolder.cannotKeep("a zip member's deflated data", e);
-    }
+    out.write(chunk, 0, length);
     long total = deflatedLength + length;
     return total > size ? -1 : total;
-  }
-
-  private static IOException shortData(SpooledMember member, long read) {
-    return new IOException("Cannot write member " + member.name() + " as zip: its data had " + read + " bytes, not "
-        + member.size());
   }
 
   /** The member's name as UTF-8, refused when it names a directory or is longer than a zip holds. */
@@ -297,26 +279,12 @@ public final class ZipWriter implements ShardWriter {
     directoryBytes += header.size();
     if (directory.size() >= DIRECTORY_BYTES_HELD) {
       if (directorySpill == null) {
-        directoryFile = temporaryFile("quarry-zip-directory-", "a zip shard's central directory");
+        String what = "a zip shard's central directory";
+        directoryFile = WorkFolder.createTempFile(temporaryFolder, "quarry-zip-directory-", ".bin", what);
+        directorySpill = WorkFolder.keeping(Files.newOutputStream(directoryFile), what);
       }
-      try {
-        if (directorySpill == null) {
-          directorySpill = Files.newOutputStream(directoryFile);
-        }
-        directory.writeTo(directorySpill);
-      } catch (IOException e) {
-        throw WorkFolder.cannotKeep("a zip shard's central directory", e);
-      }
+      directory.writeTo(directorySpill);
       directory.reset();
-    }
-  }
-
-  /** A new file in the temporary folder, for {@code what}. */
-  private Path temporaryFile(String prefix, String what) throws IOException {
-    try {
-      return Files.createTempFile(temporaryFolder, prefix, ".bin");
-    } catch (IOException e) {
-      throw WorkFolder.cannotKeep(what, e);
     }
   }
 

@@ -142,17 +142,13 @@ final class ShardBuilder {
   private static void writeSpooled(ShardWriter writer, RecordEntry entry, InputStream in, Path work)
       throws IOException {
     String what = "a record too large to hold while it is converted";
-    Path file;
-    try {
-      file = Files.createTempFile(work, "quarry-record-", ".data");
-    } catch (IOException e) {
-      throw WorkFolder.cannotKeep(what, e);
-    }
+    Path file = WorkFolder.createTempFile(work, "quarry-record-", ".data", what);
     try {
       List<SpooledMember> members = new ArrayList<>();
       BoundedInputStream recordBytes = BoundedInputStream.builder().setInputStream(CloseShieldInputStream.wrap(in))
           .setMaxCount(entry.size()).get();
-      try (OutputStream data = new BufferedOutputStream(Files.newOutputStream(file), COPY_BLOCK);
+      try (OutputStream data = WorkFolder.keeping(new BufferedOutputStream(Files.newOutputStream(file), COPY_BLOCK),
+              what);
           TarReader reader = new TarReader(new SequenceInputStream(recordBytes,
               new ByteArrayInputStream(TarFormat.END_OF_ARCHIVE)), "record " + entry.key(), ArchiveLimits.DEFAULT)) {
         long offset = 0;
@@ -160,15 +156,10 @@ final class ShardBuilder {
           Record.requireMemberOf(entry.key(), member.name());
           long copied;
           try (InputStream memberData = member.data()) {
-            copied = copy(memberData, data, what);
+            copied = memberData.transferTo(data);
           }
           members.add(new SpooledMember(member.name(), copied, file, offset));
           offset += copied;
-        }
-        try {
-          data.flush(); // here, not in close: a full disk says so
-        } catch (IOException e) {
-          throw WorkFolder.cannotKeep(what, e);
         }
       }
       // The reader met the end-of-archive blocks after the record's bytes, all of them, or the next would shift.
@@ -184,21 +175,6 @@ final class ShardBuilder {
   private static IOException notItsBytes(RecordEntry entry) {
     return new IOException("Cannot convert record " + entry.key() + ": its raw bytes are not the " + entry.size()
         + " of whole tar members its entry says (the input changed since extract; rerun the job)");
-  }
-
-  /** Copies {@code in} to {@code out}, a file of the worker's disk, returning the bytes copied. */
-  private static long copy(InputStream in, OutputStream out, String what) throws IOException {
-    byte[] block = new byte[1 << 16];
-    long copied = 0;
-    for (int read = in.read(block); read >= 0; read = in.read(block)) {
-      try {
-        out.write(block, 0, read);
-      } catch (IOException e) {
-        throw WorkFolder.cannotKeep(what, e);
-      }
-      copied += read;
-    }
-    return copied;
   }
 
   /** A record's members from its raw tar bytes. */

@@ -37,8 +37,6 @@ import java.util.stream.IntStream;
 final class ExtractedRuns {
   /** How many runs {@link #checkRuns} names at a time. */
   private static final int LOOKED_AT_ONCE = 4096;
-  /** How the name of a worker's run 0 ends ({@code Scratch#extractRun}): its number, six digits, and the suffix. */
-  private static final String FIRST_RUN_SUFFIX = "000000.run";
 
   private final ObjectStore store;
   private final Scratch scratch;
@@ -273,8 +271,9 @@ final class ExtractedRuns {
         try {
           return storage.open(name);
         } catch (NoSuchObjectException e) {
-          ExtractRun run = named.runNamed(name);
-          throw run != null ? missing(run, action) : e;
+          // Runs are opened in order, so the missing one is found among those that exist, and the one after.
+          int position = named.indexOf(name);
+          throw position >= 0 ? missing(named.run(position), action) : e;
         }
       }
 
@@ -335,27 +334,6 @@ final class ExtractedRuns {
         worker++;
       }
       return new ExtractRun(worker, partition, (int) (position - before[worker]));
-    }
-
-    /** The run named {@code name}, or null when it is none of these: a name each worker's prefix and number make. */
-    ExtractRun runNamed(String name) {
-      for (int worker = 0; worker + 1 < before.length; worker++) {
-        if (before[worker + 1] > before[worker]) {
-          String first = name(new ExtractRun(worker, partition, 0));
-          String prefix = first.substring(0, first.length() - FIRST_RUN_SUFFIX.length());
-          if (name.startsWith(prefix) && name.endsWith(".run")) {
-            String digits = name.substring(prefix.length(), name.length() - ".run".length());
-            if (digits.matches("[0-9]{6,10}")) {
-              long number = Long.parseLong(digits);
-              ExtractRun run = new ExtractRun(worker, partition, (int) Math.min(number, Integer.MAX_VALUE));
-              if (number < before[worker + 1] - before[worker] && name(run).equals(name)) {
-                return run;
-              }
-            }
-          }
-        }
-      }
-      return null;
     }
   }
 

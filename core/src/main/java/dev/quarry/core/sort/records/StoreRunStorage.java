@@ -7,7 +7,6 @@ import dev.quarry.core.store.ObjectStore;
 import dev.quarry.core.store.ObjectUpload;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.FilterOutputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -74,34 +73,7 @@ public final class StoreRunStorage implements RunStorage {
       } catch (IOException e) {
         throw cannotWrite(e);
       }
-      OutputStream stream = new FilterOutputStream(output.stream()) {
-        @Override
-        public void write(int b) throws IOException {
-          try {
-            out.write(b);
-          } catch (IOException e) {
-            throw cannotWrite(e);
-          }
-        }
-
-        @Override
-        public void write(byte[] bytes, int offset, int length) throws IOException {
-          try {
-            out.write(bytes, offset, length);
-          } catch (IOException e) {
-            throw cannotWrite(e);
-          }
-        }
-
-        @Override
-        public void flush() throws IOException {
-          try {
-            out.flush();
-          } catch (IOException e) {
-            throw cannotWrite(e);
-          }
-        }
-      };
+      OutputStream stream = WorkFolder.keeping(output.stream(), what);
       return new RunOutput() {
         @Override
         public OutputStream stream() {

@@ -33,14 +33,13 @@ public record SortSpec(Input input, Output output, Order order, Policies policie
     if (scratch != null) {
       ScratchOverlap.check(input, output, scratch);
     }
+    ShardFormat declared = output.shardFormat();
     ShardFormat named = ShardFormat.named(output.template()).orElse(null);
     // With a key map order the template gives only the folder; the key map's lines are checked as they are read.
-    if (order.kind() != OrderKind.KEYMAP && output.format() != null && named != null
-        && named != ShardFormat.ofExtension(output.format())) {
+    if (order.kind() != OrderKind.KEYMAP && declared != null && named != null && named != declared) {
       throw new InvalidSpecException("Invalid %s: %s, where %s %s names %s shards (name the shards .%s, or set %s to"
           + " %s)", field("output.format"), output.format(), field("output.template"), output.template(),
-          named.extension(), ShardFormat.ofExtension(output.format()).extension(), field("output.format"),
-          named.extension());
+          named.extension(), declared.extension(), field("output.format"), named.extension());
     }
   }
 
