@@ -2827,6 +2827,57 @@ abstract class SortContract {
         .containsExactly("x.pending.json");
   }
 
+  /**
+   * An input rewritten after extract with the same bytes, its records in another order (so its length is the same),
+   * fails create in one line that says so, into tar (records copied raw) and into zip (records converted), and no
+   * shard appears. Before, the tar run copied the bytes at the old places: member boundaries in the middle of data,
+   * or other records where the plan has these, in a shard with a checksum of them and no error.
+   */
+  @Test
+  void anInputRewrittenWithItsRecordsInAnotherOrderAfterExtractFailsCreateAndWritesNoShard() throws Exception {
+    String input = input(ShardFormat.TAR);
+    for (String output : List.of("moved/x-{000..}.tar", "movedZip/x-{000..}.zip")) {
+      SortSpec spec = spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 5L, null, null),
+          records(root + output, 60));
+      Location scratch = stores.locate(root + "scratch-" + output.substring(0, output.indexOf('/')) + "/");
+      SortPhases phases = new SortPhases(spec, stores, scratch,
+          new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+      phases.extract(0, 1);
+      phases.plan(1);
+      Location shard = stores.locate(root + "in/in-003.tar");
+      byte[] before = bytes(root + "in/in-003.tar");
+      byte[] after = recordsReversed(before);
+      assertThat(after).hasSameSizeAs(before).isNotEqualTo(before);
+      shard.store().put(shard.key(), after);
+
+      assertThatThrownBy(() -> phases.create(0, 1)).as(output)
+          .hasMessageContaining("the input changed since extract; rerun the job");
+      String folder = output.substring(0, output.indexOf('/') + 1);
+      assertThat(objects(root + folder).keySet()).as("no shard written, only the run's pending record")
+          .containsExactly("x.pending.json");
+      shard.store().put(shard.key(), before);
+    }
+  }
+
+  /** The tar {@code tar} with its records' members, each record's together, in the reverse order of records. */
+  private static byte[] recordsReversed(byte[] tar) throws java.io.IOException {
+    java.util.LinkedHashMap<String, java.io.ByteArrayOutputStream> records = new java.util.LinkedHashMap<>();
+    long end = 0;
+    try (var reader = new dev.quarry.core.archive.tar.TarReader(new java.io.ByteArrayInputStream(tar), "in",
+        dev.quarry.core.archive.ArchiveLimits.DEFAULT)) {
+      for (var member = reader.next(); member != null; member = reader.next()) {
+        var raw = member.raw();
+        records.computeIfAbsent(dev.quarry.core.archive.RecordKeys.of(member.name()),
+            key -> new java.io.ByteArrayOutputStream()).write(tar, (int) raw.offset(), (int) raw.length());
+        end = raw.offset() + raw.length();
+      }
+    }
+    java.io.ByteArrayOutputStream reversed = new java.io.ByteArrayOutputStream();
+    new ArrayList<>(records.values()).reversed().forEach(record -> reversed.writeBytes(record.toByteArray()));
+    reversed.write(tar, (int) end, tar.length - (int) end); // the end-of-archive blocks and padding, as they were
+    return reversed.toByteArray();
+  }
+
   @Test
   void manyShardsPerWorkerAreGatheredInBatchesIdenticallyToALocalRun() throws Exception {
     String input = input(ShardFormat.TAR);

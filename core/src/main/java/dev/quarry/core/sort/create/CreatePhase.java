@@ -438,7 +438,7 @@ public final class CreatePhase {
     if (!output.store().isLocal()) {
       Path converted = format == ShardFormat.TAR ? null : work.resolve(shard.index() + ".shard");
       try {
-        HashedContent content = converted == null ? ShardBuilder.tar(raw)
+        HashedContent content = converted == null ? ShardBuilder.tar(raw, entries)
             : ShardBuilder.converted(format, entries, raw, converted, recordBytesHeld());
         output.store().put(output.key(), content);
         size = content.length();
@@ -455,7 +455,7 @@ public final class CreatePhase {
           InputStream in = raw.open(0, raw.length())) {
         CountingOutputStream out = new CountingOutputStream(new DigestOutputStream(upload.stream(), digest));
         if (format == ShardFormat.TAR) {
-          ShardBuilder.copyTar(in, out);
+          ShardBuilder.copyTar(in, entries, out);
         } else {
           ShardBuilder.convert(format, entries, in, out, work, recordBytesHeld());
         }

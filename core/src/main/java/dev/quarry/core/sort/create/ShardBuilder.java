@@ -1,13 +1,16 @@
 package dev.quarry.core.sort.create;
 
+import dev.quarry.core.archive.ArchiveException;
 import dev.quarry.core.archive.ArchiveLimits;
 import dev.quarry.core.archive.ArchiveMember;
 import dev.quarry.core.archive.Member;
 import dev.quarry.core.archive.Record;
+import dev.quarry.core.archive.RecordKeys;
 import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.archive.ShardWriter;
 import dev.quarry.core.archive.ShardWriters;
 import dev.quarry.core.archive.SpooledMember;
+import dev.quarry.core.archive.tar.CopyingInput;
 import dev.quarry.core.archive.tar.TarFormat;
 import dev.quarry.core.archive.tar.TarReader;
 import dev.quarry.core.fs.WorkFolder;
@@ -15,6 +18,7 @@ import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.store.HashedContent;
 import dev.quarry.core.store.RangedContent;
 import dev.quarry.core.sync.cas.Digest;
+import dev.quarry.core.text.Printable;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
@@ -31,6 +35,7 @@ import java.util.List;
 import org.apache.commons.io.input.BoundedInputStream;
 import org.apache.commons.io.input.CloseShieldInputStream;
 import org.apache.commons.io.output.CloseShieldOutputStream;
+import org.apache.commons.io.output.CountingOutputStream;
 
 /**
  * Makes one output shard from its records' raw tar bytes, in plan order: a tar output is those bytes as they are,
@@ -39,6 +44,8 @@ import org.apache.commons.io.output.CloseShieldOutputStream;
  */
 final class ShardBuilder {
   private static final int COPY_BLOCK = 1 << 20;
+  /** What a record's raw bytes unlike its entry mean: read where extract found them, they are no longer those. */
+  private static final String CHANGED = " (the input changed since extract; rerun the job)";
 
   private ShardBuilder() {}
 
@@ -47,47 +54,74 @@ final class ShardBuilder {
    * and where it cannot send it in one signed request (over HTTPS), sends its parts from where the bytes are, holding
    * none ({@link dev.quarry.core.store.ObjectStore#put(String, HashedContent)}).
    */
-  static HashedContent tar(RangedContent raw) throws IOException {
+  static HashedContent tar(RangedContent raw, ShardEntries entries) throws IOException {
     RangedContent shard = RangedContent.concat(List.of(raw, RangedContent.of(TarFormat.END_OF_ARCHIVE)));
-    checkWholeBlocks(shard.length());
     MessageDigest sha256 = Digest.sha256();
-    byte[] block = new byte[COPY_BLOCK];
-    long length = 0;
-    try (InputStream in = shard.open(0, shard.length())) {
-      for (int read = in.read(block); read >= 0; read = in.read(block)) {
-        sha256.update(block, 0, read);
-        length += read;
-      }
+    CountingOutputStream hashed = new CountingOutputStream(new DigestOutputStream(OutputStream.nullOutputStream(),
+        sha256));
+    try (InputStream in = raw.open(0, raw.length())) {
+      copyTar(in, entries, hashed);
     }
-    if (length != shard.length()) {
+    if (hashed.getByteCount() != shard.length()) {
       throw new IOException("Cannot write a tar shard of " + shard.length() + " bytes: its records' bytes ended after "
-          + length + " (the input changed since extract; rerun the job)");
+          + hashed.getByteCount() + CHANGED);
     }
     return HashedContent.of(shard, sha256.digest());
   }
 
-  private static void checkWholeBlocks(long length) throws IOException {
-    if (length % TarFormat.BLOCK != 0) {
-      throw new IOException("Cannot write a tar shard of " + length + " bytes: records' raw bytes come in whole "
-          + TarFormat.BLOCK + "-byte blocks (the input changed since extract; rerun the job)");
+  /**
+   * Writes a tar shard of the raw bytes {@code raw} gives, then the end-of-archive blocks, checking as they pass that
+   * each record's bytes are whole tar members of its key, one after another as its entry in {@code entries} sizes them.
+   * A plain tar's records are read from the input where extract found them: an input rewritten since, its records
+   * moved or others in their place with the same length, was copied as it then was, member boundaries in the middle
+   * of data or other records where the plan has these, with no error. Checked, it fails before the end-of-archive
+   * blocks, so that the caller does not commit the shard. The check parses each header; the data passes as it is read.
+   */
+  static void copyTar(InputStream raw, ShardEntries entries, OutputStream target) throws IOException {
+    CopyingInput copying = new CopyingInput(raw, target, COPY_BLOCK);
+    try (ShardEntries.Cursor cursor = entries.cursor()) {
+      TarReader reader = new TarReader(copying, "the records' bytes", ArchiveLimits.DEFAULT);
+      long end = 0;
+      RecordEntry last = null;
+      for (RecordEntry entry = cursor.next(); entry != null; entry = cursor.next()) {
+        last = entry;
+        long at = end;
+        end += entry.size();
+        while (at < end) {
+          ArchiveMember member = nextMember(reader, entry);
+          if (member == null || member.raw().offset() != at) {
+            throw notItsBytes(entry, "write");
+          }
+          requireOfRecord(entry, member, "write");
+          at += member.raw().length();
+        }
+        if (at != end) {
+          throw notItsBytes(entry, "write");
+        }
+      }
+      // Past the last member's data: the raw bytes end there, as the end-of-archive blocks would follow.
+      if (last != null && nextMember(reader, last) != null) {
+        throw notItsBytes(last, "write");
+      }
+    }
+    target.write(TarFormat.END_OF_ARCHIVE);
+  }
+
+  /** The next member of a record's raw bytes, or null at their end; bytes that are not tar members are not its. */
+  private static ArchiveMember nextMember(TarReader reader, RecordEntry entry) throws IOException {
+    try {
+      return reader.next();
+    } catch (ArchiveException e) {
+      throw notItsBytes(entry, "read", e);
     }
   }
 
-  /**
-   * Writes a tar shard of the raw bytes {@code raw} gives, then the end-of-archive blocks, a whole block at a time
-   * (an upload takes a write of its buffer's size or more without copying it). Fails before the end-of-archive
-   * blocks when the bytes are not whole tar blocks, so that the caller does not commit the shard.
-   */
-  static void copyTar(InputStream raw, OutputStream target) throws IOException {
-    byte[] block = new byte[COPY_BLOCK];
-    long length = 0;
-    for (int read = raw.readNBytes(block, 0, block.length); read > 0;
-        read = raw.readNBytes(block, 0, block.length)) {
-      target.write(block, 0, read);
-      length += read;
+  private static byte[] readData(ArchiveMember member, RecordEntry entry) throws IOException {
+    try {
+      return member.readData();
+    } catch (ArchiveException e) {
+      throw notItsBytes(entry, "read", e);
     }
-    checkWholeBlocks(length);
-    target.write(TarFormat.END_OF_ARCHIVE);
   }
 
   /**
@@ -125,7 +159,7 @@ final class ShardBuilder {
         if (entry.size() <= recordBytesHeld) {
           byte[] record = in.readNBytes((int) entry.size());
           if (record.length != entry.size()) {
-            throw notItsBytes(entry);
+            throw notItsBytes(entry, "convert");
           }
           writer.write(parse(entry, record));
         } else {
@@ -152,8 +186,8 @@ final class ShardBuilder {
           TarReader reader = new TarReader(new SequenceInputStream(recordBytes,
               new ByteArrayInputStream(TarFormat.END_OF_ARCHIVE)), "record " + entry.key(), ArchiveLimits.DEFAULT)) {
         long offset = 0;
-        for (ArchiveMember member = reader.next(); member != null; member = reader.next()) {
-          Record.requireMemberOf(entry.key(), member.name());
+        for (ArchiveMember member = nextMember(reader, entry); member != null; member = nextMember(reader, entry)) {
+          requireOfRecord(entry, member, "convert");
           long copied;
           try (InputStream memberData = member.data()) {
             copied = memberData.transferTo(data);
@@ -164,7 +198,7 @@ final class ShardBuilder {
       }
       // The reader met the end-of-archive blocks after the record's bytes, all of them, or the next would shift.
       if (recordBytes.getCount() != entry.size()) {
-        throw notItsBytes(entry);
+        throw notItsBytes(entry, "convert");
       }
       writer.write(entry.key(), members);
     } finally {
@@ -172,9 +206,26 @@ final class ShardBuilder {
     }
   }
 
-  private static IOException notItsBytes(RecordEntry entry) {
-    return new IOException("Cannot convert record " + entry.key() + ": its raw bytes are not the " + entry.size()
-        + " of whole tar members its entry says (the input changed since extract; rerun the job)");
+  /** Refuses a member of another record than {@code entry} by WebDataset's rule, by which extract grouped them. */
+  private static void requireOfRecord(RecordEntry entry, ArchiveMember member, String action) throws IOException {
+    if (!RecordKeys.of(member.name()).equals(entry.key())) {
+      throw new IOException(cannot(action, entry) + "its raw bytes hold member " + Printable.of(member.name())
+          + ", of another record" + CHANGED);
+    }
+  }
+
+  /** {@code action}: "write" or "convert". */
+  private static IOException notItsBytes(RecordEntry entry, String action) {
+    return notItsBytes(entry, action, null);
+  }
+
+  private static IOException notItsBytes(RecordEntry entry, String action, ArchiveException cause) {
+    return new IOException(cannot(action, entry) + "its raw bytes are not the " + entry.size() + " of whole tar"
+        + " members its entry says" + CHANGED, cause);
+  }
+
+  private static String cannot(String action, RecordEntry entry) {
+    return "Cannot " + action + " record " + Printable.of(entry.key()) + " of input shard " + entry.shard() + ": ";
   }
 
   /** A record's members from its raw tar bytes. */
@@ -183,8 +234,9 @@ final class ShardBuilder {
     SequenceInputStream tar = new SequenceInputStream(new ByteArrayInputStream(raw),
         new ByteArrayInputStream(TarFormat.END_OF_ARCHIVE));
     try (TarReader reader = new TarReader(tar, "record " + entry.key(), ArchiveLimits.DEFAULT)) {
-      for (ArchiveMember member = reader.next(); member != null; member = reader.next()) {
-        members.add(new Member(member.name(), member.readData()));
+      for (ArchiveMember member = nextMember(reader, entry); member != null; member = nextMember(reader, entry)) {
+        requireOfRecord(entry, member, "convert");
+        members.add(new Member(member.name(), readData(member, entry)));
       }
     }
     return new Record(entry.key(), members);

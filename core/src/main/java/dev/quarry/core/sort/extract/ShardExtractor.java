@@ -8,6 +8,7 @@ import dev.quarry.core.archive.ShardFormat;
 import dev.quarry.core.archive.ShardReader;
 import dev.quarry.core.archive.ShardReaders;
 import dev.quarry.core.archive.compress.Compression;
+import dev.quarry.core.archive.tar.CopyingInput;
 import dev.quarry.core.archive.tar.TarReader;
 import dev.quarry.core.archive.tar.TarWriter;
 import dev.quarry.core.policy.Problems;
@@ -19,7 +20,6 @@ import dev.quarry.core.text.Printable;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Path;
 import org.apache.commons.io.function.IOConsumer;
 import org.apache.commons.io.output.CloseShieldOutputStream;
@@ -94,8 +94,8 @@ final class ShardExtractor {
             case TAR_LZ4 -> Compression.unlz4(counted, name, ArchiveLimits.DEFAULT);
             default -> counted;
           };
-          group(shard, new TarReader(new Tee(tar, pack.stream()), name, ArchiveLimits.DEFAULT), WHERE_THEY_ARE,
-              grouping);
+          group(shard, new TarReader(new CopyingInput(tar, pack.stream(), 1 << 16), name, ArchiveLimits.DEFAULT),
+              WHERE_THEY_ARE, grouping);
           pack.commit();
         }
       } else {
@@ -252,53 +252,6 @@ final class ShardExtractor {
         () -> new ArchiveException(shard, "Cannot sort by content: " + message + " (policy contentKeyMissing is"
             + " abort; set it to warn or ignore to sort such records last)"));
     return null;
-  }
-
-  /** Copies every byte read into a pack. */
-  private static final class Tee extends FilterInputStream {
-    private final OutputStream copy;
-    private byte[] skipBuffer;
-
-    Tee(InputStream in, OutputStream copy) {
-      super(in);
-      this.copy = copy;
-    }
-
-    @Override
-    public int read() throws IOException {
-      int b = in.read();
-      if (b >= 0) {
-        copy.write(b);
-      }
-      return b;
-    }
-
-    @Override
-    public int read(byte[] buffer, int offset, int length) throws IOException {
-      int read = in.read(buffer, offset, length);
-      if (read > 0) {
-        copy.write(buffer, offset, read);
-      }
-      return read;
-    }
-
-    @Override
-    public long skip(long n) throws IOException {
-      // Every member's data is skipped by the tar reader: one buffer for all of them.
-      if (skipBuffer == null) {
-        skipBuffer = new byte[1 << 16];
-      }
-      byte[] buffer = skipBuffer;
-      long skipped = 0;
-      while (skipped < n) {
-        int read = read(buffer, 0, (int) Math.min(buffer.length, n - skipped));
-        if (read < 0) {
-          break;
-        }
-        skipped += read;
-      }
-      return skipped;
-    }
   }
 
   /** Counts the bytes read from the input object. */

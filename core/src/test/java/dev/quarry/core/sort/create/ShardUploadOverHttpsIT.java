@@ -73,13 +73,17 @@ class ShardUploadOverHttpsIT {
   /** Writes the raw bytes of a shard's records (whole tar blocks), builds the shard as create does and sends it. */
   public static final class SmallHeapShard {
     public static void main(String[] args) throws Exception {
+      // 48 records of one member, each 2 MiB of tar bytes: the raw bytes of a shard's records are whole tar members.
       Path raw = Path.of(args[0]).resolve("0.raw");
+      Random random = new Random(96);
+      List<RecordEntry> inOrder = new java.util.ArrayList<>();
       try (OutputStream out = Files.newOutputStream(raw)) {
-        Random random = new Random(96);
-        byte[] chunk = new byte[1 << 16];
-        for (int written = 0; written < RAW_BYTES; written += chunk.length) {
-          random.nextBytes(chunk);
-          out.write(chunk);
+        TarWriter tar = new TarWriter(out); // not closed: the raw bytes have no end-of-archive blocks
+        for (int record = 0; record < 48; record++) {
+          long start = tar.bytesWritten();
+          tar.writeMember("r" + record + ".bin", randomBytes(random, 2 * MIB - 512));
+          inOrder.add(new RecordEntry("r" + record, 0, record, false, List.of(new RawRange(start, 2 * MIB)),
+              2 * MIB, null));
         }
       }
       URI endpoint = URI.create(args[1]);
@@ -91,42 +95,55 @@ class ShardUploadOverHttpsIT {
       S3Settings settings = S3Settings.defaults().withEndpoint(endpoint).withCredentials(args[2], args[3])
           .withPartSizeBytes(16 * MIB);
       try (S3Store store = S3Store.open("shards", settings)) {
-        send(store, "out/shard-000000.tar", ShardBuilder.tar(RangedContent.of(raw)));
-        // As `sort run` builds a shard: its records' ranges read where they are (a pack here made up as it is read,
-        // so that the heap holds none of it), 48 records of 2 MiB in two ranges each, in an order not the packs'.
-        PackStore madeUp = new PackStore() {
+        send(store, "out/shard-000000.tar", ShardBuilder.tar(RangedContent.of(raw), HeldEntries.of(inOrder)));
+        // As `sort run` builds a shard: its records' ranges read where they are (two packs on disk, read through
+        // streams, so that the heap holds none of them), 48 records of two members of 1 MiB of tar bytes each, in
+        // two ranges, in an order not the packs'. Slot s of a pack is 2 MiB at s * 2 MiB; a slot no record takes
+        // holds filler members.
+        List<RecordEntry> entries = new java.util.ArrayList<>();
+        String[][] slots = new String[2][48];
+        for (int record = 0; record < 48; record++) {
+          int slot = (record * 17) % 48;
+          long at = (long) slot * 2 * MIB;
+          slots[record % 2][slot] = "r" + record;
+          entries.add(new RecordEntry("r" + record, record % 2, record, true,
+              List.of(new RawRange(at, MIB), new RawRange(at + MIB, MIB)), 2 * MIB, null));
+        }
+        Path[] packFiles = new Path[2];
+        for (int pack = 0; pack < 2; pack++) {
+          packFiles[pack] = Path.of(args[0]).resolve("pack-" + pack);
+          try (OutputStream out = Files.newOutputStream(packFiles[pack])) {
+            TarWriter tar = new TarWriter(out);
+            for (int slot = 0; slot < 48; slot++) {
+              String key = slots[pack][slot] != null ? slots[pack][slot] : "filler" + slot;
+              for (String suffix : List.of(".a", ".b")) {
+                tar.writeMember(key + suffix, randomBytes(random, MIB - 512));
+              }
+            }
+          }
+        }
+        PackStore onDisk = new PackStore() {
           @Override
           public PackOutput create(int shard) {
             throw new UnsupportedOperationException("read only");
           }
 
           @Override
-          public InputStream read(int shard, long offset, long length) {
-            return new InputStream() {
-              private long position = offset;
-
-              @Override
-              public int read() {
-                return position < offset + length ? (int) ((position++ * 31 + shard) & 0xff) : -1;
-              }
-            };
+          public InputStream read(int shard, long offset, long length) throws java.io.IOException {
+            return new dev.quarry.core.store.FileRangeStream(java.nio.channels.FileChannel.open(packFiles[shard]),
+                packFiles[shard].toString(), offset, offset + length);
           }
         };
-        List<RecordEntry> entries = new java.util.ArrayList<>();
-        for (int record = 0; record < 48; record++) {
-          long at = (long) ((record * 17) % 48) * 2 * MIB;
-          entries.add(new RecordEntry("r" + record, record % 2, record, true,
-              List.of(new RawRange(at, MIB), new RawRange(at + MIB, MIB)), 2 * MIB, null));
-        }
-        try (RecordSource source = new RecordSource(List.of(), null, madeUp)) {
+        try (RecordSource source = new RecordSource(List.of(), null, onDisk)) {
           System.out.print("records in process: ");
-          send(store, "out/shard-000001.tar", ShardBuilder.tar(OrderedRecordBytes.of(source, HeldEntries.of(entries))));
+          send(store, "out/shard-000001.tar", ShardBuilder.tar(OrderedRecordBytes.of(source, HeldEntries.of(entries)),
+              HeldEntries.of(entries)));
         }
         // A zip shard converted from its records' raw tar bytes: 24 records of two members of 2 MiB.
         Path records = Path.of(args[0]).resolve("2.raw");
         List<RecordEntry> zipped = new java.util.ArrayList<>();
         try (OutputStream out = Files.newOutputStream(records); TarWriter tar = new TarWriter(out)) {
-          Random random = new Random(24);
+          random = new Random(24);
           byte[] data = new byte[2 * MIB];
           for (int record = 0; record < ZIP_RECORDS; record++) {
             long start = tar.bytesWritten();
@@ -145,6 +162,12 @@ class ShardUploadOverHttpsIT {
           Files.copy(in, Path.of(args[0]).resolve("back.zip"));
         }
       }
+    }
+
+    private static byte[] randomBytes(Random random, int length) {
+      byte[] bytes = new byte[length];
+      random.nextBytes(bytes);
+      return bytes;
     }
 
     /** Sends {@code shard} as create does and says its size, its parts and whether it reads back as hashed. */
