@@ -30,6 +30,15 @@ public record HashedContent(long length, byte[] sha256, Opener opener, RangedCon
     }
   }
 
+  /** The content read again is not what was hashed ({@link BlockChecksums}): what it is read from changed. */
+  public static final class Changed extends Unreadable {
+    private static final long serialVersionUID = 1L;
+
+    Changed(String message) {
+      super(message, null);
+    }
+  }
+
   /** The content gave another number of bytes than announced. */
   public static final class LengthMismatch extends Unreadable {
     private static final long serialVersionUID = 1L;
@@ -110,6 +119,15 @@ public record HashedContent(long length, byte[] sha256, Opener opener, RangedCon
   /** The bytes of {@code ranges}, whose SHA-256 is {@code sha256}. */
   public static HashedContent of(RangedContent ranges, byte[] sha256) {
     return new HashedContent(ranges.length(), sha256, () -> ranges.open(0, ranges.length()), ranges);
+  }
+
+  /**
+   * The bytes of {@code ranges}, whose SHA-256 is {@code sha256} and whose blocks' checksums are {@code blocks}, taken
+   * in the same pass: every read of them again fails with {@link Changed} before it gives a block unlike that pass's,
+   * for bytes read from something that may change before they are sent (an input of a sort).
+   */
+  public static HashedContent of(RangedContent ranges, byte[] sha256, BlockChecksums blocks) {
+    return of(blocks.verifying(ranges), sha256);
   }
 
   /**

@@ -15,6 +15,7 @@ import dev.quarry.core.archive.tar.TarFormat;
 import dev.quarry.core.archive.tar.TarReader;
 import dev.quarry.core.fs.WorkFolder;
 import dev.quarry.core.sort.records.RecordEntry;
+import dev.quarry.core.store.BlockChecksums;
 import dev.quarry.core.store.HashedContent;
 import dev.quarry.core.store.RangedContent;
 import dev.quarry.core.sync.cas.Digest;
@@ -45,7 +46,8 @@ import org.apache.commons.io.output.CountingOutputStream;
 final class ShardBuilder {
   private static final int COPY_BLOCK = 1 << 20;
   /** What a record's raw bytes unlike its entry mean: read where extract found them, they are no longer those. */
-  private static final String CHANGED = " (the input changed since extract; rerun the job)";
+  private static final String INPUT_CHANGED = "the input changed since extract; rerun the job";
+  private static final String CHANGED = " (" + INPUT_CHANGED + ")";
 
   private ShardBuilder() {}
 
@@ -57,8 +59,8 @@ final class ShardBuilder {
   static HashedContent tar(RangedContent raw, ShardEntries entries) throws IOException {
     RangedContent shard = RangedContent.concat(List.of(raw, RangedContent.of(TarFormat.END_OF_ARCHIVE)));
     MessageDigest sha256 = Digest.sha256();
-    CountingOutputStream hashed = new CountingOutputStream(new DigestOutputStream(OutputStream.nullOutputStream(),
-        sha256));
+    BlockChecksums.Builder blocks = new BlockChecksums.Builder(INPUT_CHANGED);
+    CountingOutputStream hashed = new CountingOutputStream(new DigestOutputStream(blocks, sha256));
     try (InputStream in = raw.open(0, raw.length())) {
       copyTar(in, entries, hashed);
     }
@@ -66,7 +68,8 @@ final class ShardBuilder {
       throw new IOException("Cannot write a tar shard of " + shard.length() + " bytes: its records' bytes ended after "
           + hashed.getByteCount() + CHANGED);
     }
-    return HashedContent.of(shard, sha256.digest());
+    // The upload reads the records again, from the input where extract found them: it must send what was checked.
+    return HashedContent.of(shard, sha256.digest(), blocks.build());
   }
 
   /**

@@ -52,12 +52,7 @@ class ShardUploadOverHttpsIT {
   @Test
   void shardsGoOverHttpsInPartsReadFromTheirFilesHoldingNone() throws Exception {
     try (MinioServer minio = MinioServer.startTls()) {
-      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-      CommandResult run = CommandResult.run(dir, List.of(java, "-Xmx48m",
-          "-Djavax.net.ssl.trustStore=" + minio.trustStore(), "-Djavax.net.ssl.trustStoreType=PKCS12",
-          "-Djavax.net.ssl.trustStorePassword=changeit", "-cp", System.getProperty("java.class.path"),
-          SmallHeapShard.class.getName(), dir.toString(), minio.endpoint().toString(), minio.accessKey(),
-          minio.secretKey()));
+      CommandResult run = runChild(minio, "-Xmx48m", SmallHeapShard.class);
 
       assertThat(minio.endpoint().getScheme()).isEqualTo("https");
       assertThat(run.exitCode()).as(run.stderr()).isZero();
@@ -68,6 +63,85 @@ class ShardUploadOverHttpsIT {
       assertThat(unzip.exitCode()).as(unzip.stdout() + unzip.stderr()).isZero();
       assertThat(unzip.stdout().lines().filter(line -> line.contains("testing:")).count()).isEqualTo(ZIP_RECORDS * 2);
     }
+  }
+
+  /**
+   * Over HTTPS a tar shard is hashed in one pass and its parts are read again from where its records lie as they are
+   * sent, with nothing on the wire compared with that hash. Records rewritten between the two passes (the same
+   * length, other bytes) fail the upload, and no object appears; before, the object held the new bytes while the
+   * shard's SHA-256, which the manifest names, was of the old.
+   */
+  @Test
+  void aShardWhoseRecordsChangeBetweenItsHashAndItsUploadIsNotWritten() throws Exception {
+    try (MinioServer minio = MinioServer.startTls()) {
+      CommandResult run = runChild(minio, "-Xmx256m", ChangedBetweenPasses.class);
+
+      assertThat(run.exitCode()).as(run.stderr()).isZero();
+      assertThat(run.stdout().lines()).containsExactly("refused: Cannot write s3://shards/out/shard-000000.tar", "its bytes are not those hashed"
+          + " before it was sent: block 20, from offset 20971520, differs (the input changed since extract; rerun the"
+          + " job)", "no object");
+    }
+  }
+
+  /**
+   * Hashes a 40 MiB tar shard of records read from a file, as create does, rewrites one record's data in the file,
+   * then sends the shard, and says what the store did.
+   */
+  public static final class ChangedBetweenPasses {
+    public static void main(String[] args) throws Exception {
+      Path raw = Path.of(args[0]).resolve("changed.raw");
+      Random random = new Random(40);
+      List<RecordEntry> entries = new java.util.ArrayList<>();
+      try (OutputStream out = Files.newOutputStream(raw)) {
+        TarWriter tar = new TarWriter(out); // not closed: the raw bytes have no end-of-archive blocks
+        for (int record = 0; record < 40; record++) {
+          long start = tar.bytesWritten();
+          tar.writeMember("c" + record + ".bin", SmallHeapShard.randomBytes(random, MIB - 512));
+          entries.add(new RecordEntry("c" + record, 0, record, false, List.of(new RawRange(start, MIB)), MIB,
+              null));
+        }
+      }
+      HashedContent shard = ShardBuilder.tar(RangedContent.of(raw), HeldEntries.of(entries));
+      try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(raw,
+          java.nio.file.StandardOpenOption.WRITE)) {
+        file.write(java.nio.ByteBuffer.wrap(SmallHeapShard.randomBytes(random, 1000)), 20L * MIB + 4096);
+      }
+      try (S3Store store = openStore(args, 8 * MIB)) {
+        try {
+          store.put("out/shard-000000.tar", shard);
+          System.out.println("written");
+        } catch (java.io.IOException e) {
+          String message = e.getMessage();
+          System.out.println("refused: " + message.substring(0, message.indexOf(".tar") + 4));
+          System.out.println(message.substring(message.indexOf("its bytes")));
+        }
+        System.out.println(store.head("out/shard-000000.tar").isPresent() ? "an object" : "no object");
+      }
+    }
+  }
+
+  /**
+   * Runs {@code main} in a JVM of its own with {@code heap}, trusting {@code minio}'s certificate; its arguments are
+   * the test's folder and the server's endpoint and keys ({@link #openStore}).
+   */
+  private CommandResult runChild(MinioServer minio, String heap, Class<?> main) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return CommandResult.run(dir, List.of(java, heap, "-Djavax.net.ssl.trustStore=" + minio.trustStore(),
+        "-Djavax.net.ssl.trustStoreType=PKCS12", "-Djavax.net.ssl.trustStorePassword=changeit", "-cp",
+        System.getProperty("java.class.path"), main.getName(), dir.toString(), minio.endpoint().toString(),
+        minio.accessKey(), minio.secretKey()));
+  }
+
+  /** The bucket {@code shards}, made on the server a child's {@code args} name, with parts of {@code partBytes}. */
+  static S3Store openStore(String[] args, int partBytes) throws Exception {
+    URI endpoint = URI.create(args[1]);
+    try (S3Client sdk = S3Client.builder().endpointOverride(endpoint).region(Region.of(MinioServer.REGION))
+        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(args[2], args[3])))
+        .forcePathStyle(true).build()) {
+      sdk.createBucket(b -> b.bucket("shards"));
+    }
+    return S3Store.open("shards", S3Settings.defaults().withEndpoint(endpoint).withCredentials(args[2], args[3])
+        .withPartSizeBytes(partBytes));
   }
 
   /** Writes the raw bytes of a shard's records (whole tar blocks), builds the shard as create does and sends it. */
@@ -86,15 +160,7 @@ class ShardUploadOverHttpsIT {
               2 * MIB, null));
         }
       }
-      URI endpoint = URI.create(args[1]);
-      try (S3Client sdk = S3Client.builder().endpointOverride(endpoint).region(Region.of(MinioServer.REGION))
-          .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(args[2], args[3])))
-          .forcePathStyle(true).build()) {
-        sdk.createBucket(b -> b.bucket("shards"));
-      }
-      S3Settings settings = S3Settings.defaults().withEndpoint(endpoint).withCredentials(args[2], args[3])
-          .withPartSizeBytes(16 * MIB);
-      try (S3Store store = S3Store.open("shards", settings)) {
+      try (S3Store store = openStore(args, 16 * MIB)) {
         send(store, "out/shard-000000.tar", ShardBuilder.tar(RangedContent.of(raw), HeldEntries.of(inOrder)));
         // As `sort run` builds a shard: its records' ranges read where they are (two packs on disk, read through
         // streams, so that the heap holds none of them), 48 records of two members of 1 MiB of tar bytes each, in
@@ -164,7 +230,7 @@ class ShardUploadOverHttpsIT {
       }
     }
 
-    private static byte[] randomBytes(Random random, int length) {
+    static byte[] randomBytes(Random random, int length) {
       byte[] bytes = new byte[length];
       random.nextBytes(bytes);
       return bytes;
