@@ -83,24 +83,16 @@ final class ShardBuilder {
   static void copyTar(InputStream raw, ShardEntries entries, OutputStream target) throws IOException {
     CopyingInput copying = new CopyingInput(raw, target, COPY_BLOCK);
     try (ShardEntries.Cursor cursor = entries.cursor()) {
-      TarReader reader = new TarReader(copying, "the records' bytes", ArchiveLimits.DEFAULT);
-      long end = 0;
+      TarReader reader = new TarReader(copying, "the records' bytes", ArchiveLimits.RECORDS_READ_BACK);
+      long start = 0;
       RecordEntry last = null;
       for (RecordEntry entry = cursor.next(); entry != null; entry = cursor.next()) {
         last = entry;
-        long at = end;
-        end += entry.size();
-        while (at < end) {
-          ArchiveMember member = nextMember(reader, entry);
-          if (member == null || member.raw().offset() != at) {
-            throw notItsBytes(entry, "write");
-          }
-          requireOfRecord(entry, member, "write");
-          at += member.raw().length();
+        RecordBytes record = new RecordBytes(entry, "write", start);
+        while (!record.whole()) {
+          record.add(nextMember(reader, entry));
         }
-        if (at != end) {
-          throw notItsBytes(entry, "write");
-        }
+        start += entry.size();
       }
       // Past the last member's data: the raw bytes end there, as the end-of-archive blocks would follow.
       if (last != null && nextMember(reader, last) != null) {
@@ -187,10 +179,12 @@ final class ShardBuilder {
       try (OutputStream data = WorkFolder.keeping(new BufferedOutputStream(Files.newOutputStream(file), COPY_BLOCK),
               what);
           TarReader reader = new TarReader(new SequenceInputStream(recordBytes,
-              new ByteArrayInputStream(TarFormat.END_OF_ARCHIVE)), "record " + entry.key(), ArchiveLimits.DEFAULT)) {
+              new ByteArrayInputStream(TarFormat.END_OF_ARCHIVE)), "record " + entry.key(),
+              ArchiveLimits.RECORDS_READ_BACK)) {
+        RecordBytes record = new RecordBytes(entry, "convert", 0);
         long offset = 0;
         for (ArchiveMember member = nextMember(reader, entry); member != null; member = nextMember(reader, entry)) {
-          requireOfRecord(entry, member, "convert");
+          record.add(member);
           long copied;
           try (InputStream memberData = member.data()) {
             copied = memberData.transferTo(data);
@@ -198,10 +192,8 @@ final class ShardBuilder {
           members.add(new SpooledMember(member.name(), copied, file, offset));
           offset += copied;
         }
-      }
-      // The reader met the end-of-archive blocks after the record's bytes, all of them, or the next would shift.
-      if (recordBytes.getCount() != entry.size()) {
-        throw notItsBytes(entry, "convert");
+        // The reader read on to the end-of-archive blocks after the record's bytes: the next record's come next.
+        record.requireWhole();
       }
       writer.write(entry.key(), members);
     } finally {
@@ -209,11 +201,48 @@ final class ShardBuilder {
     }
   }
 
-  /** Refuses a member of another record than {@code entry} by WebDataset's rule, by which extract grouped them. */
-  private static void requireOfRecord(RecordEntry entry, ArchiveMember member, String action) throws IOException {
-    if (!RecordKeys.of(member.name()).equals(entry.key())) {
-      throw new IOException(cannot(action, entry) + "its raw bytes hold member " + Printable.of(member.name())
-          + ", of another record" + CHANGED);
+  /**
+   * The members met in a record's raw bytes, held to what its entry says: each starts where the one before ended, by
+   * WebDataset's rule belongs to the record (as extract grouped them), and together they are the entry's bytes,
+   * exactly. One rule for the tar copy and the conversions: a conversion's reader stops at a zero block, or reads a
+   * last member's data on into the end-of-archive blocks, so a record's bytes rewritten since extract could otherwise
+   * give fewer members, or a member cut, with no error.
+   */
+  private static final class RecordBytes {
+    private final RecordEntry entry;
+    private final String action;
+    private final long end;
+    private long at;
+
+    /** {@code action}: "write" or "convert"; {@code start}: where the record's bytes start in what is read. */
+    RecordBytes(RecordEntry entry, String action, long start) {
+      this.entry = entry;
+      this.action = action;
+      this.at = start;
+      this.end = start + entry.size();
+    }
+
+    /** Takes the next member met (null: none before the end of the bytes). */
+    void add(ArchiveMember member) throws IOException {
+      if (member == null || member.raw().offset() != at || member.raw().length() > end - at) {
+        throw notItsBytes(entry, action);
+      }
+      if (!RecordKeys.of(member.name()).equals(entry.key())) {
+        throw new IOException(cannot(action, entry) + "its raw bytes hold member " + Printable.of(member.name())
+            + ", of another record" + CHANGED);
+      }
+      at += member.raw().length();
+    }
+
+    /** Whether the members met are all of the record's bytes. */
+    boolean whole() {
+      return at == end;
+    }
+
+    void requireWhole() throws IOException {
+      if (!whole()) {
+        throw notItsBytes(entry, action);
+      }
     }
   }
 
@@ -236,11 +265,13 @@ final class ShardBuilder {
     List<Member> members = new ArrayList<>();
     SequenceInputStream tar = new SequenceInputStream(new ByteArrayInputStream(raw),
         new ByteArrayInputStream(TarFormat.END_OF_ARCHIVE));
-    try (TarReader reader = new TarReader(tar, "record " + entry.key(), ArchiveLimits.DEFAULT)) {
+    try (TarReader reader = new TarReader(tar, "record " + entry.key(), ArchiveLimits.RECORDS_READ_BACK)) {
+      RecordBytes record = new RecordBytes(entry, "convert", 0);
       for (ArchiveMember member = nextMember(reader, entry); member != null; member = nextMember(reader, entry)) {
-        requireOfRecord(entry, member, "convert");
+        record.add(member);
         members.add(new Member(member.name(), readData(member, entry)));
       }
+      record.requireWhole();
     }
     return new Record(entry.key(), members);
   }

@@ -125,6 +125,60 @@ class ShardBuilderTest {
         .hasMessageContaining("(the input changed since extract; rerun the job)");
   }
 
+  /**
+   * A conversion holds a record's raw bytes to its entry too. Bytes rewritten since extract so that the record's range
+   * lies in zeros (an input cut and padded again) gave a record of no member, and a last member that grew past the
+   * range read its data on into the end-of-archive blocks; both were converted with no error, held or spooled.
+   */
+  @ParameterizedTest
+  @EnumSource(value = ShardFormat.class, names = {"ZIP", "MSGPACK"})
+  void aConversionRefusesARecordWhoseBytesAreNotItsEntrysWholeMembers(ShardFormat format) throws Exception {
+    RawRecords records = records();
+    RecordEntry last = records.entries().getLast();
+    byte[] zeroed = records.raw().clone();
+    Arrays.fill(zeroed, (int) last.ranges().getFirst().offset(), zeroed.length, (byte) 0);
+    for (long held : List.of(Long.MAX_VALUE, 0L)) {
+      assertThatThrownBy(() -> converted(format, new RawRecords(zeroed, records.entries()), held))
+          .hasMessageContaining("Cannot convert record r4 of input shard 0: its raw bytes are not the " + last.size()
+              + " of whole tar members its entry says (the input changed since extract; rerun the job)");
+    }
+
+    // The last record's last member, empty, rewritten in the same place with 600 bytes: its data runs past the record.
+    ByteArrayOutputStream grown = new ByteArrayOutputStream();
+    try (TarWriter tar = new TarWriter(grown)) {
+      tar.writeMember("r4.empty", new byte[600]);
+    }
+    byte[] rewritten = records.raw().clone();
+    System.arraycopy(grown.toByteArray(), 0, rewritten, rewritten.length - 512, 512); // its header alone
+    for (long held : List.of(Long.MAX_VALUE, 0L)) {
+      assertThatThrownBy(() -> converted(format, new RawRecords(rewritten, records.entries()), held))
+          .as("held " + held)
+          .hasMessageContaining("Cannot convert record r4 of input shard 0: its raw bytes are not the " + last.size()
+              + " of whole tar members its entry says (the input changed since extract; rerun the job)");
+    }
+  }
+
+  /**
+   * A member whose name is a key and a suffix of up to a megabyte each, as a msgpack shard may give (extract writes it
+   * into its pack with a PAX header of both), is copied and converted: the reader's header limit was the one of
+   * input shards, a megabyte, and refused it as a changed input.
+   */
+  @Test
+  void aNameOfTwoMegabytesReadBackFromAPackIsCopied() throws Exception {
+    String key = "k".repeat((1 << 20) - 8);
+    ByteArrayOutputStream raw = new ByteArrayOutputStream();
+    try (TarWriter tar = new TarWriter(raw)) {
+      tar.writeMember(key + "." + "s".repeat((1 << 20) - 8), "data".getBytes(StandardCharsets.US_ASCII));
+    }
+    int size = raw.size() - 1024;
+    List<RecordEntry> entries = List.of(new RecordEntry(key, 0, 0, true, List.of(new RawRange(0, size)), size, null));
+    byte[] bytes = Arrays.copyOf(raw.toByteArray(), size);
+    ByteArrayOutputStream copied = new ByteArrayOutputStream();
+    ShardBuilder.copyTar(new ByteArrayInputStream(bytes), HeldEntries.of(entries), copied);
+    assertThat(copied.toByteArray()).isEqualTo(raw.toByteArray());
+    assertThat(converted(ShardFormat.MSGPACK, new RawRecords(bytes, entries), Long.MAX_VALUE)).isNotEmpty();
+  }
+
   private static void assertCopyRefused(byte[] raw, List<RecordEntry> entries, String message) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     assertThatThrownBy(() -> ShardBuilder.copyTar(new ByteArrayInputStream(raw), HeldEntries.of(entries), out))
