@@ -12,14 +12,10 @@ public record Record(String key, List<Member> members) {
     Objects.requireNonNull(key, "key");
     members = List.copyOf(members);
     for (Member member : members) {
-      requireMemberOf(key, member.name());
-    }
-  }
-
-  /** Refuses a member name whose key is not {@code key}. */
-  public static void requireMemberOf(String key, String name) {
-    if (!RecordKeys.of(name).equals(key)) {
-      throw new IllegalArgumentException("Invalid member name: " + name + " (must belong to record " + key + ")");
+      if (!RecordKeys.of(member.name()).equals(key)) {
+        throw new IllegalArgumentException(
+            "Invalid member name: " + member.name() + " (must belong to record " + key + ")");
+      }
     }
   }
 

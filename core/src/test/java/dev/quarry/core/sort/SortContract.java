@@ -2839,9 +2839,7 @@ abstract class SortContract {
     for (String output : List.of("moved/x-{000..}.tar", "movedZip/x-{000..}.zip")) {
       SortSpec spec = spec(input, new SortSpec.Order(OrderKind.SHUFFLE, null, 5L, null, null),
           records(root + output, 60));
-      Location scratch = stores.locate(root + "scratch-" + output.substring(0, output.indexOf('/')) + "/");
-      SortPhases phases = new SortPhases(spec, stores, scratch,
-          new ScratchPacks(scratch.store(), new Scratch(scratch.key())), false, QUIET);
+      SortPhases phases = phases(spec, root + "scratch-" + output.substring(0, output.indexOf('/')) + "/");
       phases.extract(0, 1);
       phases.plan(1);
       Location shard = stores.locate(root + "in/in-003.tar");

@@ -13,6 +13,7 @@ public final class CopyingInput extends FilterInputStream {
   private final OutputStream copy;
   private final int skipBufferBytes;
   private byte[] skipBuffer;
+  private long copied;
 
   /** Skips read through a buffer of {@code skipBufferBytes}, allocated at the first skip. */
   public CopyingInput(InputStream in, OutputStream copy, int skipBufferBytes) {
@@ -26,6 +27,7 @@ public final class CopyingInput extends FilterInputStream {
     int b = in.read();
     if (b >= 0) {
       copy.write(b);
+      copied++;
     }
     return b;
   }
@@ -35,6 +37,7 @@ public final class CopyingInput extends FilterInputStream {
     int read = in.read(buffer, offset, length);
     if (read > 0) {
       copy.write(buffer, offset, read);
+      copied += read;
     }
     return read;
   }
@@ -53,6 +56,11 @@ public final class CopyingInput extends FilterInputStream {
       skipped += read;
     }
     return skipped;
+  }
+
+  /** The bytes copied so far. */
+  public long copied() {
+    return copied;
   }
 
   @Override

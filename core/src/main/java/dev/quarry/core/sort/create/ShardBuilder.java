@@ -36,7 +36,6 @@ import java.util.List;
 import org.apache.commons.io.input.BoundedInputStream;
 import org.apache.commons.io.input.CloseShieldInputStream;
 import org.apache.commons.io.output.CloseShieldOutputStream;
-import org.apache.commons.io.output.CountingOutputStream;
 
 /**
  * Makes one output shard from its records' raw tar bytes, in plan order: a tar output is those bytes as they are,
@@ -60,13 +59,8 @@ final class ShardBuilder {
     RangedContent shard = RangedContent.concat(List.of(raw, RangedContent.of(TarFormat.END_OF_ARCHIVE)));
     MessageDigest sha256 = Digest.sha256();
     BlockChecksums.Builder blocks = new BlockChecksums.Builder(INPUT_CHANGED);
-    CountingOutputStream hashed = new CountingOutputStream(new DigestOutputStream(blocks, sha256));
     try (InputStream in = raw.open(0, raw.length())) {
-      copyTar(in, entries, hashed);
-    }
-    if (hashed.getByteCount() != shard.length()) {
-      throw new IOException("Cannot write a tar shard of " + shard.length() + " bytes: its records' bytes ended after "
-          + hashed.getByteCount() + CHANGED);
+      copyTar(in, entries, new DigestOutputStream(blocks, sha256));
     }
     // The upload reads the records again, from the input where extract found them: it must send what was checked.
     return HashedContent.of(shard, sha256.digest(), blocks.build());
@@ -94,8 +88,9 @@ final class ShardBuilder {
         }
         start += entry.size();
       }
-      // Past the last member's data: the raw bytes end there, as the end-of-archive blocks would follow.
-      if (last != null && nextMember(reader, last) != null) {
+      // Past the last member's data: the raw bytes end there, as the end-of-archive blocks would follow (the reader
+      // takes a zero block for the end, and copies what follows it).
+      if (last != null && (nextMember(reader, last) != null || copying.copied() != start)) {
         throw notItsBytes(last, "write");
       }
     }
@@ -178,9 +173,7 @@ final class ShardBuilder {
           .setMaxCount(entry.size()).get();
       try (OutputStream data = WorkFolder.keeping(new BufferedOutputStream(Files.newOutputStream(file), COPY_BLOCK),
               what);
-          TarReader reader = new TarReader(new SequenceInputStream(recordBytes,
-              new ByteArrayInputStream(TarFormat.END_OF_ARCHIVE)), "record " + entry.key(),
-              ArchiveLimits.RECORDS_READ_BACK)) {
+          TarReader reader = recordReader(entry, recordBytes)) {
         RecordBytes record = new RecordBytes(entry, "convert", 0);
         long offset = 0;
         for (ArchiveMember member = nextMember(reader, entry); member != null; member = nextMember(reader, entry)) {
@@ -260,12 +253,16 @@ final class ShardBuilder {
     return "Cannot " + action + " record " + Printable.of(entry.key()) + " of input shard " + entry.shard() + ": ";
   }
 
+  /** A reader of one record's raw tar bytes, {@code bytes}, ended as an archive is so that it stops after them. */
+  private static TarReader recordReader(RecordEntry entry, InputStream bytes) {
+    return new TarReader(new SequenceInputStream(bytes, new ByteArrayInputStream(TarFormat.END_OF_ARCHIVE)),
+        "record " + entry.key(), ArchiveLimits.RECORDS_READ_BACK);
+  }
+
   /** A record's members from its raw tar bytes. */
   private static Record parse(RecordEntry entry, byte[] raw) throws IOException {
     List<Member> members = new ArrayList<>();
-    SequenceInputStream tar = new SequenceInputStream(new ByteArrayInputStream(raw),
-        new ByteArrayInputStream(TarFormat.END_OF_ARCHIVE));
-    try (TarReader reader = new TarReader(tar, "record " + entry.key(), ArchiveLimits.RECORDS_READ_BACK)) {
+    try (TarReader reader = recordReader(entry, new ByteArrayInputStream(raw))) {
       RecordBytes record = new RecordBytes(entry, "convert", 0);
       for (ArchiveMember member = nextMember(reader, entry); member != null; member = nextMember(reader, entry)) {
         record.add(member);

@@ -118,6 +118,10 @@ class ShardBuilderTest {
     System.arraycopy(records.raw(), 512, shifted, 0, records.raw().length - 512); // the first header gone
     assertCopyRefused(shifted, records.entries(), "Cannot read record r0 of input shard 0");
 
+    // Bytes past the last record: a zero block, which a reader takes for the end of an archive.
+    byte[] longer = Arrays.copyOf(records.raw(), records.raw().length + 512);
+    assertCopyRefused(longer, records.entries(), "Cannot write record r4 of input shard 0");
+
     byte[] cut = Arrays.copyOf(records.raw(), (int) records.entries().get(2).ranges().getFirst().offset() + 700);
     List<RecordEntry> upToTheCut = records.entries().subList(0, 3);
     assertThatThrownBy(() -> ShardBuilder.copyTar(new ByteArrayInputStream(cut), HeldEntries.of(upToTheCut),
