@@ -138,6 +138,35 @@ public final class FileStore implements ObjectStore {
     return new FileRangeStream(channel, url(key), offset, offset + length);
   }
 
+  /**
+   * The file opened once, its size read once, and each range read from it with positional reads, which share it
+   * safely. A file replaced meanwhile is still read as it was opened; one cut short fails the read that passes its
+   * end ({@link FileRangeStream}).
+   */
+  @Override
+  public RangeReads rangeReads(String key) throws IOException {
+    Path path = path(key);
+    FileChannel channel = openForReading(key, path);
+    long size = size(key, channel);
+    String url = url(key);
+    return new RangeReads() {
+      @Override
+      public InputStream open(long offset, long length) throws IOException {
+        ObjectKeys.checkRange(offset, length);
+        requests.count(RequestKind.GET);
+        if (offset + length > size) {
+          throw ObjectKeys.rangeBeyondEnd(url, offset, length, size);
+        }
+        return FileRangeStream.sharing(channel, url, offset, offset + length);
+      }
+
+      @Override
+      public void close() throws IOException {
+        channel.close();
+      }
+    };
+  }
+
   @Override
   public ObjectStart getStart(String key, int maxLength) throws IOException {
     Path path = path(key);

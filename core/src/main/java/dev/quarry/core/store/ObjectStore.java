@@ -34,6 +34,24 @@ public interface ObjectStore extends AutoCloseable {
   InputStream getRange(String key, long offset, long length) throws IOException;
 
   /**
+   * Ranged reads of one object, as many as the caller makes until it closes them: every record of an input shard, say.
+   * Each is a {@link #getRange}, the default; a local store opens the file once for all of them, where an open, a
+   * stat and a close per record cost more than reading its bytes. {@link NoSuchObjectException} when the object is
+   * missing (here, or at the first read).
+   */
+  default RangeReads rangeReads(String key) throws IOException {
+    return (offset, length) -> getRange(key, offset, length);
+  }
+
+  /** Reads of ranges of one object ({@link #rangeReads}); each as {@link #getRange} reads it. */
+  interface RangeReads extends AutoCloseable {
+    InputStream open(long offset, long length) throws IOException;
+
+    @Override
+    default void close() throws IOException {}
+  }
+
+  /**
    * The first {@code maxLength} bytes of an object (at least 1; all of it when it is shorter) and its size, in one
    * request: S3 answers a ranged GET with the object's size, where a HEAD and a GET were two.
    * {@link NoSuchObjectException} when the object is missing.

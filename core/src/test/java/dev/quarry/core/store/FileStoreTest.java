@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quarry.testkit.OpenDescriptors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -290,24 +292,38 @@ class FileStoreTest extends ObjectStoreContract {
     assertThat(filesUnderRoot()).isEmpty();
   }
 
+  /**
+   * Ranged reads of a file open it once, however many ranges are read and however many are open at once, and
+   * closing them closes it. Each range opened, stat'ed and closed the file before, which cost more than reading a
+   * small record, and a local sort reads every record of an input so.
+   */
+  @Test
+  void rangeReadsOpenTheFileOnceForAllTheirRangesAndCloseItWhenClosed() throws IOException {
+    byte[] data = bytes(10_000, 4);
+    store.put("shard", data);
+    Path file = root.resolve("shard");
+    try (ObjectStore.RangeReads reads = store.rangeReads("shard")) {
+      try (InputStream first = reads.open(0, 100);
+          InputStream second = reads.open(5000, 100);
+          InputStream third = reads.open(9900, 100)) {
+        assertThat(third.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, 9900, 10_000));
+        assertThat(first.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, 0, 100));
+        assertThat(second.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, 5000, 5100));
+        assertThat(OpenDescriptors.of(file)).as("descriptors of the file, three ranges open").hasSize(1);
+      }
+      assertThat(OpenDescriptors.of(file)).as("descriptors of the file, its ranges closed").hasSize(1);
+    }
+    assertThat(OpenDescriptors.of(file)).as("descriptors of the file, its reads closed").isEmpty();
+  }
+
   /** Whether this process has {@code file} open with O_DIRECT (/proc/self/fdinfo: flags, octal). */
   private static boolean openWithODirect(Path file) throws IOException {
     int flag = System.getProperty("os.arch").equals("aarch64") ? 0200000 : 040000; // O_DIRECT differs by arch
-    try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-      for (Path fd : fds.toList()) {
-        Path target;
-        try {
-          target = Files.readSymbolicLink(fd);
-        } catch (IOException closed) {
-          continue;
-        }
-        if (target.equals(file)) {
-          String flags = Files.readAllLines(Path.of("/proc/self/fdinfo", fd.getFileName().toString())).stream()
-              .filter(line -> line.startsWith("flags:")).findFirst().orElseThrow();
-          if ((Integer.parseInt(flags.substring("flags:".length()).strip(), 8) & flag) != 0) {
-            return true;
-          }
-        }
+    for (Path fd : OpenDescriptors.of(file)) {
+      String flags = Files.readAllLines(Path.of("/proc/self/fdinfo", fd.getFileName().toString())).stream()
+          .filter(line -> line.startsWith("flags:")).findFirst().orElseThrow();
+      if ((Integer.parseInt(flags.substring("flags:".length()).strip(), 8) & flag) != 0) {
+        return true;
       }
     }
     return false;

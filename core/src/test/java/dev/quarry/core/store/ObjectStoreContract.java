@@ -207,6 +207,38 @@ abstract class ObjectStoreContract {
             + Long.MAX_VALUE + ")");
   }
 
+  /**
+   * Many ranges of one object read through one {@link ObjectStore#rangeReads}, as create reads an input's records:
+   * each exactly its bytes and a request as {@code getRange} makes it, a range past the end refused as it refuses it,
+   * and a missing object refused by the time its first range is read.
+   */
+  @Test
+  void rangeReadsOfOneObjectAreItsRangesEachAsAGetReadsIt() throws IOException {
+    store.put("ranges", THOUSAND_BYTES);
+    String url = store.url("ranges");
+    RequestCounts before = store.requests().snapshot();
+    long[][] ranges = {{0, 1}, {999, 1}, {0, 1000}, {123, 456}, {500, 0}, {1000, 0}, {123, 456}};
+    try (ObjectStore.RangeReads reads = store.rangeReads("ranges")) {
+      for (long[] range : ranges) {
+        int offset = (int) range[0];
+        int length = (int) range[1];
+        assertThat(read(reads.open(offset, length))).as("bytes [%d, %d)", offset, offset + length)
+            .isEqualTo(Arrays.copyOfRange(THOUSAND_BYTES, offset, offset + length));
+      }
+      assertThatThrownBy(() -> reads.open(990, 20)).isInstanceOf(RangeBeyondEndException.class)
+          .hasMessage("Cannot read " + url + " bytes [990, 1010): the object has only 1000 bytes");
+      assertThatThrownBy(() -> reads.open(-1, 10)).isInstanceOf(IllegalArgumentException.class);
+    }
+    assertThat(store.requests().minus(before).total()).as("a request per range read, as getRange makes it")
+        .isEqualTo(ranges.length + 1L);
+
+    assertThatThrownBy(() -> {
+      try (ObjectStore.RangeReads reads = store.rangeReads("no/such/key")) {
+        read(reads.open(0, 10));
+      }
+    }).isInstanceOf(NoSuchObjectException.class).hasMessage("Cannot read " + store.url("no/such/key") + ": no such object");
+  }
+
   @Test
   void aMissingObjectIsEmptyForHeadAnErrorForGetAndNothingForDelete() throws IOException {
     assertThat(store.head("no/such/key")).isEmpty();

@@ -1,6 +1,7 @@
 package dev.quarry.core.sort.create;
 
 import dev.quarry.core.concurrent.InFlight;
+import dev.quarry.core.fs.OpenFileLimit;
 import dev.quarry.core.sort.extract.PackStore;
 import dev.quarry.core.sort.extract.SegmentTable;
 import dev.quarry.core.sort.input.InputShard;
@@ -48,6 +49,14 @@ public final class RecordSource implements AutoCloseable {
   private final LongAdder keptBytesRead = new LongAdder();
   /** What reads from the store streamed past, for later batches; null until {@link #keepStreamedBytes}. */
   private KeptBytes kept;
+
+  /**
+   * The inputs' ranged reads, each opened at its input's first record read and kept for the others until this source
+   * closes (a local file then opens once, not once a record: {@link ObjectStore#rangeReads}); at most
+   * {@link OpenFileLimit#PER_CACHE}, past which an input's records are each a {@link ObjectStore#getRange}.
+   */
+  private final Map<Integer, ObjectStore.RangeReads> inputReads = new ConcurrentHashMap<>();
+  private final ReentrantLock inputReadsLock = new ReentrantLock();
 
   /** The store's objects as sources, one instance each (a batch holds a piece of a record for each range). */
   private final Map<Long, Source> objects = new ConcurrentHashMap<>();
@@ -171,8 +180,34 @@ public final class RecordSource implements AutoCloseable {
     if (packed) {
       return packs.read(shard, offset, length);
     }
+    return inputReads(shard).open(offset, length);
+  }
+
+  /**
+   * The ranged reads of input shard {@code shard}: kept open from its first record on, or a {@link
+   * ObjectStore#getRange} each once {@link OpenFileLimit#PER_CACHE} inputs are open.
+   */
+  private ObjectStore.RangeReads inputReads(int shard) throws IOException {
+    ObjectStore.RangeReads known = inputReads.get(shard);
+    if (known != null) {
+      return known;
+    }
     Location location = stores.locate(input(shard).url());
-    return location.store().getRange(location.key(), offset, length);
+    inputReadsLock.lock(); // not a monitor: on Java 21 a virtual thread waiting in or for one keeps its carrier
+    try {
+      known = inputReads.get(shard);
+      if (known != null) {
+        return known;
+      }
+      if (inputReads.size() >= OpenFileLimit.PER_CACHE) {
+        return (offset, length) -> location.store().getRange(location.key(), offset, length);
+      }
+      ObjectStore.RangeReads opened = location.store().rangeReads(location.key());
+      inputReads.put(shard, opened);
+      return opened;
+    } finally {
+      inputReadsLock.unlock();
+    }
   }
 
   /**
@@ -215,6 +250,13 @@ public final class RecordSource implements AutoCloseable {
     if (kept != null) {
       try {
         kept.close();
+      } catch (IOException e) {
+        failed = e;
+      }
+    }
+    for (ObjectStore.RangeReads reads : inputReads.values()) {
+      try {
+        reads.close();
       } catch (IOException e) {
         failed = e;
       }

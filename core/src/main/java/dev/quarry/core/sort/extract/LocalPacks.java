@@ -1,5 +1,6 @@
 package dev.quarry.core.sort.extract;
 
+import dev.quarry.core.fs.OpenFileLimit;
 import dev.quarry.core.memory.JdkIoBuffers;
 import dev.quarry.core.store.FileRangeStream;
 import java.io.BufferedOutputStream;
@@ -13,6 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Packs of a local run: held in memory outside the heap ({@link ChunkedBytes}) while they fit the budget, written to
@@ -28,6 +30,9 @@ public final class LocalPacks implements PackStore, AutoCloseable {
   private final AtomicLong spilledBytes = new AtomicLong();
   private final Map<Integer, ChunkedBytes> inMemory = new ConcurrentHashMap<>();
   private final ChunkPool chunks = new ChunkPool();
+  /** Spill files kept open for reading ({@link #spilled}). */
+  private final Map<Integer, Spilled> openSpills = new ConcurrentHashMap<>();
+  private final ReentrantLock openSpillsLock = new ReentrantLock();
 
   /** @param budgetBytes the most pack bytes held in memory (MemoryBudget.recordBytes) */
   public LocalPacks(Path spillDir, long budgetBytes) {
@@ -68,16 +73,54 @@ public final class LocalPacks implements PackStore, AutoCloseable {
     }
     // Streamed, not read whole: a merged read may span most of a pack, and its bytes on the heap (and in the JDK's
     // temporary direct buffer for them) were outside every budget.
-    FileChannel channel = FileChannel.open(spillFile(shard), StandardOpenOption.READ);
-    try {
-      if (offset < 0 || length < 0 || offset + length > channel.size()) {
-        throw new IOException("Cannot read pack of shard " + shard + ": range " + offset + "+" + length
-            + " is past its end");
+    Spilled spilled = spilled(shard);
+    if (offset < 0 || length < 0 || offset + length > spilled.size()) {
+      if (!spilled.shared()) {
+        spilled.channel().close();
       }
-      return new FileRangeStream(channel, spillFile(shard).toString(), offset, offset + length);
-    } catch (IOException | RuntimeException e) {
-      channel.close();
-      throw e;
+      throw new IOException("Cannot read pack of shard " + shard + ": range " + offset + "+" + length
+          + " is past its end");
+    }
+    String name = spillFile(shard).toString();
+    return spilled.shared() ? FileRangeStream.sharing(spilled.channel(), name, offset, offset + length)
+        : new FileRangeStream(spilled.channel(), name, offset, offset + length);
+  }
+
+  /** A spilled pack's file, open, and its size; {@code shared}: kept open for every read until this store closes. */
+  private record Spilled(FileChannel channel, long size, boolean shared) {}
+
+  /**
+   * Shard {@code shard}'s spill file, opened at its first read and kept open for the others (a read per record, where
+   * an open, a stat and a close cost more than a small record's bytes), up to {@link OpenFileLimit#PER_CACHE} files;
+   * past them, opened for this read alone.
+   */
+  private Spilled spilled(int shard) throws IOException {
+    Spilled known = openSpills.get(shard);
+    if (known != null) {
+      return known;
+    }
+    openSpillsLock.lock(); // not a monitor: on Java 21 a virtual thread waiting in or for one keeps its carrier
+    try {
+      known = openSpills.get(shard);
+      if (known != null) {
+        return known;
+      }
+      FileChannel channel = FileChannel.open(spillFile(shard), StandardOpenOption.READ);
+      long size;
+      try {
+        size = channel.size();
+      } catch (IOException e) {
+        channel.close();
+        throw e;
+      }
+      if (openSpills.size() >= OpenFileLimit.PER_CACHE) {
+        return new Spilled(channel, size, false);
+      }
+      Spilled opened = new Spilled(channel, size, true);
+      openSpills.put(shard, opened);
+      return opened;
+    } finally {
+      openSpillsLock.unlock();
     }
   }
 
@@ -96,11 +139,23 @@ public final class LocalPacks implements PackStore, AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public void close() throws IOException {
+    IOException failed = null;
+    for (Spilled spilled : openSpills.values()) {
+      try {
+        spilled.channel().close();
+      } catch (IOException e) {
+        failed = e;
+      }
+    }
+    openSpills.clear();
     inMemory.values().forEach(ChunkedBytes::clear);
     inMemory.clear();
     heldBytes.set(0);
     chunks.clear();
+    if (failed != null) {
+      throw failed;
+    }
   }
 
   /** A pack's bytes: in memory while the budget allows, then in its spill file. */

@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quarry.testkit.CommandResult;
+import dev.quarry.testkit.OpenDescriptors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -123,6 +125,38 @@ class LocalPacksTest {
     }
   }
 
+  /**
+   * A spilled pack's file opens once for all the reads of its records, and closes with the packs: a read per record
+   * opened, stat'ed and closed it before, which cost more than a small record (a local run of 320,000 records of 1 KiB
+   * of tar.lz4 under a 256Mi budget: create 3.0 to 3.3 s, then 2.1 to 2.2 s).
+   */
+  @Test
+  void aSpilledPackOpensOnceForAllItsReadsAndClosesWithThePacks() throws IOException {
+    byte[] data = random(CHUNK * 2, 8);
+    Path file = dir.resolve("spill/pack-00000002.tar");
+    try (LocalPacks packs = new LocalPacks(dir.resolve("spill"), CHUNK)) {
+      write(packs, 2, data, 65536);
+      assertThat(file).hasSize(data.length);
+      List<InputStream> open = new ArrayList<>();
+      try {
+        for (int record = 0; record < 100; record++) {
+          open.add(packs.read(2, record * 1000L, 1000));
+        }
+        for (int record = 0; record < 100; record++) {
+          assertThat(open.get(record).readAllBytes())
+              .isEqualTo(Arrays.copyOfRange(data, record * 1000, record * 1000 + 1000));
+        }
+        assertThat(OpenDescriptors.of(file)).as("descriptors of the spill file, 100 reads open").hasSize(1);
+      } finally {
+        for (InputStream in : open) {
+          in.close();
+        }
+      }
+      assertThat(OpenDescriptors.of(file)).as("descriptors of the spill file, its reads closed").hasSize(1);
+    }
+    assertThat(OpenDescriptors.of(file)).as("descriptors of the spill file, the packs closed").isEmpty();
+  }
+
   @Test
   void anUncommittedPackLeavesNeitherMemoryNorFile() throws IOException {
     try (LocalPacks packs = new LocalPacks(dir.resolve("spill"), CHUNK)) {
@@ -144,6 +178,9 @@ class LocalPacksTest {
       write(packs, 3, random(100, 6), 100);
       assertThatThrownBy(() -> packs.read(3, 50, 51)).isInstanceOf(IOException.class)
           .hasMessageContaining("past its 100 bytes");
+      write(packs, 4, random(CHUNK * 2, 7), 65536); // spilled
+      assertThatThrownBy(() -> packs.read(4, CHUNK * 2L - 10, 11)).isInstanceOf(IOException.class)
+          .hasMessage("Cannot read pack of shard 4: range " + (CHUNK * 2L - 10) + "+11 is past its end");
     }
   }
 
