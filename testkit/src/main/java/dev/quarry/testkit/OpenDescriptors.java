@@ -13,14 +13,16 @@ public final class OpenDescriptors {
 
   private OpenDescriptors() {}
 
-  /** The descriptors ({@code /proc/self/fd/N}) open on {@code file}. */
+  /** The descriptors ({@code /proc/self/fd/N}) open on {@code file}, which must exist. */
   public static List<Path> of(Path file) throws IOException {
-    return matching(file::equals);
+    Path real = file.toRealPath(); // the kernel names open files by their real paths
+    return matching(real::equals);
   }
 
   /** How many descriptors are open on files in {@code folder} or below it. */
   public static long under(Path folder) throws IOException {
-    return matching(target -> target.startsWith(folder)).size();
+    Path real = folder.toRealPath();
+    return matching(target -> target.startsWith(real)).size();
   }
 
   private static List<Path> matching(Predicate<Path> target) throws IOException {

@@ -4,6 +4,7 @@ import dev.quarry.core.archive.RawRange;
 import dev.quarry.core.sort.records.RecordEntry;
 import dev.quarry.core.store.RangeBeyondEndException;
 import dev.quarry.core.store.RangedContent;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Iterator;
@@ -57,7 +58,12 @@ final class OrderedRecordBytes extends InputStream {
   public int read(byte[] buffer, int offset, int length) throws IOException {
     while (left > 0) {
       if (current != null) {
-        int read = current.read(buffer, offset, (int) Math.min(length, left));
+        int read;
+        try {
+          read = current.read(buffer, offset, (int) Math.min(length, left));
+        } catch (EOFException e) {
+          throw RecordSource.inputChanged(entry.shard(), e); // a file cut short after it was opened
+        }
         if (read >= 0) {
           left -= read;
           return read;
@@ -90,8 +96,7 @@ final class OrderedRecordBytes extends InputStream {
       try {
         current = source.open(entry.shard(), entry.packed(), range.offset() + skip, range.length() - skip);
       } catch (RangeBeyondEndException e) {
-        throw new IOException("Cannot read record bytes of input shard " + entry.shard() + ": " + e.getMessage()
-            + " (the input changed since extract; rerun the job)", e);
+        throw RecordSource.inputChanged(entry.shard(), e);
       }
       skip = 0;
       return true;

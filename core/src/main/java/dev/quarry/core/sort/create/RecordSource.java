@@ -19,11 +19,13 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
+import org.apache.commons.io.function.IORunnable;
 
 /**
  * Where a record's raw bytes are read from: the input object of a plain tar, its shard's pack, or, when records
@@ -31,6 +33,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * once {@link #fetch} made one); and from what an earlier read from the store kept of them ({@link KeptBytes}).
  */
 public final class RecordSource implements AutoCloseable {
+  /** What a record's bytes that are not where extract found them mean, and what to do. */
+  static final String INPUT_CHANGED = "the input changed since extract; rerun the job";
+
   private final InputList inputList;
   /** The input shards, their summary read from {@link #inputList} when a record is first read from an input. */
   private StoredInputs inputs;
@@ -184,8 +189,18 @@ public final class RecordSource implements AutoCloseable {
   }
 
   /**
+   * The error for record bytes of input shard {@code shard} that are not there: a range past its end, or a file that
+   * ended before the range did (cut short after its first record was read).
+   */
+  static IOException inputChanged(int shard, IOException cause) {
+    return new IOException("Cannot read record bytes of input shard " + shard + ": " + cause.getMessage() + " ("
+        + INPUT_CHANGED + ")", cause);
+  }
+
+  /**
    * The ranged reads of input shard {@code shard}: kept open from its first record on, or a {@link
-   * ObjectStore#getRange} each once {@link OpenFileLimit#PER_CACHE} inputs are open.
+   * ObjectStore#getRange} each once {@link OpenFileLimit#PER_CACHE} inputs are open. Opened outside the lock, so that
+   * an input slow to open (a hung network file system) holds up no other input's first record.
    */
   private ObjectStore.RangeReads inputReads(int shard) throws IOException {
     ObjectStore.RangeReads known = inputReads.get(shard);
@@ -193,21 +208,24 @@ public final class RecordSource implements AutoCloseable {
       return known;
     }
     Location location = stores.locate(input(shard).url());
+    ObjectStore.RangeReads eachAGet = (offset, length) -> location.store().getRange(location.key(), offset, length);
+    if (inputReads.size() >= OpenFileLimit.PER_CACHE) {
+      return eachAGet;
+    }
+    ObjectStore.RangeReads opened = location.store().rangeReads(location.key());
+    ObjectStore.RangeReads kept;
     inputReadsLock.lock(); // not a monitor: on Java 21 a virtual thread waiting in or for one keeps its carrier
     try {
-      known = inputReads.get(shard);
-      if (known != null) {
-        return known;
+      kept = inputReads.get(shard);
+      if (kept == null && inputReads.size() < OpenFileLimit.PER_CACHE) {
+        inputReads.put(shard, opened);
+        return opened;
       }
-      if (inputReads.size() >= OpenFileLimit.PER_CACHE) {
-        return (offset, length) -> location.store().getRange(location.key(), offset, length);
-      }
-      ObjectStore.RangeReads opened = location.store().rangeReads(location.key());
-      inputReads.put(shard, opened);
-      return opened;
     } finally {
       inputReadsLock.unlock();
     }
+    opened.close(); // another thread opened it first, or the others took the last places
+    return kept != null ? kept : eachAGet;
   }
 
   /**
@@ -243,29 +261,29 @@ public final class RecordSource implements AutoCloseable {
     return localCopyFilesOpened.sum();
   }
 
-  /** Closes the local copies' files and the kept reads' file. */
+  /**
+   * Closes the inputs kept open, the local copies' files and the kept reads' file; the first failure is thrown, with
+   * the others suppressed in it.
+   */
   @Override
   public void close() throws IOException {
-    IOException failed = null;
+    List<IORunnable> closes = new ArrayList<>();
     if (kept != null) {
-      try {
-        kept.close();
-      } catch (IOException e) {
-        failed = e;
-      }
+      closes.add(kept::close);
     }
-    for (ObjectStore.RangeReads reads : inputReads.values()) {
+    inputReads.values().forEach(reads -> closes.add(reads::close));
+    fetched.values().forEach(copy -> closes.add(copy.channel()::close));
+    inputReads.clear();
+    IOException failed = null;
+    for (IORunnable close : closes) {
       try {
-        reads.close();
+        close.run();
       } catch (IOException e) {
-        failed = e;
-      }
-    }
-    for (Fetched copy : fetched.values()) {
-      try {
-        copy.channel().close();
-      } catch (IOException e) {
-        failed = e;
+        if (failed == null) {
+          failed = e;
+        } else {
+          failed.addSuppressed(e);
+        }
       }
     }
     if (failed != null) {

@@ -249,8 +249,7 @@ final class ShardAssembly {
     try {
       opened = source.open(read.shard(), read.packed(), read.offset(), read.length());
     } catch (RangeBeyondEndException e) {
-      throw new IOException("Cannot read record bytes of input shard " + read.shard() + ": " + e.getMessage()
-          + " (the input changed since extract; rerun the job)", e);
+      throw RecordSource.inputChanged(read.shard(), e);
     }
     try (InputStream in = opened) {
       long position = read.offset();
@@ -278,6 +277,8 @@ final class ShardAssembly {
         }
         position = piece.offset() + piece.length();
       }
+    } catch (EOFException e) {
+      throw RecordSource.inputChanged(read.shard(), e); // a file cut short after it was opened
     }
     if (keeping != null) {
       keeping.done();
@@ -307,6 +308,6 @@ final class ShardAssembly {
 
   private static IOException shortRead(Read read) {
     return new IOException("Cannot read record bytes of input shard " + read.shard() + ": it ended before "
-        + read.length() + " bytes at offset " + read.offset() + " (the input changed since extract; rerun the job)");
+        + read.length() + " bytes at offset " + read.offset() + " (" + RecordSource.INPUT_CHANGED + ")");
   }
 }

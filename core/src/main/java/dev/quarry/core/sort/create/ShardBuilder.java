@@ -45,7 +45,7 @@ import org.apache.commons.io.output.CloseShieldOutputStream;
 final class ShardBuilder {
   private static final int COPY_BLOCK = 1 << 20;
   /** What a record's raw bytes unlike its entry mean: read where extract found them, they are no longer those. */
-  private static final String INPUT_CHANGED = "the input changed since extract; rerun the job";
+  private static final String INPUT_CHANGED = RecordSource.INPUT_CHANGED;
   private static final String CHANGED = " (" + INPUT_CHANGED + ")";
 
   private ShardBuilder() {}

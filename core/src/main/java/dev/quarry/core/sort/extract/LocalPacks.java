@@ -92,36 +92,37 @@ public final class LocalPacks implements PackStore, AutoCloseable {
   /**
    * Shard {@code shard}'s spill file, opened at its first read and kept open for the others (a read per record, where
    * an open, a stat and a close cost more than a small record's bytes), up to {@link OpenFileLimit#PER_CACHE} files;
-   * past them, opened for this read alone.
+   * past them, opened for this read alone. Opened outside the lock, as a slow open holds up no other pack.
    */
   private Spilled spilled(int shard) throws IOException {
     Spilled known = openSpills.get(shard);
     if (known != null) {
       return known;
     }
+    FileChannel channel = FileChannel.open(spillFile(shard), StandardOpenOption.READ);
+    long size;
+    try {
+      size = channel.size();
+    } catch (IOException e) {
+      channel.close();
+      throw e;
+    }
     openSpillsLock.lock(); // not a monitor: on Java 21 a virtual thread waiting in or for one keeps its carrier
     try {
       known = openSpills.get(shard);
-      if (known != null) {
-        return known;
+      if (known == null && openSpills.size() < OpenFileLimit.PER_CACHE) {
+        Spilled opened = new Spilled(channel, size, true);
+        openSpills.put(shard, opened);
+        return opened;
       }
-      FileChannel channel = FileChannel.open(spillFile(shard), StandardOpenOption.READ);
-      long size;
-      try {
-        size = channel.size();
-      } catch (IOException e) {
-        channel.close();
-        throw e;
-      }
-      if (openSpills.size() >= OpenFileLimit.PER_CACHE) {
-        return new Spilled(channel, size, false);
-      }
-      Spilled opened = new Spilled(channel, size, true);
-      openSpills.put(shard, opened);
-      return opened;
     } finally {
       openSpillsLock.unlock();
     }
+    if (known != null) {
+      channel.close(); // another read opened it first
+      return known;
+    }
+    return new Spilled(channel, size, false);
   }
 
   /** Pack bytes held in memory now, in whole chunks. */
@@ -145,7 +146,11 @@ public final class LocalPacks implements PackStore, AutoCloseable {
       try {
         spilled.channel().close();
       } catch (IOException e) {
-        failed = e;
+        if (failed == null) {
+          failed = e;
+        } else {
+          failed.addSuppressed(e);
+        }
       }
     }
     openSpills.clear();
