@@ -1,5 +1,6 @@
 package dev.quarry.core.store;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -44,7 +45,7 @@ public interface ObjectStore extends AutoCloseable {
   }
 
   /** Reads of ranges of one object ({@link #rangeReads}); each as {@link #getRange} reads it. */
-  interface RangeReads extends AutoCloseable {
+  interface RangeReads extends Closeable {
     InputStream open(long offset, long length) throws IOException;
 
     @Override

@@ -1,7 +1,7 @@
 package dev.quarry.core.sort.create;
 
 import dev.quarry.core.concurrent.InFlight;
-import dev.quarry.core.fs.OpenFileLimit;
+import dev.quarry.core.fs.KeptOpen;
 import dev.quarry.core.sort.extract.PackStore;
 import dev.quarry.core.sort.extract.SegmentTable;
 import dev.quarry.core.sort.input.InputShard;
@@ -57,11 +57,10 @@ public final class RecordSource implements AutoCloseable {
 
   /**
    * The inputs' ranged reads, each opened at its input's first record read and kept for the others until this source
-   * closes (a local file then opens once, not once a record: {@link ObjectStore#rangeReads}); at most
-   * {@link OpenFileLimit#PER_CACHE}, past which an input's records are each a {@link ObjectStore#getRange}.
+   * closes (a local file then opens once, not once a record: {@link ObjectStore#rangeReads}); past {@link
+   * KeptOpen#full}, an input's records are each a {@link ObjectStore#getRange}.
    */
-  private final Map<Integer, ObjectStore.RangeReads> inputReads = new ConcurrentHashMap<>();
-  private final ReentrantLock inputReadsLock = new ReentrantLock();
+  private final KeptOpen<Integer, ObjectStore.RangeReads> inputReads = new KeptOpen<>();
 
   /** The store's objects as sources, one instance each (a batch holds a piece of a record for each range). */
   private final Map<Long, Source> objects = new ConcurrentHashMap<>();
@@ -193,14 +192,18 @@ public final class RecordSource implements AutoCloseable {
    * ended before the range did (cut short after its first record was read).
    */
   static IOException inputChanged(int shard, IOException cause) {
-    return new IOException("Cannot read record bytes of input shard " + shard + ": " + cause.getMessage() + " ("
-        + INPUT_CHANGED + ")", cause);
+    return inputChanged(shard, cause.getMessage(), cause);
+  }
+
+  /** As {@link #inputChanged(int, IOException)}, saying {@code how} the bytes are not there. */
+  static IOException inputChanged(int shard, String how, IOException cause) {
+    return new IOException("Cannot read record bytes of input shard " + shard + ": " + how + " (" + INPUT_CHANGED
+        + ")", cause);
   }
 
   /**
    * The ranged reads of input shard {@code shard}: kept open from its first record on, or a {@link
-   * ObjectStore#getRange} each once {@link OpenFileLimit#PER_CACHE} inputs are open. Opened outside the lock, so that
-   * an input slow to open (a hung network file system) holds up no other input's first record.
+   * ObjectStore#getRange} each once no more inputs can be kept open.
    */
   private ObjectStore.RangeReads inputReads(int shard) throws IOException {
     ObjectStore.RangeReads known = inputReads.get(shard);
@@ -208,24 +211,15 @@ public final class RecordSource implements AutoCloseable {
       return known;
     }
     Location location = stores.locate(input(shard).url());
-    ObjectStore.RangeReads eachAGet = (offset, length) -> location.store().getRange(location.key(), offset, length);
-    if (inputReads.size() >= OpenFileLimit.PER_CACHE) {
-      return eachAGet;
-    }
-    ObjectStore.RangeReads opened = location.store().rangeReads(location.key());
-    ObjectStore.RangeReads kept;
-    inputReadsLock.lock(); // not a monitor: on Java 21 a virtual thread waiting in or for one keeps its carrier
-    try {
-      kept = inputReads.get(shard);
-      if (kept == null && inputReads.size() < OpenFileLimit.PER_CACHE) {
-        inputReads.put(shard, opened);
-        return opened;
+    if (!inputReads.full()) {
+      ObjectStore.RangeReads opened = location.store().rangeReads(location.key());
+      ObjectStore.RangeReads kept = inputReads.keep(shard, opened);
+      if (kept != null) {
+        return kept;
       }
-    } finally {
-      inputReadsLock.unlock();
+      opened.close(); // the others took the last places
     }
-    opened.close(); // another thread opened it first, or the others took the last places
-    return kept != null ? kept : eachAGet;
+    return (offset, length) -> location.store().getRange(location.key(), offset, length);
   }
 
   /**
@@ -271,9 +265,8 @@ public final class RecordSource implements AutoCloseable {
     if (kept != null) {
       closes.add(kept::close);
     }
-    inputReads.values().forEach(reads -> closes.add(reads::close));
+    closes.add(inputReads::close);
     fetched.values().forEach(copy -> closes.add(copy.channel()::close));
-    inputReads.clear();
     IOException failed = null;
     for (IORunnable close : closes) {
       try {

@@ -307,7 +307,7 @@ final class ShardAssembly {
   }
 
   private static IOException shortRead(Read read) {
-    return new IOException("Cannot read record bytes of input shard " + read.shard() + ": it ended before "
-        + read.length() + " bytes at offset " + read.offset() + " (" + RecordSource.INPUT_CHANGED + ")");
+    return RecordSource.inputChanged(read.shard(), "it ended before " + read.length() + " bytes at offset "
+        + read.offset(), null);
   }
 }

@@ -45,8 +45,7 @@ import org.apache.commons.io.output.CloseShieldOutputStream;
 final class ShardBuilder {
   private static final int COPY_BLOCK = 1 << 20;
   /** What a record's raw bytes unlike its entry mean: read where extract found them, they are no longer those. */
-  private static final String INPUT_CHANGED = RecordSource.INPUT_CHANGED;
-  private static final String CHANGED = " (" + INPUT_CHANGED + ")";
+  private static final String CHANGED = " (" + RecordSource.INPUT_CHANGED + ")";
 
   private ShardBuilder() {}
 
@@ -58,7 +57,7 @@ final class ShardBuilder {
   static HashedContent tar(RangedContent raw, ShardEntries entries) throws IOException {
     RangedContent shard = RangedContent.concat(List.of(raw, RangedContent.of(TarFormat.END_OF_ARCHIVE)));
     MessageDigest sha256 = Digest.sha256();
-    BlockChecksums.Builder blocks = new BlockChecksums.Builder(INPUT_CHANGED);
+    BlockChecksums.Builder blocks = new BlockChecksums.Builder(RecordSource.INPUT_CHANGED);
     try (InputStream in = raw.open(0, raw.length())) {
       copyTar(in, entries, new DigestOutputStream(blocks, sha256));
     }

@@ -1,9 +1,10 @@
 package dev.quarry.core.sort.extract;
 
-import dev.quarry.core.fs.OpenFileLimit;
+import dev.quarry.core.fs.KeptOpen;
 import dev.quarry.core.memory.JdkIoBuffers;
 import dev.quarry.core.store.FileRangeStream;
 import java.io.BufferedOutputStream;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,7 +15,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Packs of a local run: held in memory outside the heap ({@link ChunkedBytes}) while they fit the budget, written to
@@ -31,8 +31,7 @@ public final class LocalPacks implements PackStore, AutoCloseable {
   private final Map<Integer, ChunkedBytes> inMemory = new ConcurrentHashMap<>();
   private final ChunkPool chunks = new ChunkPool();
   /** Spill files kept open for reading ({@link #spilled}). */
-  private final Map<Integer, Spilled> openSpills = new ConcurrentHashMap<>();
-  private final ReentrantLock openSpillsLock = new ReentrantLock();
+  private final KeptOpen<Integer, Spilled> openSpills = new KeptOpen<>();
 
   /** @param budgetBytes the most pack bytes held in memory (MemoryBudget.recordBytes) */
   public LocalPacks(Path spillDir, long budgetBytes) {
@@ -76,30 +75,37 @@ public final class LocalPacks implements PackStore, AutoCloseable {
     Spilled spilled = spilled(shard);
     if (offset < 0 || length < 0 || offset + length > spilled.size()) {
       if (!spilled.shared()) {
-        spilled.channel().close();
+        spilled.close();
       }
       throw new IOException("Cannot read pack of shard " + shard + ": range " + offset + "+" + length
           + " is past its end");
     }
-    String name = spillFile(shard).toString();
-    return spilled.shared() ? FileRangeStream.sharing(spilled.channel(), name, offset, offset + length)
-        : new FileRangeStream(spilled.channel(), name, offset, offset + length);
+    return spilled.shared() ? FileRangeStream.sharing(spilled.channel(), spilled.name(), offset, offset + length)
+        : new FileRangeStream(spilled.channel(), spilled.name(), offset, offset + length);
   }
 
-  /** A spilled pack's file, open, and its size; {@code shared}: kept open for every read until this store closes. */
-  private record Spilled(FileChannel channel, long size, boolean shared) {}
+  /**
+   * A spilled pack's file, open, with its size and name; {@code shared}: kept open for every read until this store
+   * closes.
+   */
+  private record Spilled(FileChannel channel, long size, String name, boolean shared) implements Closeable {
+    @Override
+    public void close() throws IOException {
+      channel.close();
+    }
+  }
 
   /**
-   * Shard {@code shard}'s spill file, opened at its first read and kept open for the others (a read per record, where
-   * an open, a stat and a close cost more than a small record's bytes), up to {@link OpenFileLimit#PER_CACHE} files;
-   * past them, opened for this read alone. Opened outside the lock, as a slow open holds up no other pack.
+   * Shard {@code shard}'s spill file, opened at its first read and kept open for the others ({@link KeptOpen}); once
+   * no more can be kept, opened for this read alone.
    */
   private Spilled spilled(int shard) throws IOException {
     Spilled known = openSpills.get(shard);
     if (known != null) {
       return known;
     }
-    FileChannel channel = FileChannel.open(spillFile(shard), StandardOpenOption.READ);
+    Path file = spillFile(shard);
+    FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
     long size;
     try {
       size = channel.size();
@@ -107,22 +113,8 @@ public final class LocalPacks implements PackStore, AutoCloseable {
       channel.close();
       throw e;
     }
-    openSpillsLock.lock(); // not a monitor: on Java 21 a virtual thread waiting in or for one keeps its carrier
-    try {
-      known = openSpills.get(shard);
-      if (known == null && openSpills.size() < OpenFileLimit.PER_CACHE) {
-        Spilled opened = new Spilled(channel, size, true);
-        openSpills.put(shard, opened);
-        return opened;
-      }
-    } finally {
-      openSpillsLock.unlock();
-    }
-    if (known != null) {
-      channel.close(); // another read opened it first
-      return known;
-    }
-    return new Spilled(channel, size, false);
+    Spilled kept = openSpills.keep(shard, new Spilled(channel, size, file.toString(), true));
+    return kept != null ? kept : new Spilled(channel, size, file.toString(), false);
   }
 
   /** Pack bytes held in memory now, in whole chunks. */
@@ -141,25 +133,13 @@ public final class LocalPacks implements PackStore, AutoCloseable {
 
   @Override
   public void close() throws IOException {
-    IOException failed = null;
-    for (Spilled spilled : openSpills.values()) {
-      try {
-        spilled.channel().close();
-      } catch (IOException e) {
-        if (failed == null) {
-          failed = e;
-        } else {
-          failed.addSuppressed(e);
-        }
-      }
-    }
-    openSpills.clear();
-    inMemory.values().forEach(ChunkedBytes::clear);
-    inMemory.clear();
-    heldBytes.set(0);
-    chunks.clear();
-    if (failed != null) {
-      throw failed;
+    try {
+      openSpills.close();
+    } finally {
+      inMemory.values().forEach(ChunkedBytes::clear);
+      inMemory.clear();
+      heldBytes.set(0);
+      chunks.clear();
     }
   }
 

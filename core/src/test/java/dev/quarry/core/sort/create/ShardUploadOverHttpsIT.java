@@ -91,16 +91,7 @@ class ShardUploadOverHttpsIT {
     public static void main(String[] args) throws Exception {
       Path raw = Path.of(args[0]).resolve("changed.raw");
       Random random = new Random(40);
-      List<RecordEntry> entries = new java.util.ArrayList<>();
-      try (OutputStream out = Files.newOutputStream(raw)) {
-        TarWriter tar = new TarWriter(out); // not closed: the raw bytes have no end-of-archive blocks
-        for (int record = 0; record < 40; record++) {
-          long start = tar.bytesWritten();
-          tar.writeMember("c" + record + ".bin", SmallHeapShard.randomBytes(random, MIB - 512));
-          entries.add(new RecordEntry("c" + record, 0, record, false, List.of(new RawRange(start, MIB)), MIB,
-              null));
-        }
-      }
+      List<RecordEntry> entries = writeRecords(raw, "c", 40, MIB, random);
       HashedContent shard = ShardBuilder.tar(RangedContent.of(raw), HeldEntries.of(entries));
       try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(raw,
           java.nio.file.StandardOpenOption.WRITE)) {
@@ -132,6 +123,25 @@ class ShardUploadOverHttpsIT {
         minio.accessKey(), minio.secretKey()));
   }
 
+  /**
+   * Writes to {@code raw} the raw tar bytes of {@code count} records of input shard 0, keys {@code prefix} and their
+   * number, each one member of {@code recordBytes} of tar bytes (random data), and returns their entries in order.
+   */
+  static List<RecordEntry> writeRecords(Path raw, String prefix, int count, int recordBytes, Random random)
+      throws java.io.IOException {
+    List<RecordEntry> entries = new java.util.ArrayList<>();
+    try (OutputStream out = Files.newOutputStream(raw)) {
+      TarWriter tar = new TarWriter(out); // not closed: the raw bytes have no end-of-archive blocks
+      for (int record = 0; record < count; record++) {
+        long start = tar.bytesWritten();
+        tar.writeMember(prefix + record + ".bin", SmallHeapShard.randomBytes(random, recordBytes - 512));
+        entries.add(new RecordEntry(prefix + record, 0, record, false, List.of(new RawRange(start, recordBytes)),
+            recordBytes, null));
+      }
+    }
+    return entries;
+  }
+
   /** The bucket {@code shards}, made on the server a child's {@code args} name, with parts of {@code partBytes}. */
   static S3Store openStore(String[] args, int partBytes) throws Exception {
     URI endpoint = URI.create(args[1]);
@@ -150,16 +160,7 @@ class ShardUploadOverHttpsIT {
       // 48 records of one member, each 2 MiB of tar bytes: the raw bytes of a shard's records are whole tar members.
       Path raw = Path.of(args[0]).resolve("0.raw");
       Random random = new Random(96);
-      List<RecordEntry> inOrder = new java.util.ArrayList<>();
-      try (OutputStream out = Files.newOutputStream(raw)) {
-        TarWriter tar = new TarWriter(out); // not closed: the raw bytes have no end-of-archive blocks
-        for (int record = 0; record < 48; record++) {
-          long start = tar.bytesWritten();
-          tar.writeMember("r" + record + ".bin", randomBytes(random, 2 * MIB - 512));
-          inOrder.add(new RecordEntry("r" + record, 0, record, false, List.of(new RawRange(start, 2 * MIB)),
-              2 * MIB, null));
-        }
-      }
+      List<RecordEntry> inOrder = writeRecords(raw, "r", 48, 2 * MIB, random);
       try (S3Store store = openStore(args, 16 * MIB)) {
         send(store, "out/shard-000000.tar", ShardBuilder.tar(RangedContent.of(raw), HeldEntries.of(inOrder)));
         // As `sort run` builds a shard: its records' ranges read where they are (two packs on disk, read through
